@@ -1,0 +1,424 @@
+// The byte layout of a .memlog file, shared by the writer (preload/) and every reader (timeline/,
+// tests). Header-only, allocation-free and exception-free so the injected library can use it.
+// Change the layout only together with kFormatVersion.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace memlog::format {
+
+// ---------------------------------------------------------------------------------------------
+// File layout
+//
+//   offset 0      FileHeader (kHeaderBytes, one page)
+//   offset 4096   chunk, chunk, chunk ...         every chunk starts on a page boundary
+//
+// Each thread writes its records into a chunk of its own, reserved with one atomic add on the
+// file tail, straight into a MAP_SHARED mapping of the file. There is no buffer in the process:
+// a store is in the page cache as soon as it executes, so a crash or kill -9 loses at most the
+// record being written. Chunks grow per thread (4 KiB, 16 KiB, then 64 KiB) so that thousands of
+// short threads do not leave thousands of mostly empty 64 KiB chunks.
+//
+//   chunk := ChunkHeader record* 0x00 ...        unused space in a chunk is zero
+//   record := tag payload                         tag written last, see below
+//
+// How a reader recovers from a torn tail (crash, kill -9, a log still being written):
+//  - The writer stores a record's payload first and its tag byte last, so a record whose tag is
+//    not yet visible reads as 0, the end of that chunk. A reader stops a chunk at tag 0, at an
+//    unknown tag, or where a payload would run past the chunk end.
+//  - A page whose first bytes are not a valid ChunkHeader is skipped: chunks are page-aligned,
+//    and space reserved but not yet written is zero. So a reader walks pages from offset 4096 to
+//    the end of the file and never needs FileHeader::m_dataEnd, which is only set at a clean end.
+//  - Records carry a global sequence number; readers merge the per-thread chunks by it.
+// ---------------------------------------------------------------------------------------------
+
+inline constexpr char kMagic[8] = {'M', 'E', 'M', 'L', 'O', 'G', '\0', '\x1a'};
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kHeaderBytes = 4096;
+inline constexpr uint32_t kPageBytes = 4096;
+inline constexpr uint32_t kChunkMagic = 0x4b43'4c4d;  // "MLCK" little-endian
+inline constexpr uint32_t kMaxStackDepth = 256;
+
+// FileHeader::m_flags
+enum HeaderFlag : uint32_t {
+    kFlagCleanEnd = 1u << 0,   // the recorder reached exit, _exit or exec and wrote the end fields
+    kFlagForkChild = 1u << 1,  // this process was forked from m_parentPid while being recorded
+    kFlagFreeStacks = 1u << 2, // frees carry call stacks
+};
+
+enum class UnwindMode : uint32_t { None = 0, FramePointer = 1, Libunwind = 2 };
+
+// How the process ended, as far as the recorder saw it (FileHeader::m_endReason).
+enum class EndReason : uint32_t { Running = 0, Exit = 1, UnderscoreExit = 2, Exec = 3 };
+
+#pragma pack(push, 1)
+struct FileHeader {
+    char m_magic[8];
+    uint32_t m_version;
+    uint32_t m_headerBytes;
+    uint32_t m_flags;
+    uint32_t m_pid;
+    uint32_t m_parentPid;
+    UnwindMode m_unwindMode;
+    uint32_t m_stackDepth;
+    EndReason m_endReason;
+    // Clock: the timestamp of a record is the TSC. tsc_to_ns below converts it with the pair
+    // (m_startTsc, m_startNs) and the rate m_tscPerNsQ32 (TSC ticks per ns, 32.32 fixed point),
+    // calibrated against CLOCK_MONOTONIC when recording starts. m_startRealtimeNs is wall time.
+    uint64_t m_startTsc;
+    uint64_t m_startNs;
+    uint64_t m_startRealtimeNs;
+    uint64_t m_tscPerNsQ32;
+    // Written once at a clean end (kFlagCleanEnd), zero before.
+    uint64_t m_endTsc;
+    uint64_t m_endNs;       // CLOCK_MONOTONIC at the clean end: refines the TSC rate
+    uint64_t m_dataEnd;     // file offset one past the last chunk
+    uint64_t m_lostEvents;  // events the recorder could not write (file full, stack table full)
+    uint64_t m_reserved[7];
+    char m_exe[1024];      // /proc/self/exe, NUL-terminated
+    char m_commandLine[2048];  // argv joined by spaces, cut to fit, NUL-terminated
+};
+#pragma pack(pop)
+static_assert(sizeof(FileHeader) <= kHeaderBytes);
+static_assert(offsetof(FileHeader, m_exe) == 160);
+
+#pragma pack(push, 1)
+struct ChunkHeader {
+    uint32_t m_magic;  // kChunkMagic
+    uint32_t m_bytes;  // whole chunk, header included; a multiple of kPageBytes
+    uint32_t m_tid;    // the thread that owns every record in the chunk
+    uint32_t m_reserved;
+};
+#pragma pack(pop)
+static_assert(sizeof(ChunkHeader) == 16);
+
+// ---------------------------------------------------------------------------------------------
+// Records
+//
+// tag byte:   7 6 5 | 4 3 2 1 0
+//             flags | kind
+//
+// Every heap record (kinds Malloc..Mremap) has this payload, fields in this order, each present
+// only when the kind uses it (see kindFields):
+//
+//   seq      varint   sequence number minus the previous record's in this chunk
+//   tsc      zigzag   timestamp minus the previous record's in this chunk (TSC ticks)
+//   addr     zigzag   address minus the previous record's address in this chunk
+//   size     varint   requested size (munmap: length; mremap: new length)
+//   align    varint   alignment (the aligned kinds)
+//   old      zigzag   realloc, reallocarray, mremap: old address minus addr
+//   oldSize  varint   mremap: old length
+//   seqAfter varint   realloc, reallocarray, mremap: the sequence number taken after the call
+//                     returned, minus seq (see below)
+//   stack    varint   call-stack id; 0 = no stack
+//
+// A free is stamped before the real free runs and an allocation after the real allocation
+// returns, so an address is never live twice in sequence order. realloc and mremap do both:
+// seq is taken before the call (the old block ends there) and seqAfter after it (the new block
+// begins there).
+//
+// Meta records (Stack, ModuleMap, Module, ThreadExit, Lost) use their own payloads, below.
+// ---------------------------------------------------------------------------------------------
+
+enum class Kind : uint8_t {
+    End = 0,  // not a record: the rest of the chunk is empty
+    Malloc = 1,
+    Calloc,
+    Realloc,
+    ReallocArray,
+    Free,
+    PosixMemalign,
+    AlignedAlloc,
+    Memalign,
+    Valloc,
+    Pvalloc,
+    New,
+    NewArray,
+    Delete,
+    DeleteArray,
+    Mmap,
+    Munmap,
+    Mremap,
+    // meta records
+    Stack = 24,      // varint id, varint depth, depth x zigzag(frame - previous frame), first frame vs 0
+    ModuleMap = 25,  // varint seq delta, zigzag tsc delta: a new module map begins; Module records follow
+    Module = 26,     // varint base, varint lo, varint hi, varint buildIdLen, bytes, varint pathLen, bytes
+    ThreadExit = 27, // varint seq delta, zigzag tsc delta
+    Lost = 28,       // varint count: events this thread dropped since its last Lost record
+    KindCount = 29,
+};
+inline constexpr uint8_t kKindMask = 0x1f;
+inline constexpr uint32_t kHeapKindCount = static_cast<uint32_t>(Kind::Mremap) + 1;
+
+// What a heap record kind does to the block model.
+enum class Family : uint8_t { None, Allocate, Resize, Release };
+
+struct KindInfo {
+    const char* m_name;  // as used by `memlog stat` and `memlog dump`
+    Family m_family;
+    bool m_hasSize;
+    bool m_hasAlign;
+    bool m_hasOld;       // old address and seqAfter
+    bool m_hasOldSize;
+};
+
+inline constexpr KindInfo kKindInfo[kHeapKindCount] = {
+    {"end", Family::None, false, false, false, false},
+    {"malloc", Family::Allocate, true, false, false, false},
+    {"calloc", Family::Allocate, true, false, false, false},
+    {"realloc", Family::Resize, true, false, true, false},
+    {"reallocarray", Family::Resize, true, false, true, false},
+    {"free", Family::Release, false, false, false, false},
+    {"posix_memalign", Family::Allocate, true, true, false, false},
+    {"aligned_alloc", Family::Allocate, true, true, false, false},
+    {"memalign", Family::Allocate, true, true, false, false},
+    {"valloc", Family::Allocate, true, false, false, false},
+    {"pvalloc", Family::Allocate, true, false, false, false},
+    {"new", Family::Allocate, true, true, false, false},
+    {"new[]", Family::Allocate, true, true, false, false},
+    {"delete", Family::Release, false, true, false, false},
+    {"delete[]", Family::Release, false, true, false, false},
+    {"mmap", Family::Allocate, true, false, false, false},
+    {"munmap", Family::Release, true, false, false, false},
+    {"mremap", Family::Resize, true, false, true, true},
+};
+
+inline constexpr bool isHeapKind(uint8_t kind) {
+    return kind >= static_cast<uint8_t>(Kind::Malloc) && kind <= static_cast<uint8_t>(Kind::Mremap);
+}
+inline constexpr const KindInfo& kindInfo(Kind kind) { return kKindInfo[static_cast<uint8_t>(kind)]; }
+
+// Largest encoded heap record: tag + 9 varints of at most 10 bytes.
+inline constexpr uint32_t kMaxHeapRecordBytes = 1 + 9 * 10;
+
+// ---------------------------------------------------------------------------------------------
+// Varints (LEB128, 7 bits a byte, low first) and zigzag for signed deltas.
+// ---------------------------------------------------------------------------------------------
+
+inline uint8_t* putVarint(uint8_t* out, uint64_t value) {
+    while (value >= 0x80) {
+        *out++ = static_cast<uint8_t>(value | 0x80);
+        value >>= 7;
+    }
+    *out++ = static_cast<uint8_t>(value);
+    return out;
+}
+
+inline uint64_t zigzag(int64_t value) {
+    return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+}
+inline int64_t unzigzag(uint64_t value) {
+    return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
+}
+inline uint8_t* putSigned(uint8_t* out, int64_t value) { return putVarint(out, zigzag(value)); }
+
+// Reads a varint from [*cursor, end). Returns false, leaving *cursor anywhere, when the bytes run
+// out or the varint is longer than 10 bytes: the reader treats that as a torn or corrupt record.
+inline bool getVarint(const uint8_t** cursor, const uint8_t* end, uint64_t* value) {
+    const uint8_t* p = *cursor;
+    uint64_t result = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (p == end) return false;
+        const uint8_t byte = *p++;
+        result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) {
+            *cursor = p;
+            *value = result;
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding and decoding of heap records. The writer and the readers share these two functions so
+// that they cannot drift apart. Both keep per-chunk delta state in ChunkCursorState.
+// ---------------------------------------------------------------------------------------------
+
+struct HeapRecord {
+    Kind m_kind = Kind::End;
+    uint64_t m_seq = 0;
+    uint64_t m_tsc = 0;
+    uint64_t m_addr = 0;
+    uint64_t m_size = 0;
+    uint64_t m_align = 0;
+    uint64_t m_oldAddr = 0;
+    uint64_t m_oldSize = 0;
+    uint64_t m_seqAfter = 0;  // resizes: absolute sequence number at which the new block begins
+    uint64_t m_stack = 0;
+};
+
+struct ChunkCursorState {
+    uint64_t m_seq = 0;
+    uint64_t m_tsc = 0;
+    uint64_t m_addr = 0;
+};
+
+// Writes the payload of `record` after out[0] and returns one past its end. The caller stores the
+// tag byte (out[0]) last, after the payload is complete.
+inline uint8_t* encodeHeapPayload(uint8_t* out, const HeapRecord& record, ChunkCursorState& state) {
+    const KindInfo& info = kindInfo(record.m_kind);
+    uint8_t* p = out + 1;
+    p = putVarint(p, record.m_seq - state.m_seq);
+    p = putSigned(p, static_cast<int64_t>(record.m_tsc - state.m_tsc));
+    p = putSigned(p, static_cast<int64_t>(record.m_addr - state.m_addr));
+    if (info.m_hasSize) p = putVarint(p, record.m_size);
+    if (info.m_hasAlign) p = putVarint(p, record.m_align);
+    if (info.m_hasOld) p = putSigned(p, static_cast<int64_t>(record.m_oldAddr - record.m_addr));
+    if (info.m_hasOldSize) p = putVarint(p, record.m_oldSize);
+    if (info.m_hasOld) p = putVarint(p, record.m_seqAfter - record.m_seq);
+    p = putVarint(p, record.m_stack);
+    state.m_seq = record.m_seq;
+    state.m_tsc = record.m_tsc;
+    state.m_addr = record.m_addr;
+    return p;
+}
+
+// Decodes the payload that follows a heap-kind tag at `cursor`. Returns false on a torn payload.
+inline bool decodeHeapPayload(const uint8_t** cursor, const uint8_t* end, Kind kind, HeapRecord& record,
+                              ChunkCursorState& state) {
+    const KindInfo& info = kindInfo(kind);
+    uint64_t seqDelta, tscDelta, addrDelta, value;
+    if (!getVarint(cursor, end, &seqDelta) || !getVarint(cursor, end, &tscDelta) ||
+        !getVarint(cursor, end, &addrDelta))
+        return false;
+    record = HeapRecord{};
+    record.m_kind = kind;
+    record.m_seq = state.m_seq + seqDelta;
+    record.m_tsc = state.m_tsc + static_cast<uint64_t>(unzigzag(tscDelta));
+    record.m_addr = state.m_addr + static_cast<uint64_t>(unzigzag(addrDelta));
+    if (info.m_hasSize && !getVarint(cursor, end, &record.m_size)) return false;
+    if (info.m_hasAlign && !getVarint(cursor, end, &record.m_align)) return false;
+    if (info.m_hasOld) {
+        if (!getVarint(cursor, end, &value)) return false;
+        record.m_oldAddr = record.m_addr + static_cast<uint64_t>(unzigzag(value));
+    }
+    if (info.m_hasOldSize && !getVarint(cursor, end, &record.m_oldSize)) return false;
+    if (info.m_hasOld) {
+        if (!getVarint(cursor, end, &value)) return false;
+        record.m_seqAfter = record.m_seq + value;
+    }
+    if (!getVarint(cursor, end, &record.m_stack)) return false;
+    state.m_seq = record.m_seq;
+    state.m_tsc = record.m_tsc;
+    state.m_addr = record.m_addr;
+    return true;
+}
+
+// Stack record: the payload after the tag. `frames` are raw return addresses, innermost first.
+inline uint32_t stackRecordMaxBytes(uint32_t depth) { return 1 + 10 + 10 + depth * 10; }
+
+inline uint8_t* encodeStackPayload(uint8_t* out, uint64_t id, const uint64_t* frames, uint32_t depth) {
+    uint8_t* p = putVarint(out + 1, id);
+    p = putVarint(p, depth);
+    uint64_t previous = 0;
+    for (uint32_t i = 0; i < depth; ++i) {
+        p = putSigned(p, static_cast<int64_t>(frames[i] - previous));
+        previous = frames[i];
+    }
+    return p;
+}
+
+// Decodes up to kMaxStackDepth frames into `frames`; a longer stack is corrupt.
+inline bool decodeStackPayload(const uint8_t** cursor, const uint8_t* end, uint64_t* id, uint64_t* frames,
+                               uint32_t* depth) {
+    uint64_t count, delta;
+    if (!getVarint(cursor, end, id) || !getVarint(cursor, end, &count) || count > kMaxStackDepth) return false;
+    uint64_t previous = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+        if (!getVarint(cursor, end, &delta)) return false;
+        previous += static_cast<uint64_t>(unzigzag(delta));
+        frames[i] = previous;
+    }
+    *depth = static_cast<uint32_t>(count);
+    return true;
+}
+
+// ModuleMap and ThreadExit records: a point in the sequence, nothing else.
+inline uint8_t* encodeMarkPayload(uint8_t* out, uint64_t seq, uint64_t tsc, ChunkCursorState& state) {
+    uint8_t* p = putVarint(out + 1, seq - state.m_seq);
+    p = putSigned(p, static_cast<int64_t>(tsc - state.m_tsc));
+    state.m_seq = seq;
+    state.m_tsc = tsc;
+    return p;
+}
+
+inline bool decodeMarkPayload(const uint8_t** cursor, const uint8_t* end, uint64_t* seq, uint64_t* tsc,
+                              ChunkCursorState& state) {
+    uint64_t seqDelta, tscDelta;
+    if (!getVarint(cursor, end, &seqDelta) || !getVarint(cursor, end, &tscDelta)) return false;
+    state.m_seq += seqDelta;
+    state.m_tsc += static_cast<uint64_t>(unzigzag(tscDelta));
+    *seq = state.m_seq;
+    *tsc = state.m_tsc;
+    return true;
+}
+
+// Module record: one loaded object of the module map that the last ModuleMap record began.
+// [lo, hi) is the address range of its PT_LOAD segments; base is the load bias (dlpi_addr).
+struct ModuleView {
+    uint64_t m_base = 0;
+    uint64_t m_lo = 0;
+    uint64_t m_hi = 0;
+    const uint8_t* m_buildId = nullptr;
+    uint32_t m_buildIdBytes = 0;
+    const char* m_path = nullptr;  // not NUL-terminated
+    uint32_t m_pathBytes = 0;
+};
+inline constexpr uint32_t kMaxBuildIdBytes = 64;
+inline constexpr uint32_t kMaxPathBytes = 4096;
+inline uint32_t moduleRecordMaxBytes(uint32_t pathBytes, uint32_t buildIdBytes) {
+    return 1 + 5 * 10 + pathBytes + buildIdBytes;
+}
+
+inline uint8_t* encodeModulePayload(uint8_t* out, const ModuleView& module) {
+    uint8_t* p = putVarint(out + 1, module.m_base);
+    p = putVarint(p, module.m_lo);
+    p = putVarint(p, module.m_hi);
+    p = putVarint(p, module.m_buildIdBytes);
+    std::memcpy(p, module.m_buildId, module.m_buildIdBytes);
+    p += module.m_buildIdBytes;
+    p = putVarint(p, module.m_pathBytes);
+    std::memcpy(p, module.m_path, module.m_pathBytes);
+    return p + module.m_pathBytes;
+}
+
+inline bool decodeModulePayload(const uint8_t** cursor, const uint8_t* end, ModuleView& module) {
+    uint64_t buildIdBytes, pathBytes;
+    if (!getVarint(cursor, end, &module.m_base) || !getVarint(cursor, end, &module.m_lo) ||
+        !getVarint(cursor, end, &module.m_hi) || !getVarint(cursor, end, &buildIdBytes) ||
+        buildIdBytes > kMaxBuildIdBytes || static_cast<uint64_t>(end - *cursor) < buildIdBytes)
+        return false;
+    module.m_buildId = *cursor;
+    module.m_buildIdBytes = static_cast<uint32_t>(buildIdBytes);
+    *cursor += buildIdBytes;
+    if (!getVarint(cursor, end, &pathBytes) || pathBytes > kMaxPathBytes ||
+        static_cast<uint64_t>(end - *cursor) < pathBytes)
+        return false;
+    module.m_path = reinterpret_cast<const char*>(*cursor);
+    module.m_pathBytes = static_cast<uint32_t>(pathBytes);
+    *cursor += pathBytes;
+    return true;
+}
+
+// Time conversion shared by every reader: CLOCK_MONOTONIC ns of a TSC value. The rate comes from
+// the start and end pairs when the log ended cleanly at least a millisecond after it began, else
+// from the calibration the recorder made at start (a few hundred microseconds, about 1e-4).
+inline uint64_t tscToNs(const FileHeader& header, uint64_t tsc) {
+    const int64_t ticks = static_cast<int64_t>(tsc - header.m_startTsc);
+    const bool endPair = (header.m_flags & kFlagCleanEnd) && header.m_endNs > header.m_startNs + 1'000'000 &&
+                         header.m_endTsc > header.m_startTsc;
+    __int128 ns;
+    if (endPair)
+        ns = static_cast<__int128>(ticks) * (header.m_endNs - header.m_startNs) /
+             static_cast<__int128>(header.m_endTsc - header.m_startTsc);
+    else if (header.m_tscPerNsQ32 != 0)
+        ns = (static_cast<__int128>(ticks) << 32) / header.m_tscPerNsQ32;
+    else
+        ns = 0;
+    return header.m_startNs + static_cast<uint64_t>(static_cast<int64_t>(ns));
+}
+
+}  // namespace memlog::format

@@ -1,0 +1,43 @@
+// The functions the hooks forward to, found with dlsym(RTLD_NEXT) so that an allocator
+// preloaded after us (jemalloc, tcmalloc) keeps working.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+
+namespace memlog::preload {
+
+// One list for every forwarded function: name, return type, parameter types.
+#define MEMLOG_REAL_FUNCTIONS(X)                                                   \
+    X(malloc, void*, size_t)                                                       \
+    X(free, void, void*)                                                           \
+    X(calloc, void*, size_t, size_t)                                               \
+    X(realloc, void*, void*, size_t)                                               \
+    X(posix_memalign, int, void**, size_t, size_t)                                 \
+    X(aligned_alloc, void*, size_t, size_t)                                        \
+    X(memalign, void*, size_t, size_t)                                             \
+    X(valloc, void*, size_t)                                                       \
+    X(pvalloc, void*, size_t)                                                      \
+    X(malloc_usable_size, size_t, void*)                                           \
+    X(mmap, void*, void*, size_t, int, int, int, off_t)                            \
+    X(munmap, int, void*, size_t)                                                  \
+    X(mremap, void*, void*, size_t, size_t, int, void*)                            \
+    X(execve, int, const char*, char* const*, char* const*)                        \
+    X(execvpe, int, const char*, char* const*, char* const*)                       \
+    X(fexecve, int, int, char* const*, char* const*)                               \
+    X(_exit, void, int)
+
+struct RealFunctions {
+#define MEMLOG_DECLARE_REAL(name, result, ...) result (*name)(__VA_ARGS__);
+    MEMLOG_REAL_FUNCTIONS(MEMLOG_DECLARE_REAL)
+#undef MEMLOG_DECLARE_REAL
+    // libstdc++, when the program has it: to reproduce operator new's failure behaviour.
+    void* (*getNewHandler)();
+    void (*throwBadAlloc)();
+};
+extern RealFunctions g_real;
+
+void resolveRealFunctions();
+
+}  // namespace memlog::preload

@@ -1,0 +1,30 @@
+// Appending records to the calling thread's chunk. A record is written in two steps: reserve
+// room (opening a new chunk when this one is full), encode the payload, then commit, which
+// stores the tag byte last so that a reader never sees half a record.
+#pragma once
+
+#include <cstdint>
+
+#include "memlog/format.hpp"
+#include "recorder.hpp"
+
+namespace memlog::preload {
+
+class LogFile;
+
+void attachWriter(LogFile* file);  // nullptr: recording off
+
+// Room for a record of at most `maxBytes`, or nullptr (the event is counted as lost).
+uint8_t* beginRecord(ThreadState& thread, uint32_t maxBytes);
+
+inline void commitRecord(ThreadState& thread, uint8_t* start, uint8_t* end, format::Kind kind) {
+    __atomic_store_n(start, static_cast<uint8_t>(kind), __ATOMIC_RELEASE);
+    thread.m_cursor = end;
+}
+
+void countLostEvent();
+
+// Called on a thread's first chunk: lets the thread-exit hook run for it.
+void noteThreadStarted();
+
+}  // namespace memlog::preload

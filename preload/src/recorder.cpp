@@ -1,0 +1,322 @@
+// Start-up, the record functions the hooks call, and the process events around them (fork,
+// thread exit, the end of the log). Hot path: recordAllocation/recordRelease, about 25 ns
+// without stacks: one atomic add for the sequence number, one rdtsc, a dozen bytes of varints.
+#include "recorder.hpp"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+
+#include <cstring>
+
+#include "log_file.hpp"
+#include "module_map.hpp"
+#include "real_functions.hpp"
+#include "record_writer.hpp"
+#include "settings.hpp"
+#include "stack_table.hpp"
+#include "system.hpp"
+#include "unwind/capture.hpp"
+
+namespace memlog::preload {
+
+__thread ThreadState t_state __attribute__((tls_model("initial-exec"))) = {};
+std::atomic<int> g_phase{static_cast<int>(Phase::Cold)};
+
+namespace {
+
+using format::Kind;
+
+Settings s_settings;
+LogFile s_file;
+StackTable s_stacks;
+unwind::Method s_unwind = unwind::Method::None;
+unwind::CodeRange s_ownCode;
+std::atomic<uint64_t> s_sequence{1};
+std::atomic<bool> s_recording{false};  // relaxed: read on every event
+pthread_key_t s_threadKey;
+uint64_t s_tscPerNsQ32 = 0;
+char s_programName[256];
+char s_commandLine[2048];
+char s_exePath[format::kMaxPathBytes];
+char s_outputPath[format::kMaxPathBytes];
+
+// --- start-up ---------------------------------------------------------------------------------
+
+// TSC ticks per ns, 32.32 fixed point, over a 200 us busy wait: good to about 1e-4. A clean end
+// refines it with the end pair (format.hpp, tscToNs).
+uint64_t calibrateTsc() {
+    const uint64_t startNs = sys::monotonicNs();
+    const uint64_t startTsc = sys::readTsc();
+    uint64_t nowNs;
+    do nowNs = sys::monotonicNs();
+    while (nowNs - startNs < 200'000);
+    const uint64_t ticks = sys::readTsc() - startTsc;
+    return static_cast<uint64_t>((static_cast<__int128>(ticks) << 32) / (nowNs - startNs));
+}
+
+// Expands %p, %e and %% of MEMLOG_OUT.
+void expandOutputPath(char* out, size_t capacity) {
+    size_t at = 0;
+    auto put = [&](char c) {
+        if (at + 1 < capacity) out[at++] = c;
+    };
+    for (const char* p = s_settings.m_outputTemplate; *p; ++p) {
+        if (*p != '%' || !p[1]) {
+            put(*p);
+            continue;
+        }
+        ++p;
+        if (*p == 'p') {
+            char digits[24];
+            int n = 0;
+            for (uint64_t pid = sys::processId(); pid || n == 0; pid /= 10) digits[n++] = char('0' + pid % 10);
+            while (n) put(digits[--n]);
+        } else if (*p == 'e') {
+            for (const char* name = s_programName; *name; ++name) put(*name);
+        } else if (*p == '%') {
+            put('%');
+        } else {
+            put('%');
+            put(*p);
+        }
+    }
+    out[at] = '\0';
+}
+
+void fillHeader(format::FileHeader& header, uint32_t parentPid) {
+    std::memcpy(header.m_magic, format::kMagic, sizeof(header.m_magic));
+    header.m_version = format::kFormatVersion;
+    header.m_headerBytes = format::kHeaderBytes;
+    header.m_pid = sys::processId();
+    header.m_parentPid = parentPid;
+    header.m_unwindMode = s_settings.m_unwind;
+    header.m_stackDepth = s_settings.m_stackDepth;
+    header.m_endReason = format::EndReason::Running;
+    header.m_startNs = sys::monotonicNs();
+    header.m_startTsc = sys::readTsc();
+    header.m_startRealtimeNs = sys::realtimeNs();
+    header.m_tscPerNsQ32 = s_tscPerNsQ32;
+    std::strncpy(header.m_exe, s_exePath, sizeof(header.m_exe) - 1);
+    std::strncpy(header.m_commandLine, s_commandLine, sizeof(header.m_commandLine) - 1);
+    uint32_t flags = 0;
+    if (parentPid) flags |= format::kFlagForkChild;
+    if (s_settings.m_freeStacks) flags |= format::kFlagFreeStacks;
+    __atomic_store_n(&header.m_flags, flags, __ATOMIC_RELEASE);
+}
+
+// Creates the log and announces it. On failure the program runs on, unrecorded.
+void openLog(uint32_t parentPid) {
+    char wanted[format::kMaxPathBytes];
+    expandOutputPath(wanted, sizeof(wanted));
+    const char* error = nullptr;
+    if (!s_file.create(wanted, s_outputPath, sizeof(s_outputPath), &error)) {
+        (sys::Line() << "memlog: cannot record to " << wanted << ": " << error << "; the program runs unrecorded\n")
+            .emit();
+        s_recording.store(false, std::memory_order_relaxed);
+        attachWriter(nullptr);
+        return;
+    }
+    fillHeader(*s_file.header(), parentPid);
+    attachWriter(&s_file);
+    s_recording.store(true, std::memory_order_relaxed);
+    if (!s_settings.m_quiet)
+        (sys::Line() << "memlog: recording " << s_programName << " (pid " << uint64_t(sys::processId()) << ") to "
+                     << s_outputPath << "\n")
+            .emit();
+}
+
+void onThreadExit(void*);
+void onForkChild();
+
+void initialize() {
+    readSettings(s_settings);
+    readProgramName(s_programName, sizeof(s_programName), s_commandLine, sizeof(s_commandLine));
+    const long length = sys::readLink("/proc/self/exe", s_exePath, sizeof(s_exePath) - 1);
+    s_exePath[length > 0 ? length : 0] = '\0';
+    setMainExecutablePath(s_exePath);
+    s_unwind = static_cast<unwind::Method>(s_settings.m_unwind);
+    unwind::prepare(s_unwind);
+    findModuleRange(reinterpret_cast<const void*>(&initialize), &s_ownCode.m_lo, &s_ownCode.m_hi);
+    s_stacks.create();
+    pthread_key_create(&s_threadKey, onThreadExit);
+    pthread_atfork(nullptr, nullptr, onForkChild);
+    s_tscPerNsQ32 = calibrateTsc();
+    openLog(0);
+}
+
+// --- recording ----------------------------------------------------------------------------------
+
+uint64_t nextSequence() { return s_sequence.fetch_add(1, std::memory_order_relaxed); }
+
+// The id of the calling thread's current stack, writing its frames to the log if it is new.
+uint32_t currentStack(ThreadState& thread) {
+    uint64_t frames[format::kMaxStackDepth];
+    const uint32_t depth = unwind::capture(s_unwind, frames, s_settings.m_stackDepth, s_ownCode);
+    if (depth == 0) return 0;
+    const uint64_t hash = StackTable::hashFrames(frames, depth);
+    if (hash == thread.m_lastStackHash) return thread.m_lastStackId;  // loops allocate from one place
+    const StackTable::Claim claim = s_stacks.find(hash);
+    uint32_t id = claim.m_id;
+    if (claim.m_claimed) {
+        // New code may come from a newly loaded object: bring the module map up to date first.
+        if (modulesChanged()) writeModuleMap(thread, nextSequence(), sys::readTsc());
+        id = s_stacks.newId();
+        if (uint8_t* out = beginRecord(thread, format::stackRecordMaxBytes(depth)))
+            commitRecord(thread, out, format::encodeStackPayload(out, id, frames, depth), Kind::Stack);
+        s_stacks.publish(claim.m_slot, id);
+    }
+    thread.m_lastStackHash = hash;
+    thread.m_lastStackId = id;
+    return id;
+}
+
+void writeHeapRecord(ThreadState& thread, const format::HeapRecord& record) {
+    if (uint8_t* out = beginRecord(thread, format::kMaxHeapRecordBytes))
+        commitRecord(thread, out, format::encodeHeapPayload(out, record, thread.m_deltas), record.m_kind);
+}
+
+bool wantsStack(Kind kind) {
+    if (s_unwind == unwind::Method::None) return false;
+    return format::kindInfo(kind).m_family != format::Family::Release || s_settings.m_freeStacks;
+}
+
+void onThreadExit(void*) {
+    ThreadState& thread = t_state;
+    if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
+    thread.m_busy = true;
+    if (uint8_t* out = beginRecord(thread, 1 + 20))
+        commitRecord(thread, out, format::encodeMarkPayload(out, nextSequence(), sys::readTsc(), thread.m_deltas),
+                     Kind::ThreadExit);
+    thread.m_busy = false;
+}
+
+// Only the forking thread exists in the child. It gets a log of its own; the parent's file is
+// left exactly as the parent keeps writing it.
+void onForkChild() {
+    ThreadState& thread = t_state;
+    const bool wasBusy = thread.m_busy;
+    thread.m_busy = true;
+    const uint32_t parentPid = s_file.header() ? s_file.header()->m_pid : 0;
+    s_file.abandon();
+    attachWriter(nullptr);
+    s_stacks.reset();
+    thread.m_cursor = thread.m_limit = nullptr;
+    thread.m_deltas = {};
+    thread.m_tid = sys::threadId();
+    thread.m_chunks = 0;
+    thread.m_lastStackHash = 0;
+    thread.m_lastStackId = 0;
+    if (s_recording.load(std::memory_order_relaxed)) openLog(parentPid);
+    thread.m_busy = wasBusy;
+}
+
+}  // namespace
+
+bool ensureReady() {
+    int phase = g_phase.load(std::memory_order_acquire);
+    if (phase == static_cast<int>(Phase::Ready)) return true;
+    ThreadState& thread = t_state;
+    if (thread.m_initializing) return false;  // dlsym calling back into us: use the pool
+    if (phase == static_cast<int>(Phase::Cold) &&
+        g_phase.compare_exchange_strong(phase, static_cast<int>(Phase::Resolving), std::memory_order_acq_rel)) {
+        thread.m_initializing = true;
+        resolveRealFunctions();
+        thread.m_initializing = false;
+        // From here the real functions work; whatever start-up allocates goes unrecorded.
+        thread.m_busy = true;
+        g_phase.store(static_cast<int>(Phase::Ready), std::memory_order_release);
+        initialize();
+        thread.m_busy = false;
+        return true;
+    }
+    while (g_phase.load(std::memory_order_acquire) != static_cast<int>(Phase::Ready)) sched_yield();
+    return true;
+}
+
+void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t alignment) {
+    ThreadState& thread = t_state;
+    if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
+    thread.m_busy = true;
+    format::HeapRecord record;
+    record.m_kind = kind;
+    record.m_stack = wantsStack(kind) ? currentStack(thread) : 0;
+    record.m_seq = nextSequence();  // after the real call returned: see format.hpp
+    record.m_tsc = sys::readTsc();
+    record.m_addr = reinterpret_cast<uintptr_t>(address);
+    record.m_size = size;
+    record.m_align = alignment;
+    writeHeapRecord(thread, record);
+    thread.m_busy = false;
+}
+
+void recordRelease(Kind kind, const void* address, uint64_t size, uint64_t alignment) {
+    recordAllocation(kind, address, size, alignment);  // same layout; the caller calls it first
+}
+
+ResizeTicket beginResize(Kind kind) {
+    ThreadState& thread = t_state;
+    ResizeTicket ticket;
+    if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return ticket;
+    thread.m_busy = true;
+    // The stack first: it may write records of its own, and a thread's records must keep
+    // increasing sequence numbers.
+    ticket.m_stack = wantsStack(kind) ? currentStack(thread) : 0;
+    ticket.m_seqBefore = nextSequence();
+    ticket.m_valid = true;
+    thread.m_busy = false;
+    return ticket;
+}
+
+void finishResize(const ResizeTicket& ticket, Kind kind, const void* address, uint64_t size, const void* oldAddress,
+                  uint64_t oldSize) {
+    ThreadState& thread = t_state;
+    if (!ticket.m_valid || !s_recording.load(std::memory_order_relaxed)) return;
+    const bool wasBusy = thread.m_busy;
+    thread.m_busy = true;
+    format::HeapRecord record;
+    record.m_kind = kind;
+    record.m_stack = ticket.m_stack;
+    record.m_seq = ticket.m_seqBefore;
+    record.m_seqAfter = nextSequence();
+    record.m_tsc = sys::readTsc();
+    record.m_addr = reinterpret_cast<uintptr_t>(address);
+    record.m_size = size;
+    record.m_oldAddr = reinterpret_cast<uintptr_t>(oldAddress);
+    record.m_oldSize = oldSize;
+    writeHeapRecord(thread, record);
+    thread.m_busy = wasBusy;
+}
+
+void endLog(format::EndReason reason) {
+    if (!s_recording.load(std::memory_order_relaxed)) return;
+    format::FileHeader& header = *s_file.header();
+    header.m_endTsc = sys::readTsc();
+    header.m_endNs = sys::monotonicNs();
+    header.m_endReason = reason;
+    header.m_dataEnd = s_file.dataEnd();
+    __atomic_fetch_or(&header.m_flags, format::kFlagCleanEnd, __ATOMIC_RELEASE);
+    s_file.trimToData();
+}
+
+void undoEnd() {
+    if (!s_recording.load(std::memory_order_relaxed)) return;
+    format::FileHeader& header = *s_file.header();
+    __atomic_fetch_and(&header.m_flags, ~uint32_t(format::kFlagCleanEnd), __ATOMIC_RELEASE);
+    header.m_endReason = format::EndReason::Running;
+}
+
+void noteThreadStarted() { pthread_setspecific(s_threadKey, reinterpret_cast<void*>(1)); }
+
+// Runs in _dl_fini, after the program's atexit handlers and static destructors.
+__attribute__((destructor)) static void onUnload() {
+    if (isReady()) endLog(format::EndReason::Exit);
+}
+
+// Starts recording before main even when nothing allocates early, so the start line comes first.
+__attribute__((constructor)) static void onLoad() { ensureReady(); }
+
+}  // namespace memlog::preload
+
+MEMLOG_EXPORT int memlog_recording(void) {
+    return memlog::preload::s_recording.load(std::memory_order_relaxed) ? 1 : 0;
+}

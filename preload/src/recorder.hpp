@@ -1,0 +1,57 @@
+// The recorder's state and the four things a hook asks of it: is it ready, is this thread
+// already inside the recorder, record an event, finish the log.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "memlog/format.hpp"
+
+#define MEMLOG_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace memlog::preload {
+
+// Per-thread state. Plain data in initial-exec TLS: no constructor, no destructor (a
+// thread_local with a destructor registers itself through __cxa_thread_atexit, which callocs).
+struct ThreadState {
+    uint8_t* m_cursor;     // next free byte of this thread's chunk
+    uint8_t* m_limit;      // end of the chunk
+    format::ChunkCursorState m_deltas;
+    uint32_t m_tid;
+    uint32_t m_chunks;     // chunks this thread has opened, to size the next one
+    bool m_busy;           // inside the recorder or a real call it made: do not record
+    bool m_initializing;   // this thread is resolving the real functions
+    uint64_t m_lastStackHash;
+    uint32_t m_lastStackId;
+};
+extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
+
+enum class Phase : int { Cold = 0, Resolving = 1, Ready = 2 };
+extern std::atomic<int> g_phase;
+
+// Brings the recorder up on the first call from any thread; returns once real functions are
+// known. Only the thread that is resolving them gets false (it must use the bootstrap pool).
+bool ensureReady();
+inline bool isReady() { return g_phase.load(std::memory_order_acquire) == static_cast<int>(Phase::Ready); }
+
+// Recording. Each is a no-op when recording is off or the thread is busy.
+void recordAllocation(format::Kind kind, const void* address, uint64_t size, uint64_t alignment);
+void recordRelease(format::Kind kind, const void* address, uint64_t size, uint64_t alignment);
+
+// realloc and mremap: the old block ends at the sequence number taken before the call, the new
+// one begins at the number taken after it (see format.hpp). A failed call leaves a gap.
+struct ResizeTicket {
+    uint64_t m_seqBefore = 0;
+    uint32_t m_stack = 0;
+    bool m_valid = false;  // false: recording off or the thread busy, nothing to finish
+};
+ResizeTicket beginResize(format::Kind kind);
+void finishResize(const ResizeTicket& ticket, format::Kind kind, const void* address, uint64_t size,
+                  const void* oldAddress, uint64_t oldSize);
+
+// The log ends cleanly (exit, _exit, exec). undoEnd reopens it when exec failed.
+void endLog(format::EndReason reason);
+void undoEnd();
+
+}  // namespace memlog::preload

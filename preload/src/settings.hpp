@@ -1,0 +1,25 @@
+// The recorder's settings, read once from the environment the process started with.
+#pragma once
+
+#include <cstdint>
+
+#include "memlog/format.hpp"
+
+namespace memlog::preload {
+
+struct Settings {
+    char m_outputTemplate[1024] = "%e.%p.memlog";  // MEMLOG_OUT; %p pid, %e program, %% percent
+    bool m_quiet = false;                           // MEMLOG_QUIET=1
+    format::UnwindMode m_unwind = format::UnwindMode::Libunwind;  // MEMLOG_UNWIND
+    uint32_t m_stackDepth = 64;                     // MEMLOG_STACK_DEPTH, 1..256
+    bool m_freeStacks = true;                       // MEMLOG_FREE_STACKS
+};
+
+// Reads /proc/self/environ rather than getenv: the first allocation can come before libc has set
+// up environ. A bad value prints one line on stderr and keeps the default.
+void readSettings(Settings& settings);
+
+// The basename of argv[0] and the command line, from /proc/self/cmdline.
+void readProgramName(char* name, uint32_t capacity, char* commandLine, uint32_t commandCapacity);
+
+}  // namespace memlog::preload

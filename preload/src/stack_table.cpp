@@ -1,0 +1,53 @@
+// Lock-free stack deduplication. A 64-bit hash stands for the stack: two different stacks with
+// the same hash (odds about n^2 / 2^65, 1e-8 at a million stacks) would share an id.
+#include "stack_table.hpp"
+
+#include <sys/mman.h>
+
+#include "system.hpp"
+
+namespace memlog::preload {
+
+bool StackTable::create() {
+    m_slots = static_cast<Slot*>(sys::mapAnonymous(sizeof(Slot) * kSlots, PROT_READ | PROT_WRITE, MAP_NORESERVE));
+    return m_slots != nullptr;
+}
+
+void StackTable::reset() {
+    if (m_slots) madvise(m_slots, sizeof(Slot) * kSlots, MADV_DONTNEED);  // back to zero pages
+    m_nextId.store(1, std::memory_order_relaxed);
+}
+
+uint64_t StackTable::hashFrames(const uint64_t* frames, uint32_t depth) {
+    uint64_t hash = 0x9e37'79b9'7f4a'7c15ull ^ depth;
+    for (uint32_t i = 0; i < depth; ++i) {
+        hash = (hash ^ frames[i]) * 0xff51'afd7'ed55'8ccdull;
+        hash ^= hash >> 32;
+    }
+    return hash | 1;  // 0 marks an empty slot
+}
+
+StackTable::Claim StackTable::find(uint64_t hash) {
+    if (!m_slots) return {};
+    uint32_t index = static_cast<uint32_t>(hash >> 20) & (kSlots - 1);
+    for (uint32_t probe = 0; probe < kMaxProbes; ++probe, index = (index + 1) & (kSlots - 1)) {
+        Slot& slot = m_slots[index];
+        uint64_t seen = slot.m_hash.load(std::memory_order_acquire);
+        if (seen == 0) {
+            if (slot.m_hash.compare_exchange_strong(seen, hash, std::memory_order_acq_rel))
+                return {0, index, true};
+            // Lost the race: `seen` now holds the winner's hash; fall through and compare.
+        }
+        if (seen == hash) {
+            // Claimed by another thread that is writing the stack record right now.
+            uint32_t id;
+            while ((id = slot.m_id.load(std::memory_order_acquire)) == 0) asm volatile("pause");
+            return {id, 0, false};
+        }
+    }
+    return {};  // table full around this hash: the event goes without a stack
+}
+
+void StackTable::publish(uint32_t slot, uint32_t id) { m_slots[slot].m_id.store(id, std::memory_order_release); }
+
+}  // namespace memlog::preload

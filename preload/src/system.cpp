@@ -1,0 +1,120 @@
+// Raw system calls: the recorder's own I/O must not recurse into the hooks it defines (mmap,
+// munmap) nor touch the program's errno.
+#include "system.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+namespace memlog::preload::sys {
+
+long call(long number, long a, long b, long c, long d, long e, long f) {
+    long result;
+    register long r10 asm("r10") = d;
+    register long r8 asm("r8") = e;
+    register long r9 asm("r9") = f;
+    asm volatile("syscall"
+                 : "=a"(result)
+                 : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                 : "rcx", "r11", "memory");
+    return result;
+}
+
+bool failed(long result) { return result < 0 && result >= -4095; }
+
+void* mapAnonymous(size_t bytes, int prot, int extraFlags) {
+    const long r = call(SYS_mmap, 0, static_cast<long>(bytes), prot, MAP_PRIVATE | MAP_ANONYMOUS | extraFlags, -1, 0);
+    return failed(r) ? nullptr : reinterpret_cast<void*>(r);
+}
+
+void* mapFile(void* where, size_t bytes, int fd, uint64_t offset) {
+    const long r = call(SYS_mmap, reinterpret_cast<long>(where), static_cast<long>(bytes), PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_FIXED, fd, static_cast<long>(offset));
+    return failed(r) ? nullptr : reinterpret_cast<void*>(r);
+}
+
+int unmap(void* where, size_t bytes) {
+    return static_cast<int>(call(SYS_munmap, reinterpret_cast<long>(where), static_cast<long>(bytes)));
+}
+
+int openFile(const char* path, int flags, int mode) {
+    return static_cast<int>(call(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), flags, mode));
+}
+
+int closeFile(int fd) { return static_cast<int>(call(SYS_close, fd)); }
+
+long readFile(int fd, void* buffer, size_t bytes) {
+    return call(SYS_read, fd, reinterpret_cast<long>(buffer), static_cast<long>(bytes));
+}
+
+long readLink(const char* path, char* buffer, size_t bytes) {
+    return call(SYS_readlinkat, AT_FDCWD, reinterpret_cast<long>(path), reinterpret_cast<long>(buffer),
+                static_cast<long>(bytes));
+}
+
+long writeAll(int fd, const void* data, size_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    size_t done = 0;
+    while (done < bytes) {
+        const long r = call(SYS_write, fd, reinterpret_cast<long>(p + done), static_cast<long>(bytes - done));
+        if (r == -4 /* EINTR */) continue;
+        if (r <= 0) return r;
+        done += static_cast<size_t>(r);
+    }
+    return static_cast<long>(done);
+}
+
+size_t slurp(const char* path, char* buffer, size_t capacity) {
+    const int fd = openFile(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        buffer[0] = '\0';
+        return 0;
+    }
+    size_t length = 0;
+    while (length + 1 < capacity) {
+        const long r = readFile(fd, buffer + length, capacity - 1 - length);
+        if (r == -4) continue;
+        if (r <= 0) break;
+        length += static_cast<size_t>(r);
+    }
+    buffer[length] = '\0';
+    closeFile(fd);
+    return length;
+}
+
+uint32_t threadId() { return static_cast<uint32_t>(call(SYS_gettid)); }
+uint32_t processId() { return static_cast<uint32_t>(call(SYS_getpid)); }
+
+static uint64_t clockNs(clockid_t clock) {
+    timespec now{};
+    clock_gettime(clock, &now);  // vDSO, no allocation, no errno change on success
+    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+uint64_t monotonicNs() { return clockNs(CLOCK_MONOTONIC); }
+uint64_t realtimeNs() { return clockNs(CLOCK_REALTIME); }
+
+Line& Line::operator<<(const char* text) {
+    while (text && *text && m_length < sizeof(m_text) - 1) m_text[m_length++] = *text++;
+    return *this;
+}
+
+Line& Line::operator<<(char c) {
+    if (m_length < sizeof(m_text) - 1) m_text[m_length++] = c;
+    return *this;
+}
+
+Line& Line::operator<<(uint64_t value) {
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value);
+    while (n) *this << digits[--n];
+    return *this;
+}
+
+void Line::emit() { writeAll(2, m_text, m_length); }
+
+}  // namespace memlog::preload::sys

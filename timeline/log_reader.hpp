@@ -1,0 +1,84 @@
+// Opens a .memlog file by mmap, validates it and walks its records in global sequence order.
+// Torn tails (crash, kill -9, a log still being written) are read up to the tear; anything that
+// cannot be a memlog log, or a corrupt record, raises LogError naming the file and byte offset.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "memlog/format.hpp"
+
+namespace memlog::timeline {
+
+// A bad input: `what()` reads "<path>: offset <offset>: <reason>".
+class LogError : public std::runtime_error {
+public:
+    LogError(const std::string& path, uint64_t offset, const std::string& reason);
+    const std::string& path() const { return m_path; }
+    uint64_t offset() const { return m_offset; }
+
+private:
+    std::string m_path;
+    uint64_t m_offset;
+};
+
+// One heap event as the reader delivers it, times already converted to ns since the start.
+struct Event {
+    format::Kind m_kind = format::Kind::End;
+    uint64_t m_seq = 0;       // for resizes: the moment the old block ended (before the call)
+    uint64_t m_seqAfter = 0;  // resizes: the moment the new block began; others: equal to m_seq
+    uint64_t m_timeNs = 0;    // since the recording started
+    uint32_t m_tid = 0;
+    uint64_t m_addr = 0;
+    uint64_t m_size = 0;
+    uint64_t m_align = 0;
+    uint64_t m_oldAddr = 0;
+    uint64_t m_oldSize = 0;
+    uint32_t m_stack = 0;     // 0 = none
+};
+
+struct Module {
+    uint64_t m_base = 0;
+    uint64_t m_lo = 0;
+    uint64_t m_hi = 0;
+    std::string m_buildId;  // hex
+    std::string m_path;
+    uint64_t m_validFromSeq = 0;  // the module map this belongs to began at this sequence number
+};
+
+class LogReader {
+public:
+    // Throws LogError for a missing file, a file that is not a memlog log, or an unknown version.
+    explicit LogReader(const std::string& path);
+    ~LogReader();
+    LogReader(const LogReader&) = delete;
+    LogReader& operator=(const LogReader&) = delete;
+
+    const std::string& path() const { return m_path; }
+    const format::FileHeader& header() const;
+    bool complete() const;  // the recorder wrote a clean end
+    uint64_t fileBytes() const;
+
+    // Calls `onEvent` for every heap event in sequence order. Meta records (stacks, modules,
+    // thread exits, lost counts) are collected on the way and available after the walk.
+    // Throws LogError at a corrupt record (not at a torn tail). `progress`, when set, is told
+    // the fraction of the file read so far, at most a few times a second.
+    void forEachEvent(const std::function<void(const Event&)>& onEvent,
+                      const std::function<void(double)>& progress = {});
+
+    // Filled by forEachEvent.
+    const std::vector<std::vector<uint64_t>>& stacks() const;  // index = stack id; [0] empty
+    const std::vector<Module>& modules() const;
+    uint64_t lostEvents() const;  // header count plus Lost records
+    uint32_t threadCount() const; // distinct thread ids that wrote records
+
+private:
+    struct Impl;
+    std::string m_path;
+    Impl* m_impl;
+};
+
+}  // namespace memlog::timeline

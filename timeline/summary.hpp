@@ -1,0 +1,49 @@
+// The numbers `memlog stat` prints: calls per entry point, blocks begun and ended, peak and leaks,
+// anomalies. Computed in one pass over the log in sequence order.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "memlog/format.hpp"
+
+namespace memlog::timeline {
+
+class LogReader;
+
+struct Anomalies {
+    uint64_t m_unknownFree = 0;     // free/delete/munmap of an address never allocated in this log
+                                    // (never allocated, or allocated before recording started)
+    uint64_t m_doubleFree = 0;      // free of an address that was allocated and already freed
+    uint64_t m_unknownRealloc = 0;  // realloc of an address that is not live
+    uint64_t m_mismatchedFree = 0;  // e.g. new[] released by free or delete
+    uint64_t total() const { return m_unknownFree + m_doubleFree + m_unknownRealloc + m_mismatchedFree; }
+};
+
+struct Summary {
+    uint32_t m_formatVersion = 0;
+    bool m_complete = false;
+    uint32_t m_pid = 0;
+    uint32_t m_parentPid = 0;
+    std::string m_exe;
+    uint64_t m_durationNs = 0;  // first to last record
+    uint32_t m_threads = 0;
+    uint64_t m_events = 0;      // heap events read
+    // calls[k]: calls of kind k that allocated, resized or freed something (index: format::Kind).
+    std::array<uint64_t, format::kHeapKindCount> m_calls{};
+    uint64_t m_allocations = 0;  // blocks begun (a resize begins one and ends one)
+    uint64_t m_frees = 0;        // blocks ended
+    uint64_t m_peakBytes = 0;    // live requested bytes at their maximum
+    uint64_t m_peakBlocks = 0;
+    uint64_t m_leakedBytes = 0;  // live at the end of the log
+    uint64_t m_leakedBlocks = 0;
+    uint64_t m_stacks = 0;       // distinct stacks
+    Anomalies m_anomalies;
+    uint64_t m_lostEvents = 0;
+};
+
+// Reads the whole log. Throws LogError on bad input.
+Summary summarize(LogReader& reader);
+
+}  // namespace memlog::timeline

@@ -1,0 +1,74 @@
+// Stack capture backends. Both only read the current thread's stack and code.
+#include "capture.hpp"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+extern "C" void* __libc_stack_end;  // glibc: top of the main thread's stack at start-up
+
+namespace memlog::unwind {
+namespace {
+
+// The highest address the walk may read. glibc places a thread's TCB (what %fs:0 points at)
+// just above the stack it allocated for it, and the main thread's frames lie below
+// __libc_stack_end. Anything else (a coroutine or signal stack) gets no bound, and the walk
+// reads nothing beyond the first frame.
+uintptr_t stackTop(uintptr_t low) {
+    uintptr_t threadPointer;
+    asm("mov %%fs:0, %0" : "=r"(threadPointer));
+    constexpr uintptr_t kMaxStack = uintptr_t(1) << 30;
+    if (threadPointer > low && threadPointer - low < kMaxStack) return threadPointer;
+    const auto mainTop = reinterpret_cast<uintptr_t>(__libc_stack_end);
+    if (mainTop > low && mainTop - low < kMaxStack) return mainTop;
+    return low;
+}
+
+[[gnu::noinline]] uint32_t walkFramePointers(uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
+    auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    const uintptr_t low = frame;
+    const uintptr_t high = stackTop(low);
+    uint32_t depth = 0;
+    bool ours = true;
+    while (depth < maxDepth && frame >= low && frame + 16 <= high && (frame & 7) == 0) {
+        const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
+        const uintptr_t next = slots[0];
+        const uintptr_t returnAddress = slots[1];
+        if (returnAddress == 0) break;
+        if (!(ours && skip.contains(returnAddress))) {
+            ours = false;
+            frames[depth++] = returnAddress;
+        }
+        if (next <= frame) break;  // the chain must climb; anything else is not a frame pointer
+        frame = next;
+    }
+    return depth;
+}
+
+uint32_t walkLibunwind(uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
+    constexpr int kSlack = 8;  // room for the recorder's own frames, dropped below
+    void* raw[256 + kSlack];
+    const int wanted = static_cast<int>(maxDepth) + kSlack;
+    const int got = unw_backtrace(raw, wanted > 256 + kSlack ? 256 + kSlack : wanted);
+    int first = 0;
+    while (first < got && skip.contains(reinterpret_cast<uintptr_t>(raw[first]))) ++first;
+    uint32_t depth = 0;
+    for (int i = first; i < got && depth < maxDepth; ++i) frames[depth++] = reinterpret_cast<uintptr_t>(raw[i]);
+    return depth;
+}
+
+}  // namespace
+
+void prepare(Method method) {
+    if (method == Method::Libunwind) unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
+
+uint32_t capture(Method method, uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
+    switch (method) {
+    case Method::FramePointer: return walkFramePointers(frames, maxDepth, skip);
+    case Method::Libunwind: return walkLibunwind(frames, maxDepth, skip);
+    case Method::None: break;
+    }
+    return 0;
+}
+
+}  // namespace memlog::unwind

@@ -1,0 +1,28 @@
+// Captures the calling thread's return addresses inside an allocation hook: fast, no allocation
+// through the hooked allocator, no locks of our own. Symbolisation happens later, offline.
+#pragma once
+
+#include <cstdint>
+
+namespace memlog::unwind {
+
+enum class Method : uint32_t { None = 0, FramePointer = 1, Libunwind = 2 };
+
+// Frames whose return address lies in [m_lo, m_hi) at the top of the stack are the recorder's
+// own and are dropped.
+struct CodeRange {
+    uintptr_t m_lo = 0;
+    uintptr_t m_hi = 0;
+    bool contains(uintptr_t address) const { return address >= m_lo && address < m_hi; }
+};
+
+// Call once, before the first capture (sets libunwind's per-thread cache policy).
+void prepare(Method method);
+
+// Writes up to maxDepth return addresses, innermost first, and returns how many.
+//  - FramePointer walks the rbp chain within the current thread's stack: about 1 ns a frame,
+//    but it stops early at code built without frame pointers.
+//  - Libunwind uses unw_backtrace (DWARF CFI with a per-thread cache): a few hundred ns.
+uint32_t capture(Method method, uint64_t* frames, uint32_t maxDepth, const CodeRange& skip);
+
+}  // namespace memlog::unwind
