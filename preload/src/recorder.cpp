@@ -83,6 +83,13 @@ void expandOutputPath(char* out, size_t capacity) {
     out[at] = '\0';
 }
 
+// Copies a NUL-terminated string, cut to fit.
+void copyCut(char* out, size_t capacity, const char* text) {
+    const size_t length = strnlen(text, capacity - 1);
+    std::memcpy(out, text, length);
+    out[length] = '\0';
+}
+
 void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     std::memcpy(header.m_magic, format::kMagic, sizeof(header.m_magic));
     header.m_version = format::kFormatVersion;
@@ -96,8 +103,8 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     header.m_startTsc = sys::readTsc();
     header.m_startRealtimeNs = sys::realtimeNs();
     header.m_tscPerNsQ32 = s_tscPerNsQ32;
-    std::strncpy(header.m_exe, s_exePath, sizeof(header.m_exe) - 1);
-    std::strncpy(header.m_commandLine, s_commandLine, sizeof(header.m_commandLine) - 1);
+    copyCut(header.m_exe, sizeof(header.m_exe), s_exePath);
+    copyCut(header.m_commandLine, sizeof(header.m_commandLine), s_commandLine);
     uint32_t flags = 0;
     if (parentPid) flags |= format::kFlagForkChild;
     if (s_settings.m_freeStacks) flags |= format::kFlagFreeStacks;

@@ -198,6 +198,10 @@ inline constexpr uint32_t kMaxHeapRecordBytes = 1 + 9 * 10;
 // ---------------------------------------------------------------------------------------------
 
 inline uint8_t* putVarint(uint8_t* out, uint64_t value) {
+    if (value < 0x80) [[likely]] {  // most deltas, sizes and stack ids: one byte, one branch
+        *out = static_cast<uint8_t>(value);
+        return out + 1;
+    }
     while (value >= 0x80) {
         *out++ = static_cast<uint8_t>(value | 0x80);
         value >>= 7;
@@ -258,7 +262,7 @@ struct ChunkCursorState {
 
 // Writes the payload of `record` after out[0] and returns one past its end. The caller stores the
 // tag byte (out[0]) last, after the payload is complete.
-inline uint8_t* encodeHeapPayload(uint8_t* out, const HeapRecord& record, ChunkCursorState& state) {
+[[gnu::always_inline]] inline uint8_t* encodeHeapPayload(uint8_t* out, const HeapRecord& record, ChunkCursorState& state) {
     const KindInfo& info = kindInfo(record.m_kind);
     uint8_t* p = out + 1;
     p = putVarint(p, record.m_seq - state.m_seq);
