@@ -58,6 +58,8 @@ uint32_t walkLibunwind(uint64_t* frames, uint32_t maxDepth, const CodeRange& ski
 
 }  // namespace
 
+const void* libraryAddress() { return reinterpret_cast<const void*>(&unw_backtrace); }
+
 void prepare(Method method) {
     if (method == Method::Libunwind) unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 }

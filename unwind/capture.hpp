@@ -19,6 +19,9 @@ struct CodeRange {
 // Call once, before the first capture (sets libunwind's per-thread cache policy).
 void prepare(Method method);
 
+// An address inside the unwinding library, to tell its own calls (mmap, munmap) apart.
+const void* libraryAddress();
+
 // Writes up to maxDepth return addresses, innermost first, and returns how many.
 //  - FramePointer walks the rbp chain within the current thread's stack: about 1 ns a frame,
 //    but it stops early at code built without frame pointers.

@@ -16,10 +16,11 @@ namespace {
 
 inline bool ready() { return isReady() || ensureReady(); }
 
-void* mapMemory(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
+void* mapMemory(void* address, size_t length, int protection, int flags, int fd, off_t offset, const void* caller) {
     if (!ready()) return MAP_FAILED;
     void* result = g_real.mmap(address, length, protection, flags, fd, offset);
-    if (result != MAP_FAILED && (flags & MAP_ANONYMOUS) && !t_state.m_busy)
+    if (result != MAP_FAILED && (flags & MAP_ANONYMOUS) && !t_state.m_busy &&
+        !isRecorderHelperCode(caller))
         recordAllocation(Kind::Mmap, result, length, 0);
     return result;
 }
@@ -27,18 +28,20 @@ void* mapMemory(void* address, size_t length, int protection, int flags, int fd,
 }  // namespace
 
 MEMLOG_EXPORT void* mmap(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
-    return mapMemory(address, length, protection, flags, fd, offset);
+    return mapMemory(address, length, protection, flags, fd, offset, __builtin_return_address(0));
 }
 
 MEMLOG_EXPORT void* mmap64(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
-    return mapMemory(address, length, protection, flags, fd, offset);
+    return mapMemory(address, length, protection, flags, fd, offset, __builtin_return_address(0));
 }
 
 // Every munmap is logged; the reader ignores the ones that touch no recorded anonymous mapping
-// (the recorder keeps no table of mappings to tell them apart).
+// (the recorder keeps no table of mappings to tell them apart). libunwind's own caches, mapped
+// while the recorder was busy, are unmapped by its thread-exit destructor: not the program's.
 MEMLOG_EXPORT int munmap(void* address, size_t length) {
     if (!ready()) return -1;
-    if (!t_state.m_busy) recordRelease(Kind::Munmap, address, length, 0);
+    if (!t_state.m_busy && !isRecorderHelperCode(__builtin_return_address(0)))
+        recordRelease(Kind::Munmap, address, length, 0);
     return g_real.munmap(address, length);
 }
 

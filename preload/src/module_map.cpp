@@ -127,6 +127,11 @@ void writeModuleMap(ThreadState& thread, uint64_t seq, uint64_t tsc) {
     dl_iterate_phdr(writeOneModule, &context);
 }
 
+void forgetModuleMap() {
+    s_seenAdds = 0;
+    s_seenSubs = 0;
+}
+
 bool modulesChanged() {
     bool changed = false;
     dl_iterate_phdr(readCounters, &changed);

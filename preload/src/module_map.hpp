@@ -18,6 +18,9 @@ void writeModuleMap(ThreadState& thread, uint64_t seq, uint64_t tsc);
 // code from a newly loaded object always brings new stacks.
 bool modulesChanged();
 
+// The next modulesChanged() answers true (a fork child's new log needs its own module map).
+void forgetModuleMap();
+
 // The address range of the object that contains `address` (the recorder's own code).
 void findModuleRange(const void* address, uintptr_t* lo, uintptr_t* hi);
 

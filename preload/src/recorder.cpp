@@ -31,6 +31,7 @@ LogFile s_file;
 StackTable s_stacks;
 unwind::Method s_unwind = unwind::Method::None;
 unwind::CodeRange s_ownCode;
+unwind::CodeRange s_unwinderCode;  // libunwind
 std::atomic<uint64_t> s_sequence{1};
 std::atomic<bool> s_recording{false};  // relaxed: read on every event
 pthread_key_t s_threadKey;
@@ -144,6 +145,7 @@ void initialize() {
     s_unwind = static_cast<unwind::Method>(s_settings.m_unwind);
     unwind::prepare(s_unwind);
     findModuleRange(reinterpret_cast<const void*>(&initialize), &s_ownCode.m_lo, &s_ownCode.m_hi);
+    findModuleRange(unwind::libraryAddress(), &s_unwinderCode.m_lo, &s_unwinderCode.m_hi);
     s_stacks.create();
     pthread_key_create(&s_threadKey, onThreadExit);
     pthread_atfork(nullptr, nullptr, onForkChild);
@@ -207,6 +209,7 @@ void onForkChild() {
     s_file.abandon();
     attachWriter(nullptr);
     s_stacks.reset();
+    forgetModuleMap();
     thread.m_cursor = thread.m_limit = nullptr;
     thread.m_deltas = {};
     thread.m_tid = sys::threadId();
@@ -310,6 +313,10 @@ void undoEnd() {
     format::FileHeader& header = *s_file.header();
     __atomic_fetch_and(&header.m_flags, ~uint32_t(format::kFlagCleanEnd), __ATOMIC_RELEASE);
     header.m_endReason = format::EndReason::Running;
+}
+
+bool isRecorderHelperCode(const void* returnAddress) {
+    return s_unwinderCode.contains(reinterpret_cast<uintptr_t>(returnAddress));
 }
 
 void noteThreadStarted() { pthread_setspecific(s_threadKey, reinterpret_cast<void*>(1)); }

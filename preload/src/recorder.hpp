@@ -50,6 +50,10 @@ ResizeTicket beginResize(format::Kind kind);
 void finishResize(const ResizeTicket& ticket, format::Kind kind, const void* address, uint64_t size,
                   const void* oldAddress, uint64_t oldSize);
 
+// True for code of the libraries the recorder uses (libunwind): their own mappings are not the
+// program's.
+bool isRecorderHelperCode(const void* returnAddress);
+
 // The log ends cleanly (exit, _exit, exec). undoEnd reopens it when exec failed.
 void endLog(format::EndReason reason);
 void undoEnd();
