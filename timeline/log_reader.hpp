@@ -74,6 +74,8 @@ public:
     const std::vector<Module>& modules() const;
     uint64_t lostEvents() const;  // header count plus Lost records
     uint32_t threadCount() const; // distinct thread ids that wrote records
+    uint64_t firstTsc() const;    // earliest and latest timestamp of any record read
+    uint64_t lastTsc() const;
 
 private:
     struct Impl;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "memlog/format.hpp"
@@ -43,7 +44,7 @@ struct Summary {
     uint64_t m_lostEvents = 0;
 };
 
-// Reads the whole log. Throws LogError on bad input.
-Summary summarize(LogReader& reader);
+// Reads the whole log. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.
+Summary summarize(LogReader& reader, const std::function<void(double)>& progress = {});
 
 }  // namespace memlog::timeline

@@ -1,0 +1,32 @@
+// The `memlog` subcommands. Each takes its arguments after the command name and returns the exit
+// status: 0 success, 1 failure of the work, 2 bad usage or bad input (after one line on stderr).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace memlog::cli {
+
+using Arguments = std::vector<std::string>;
+
+int runCommand(const Arguments& arguments);
+int statCommand(const Arguments& arguments);
+int dumpCommand(const Arguments& arguments);
+
+// One line on stderr, "memlog: <message>", and the exit status for bad usage.
+int usageError(const std::string& message, const char* hint);
+
+// A progress bar on stderr for long reads; silent unless stderr is a terminal.
+class ProgressBar {
+public:
+    explicit ProgressBar(const std::string& label);
+    ~ProgressBar();
+    void update(double fraction);
+
+private:
+    std::string m_label;
+    bool m_enabled;
+    bool m_drawn = false;
+};
+
+}  // namespace memlog::cli

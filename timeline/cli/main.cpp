@@ -1,0 +1,76 @@
+// memlog: record a program's heap, and read what was recorded.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+
+#include "commands.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: memlog COMMAND [ARGS]
+
+Record a program's heap into a .memlog log and read it back.
+
+commands:
+  run [OPTIONS] [--] PROGRAM [ARGS]   run PROGRAM with the recorder loaded
+  stat FILE [--json]                  summary: calls, blocks, peak, leaks, anomalies
+  dump FILE [--csv]                   every heap event in sequence order
+
+Without the launcher: LD_PRELOAD=/path/to/libmemlog.so PROGRAM [ARGS]
+writes ./PROGRAM.PID.memlog (settings: MEMLOG_OUT, MEMLOG_QUIET, MEMLOG_UNWIND,
+MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS; see `memlog run --help`).
+
+`memlog COMMAND --help` describes one command. Exit status: 0 success,
+2 bad usage or a log that cannot be read.
+)";
+
+}  // namespace
+
+namespace memlog::cli {
+
+int usageError(const std::string& message, const char* hint) {
+    std::fprintf(stderr, "memlog: %s\n", message.c_str());
+    if (hint) std::fprintf(stderr, "%s\n", hint);
+    return 2;
+}
+
+ProgressBar::ProgressBar(const std::string& label) : m_label(label), m_enabled(isatty(2)) {}
+
+ProgressBar::~ProgressBar() {
+    if (m_drawn) std::fprintf(stderr, "\r\033[K");
+}
+
+void ProgressBar::update(double fraction) {
+    if (!m_enabled || fraction >= 1.0) return;
+    constexpr int kWidth = 30;
+    const int filled = static_cast<int>(fraction * kWidth);
+    std::string bar(static_cast<size_t>(filled), '#');
+    bar.resize(kWidth, '.');
+    std::fprintf(stderr, "\r%s [%s] %3d%%", m_label.c_str(), bar.c_str(), static_cast<int>(fraction * 100));
+    m_drawn = true;
+}
+
+}  // namespace memlog::cli
+
+int main(int argc, char** argv) {
+    using namespace memlog::cli;
+    if (argc < 2) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    const std::string command = argv[1];
+    const Arguments arguments(argv + 2, argv + argc);
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    if (command == "--version") {
+        std::puts("memlog 0.1.0 (log format 1)");
+        return 0;
+    }
+    if (command == "run") return runCommand(arguments);
+    if (command == "stat") return statCommand(arguments);
+    if (command == "dump") return dumpCommand(arguments);
+    return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
+}

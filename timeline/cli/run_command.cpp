@@ -1,0 +1,126 @@
+// memlog run: start a program with the recorder preloaded. The program replaces this process
+// (exec), so its exit status, signals and terminal are its own.
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+
+namespace memlog::cli {
+namespace {
+
+constexpr const char* kHelp = R"(usage: memlog run [OPTIONS] [--] PROGRAM [ARGS]
+
+Runs PROGRAM with libmemlog.so in LD_PRELOAD. The log goes to ./PROGRAM.PID.memlog
+unless -o says otherwise. Children that PROGRAM forks or execs are recorded too,
+each into a log of its own (a numbered neighbour of the name when it is taken).
+
+  -o, --output FILE        write the log to FILE (an existing FILE is replaced);
+                           %p in FILE becomes the pid, %e the program name
+  --unwind MODE            call stacks with libunwind (default), fp (frame
+                           pointers: faster, needs -fno-omit-frame-pointer) or none
+  --depth N                at most N frames per stack, 1..256 (default 64)
+  --no-free-stacks         no call stacks on frees
+  -q, --quiet              no "recording" line on stderr
+
+The same settings as environment variables, for LD_PRELOAD without this launcher:
+MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1.
+MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so.
+)";
+
+// <dir of this executable>/../lib/libmemlog.so: build/bin -> build/lib, PREFIX/bin -> PREFIX/lib.
+std::string findLibrary() {
+    if (const char* library = std::getenv("MEMLOG_LIBRARY"); library && *library) return library;
+    char self[PATH_MAX];
+    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0) return {};
+    self[length] = '\0';
+    std::string dir(self);
+    dir.erase(dir.rfind('/'));
+    return dir + "/../lib/libmemlog.so";
+}
+
+}  // namespace
+
+int runCommand(const Arguments& arguments) {
+    std::string output, unwind, depth;
+    bool noFreeStacks = false, quiet = false;
+    size_t i = 0;
+    for (; i < arguments.size(); ++i) {
+        const std::string& argument = arguments[i];
+        auto value = [&](const char* option) -> const std::string* {
+            if (i + 1 >= arguments.size()) return nullptr;
+            (void)option;
+            return &arguments[++i];
+        };
+        if (argument == "--") {
+            ++i;
+            break;
+        }
+        if (argument == "--help" || argument == "-h") {
+            std::fputs(kHelp, stdout);
+            return 0;
+        }
+        if (argument == "-o" || argument == "--output") {
+            const std::string* v = value("-o");
+            if (!v) return usageError("run: " + argument + " needs a file name", "Try 'memlog run --help'.");
+            output = *v;
+        } else if (argument == "--unwind") {
+            const std::string* v = value("--unwind");
+            if (!v || (*v != "libunwind" && *v != "fp" && *v != "none"))
+                return usageError("run: --unwind takes libunwind, fp or none", "Try 'memlog run --help'.");
+            unwind = *v;
+        } else if (argument == "--depth") {
+            const std::string* v = value("--depth");
+            char* end = nullptr;
+            const long n = v ? std::strtol(v->c_str(), &end, 10) : 0;
+            if (!v || *end || n < 1 || n > 256)
+                return usageError("run: --depth takes a number from 1 to 256", "Try 'memlog run --help'.");
+            depth = *v;
+        } else if (argument == "--no-free-stacks") {
+            noFreeStacks = true;
+        } else if (argument == "-q" || argument == "--quiet") {
+            quiet = true;
+        } else if (!argument.empty() && argument[0] == '-') {
+            return usageError("run: unknown option '" + argument + "'", "Try 'memlog run --help'.");
+        } else {
+            break;
+        }
+    }
+    if (i >= arguments.size()) return usageError("run: which program?", "usage: memlog run [OPTIONS] [--] PROGRAM [ARGS]");
+
+    const std::string library = findLibrary();
+    if (library.empty() || access(library.c_str(), R_OK) != 0)
+        return usageError("run: cannot find the recorder library at '" + library + "' (set MEMLOG_LIBRARY)", nullptr);
+    char resolved[PATH_MAX];
+    const std::string preload = realpath(library.c_str(), resolved) ? resolved : library;
+
+    if (!output.empty()) {
+        if (output.find('%') == std::string::npos && unlink(output.c_str()) != 0 && errno != ENOENT)
+            return usageError("run: cannot replace '" + output + "': " + std::strerror(errno), nullptr);
+        setenv("MEMLOG_OUT", output.c_str(), 1);
+    }
+    if (!unwind.empty()) setenv("MEMLOG_UNWIND", unwind.c_str(), 1);
+    if (!depth.empty()) setenv("MEMLOG_STACK_DEPTH", depth.c_str(), 1);
+    if (noFreeStacks) setenv("MEMLOG_FREE_STACKS", "0", 1);
+    if (quiet) setenv("MEMLOG_QUIET", "1", 1);
+    const char* existing = std::getenv("LD_PRELOAD");
+    const std::string combined = existing && *existing ? preload + ":" + existing : preload;
+    setenv("LD_PRELOAD", combined.c_str(), 1);
+
+    std::vector<char*> argv;
+    for (size_t k = i; k < arguments.size(); ++k) argv.push_back(const_cast<char*>(arguments[k].c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    const int error = errno;
+    std::fprintf(stderr, "memlog: run: cannot run '%s': %s\n", argv[0], std::strerror(error));
+    return error == ENOENT ? 127 : 126;
+}
+
+}  // namespace memlog::cli

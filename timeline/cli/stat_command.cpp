@@ -1,0 +1,157 @@
+// memlog stat: the summary of one log, as text or as one JSON object.
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "commands.hpp"
+#include "timeline/log_reader.hpp"
+#include "timeline/summary.hpp"
+
+namespace memlog::cli {
+namespace {
+
+constexpr const char* kHelp = R"(usage: memlog stat FILE [--json]
+
+Reads a .memlog log and prints: the program, its duration and threads, the calls
+per entry point that allocated, resized or freed something, blocks begun and
+ended, the peak of live bytes and blocks, what was still live at the end (leaks),
+distinct call stacks, anomalies (frees of unknown pointers, double frees,
+reallocs of dead pointers, mismatched free/delete) and events the recorder lost.
+
+  --json   the same as one JSON object
+)";
+
+std::string jsonString(const std::string& text) {
+    std::string out = "\"";
+    for (const unsigned char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+            out += escaped;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
+void printJson(const timeline::Summary& s) {
+    std::printf("{\"format_version\":%u,\"complete\":%s,\"pid\":%u,\"parent_pid\":%u,\"exe\":%s,", s.m_formatVersion,
+                s.m_complete ? "true" : "false", s.m_pid, s.m_parentPid, jsonString(s.m_exe).c_str());
+    std::printf("\"duration_ns\":%" PRIu64 ",\"threads\":%u,\"events\":%" PRIu64 ",\"calls\":{", s.m_durationNs,
+                s.m_threads, s.m_events);
+    for (uint32_t kind = 1; kind < format::kHeapKindCount; ++kind)
+        std::printf("%s\"%s\":%" PRIu64, kind > 1 ? "," : "", format::kKindInfo[kind].m_name, s.m_calls[kind]);
+    std::printf("},\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
+                ",\"peak_blocks\":%" PRIu64 ",\"leaked_bytes\":%" PRIu64 ",\"leaked_blocks\":%" PRIu64
+                ",\"stacks\":%" PRIu64,
+                s.m_allocations, s.m_frees, s.m_peakBytes, s.m_peakBlocks, s.m_leakedBytes, s.m_leakedBlocks,
+                s.m_stacks);
+    const timeline::Anomalies& a = s.m_anomalies;
+    std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
+                ",\"mismatched_free\":%" PRIu64 "},\"lost_events\":%" PRIu64 "}\n",
+                a.m_unknownFree, a.m_doubleFree, a.m_unknownRealloc, a.m_mismatchedFree, s.m_lostEvents);
+}
+
+// 1234567 -> "1,234,567"
+std::string grouped(uint64_t value) {
+    std::string digits = std::to_string(value), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string bytes(uint64_t value) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double scaled = static_cast<double>(value);
+    int unit = 0;
+    while (scaled >= 1024 && unit < 4) scaled /= 1024, ++unit;
+    char text[64];
+    if (unit == 0)
+        std::snprintf(text, sizeof text, "%" PRIu64 " B", value);
+    else
+        std::snprintf(text, sizeof text, "%.1f %s (%s bytes)", scaled, units[unit], grouped(value).c_str());
+    return text;
+}
+
+std::string duration(uint64_t ns) {
+    char text[64];
+    if (ns >= 1'000'000'000)
+        std::snprintf(text, sizeof text, "%.3f s", ns / 1e9);
+    else if (ns >= 1'000'000)
+        std::snprintf(text, sizeof text, "%.3f ms", ns / 1e6);
+    else
+        std::snprintf(text, sizeof text, "%.3f us", ns / 1e3);
+    return text;
+}
+
+void printText(const timeline::Summary& s, const std::string& path) {
+    std::printf("log          %s (format %u, %s)\n", path.c_str(), s.m_formatVersion,
+                s.m_complete ? "complete" : "no clean end: read up to where it stops");
+    std::printf("program      %s (pid %u", s.m_exe.c_str(), s.m_pid);
+    if (s.m_parentPid) std::printf(", forked from %u", s.m_parentPid);
+    std::printf(")\nduration     %s\nthreads      %u\nevents       %s\n", duration(s.m_durationNs).c_str(), s.m_threads,
+                grouped(s.m_events).c_str());
+    std::printf("calls        ");
+    int shown = 0;
+    for (uint32_t kind = 1; kind < format::kHeapKindCount; ++kind) {
+        if (!s.m_calls[kind]) continue;
+        const char* separator = shown == 0 ? "" : shown % 4 == 0 ? ",\n             " : ", ";
+        std::printf("%s%s %s", separator, format::kKindInfo[kind].m_name, grouped(s.m_calls[kind]).c_str());
+        ++shown;
+    }
+    if (!shown) std::printf("none");
+    std::printf("\nblocks       %s begun, %s ended\n", grouped(s.m_allocations).c_str(), grouped(s.m_frees).c_str());
+    std::printf("peak         %s in %s blocks\n", bytes(s.m_peakBytes).c_str(), grouped(s.m_peakBlocks).c_str());
+    std::printf("leaked       %s in %s blocks\n", bytes(s.m_leakedBytes).c_str(), grouped(s.m_leakedBlocks).c_str());
+    std::printf("stacks       %s distinct\n", grouped(s.m_stacks).c_str());
+    const timeline::Anomalies& a = s.m_anomalies;
+    std::printf("anomalies    %s", grouped(a.total()).c_str());
+    if (a.total())
+        std::printf(" (unknown free %s, double free %s, unknown realloc %s, mismatched free %s)",
+                    grouped(a.m_unknownFree).c_str(), grouped(a.m_doubleFree).c_str(),
+                    grouped(a.m_unknownRealloc).c_str(), grouped(a.m_mismatchedFree).c_str());
+    std::printf("\nlost events  %s\n", grouped(s.m_lostEvents).c_str());
+}
+
+}  // namespace
+
+int statCommand(const Arguments& arguments) {
+    std::string path;
+    bool json = false;
+    for (const std::string& argument : arguments) {
+        if (argument == "--help" || argument == "-h") {
+            std::fputs(kHelp, stdout);
+            return 0;
+        }
+        if (argument == "--json")
+            json = true;
+        else if (!argument.empty() && argument[0] == '-')
+            return usageError("stat: unknown option '" + argument + "'", "Try 'memlog stat --help'.");
+        else if (path.empty())
+            path = argument;
+        else
+            return usageError("stat: one log at a time", "Try 'memlog stat --help'.");
+    }
+    if (path.empty()) return usageError("stat: which log?", "usage: memlog stat FILE [--json]");
+    try {
+        timeline::LogReader reader(path);
+        ProgressBar bar("reading " + path);
+        const timeline::Summary summary = timeline::summarize(reader, [&](double f) { bar.update(f); });
+        if (json)
+            printJson(summary);
+        else
+            printText(summary, path);
+    } catch (const timeline::LogError& error) {
+        std::fprintf(stderr, "memlog: %s\n", error.what());
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace memlog::cli

@@ -1,0 +1,297 @@
+// Reading a .memlog file: map it, find the chunks, decode each thread's records and merge the
+// threads by sequence number. Streaming: nothing is kept per event, so memory stays small on
+// logs of hundreds of millions of events.
+#include "timeline/log_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <queue>
+#include <set>
+
+namespace memlog::timeline {
+
+using format::Kind;
+
+LogError::LogError(const std::string& path, uint64_t offset, const std::string& reason)
+    : std::runtime_error(path + ": offset " + std::to_string(offset) + ": " + reason), m_path(path), m_offset(offset) {}
+
+namespace {
+
+struct ChunkRef {
+    uint64_t m_offset;  // of the ChunkHeader
+    uint64_t m_end;     // one past the last byte to read (clamped to the file end)
+};
+
+// One thread's records, chunk after chunk, decoded one record at a time.
+struct ThreadCursor {
+    uint32_t m_tid = 0;
+    std::vector<ChunkRef> m_chunks;
+    size_t m_nextChunk = 0;
+    const uint8_t* m_at = nullptr;
+    const uint8_t* m_end = nullptr;
+    format::ChunkCursorState m_deltas;
+    format::HeapRecord m_record;  // the heap record waiting to be merged
+};
+
+bool allZero(const uint8_t* from, const uint8_t* to) {
+    for (; from < to; ++from)
+        if (*from) return false;
+    return true;
+}
+
+}  // namespace
+
+struct LogReader::Impl {
+    int m_fd = -1;
+    const uint8_t* m_data = nullptr;
+    uint64_t m_size = 0;
+    format::FileHeader m_header{};
+    std::vector<ThreadCursor> m_threads;
+    std::vector<std::vector<uint64_t>> m_stacks{1};
+    std::vector<Module> m_modules;
+    uint64_t m_lostRecords = 0;
+    uint64_t m_moduleMapSeq = 0;
+    uint64_t m_bytesDone = 0;
+    uint64_t m_firstTsc = UINT64_MAX;
+    uint64_t m_lastTsc = 0;
+
+    void noteTime(uint64_t tsc) {
+        m_firstTsc = std::min(m_firstTsc, tsc);
+        m_lastTsc = std::max(m_lastTsc, tsc);
+    }
+};
+
+LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
+    Impl& impl = *m_impl;
+    impl.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (impl.m_fd < 0) {
+        const std::string reason = std::strerror(errno);
+        delete m_impl;
+        throw LogError(path, 0, "cannot open: " + reason);
+    }
+    struct stat info {};
+    if (fstat(impl.m_fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(impl.m_fd);
+        delete m_impl;
+        throw LogError(path, 0, "not a regular file");
+    }
+    impl.m_size = static_cast<uint64_t>(info.st_size);
+    auto fail = [&](uint64_t offset, const std::string& reason) {
+        if (impl.m_data) munmap(const_cast<uint8_t*>(impl.m_data), impl.m_size);
+        ::close(impl.m_fd);
+        delete m_impl;
+        throw LogError(path, offset, reason);
+    };
+    if (impl.m_size < sizeof(format::kMagic)) fail(impl.m_size, "too short to be a memlog log");
+    void* mapped = mmap(nullptr, impl.m_size, PROT_READ, MAP_PRIVATE, impl.m_fd, 0);
+    if (mapped == MAP_FAILED) fail(0, std::string("cannot map: ") + std::strerror(errno));
+    impl.m_data = static_cast<const uint8_t*>(mapped);
+    madvise(mapped, impl.m_size, MADV_SEQUENTIAL);
+    if (std::memcmp(impl.m_data, format::kMagic, sizeof(format::kMagic)) != 0) fail(0, "not a memlog log (bad magic)");
+    if (impl.m_size < sizeof(format::FileHeader)) fail(impl.m_size, "file header cut short");
+    std::memcpy(&impl.m_header, impl.m_data, sizeof(format::FileHeader));
+    if (impl.m_header.m_version != format::kFormatVersion)
+        fail(offsetof(format::FileHeader, m_version),
+             "unsupported format version " + std::to_string(impl.m_header.m_version) + " (this memlog reads " +
+                 std::to_string(format::kFormatVersion) + ")");
+    if (impl.m_header.m_headerBytes != format::kHeaderBytes)
+        fail(offsetof(format::FileHeader, m_headerBytes), "bad header size");
+
+    // Chunks start on page boundaries; anything else (reserved but unwritten space) is skipped.
+    std::map<uint32_t, size_t> threadIndex;
+    for (uint64_t offset = format::kHeaderBytes; offset + sizeof(format::ChunkHeader) <= impl.m_size;) {
+        format::ChunkHeader chunk;
+        std::memcpy(&chunk, impl.m_data + offset, sizeof chunk);
+        if (chunk.m_magic != format::kChunkMagic) {
+            offset += format::kPageBytes;
+            continue;
+        }
+        if (chunk.m_bytes == 0 || chunk.m_bytes % format::kPageBytes != 0)
+            fail(offset, "corrupt chunk header (size " + std::to_string(chunk.m_bytes) + ")");
+        auto [it, added] = threadIndex.try_emplace(chunk.m_tid, impl.m_threads.size());
+        if (added) impl.m_threads.emplace_back().m_tid = chunk.m_tid;
+        impl.m_threads[it->second].m_chunks.push_back({offset, std::min(offset + chunk.m_bytes, impl.m_size)});
+        offset += chunk.m_bytes;
+    }
+}
+
+LogReader::~LogReader() {
+    if (m_impl->m_data) munmap(const_cast<uint8_t*>(m_impl->m_data), m_impl->m_size);
+    if (m_impl->m_fd >= 0) ::close(m_impl->m_fd);
+    delete m_impl;
+}
+
+const format::FileHeader& LogReader::header() const { return m_impl->m_header; }
+bool LogReader::complete() const { return m_impl->m_header.m_flags & format::kFlagCleanEnd; }
+uint64_t LogReader::fileBytes() const { return m_impl->m_size; }
+const std::vector<std::vector<uint64_t>>& LogReader::stacks() const { return m_impl->m_stacks; }
+const std::vector<Module>& LogReader::modules() const { return m_impl->m_modules; }
+uint64_t LogReader::lostEvents() const { return m_impl->m_header.m_lostEvents + m_impl->m_lostRecords; }
+uint32_t LogReader::threadCount() const { return static_cast<uint32_t>(m_impl->m_threads.size()); }
+uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }
+uint64_t LogReader::lastTsc() const { return m_impl->m_lastTsc; }
+
+namespace {
+
+// Decodes records of `cursor` until a heap record is ready in m_record (true) or the thread has
+// no more (false). Meta records are absorbed into `impl` on the way.
+template <typename Impl>
+bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
+    for (;;) {
+        if (cursor.m_at == nullptr || cursor.m_at >= cursor.m_end || *cursor.m_at == 0) {
+            if (cursor.m_at) impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - cursor.m_at);
+            if (cursor.m_nextChunk == cursor.m_chunks.size()) return false;
+            const ChunkRef& chunk = cursor.m_chunks[cursor.m_nextChunk++];
+            cursor.m_at = impl.m_data + chunk.m_offset + sizeof(format::ChunkHeader);
+            cursor.m_end = impl.m_data + chunk.m_end;
+            cursor.m_deltas = {};
+            continue;
+        }
+        const uint8_t* start = cursor.m_at;
+        const uint8_t tag = *start;
+        const auto kind = static_cast<Kind>(tag & format::kKindMask);
+        const uint8_t* p = start + 1;
+        bool ok = true;
+        bool heap = false;
+        if (format::isHeapKind(tag & format::kKindMask)) {
+            ok = format::decodeHeapPayload(&p, cursor.m_end, kind, cursor.m_record, cursor.m_deltas);
+            heap = ok;
+        } else if (kind == Kind::Stack) {
+            uint64_t id, frames[format::kMaxStackDepth];
+            uint32_t depth;
+            ok = format::decodeStackPayload(&p, cursor.m_end, &id, frames, &depth) && id < (1ull << 32);
+            if (ok) {
+                if (impl.m_stacks.size() <= id) impl.m_stacks.resize(id + 1);
+                impl.m_stacks[id].assign(frames, frames + depth);
+            }
+        } else if (kind == Kind::ModuleMap || kind == Kind::ThreadExit) {
+            uint64_t seq, tsc;
+            ok = format::decodeMarkPayload(&p, cursor.m_end, &seq, &tsc, cursor.m_deltas);
+            if (ok) {
+                impl.noteTime(tsc);
+                if (kind == Kind::ModuleMap) impl.m_moduleMapSeq = seq;
+            }
+        } else if (kind == Kind::Module) {
+            format::ModuleView view;
+            ok = format::decodeModulePayload(&p, cursor.m_end, view);
+            if (ok) {
+                Module module;
+                module.m_base = view.m_base;
+                module.m_lo = view.m_lo;
+                module.m_hi = view.m_hi;
+                static const char* hex = "0123456789abcdef";
+                for (uint32_t i = 0; i < view.m_buildIdBytes; ++i) {
+                    module.m_buildId += hex[view.m_buildId[i] >> 4];
+                    module.m_buildId += hex[view.m_buildId[i] & 15];
+                }
+                module.m_path.assign(view.m_path, view.m_pathBytes);
+                module.m_validFromSeq = impl.m_moduleMapSeq;
+                impl.m_modules.push_back(std::move(module));
+            }
+        } else if (kind == Kind::Lost) {
+            uint64_t count;
+            ok = format::getVarint(&p, cursor.m_end, &count);
+            if (ok) impl.m_lostRecords += count;
+        } else {
+            throw LogError(path, static_cast<uint64_t>(start - impl.m_data),
+                           "corrupt record (unknown tag " + std::to_string(tag) + ")");
+        }
+        if (!ok) {
+            // A record cut by the end of the file is a torn tail; inside the file it is corruption.
+            if (cursor.m_end == impl.m_data + impl.m_size || allZero(start + 1, cursor.m_end)) {
+                impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - start);
+                cursor.m_at = cursor.m_end;
+                continue;
+            }
+            throw LogError(path, static_cast<uint64_t>(start - impl.m_data),
+                           std::string("corrupt ") + (heap || format::isHeapKind(tag & format::kKindMask)
+                                                          ? format::kindInfo(kind).m_name
+                                                          : "meta") +
+                               " record");
+        }
+        impl.m_bytesDone += static_cast<uint64_t>(p - start);
+        cursor.m_at = p;
+        if (heap) {
+            impl.noteTime(cursor.m_record.m_tsc);
+            return true;
+        }
+    }
+}
+
+}  // namespace
+
+void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
+                             const std::function<void(double)>& progress) {
+    Impl& impl = *m_impl;
+    for (ThreadCursor& cursor : impl.m_threads) {
+        cursor.m_nextChunk = 0;
+        cursor.m_at = cursor.m_end = nullptr;
+    }
+    impl.m_stacks.assign(1, {});
+    impl.m_modules.clear();
+    impl.m_lostRecords = 0;
+    impl.m_bytesDone = 0;
+
+    const uint64_t startNs = impl.m_header.m_startNs;
+    Event event;
+    auto deliver = [&](const ThreadCursor& cursor) {
+        const format::HeapRecord& record = cursor.m_record;
+        event.m_kind = record.m_kind;
+        event.m_seq = record.m_seq;
+        event.m_seqAfter = format::kindInfo(record.m_kind).m_hasOld ? record.m_seqAfter : record.m_seq;
+        event.m_timeNs = format::tscToNs(impl.m_header, record.m_tsc) - startNs;
+        event.m_tid = cursor.m_tid;
+        event.m_addr = record.m_addr;
+        event.m_size = record.m_size;
+        event.m_align = record.m_align;
+        event.m_oldAddr = record.m_oldAddr;
+        event.m_oldSize = record.m_oldSize;
+        event.m_stack = static_cast<uint32_t>(record.m_stack);
+        onEvent(event);
+    };
+
+    using Clock = std::chrono::steady_clock;
+    auto lastReport = Clock::now();
+    uint64_t sinceCheck = 0;
+    auto maybeReport = [&] {
+        if (!progress || ++sinceCheck < (1u << 20)) return;
+        sinceCheck = 0;
+        const auto now = Clock::now();
+        if (now - lastReport < std::chrono::milliseconds(200)) return;
+        lastReport = now;
+        progress(static_cast<double>(impl.m_bytesDone) / static_cast<double>(impl.m_size));
+    };
+
+    // Min-heap of threads by the sequence number of their waiting record.
+    using Entry = std::pair<uint64_t, size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+    for (size_t i = 0; i < impl.m_threads.size(); ++i)
+        if (advance(impl, impl.m_threads[i], m_path)) ready.push({impl.m_threads[i].m_record.m_seq, i});
+
+    while (!ready.empty()) {
+        const size_t index = ready.top().second;
+        ready.pop();
+        ThreadCursor& cursor = impl.m_threads[index];
+        // Drain this thread while it stays ahead of every other thread: no heap traffic for
+        // long single-thread stretches.
+        const uint64_t bound = ready.empty() ? UINT64_MAX : ready.top().first;
+        bool more;
+        do {
+            deliver(cursor);
+            maybeReport();
+            more = advance(impl, cursor, m_path);
+        } while (more && cursor.m_record.m_seq < bound);
+        if (more) ready.push({cursor.m_record.m_seq, index});
+    }
+    if (progress) progress(1.0);
+}
+
+}  // namespace memlog::timeline

@@ -1,0 +1,228 @@
+// One pass over the log in sequence order, keeping the live blocks, to count what `memlog stat`
+// prints. Heap blocks live in an open-addressing table (std::unordered_map costs several times
+// more per event); anonymous mappings, which munmap can cut in pieces, in an ordered map.
+#include "timeline/summary.hpp"
+
+#include <map>
+#include <queue>
+#include <vector>
+
+#include "timeline/address_table.hpp"
+#include "timeline/log_reader.hpp"
+
+namespace memlog::timeline {
+
+using format::Family;
+using format::Kind;
+
+namespace {
+
+// Which release kinds may end a block allocated by which kinds.
+enum class Allocator : uint8_t { Malloc, New, NewArray };
+
+Allocator allocatorOf(Kind kind) {
+    if (kind == Kind::New) return Allocator::New;
+    if (kind == Kind::NewArray) return Allocator::NewArray;
+    return Allocator::Malloc;
+}
+
+Allocator releaserOf(Kind kind) {
+    if (kind == Kind::Delete) return Allocator::New;
+    if (kind == Kind::DeleteArray) return Allocator::NewArray;
+    return Allocator::Malloc;
+}
+
+class Tally {
+public:
+    explicit Tally(Summary& summary) : m_summary(summary) {}
+
+    void event(const Event& event) {
+        releasePendingBefore(event.m_seq);
+        const auto kindIndex = static_cast<size_t>(event.m_kind);
+        switch (format::kindInfo(event.m_kind).m_family) {
+        case Family::Allocate:
+            if (event.m_kind == Kind::Mmap)
+                beginMapping(event.m_addr, event.m_size);
+            else
+                beginBlock(event.m_addr, event.m_size, allocatorOf(event.m_kind));
+            ++m_summary.m_calls[kindIndex];
+            break;
+        case Family::Release:
+            if (event.m_kind == Kind::Munmap) {
+                if (unmap(event.m_addr, event.m_size)) ++m_summary.m_calls[kindIndex];
+            } else if (endBlock(event.m_addr, releaserOf(event.m_kind))) {
+                ++m_summary.m_calls[kindIndex];
+            }
+            break;
+        case Family::Resize:
+            resize(event);
+            break;
+        case Family::None:
+            break;
+        }
+    }
+
+    void finish() {
+        releasePendingBefore(UINT64_MAX);
+        m_summary.m_leakedBytes = m_liveBytes;
+        m_summary.m_leakedBlocks = m_liveBlocks;
+    }
+
+private:
+    struct Pending {
+        uint64_t m_seq;
+        uint64_t m_addr;
+        uint64_t m_size;
+        bool m_mapping;
+        bool operator>(const Pending& other) const { return m_seq > other.m_seq; }
+    };
+
+    void grow(uint64_t bytes) {
+        m_liveBytes += bytes;
+        ++m_liveBlocks;
+        ++m_summary.m_allocations;
+        if (m_liveBytes > m_summary.m_peakBytes) m_summary.m_peakBytes = m_liveBytes;
+        if (m_liveBlocks > m_summary.m_peakBlocks) m_summary.m_peakBlocks = m_liveBlocks;
+    }
+
+    void shrink(uint64_t bytes, bool blockEnds) {
+        m_liveBytes -= bytes;
+        if (blockEnds) {
+            --m_liveBlocks;
+            ++m_summary.m_frees;
+        }
+    }
+
+    void beginBlock(uint64_t addr, uint64_t size, Allocator allocator) {
+        AddressTable::Entry& entry = m_blocks.findOrInsert(addr);
+        if (entry.m_live) shrink(entry.m_size, true);  // an address handed out twice: keep counts sane
+        entry.m_live = true;
+        entry.m_size = size;
+        entry.m_allocator = static_cast<uint8_t>(allocator);
+        grow(size);
+    }
+
+    // False (and an anomaly counted) when nothing live was at `addr`.
+    bool endBlock(uint64_t addr, Allocator releaser) {
+        AddressTable::Entry* entry = m_blocks.find(addr);
+        if (!entry || !entry->m_live) {
+            if (entry)
+                ++m_summary.m_anomalies.m_doubleFree;
+            else
+                ++m_summary.m_anomalies.m_unknownFree;
+            return false;
+        }
+        if (static_cast<Allocator>(entry->m_allocator) != releaser) ++m_summary.m_anomalies.m_mismatchedFree;
+        entry->m_live = false;
+        shrink(entry->m_size, true);
+        return true;
+    }
+
+    void beginMapping(uint64_t addr, uint64_t size) {
+        unmapRange(addr, size);  // MAP_FIXED over an older mapping replaces it
+        m_mappings[addr] = size;
+        grow(size);
+    }
+
+    // munmap: only recorded anonymous mappings count; a mapping cut in the middle lives on in
+    // its remaining pieces. Returns whether anything recorded was unmapped.
+    bool unmap(uint64_t addr, uint64_t length) { return unmapRange(addr, length) > 0; }
+
+    uint64_t unmapRange(uint64_t addr, uint64_t length) {
+        const uint64_t end = addr + length;
+        uint64_t touched = 0;
+        auto it = m_mappings.upper_bound(addr);
+        if (it != m_mappings.begin()) --it;
+        while (it != m_mappings.end() && it->first < end) {
+            const uint64_t start = it->first, stop = it->first + it->second;
+            if (stop <= addr) {
+                ++it;
+                continue;
+            }
+            ++touched;
+            const uint64_t cutFrom = std::max(start, addr), cutTo = std::min(stop, end);
+            it = m_mappings.erase(it);
+            const bool left = start < cutFrom, right = cutTo < stop;
+            if (left) m_mappings[start] = cutFrom - start;
+            if (right) m_mappings[cutTo] = stop - cutTo;
+            shrink(cutTo - cutFrom, !left && !right);
+            if (left && right) ++m_liveBlocks;  // one mapping became two pieces
+            if (left || right) it = m_mappings.upper_bound(cutTo - 1);
+        }
+        return touched;
+    }
+
+    void resize(const Event& event) {
+        const auto kindIndex = static_cast<size_t>(event.m_kind);
+        if (event.m_kind == Kind::Mremap) {
+            // Only mappings the log knows of; mremap of a file mapping is not heap.
+            auto it = m_mappings.find(event.m_oldAddr);
+            if (it == m_mappings.end()) return;
+            ++m_summary.m_calls[kindIndex];
+            const uint64_t size = it->second;
+            m_mappings.erase(it);
+            shrink(size, true);
+            m_pending.push({event.m_seqAfter, event.m_addr, event.m_size, true});
+            return;
+        }
+        ++m_summary.m_calls[kindIndex];
+        if (event.m_oldAddr) {
+            AddressTable::Entry* entry = m_blocks.find(event.m_oldAddr);
+            if (entry && entry->m_live) {
+                entry->m_live = false;
+                shrink(entry->m_size, true);
+            } else {
+                ++m_summary.m_anomalies.m_unknownRealloc;
+            }
+        }
+        if (event.m_addr) m_pending.push({event.m_seqAfter, event.m_addr, event.m_size, false});
+    }
+
+    // The new half of a resize begins at its second sequence number (format.hpp).
+    void releasePendingBefore(uint64_t seq) {
+        while (!m_pending.empty() && m_pending.top().m_seq < seq) {
+            const Pending begin = m_pending.top();
+            m_pending.pop();
+            if (begin.m_mapping)
+                beginMapping(begin.m_addr, begin.m_size);
+            else
+                beginBlock(begin.m_addr, begin.m_size, Allocator::Malloc);
+        }
+    }
+
+    Summary& m_summary;
+    AddressTable m_blocks;
+    std::map<uint64_t, uint64_t> m_mappings;
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
+    uint64_t m_liveBytes = 0;
+    uint64_t m_liveBlocks = 0;
+};
+
+}  // namespace
+
+Summary summarize(LogReader& reader, const std::function<void(double)>& progress) {
+    Summary summary;
+    const format::FileHeader& header = reader.header();
+    summary.m_formatVersion = header.m_version;
+    summary.m_complete = reader.complete();
+    summary.m_pid = header.m_pid;
+    summary.m_parentPid = header.m_parentPid;
+    summary.m_exe = std::string(header.m_exe, strnlen(header.m_exe, sizeof(header.m_exe)));
+    Tally tally(summary);
+    reader.forEachEvent(
+        [&](const Event& event) {
+            ++summary.m_events;
+            tally.event(event);
+        },
+        progress);
+    tally.finish();
+    summary.m_threads = reader.threadCount();
+    summary.m_lostEvents = reader.lostEvents();
+    for (const auto& stack : reader.stacks())
+        if (!stack.empty()) ++summary.m_stacks;
+    if (reader.lastTsc() >= reader.firstTsc())
+        summary.m_durationNs = format::tscToNs(header, reader.lastTsc()) - format::tscToNs(header, reader.firstTsc());
+    return summary;
+}
+
+}  // namespace memlog::timeline
