@@ -146,7 +146,11 @@ private:
             if (left) m_mappings[start] = cutFrom - start;
             if (right) m_mappings[cutTo] = stop - cutTo;
             shrink(cutTo - cutFrom, !left && !right);
-            if (left && right) ++m_liveBlocks;  // one mapping became two pieces
+            if (left && right) {  // one mapping became two pieces: the second counts as begun
+                ++m_liveBlocks;
+                ++m_summary.m_allocations;
+                m_summary.m_peakBlocks = std::max(m_summary.m_peakBlocks, m_liveBlocks);
+            }
             if (left || right) it = m_mappings.upper_bound(cutTo - 1);
         }
         return touched;
