@@ -1,0 +1,43 @@
+// Runs a program the way a user would, under the real LD_PRELOAD, in a fresh directory, and
+// collects what a test needs: exit status or signal, stdout, stderr, and the logs it wrote.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "timeline/summary.hpp"
+
+namespace memlog::test {
+
+struct Outcome {
+    int m_exitStatus = -1;  // -1 when killed by a signal
+    int m_signal = 0;
+    std::string m_stdout;
+    std::string m_stderr;
+    std::string m_directory;            // where the program ran
+    std::vector<std::string> m_logs;    // *.memlog files found there afterwards, sorted
+};
+
+struct Run {
+    std::vector<std::string> m_argv;
+    std::map<std::string, std::string> m_env;  // added to the environment; "{dir}" = run directory
+    bool m_preload = true;                     // LD_PRELOAD the recorder
+    double m_killAfterSeconds = 0;             // >0: SIGKILL after this long (see m_killWhenFile)
+    std::string m_killWhenFile;                // with a kill: wait for this file in the run dir first
+};
+
+Outcome runProgram(const Run& run);
+
+// Build outputs, from the compile definitions of the test target.
+std::string recorderLibrary();
+std::string scenarioPath(const std::string& name);
+std::string memlogCli();
+
+// Reads and summarises a log (throws LogError on a bad one).
+timeline::Summary summaryOf(const std::string& path);
+
+// The value of calls[kind] by kind name ("malloc", "new[]", ...).
+uint64_t callsOf(const timeline::Summary& summary, const std::string& kind);
+
+}  // namespace memlog::test

@@ -1,0 +1,103 @@
+// What happens to the log when the process forks, execs, aborts, crashes or is killed.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "run_program.hpp"
+#include "timeline/log_reader.hpp"
+
+using namespace memlog::test;
+namespace fs = std::filesystem;
+
+TEST_CASE("fork and exec: every process image writes a complete log of its own") {
+    Run run;
+    run.m_argv = {scenarioPath("fork_exec")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_exitStatus == 0);
+    REQUIRE(outcome.m_logs.size() == 3);
+
+    const memlog::format::FileHeader* parent = nullptr;
+    std::vector<std::pair<memlog::format::FileHeader, memlog::timeline::Summary>> logs;
+    for (const std::string& path : outcome.m_logs) {
+        memlog::timeline::LogReader reader(path);
+        logs.emplace_back(reader.header(), memlog::timeline::summarize(reader));
+    }
+    for (auto& [header, summary] : logs)
+        if (header.m_parentPid == 0 && callsOf(summary, "malloc") == 8) parent = &header;
+    REQUIRE(parent != nullptr);
+    int found = 0;
+    for (auto& [header, summary] : logs) {
+        INFO("pid " << header.m_pid << " parent " << header.m_parentPid);
+        CHECK(summary.m_complete);
+        CHECK(summary.m_anomalies.total() == 0);
+        if (&header == parent) {
+            CHECK(header.m_endReason == memlog::format::EndReason::Exit);
+            ++found;
+        } else if (header.m_parentPid == parent->m_pid) {  // the fork child, up to its exec
+            CHECK((header.m_flags & memlog::format::kFlagForkChild) != 0);
+            CHECK(callsOf(summary, "malloc") == 7);
+            CHECK(header.m_endReason == memlog::format::EndReason::Exec);
+            ++found;
+        } else {  // the exec'd image: same pid as the fork child, a new log
+            CHECK(callsOf(summary, "malloc") == 11);
+            CHECK(header.m_endReason == memlog::format::EndReason::Exit);
+            ++found;
+        }
+    }
+    CHECK(found == 3);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("abort half way: the program dies by SIGABRT and its log reads up to the end") {
+    Run run;
+    run.m_argv = {scenarioPath("abort_halfway")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    const Outcome outcome = runProgram(run);
+    CHECK(outcome.m_signal == SIGABRT);
+    REQUIRE(outcome.m_logs.size() == 1);
+    const auto s = summaryOf(outcome.m_logs[0]);
+    CHECK_FALSE(s.m_complete);
+    CHECK(callsOf(s, "malloc") == 100);
+    CHECK(s.m_leakedBytes == 8000);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("a crash: SIGSEGV as without the recorder, and what was recorded is on disk") {
+    Run run;
+    run.m_argv = {scenarioPath("crash")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    const Outcome outcome = runProgram(run);
+    CHECK(outcome.m_signal == SIGSEGV);
+    REQUIRE(outcome.m_logs.size() == 1);
+    const auto s = summaryOf(outcome.m_logs[0]);
+    CHECK_FALSE(s.m_complete);
+    CHECK(callsOf(s, "malloc") == 100);
+    CHECK(s.m_leakedBytes == 9000);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("kill -9: everything recorded well before the kill is in the file") {
+    Run run;
+    run.m_argv = {scenarioPath("forever"), "progress"};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    run.m_killWhenFile = "progress";
+    run.m_killAfterSeconds = 0.3;
+    const Outcome outcome = runProgram(run);
+    CHECK(outcome.m_signal == SIGKILL);
+    REQUIRE(outcome.m_logs.size() == 1);
+    // The progress file was written when at least this many pairs were done; more followed
+    // during the 300 ms before the kill.
+    std::ifstream progressFile(fs::path(outcome.m_directory) / "progress");
+    unsigned long pairsBefore = 0;
+    progressFile >> pairsBefore;
+    REQUIRE(pairsBefore >= 100000);
+    const auto s = summaryOf(outcome.m_logs[0]);
+    CHECK_FALSE(s.m_complete);
+    CHECK(callsOf(s, "malloc") >= pairsBefore);
+    CHECK(callsOf(s, "free") >= pairsBefore);
+    CHECK(s.m_anomalies.total() == 0);
+    fs::remove_all(outcome.m_directory);
+}

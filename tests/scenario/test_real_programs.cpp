@@ -1,0 +1,67 @@
+// Real programs under the recorder: output and exit status exactly as without it, and a complete
+// log with allocations in it.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "run_program.hpp"
+
+using namespace memlog::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+void compareWithAndWithout(const std::vector<std::string>& argv) {
+    Run bare;
+    bare.m_argv = argv;
+    bare.m_preload = false;
+    Run recorded = bare;
+    recorded.m_preload = true;
+    recorded.m_env["MEMLOG_QUIET"] = "1";
+    // Absolute: programs that change directory (git into its repository) log beside the others.
+    recorded.m_env["MEMLOG_OUT"] = "{dir}/%e.%p.memlog";
+    const Outcome expected = runProgram(bare);
+    const Outcome actual = runProgram(recorded);
+    INFO(argv[0]);
+    CHECK(actual.m_exitStatus == expected.m_exitStatus);
+    CHECK(actual.m_signal == expected.m_signal);
+    CHECK(actual.m_stdout == expected.m_stdout);
+    CHECK(actual.m_stderr == expected.m_stderr);
+    REQUIRE(!actual.m_logs.empty());
+    for (const std::string& log : actual.m_logs) {
+        INFO(log);
+        const auto summary = summaryOf(log);
+        CHECK(summary.m_complete);
+        CHECK(summary.m_lostEvents == 0);
+    }
+    CHECK(summaryOf(actual.m_logs.back()).m_allocations > 0);
+    fs::remove_all(expected.m_directory);
+    fs::remove_all(actual.m_directory);
+}
+
+}  // namespace
+
+TEST_CASE("python3 builds a dict and a list") {
+    compareWithAndWithout({"python3", "-c",
+                           "d = {i: str(i) * 3 for i in range(20000)}\n"
+                           "l = sorted(d.values())\n"
+                           "print(len(d), l[0], l[-1])\n"
+                           "import sys; sys.exit(3)"});
+}
+
+TEST_CASE("sqlite3 runs statements on an in-memory database") {
+    compareWithAndWithout({"sqlite3", ":memory:",
+                           "create table t(x integer, y text);"
+                           "insert into t select value, hex(randomblob(20)) from generate_series(1, 2000);"
+                           "select count(*), sum(x) from t; select nosuchcolumn from t;"});
+}
+
+TEST_CASE("perl builds a hash") {
+    compareWithAndWithout({"perl", "-e", "my %h = map { $_ => $_ x 3 } 1..20000; print scalar(keys %h), qq(\\n);"});
+}
+
+TEST_CASE("git runs in a fresh repository") {
+    compareWithAndWithout({"sh", "-c",
+                           "git init -q repo && cd repo && git -c user.name=t -c user.email=t@t commit -q "
+                           "--allow-empty -m first && git log --format=%s && git status --short"});
+}

@@ -1,0 +1,173 @@
+// The scenarios under the real recorder: exact numbers from the real log. Where the C or C++
+// runtime allocates by itself, the test compares with the same program run as `empty`.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "run_program.hpp"
+
+using namespace memlog::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs a scenario (quietly) and returns the summary of its single log.
+memlog::timeline::Summary record(const std::string& scenario, std::vector<std::string> arguments = {}) {
+    Run run;
+    run.m_argv = {scenarioPath(scenario)};
+    run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
+    run.m_env["MEMLOG_QUIET"] = "1";
+    const Outcome outcome = runProgram(run);
+    INFO(scenario << " stderr: " << outcome.m_stderr);
+    REQUIRE(outcome.m_exitStatus == 0);
+    REQUIRE(outcome.m_logs.size() == 1);
+    auto summary = summaryOf(outcome.m_logs[0]);
+    fs::remove_all(outcome.m_directory);
+    return summary;
+}
+
+void requireNoAnomalies(const memlog::timeline::Summary& s) {
+    CHECK(s.m_anomalies.total() == 0);
+    CHECK(s.m_lostEvents == 0);
+    CHECK(s.m_complete);
+}
+
+}  // namespace
+
+TEST_CASE("linked list: 1000 nodes built and torn down") {
+    const auto s = record("linked_list");
+    CHECK(callsOf(s, "malloc") == 1000);
+    CHECK(callsOf(s, "free") == 1000);
+    CHECK(s.m_allocations == 1000);
+    CHECK(s.m_frees == 1000);
+    CHECK(s.m_peakBytes == 16000);
+    CHECK(s.m_peakBlocks == 1000);
+    CHECK(s.m_leakedBytes == 0);
+    CHECK(s.m_threads == 1);
+    CHECK(s.m_stacks >= 2);  // building and tearing down happen in different functions
+    requireNoAnomalies(s);
+}
+
+TEST_CASE("realloc growth: 17 doublings end one block and begin the next") {
+    const auto s = record("realloc_growth");
+    CHECK(callsOf(s, "realloc") == 17);
+    CHECK(callsOf(s, "free") == 1);
+    CHECK(s.m_allocations == 17);
+    CHECK(s.m_frees == 17);
+    CHECK(s.m_peakBytes == 1u << 20);
+    CHECK(s.m_peakBlocks == 1);
+    CHECK(s.m_leakedBlocks == 0);
+    requireNoAnomalies(s);
+}
+
+TEST_CASE("deliberate leaks are live at the end") {
+    const auto s = record("leaks");
+    CHECK(callsOf(s, "malloc") == 15);
+    CHECK(callsOf(s, "free") == 5);
+    CHECK(s.m_peakBytes == 1500);
+    CHECK(s.m_peakBlocks == 15);
+    CHECK(s.m_leakedBytes == 1000);
+    CHECK(s.m_leakedBlocks == 10);
+    requireNoAnomalies(s);
+}
+
+TEST_CASE("every C allocation call is counted under its own kind, memalign and pvalloc too") {
+    const auto s = record("aligned_calls");
+    for (const char* kind : {"posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc", "calloc",
+                             "reallocarray", "malloc"}) {
+        INFO(kind);
+        CHECK(callsOf(s, kind) == 1);
+    }
+    CHECK(callsOf(s, "free") == 8);
+    CHECK(callsOf(s, "realloc") == 0);  // reallocarray is not counted twice
+    CHECK(s.m_peakBytes == 1000 + 1024 + 1001 + 1002 + 1003 + 1000 + 500 + 1004);
+    CHECK(s.m_leakedBlocks == 0);
+    requireNoAnomalies(s);
+}
+
+TEST_CASE("anonymous mappings: mmap, a munmap that splits, mremap; file mappings do not count") {
+    const auto s = record("mapped_region");
+    CHECK(callsOf(s, "mmap") == 1);
+    CHECK(callsOf(s, "munmap") == 3);
+    CHECK(callsOf(s, "mremap") == 1);
+    CHECK(s.m_allocations == 3);
+    CHECK(s.m_frees == 3);
+    CHECK(s.m_peakBytes == 524288 + 917504);
+    CHECK(s.m_peakBlocks == 2);
+    CHECK(s.m_leakedBytes == 0);
+    requireNoAnomalies(s);
+}
+
+TEST_CASE("random churn matches the program's own accounts exactly") {
+    Run run;
+    run.m_argv = {scenarioPath("random_churn")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_exitStatus == 0);
+    REQUIRE(outcome.m_logs.size() == 1);
+    unsigned long mallocs = 0, frees = 0, peakBlocks = 0;
+    size_t peakBytes = 0;
+    REQUIRE(std::sscanf(outcome.m_stdout.c_str(), "malloc=%lu free=%lu peak_bytes=%zu peak_blocks=%lu", &mallocs,
+                        &frees, &peakBytes, &peakBlocks) == 4);
+    const auto s = summaryOf(outcome.m_logs[0]);
+    CHECK(callsOf(s, "malloc") == mallocs);
+    CHECK(callsOf(s, "free") == frees);
+    CHECK(s.m_peakBytes == peakBytes);
+    CHECK(s.m_peakBlocks == peakBlocks);
+    CHECK(s.m_leakedBlocks == 0);
+    requireNoAnomalies(s);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("every operator new and delete form counts as new, new[], delete, delete[]") {
+    const auto full = record("new_delete_forms");
+    const auto empty = record("new_delete_forms", {"empty"});
+    CHECK(callsOf(full, "new") - callsOf(empty, "new") == 4);
+    CHECK(callsOf(full, "new[]") - callsOf(empty, "new[]") == 4);
+    CHECK(callsOf(full, "delete") - callsOf(empty, "delete") == 4);
+    CHECK(callsOf(full, "delete[]") - callsOf(empty, "delete[]") == 4);
+    CHECK(callsOf(full, "malloc") == callsOf(empty, "malloc"));  // new is not also counted as malloc
+    CHECK(full.m_leakedBytes == empty.m_leakedBytes);
+    requireNoAnomalies(full);
+}
+
+TEST_CASE("C++ containers: vector growth, map nodes and strings") {
+    const auto full = record("cxx_containers");
+    const auto empty = record("cxx_containers", {"empty"});
+    CHECK(callsOf(full, "new") - callsOf(empty, "new") == 162);
+    CHECK(callsOf(full, "delete") - callsOf(empty, "delete") == 162);
+    CHECK(full.m_leakedBlocks == empty.m_leakedBlocks);
+    requireNoAnomalies(full);
+}
+
+TEST_CASE("matrix multiply: three matrices in every loop order") {
+    for (const char* order : {"row", "col", "blocked"}) {
+        INFO(order);
+        const auto s = record("matrix_multiply", {order, "64"});
+        CHECK(callsOf(s, "malloc") == 3);
+        CHECK(callsOf(s, "free") == 3);
+        CHECK(s.m_peakBytes == 3 * 64 * 64 * 8);
+        CHECK(s.m_peakBlocks == 3);
+        requireNoAnomalies(s);
+    }
+}
+
+TEST_CASE("producer and consumer threads free each other's blocks") {
+    const auto full = record("producer_consumer");
+    const auto empty = record("producer_consumer", {"empty"});
+    CHECK(callsOf(full, "malloc") - callsOf(empty, "malloc") == 1000);
+    CHECK(callsOf(full, "free") - callsOf(empty, "free") == 1000);
+    CHECK(full.m_leakedBlocks == empty.m_leakedBlocks);
+    CHECK(full.m_threads == empty.m_threads + 2);
+    CHECK(full.m_peakBytes >= empty.m_peakBytes + 64);
+    requireNoAnomalies(full);
+}
+
+TEST_CASE("thousands of short threads each leave their records") {
+    const auto full = record("many_threads");
+    const auto empty = record("many_threads", {"empty"});
+    CHECK(callsOf(full, "malloc") - callsOf(empty, "malloc") == 2000);
+    CHECK(callsOf(full, "free") - callsOf(empty, "free") == 2000);
+    CHECK(full.m_threads - empty.m_threads == 2000);
+    requireNoAnomalies(full);
+}
