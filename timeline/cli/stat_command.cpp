@@ -66,6 +66,8 @@ std::string grouped(uint64_t value) {
     return out;
 }
 
+std::string blocks(uint64_t count) { return grouped(count) + (count == 1 ? " block" : " blocks"); }
+
 std::string bytes(uint64_t value) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double scaled = static_cast<double>(value);
@@ -107,8 +109,8 @@ void printText(const timeline::Summary& s, const std::string& path) {
     }
     if (!shown) std::printf("none");
     std::printf("\nblocks       %s begun, %s ended\n", grouped(s.m_allocations).c_str(), grouped(s.m_frees).c_str());
-    std::printf("peak         %s in %s blocks\n", bytes(s.m_peakBytes).c_str(), grouped(s.m_peakBlocks).c_str());
-    std::printf("leaked       %s in %s blocks\n", bytes(s.m_leakedBytes).c_str(), grouped(s.m_leakedBlocks).c_str());
+    std::printf("peak         %s in %s\n", bytes(s.m_peakBytes).c_str(), blocks(s.m_peakBlocks).c_str());
+    std::printf("leaked       %s in %s\n", bytes(s.m_leakedBytes).c_str(), blocks(s.m_leakedBlocks).c_str());
     std::printf("stacks       %s distinct\n", grouped(s.m_stacks).c_str());
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf("anomalies    %s", grouped(a.total()).c_str());

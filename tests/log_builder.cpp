@@ -1,0 +1,131 @@
+// LogBuilder: chunk layout as the recorder makes it, records encoded by format.hpp.
+#include "log_builder.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace memlog::test {
+
+using format::Kind;
+
+LogBuilder::LogBuilder() {
+    std::memcpy(m_header.m_magic, format::kMagic, sizeof m_header.m_magic);
+    m_header.m_version = format::kFormatVersion;
+    m_header.m_headerBytes = format::kHeaderBytes;
+    m_header.m_flags = format::kFlagCleanEnd;
+    m_header.m_pid = 4242;
+    m_header.m_endReason = format::EndReason::Exit;
+    m_header.m_tscPerNsQ32 = 1ull << 32;  // 1 tick per ns
+    std::strcpy(m_header.m_exe, "/usr/bin/synthetic");
+}
+
+LogBuilder::Thread& LogBuilder::thread(uint32_t tid, uint32_t chunkBytes) {
+    auto [it, added] = m_threads.try_emplace(tid);
+    if (added) {
+        it->second.m_chunkBytes = chunkBytes;
+        m_order.push_back(tid);
+    }
+    return it->second;
+}
+
+void LogBuilder::Thread::append(const uint8_t* begin, const uint8_t* end) {
+    const size_t bytes = static_cast<size_t>(end - begin);
+    if (m_chunks.empty() || m_chunks.back().size() + bytes > m_chunkBytes - sizeof(format::ChunkHeader)) {
+        m_chunks.emplace_back();
+        m_deltas = {};  // a chunk starts its deltas afresh (these records carry none)
+    }
+    m_chunks.back().insert(m_chunks.back().end(), begin, end);
+}
+
+LogBuilder::Thread& LogBuilder::Thread::heap(const format::HeapRecord& record) {
+    uint8_t buffer[format::kMaxHeapRecordBytes];
+    // Encode once to learn the size; when it does not fit, open a chunk and encode again.
+    uint8_t* end = format::encodeHeapPayload(buffer, record, m_deltas);
+    if (m_chunks.empty() ||
+        m_chunks.back().size() + static_cast<size_t>(end - buffer) > m_chunkBytes - sizeof(format::ChunkHeader)) {
+        m_chunks.emplace_back();
+        m_deltas = {};
+        end = format::encodeHeapPayload(buffer, record, m_deltas);
+    }
+    buffer[0] = static_cast<uint8_t>(record.m_kind);
+    m_chunks.back().insert(m_chunks.back().end(), buffer, end);
+    return *this;
+}
+
+LogBuilder::Thread& LogBuilder::Thread::malloc(uint64_t seq, uint64_t addr, uint64_t size, uint32_t stack) {
+    format::HeapRecord record;
+    record.m_kind = Kind::Malloc;
+    record.m_seq = seq;
+    record.m_tsc = seq * kTicksPerSeq;
+    record.m_addr = addr;
+    record.m_size = size;
+    record.m_stack = stack;
+    return heap(record);
+}
+
+LogBuilder::Thread& LogBuilder::Thread::free(uint64_t seq, uint64_t addr, uint32_t stack) {
+    format::HeapRecord record;
+    record.m_kind = Kind::Free;
+    record.m_seq = seq;
+    record.m_tsc = seq * kTicksPerSeq;
+    record.m_addr = addr;
+    record.m_stack = stack;
+    return heap(record);
+}
+
+LogBuilder::Thread& LogBuilder::Thread::stack(uint64_t id, const std::vector<uint64_t>& frames) {
+    std::vector<uint8_t> buffer(format::stackRecordMaxBytes(static_cast<uint32_t>(frames.size())));
+    uint8_t* end = format::encodeStackPayload(buffer.data(), id, frames.data(), static_cast<uint32_t>(frames.size()));
+    buffer[0] = static_cast<uint8_t>(Kind::Stack);
+    append(buffer.data(), end);
+    return *this;
+}
+
+LogBuilder::Thread& LogBuilder::Thread::lost(uint64_t count) {
+    uint8_t buffer[16];
+    buffer[0] = static_cast<uint8_t>(Kind::Lost);
+    uint8_t* end = format::putVarint(buffer + 1, count);
+    append(buffer, end);
+    return *this;
+}
+
+LogBuilder::Thread& LogBuilder::Thread::threadExit(uint64_t seq) {
+    uint8_t buffer[32];
+    if (m_chunks.empty()) m_chunks.emplace_back();
+    uint8_t* end = format::encodeMarkPayload(buffer, seq, seq * kTicksPerSeq, m_deltas);
+    buffer[0] = static_cast<uint8_t>(Kind::ThreadExit);
+    m_chunks.back().insert(m_chunks.back().end(), buffer, end);
+    return *this;
+}
+
+std::vector<uint8_t> LogBuilder::bytes() const {
+    std::vector<uint8_t> file(format::kHeaderBytes, 0);
+    std::memcpy(file.data(), &m_header, sizeof m_header);
+    // Chunks in round-robin order over threads, as concurrent threads would reserve them.
+    for (size_t round = 0;; ++round) {
+        bool any = false;
+        for (uint32_t tid : m_order) {
+            const Thread& thread = m_threads.at(tid);
+            if (round >= thread.m_chunks.size()) continue;
+            any = true;
+            const size_t start = file.size();
+            file.resize(start + thread.m_chunkBytes, 0);
+            format::ChunkHeader header{format::kChunkMagic, thread.m_chunkBytes, tid, 0};
+            std::memcpy(file.data() + start, &header, sizeof header);
+            const auto& payload = thread.m_chunks[round];
+            std::memcpy(file.data() + start + sizeof header, payload.data(), payload.size());
+        }
+        if (!any) break;
+    }
+    return file;
+}
+
+void LogBuilder::write(const std::string& path) const {
+    const std::vector<uint8_t> data = bytes();
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace memlog::test

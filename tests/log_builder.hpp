@@ -1,0 +1,50 @@
+// Writes synthetic .memlog files through the real format encoders, for tests that need exact,
+// hand-made logs: torn and corrupt files, known geometry, interleaved threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "memlog/format.hpp"
+
+namespace memlog::test {
+
+class LogBuilder {
+public:
+    // Records of one thread, in the order added; chunks are cut at `chunkBytes`.
+    class Thread {
+    public:
+        Thread& heap(const format::HeapRecord& record);
+        Thread& malloc(uint64_t seq, uint64_t addr, uint64_t size, uint32_t stack = 0);
+        Thread& free(uint64_t seq, uint64_t addr, uint32_t stack = 0);
+        Thread& stack(uint64_t id, const std::vector<uint64_t>& frames);
+        Thread& lost(uint64_t count);
+        Thread& threadExit(uint64_t seq);
+
+    private:
+        friend class LogBuilder;
+        void append(const uint8_t* begin, const uint8_t* end);
+        std::vector<std::vector<uint8_t>> m_chunks;  // payload bytes of each chunk
+        format::ChunkCursorState m_deltas;
+        uint32_t m_chunkBytes = 4096;
+    };
+
+    LogBuilder();
+    format::FileHeader& header() { return m_header; }
+    Thread& thread(uint32_t tid, uint32_t chunkBytes = 4096);
+
+    // Timestamps: each record's TSC is its sequence number times this (1 tick = 1 ns by default).
+    static constexpr uint64_t kTicksPerSeq = 1000;
+
+    std::vector<uint8_t> bytes() const;  // the whole file
+    void write(const std::string& path) const;
+
+private:
+    format::FileHeader m_header{};
+    std::map<uint32_t, Thread> m_threads;
+    std::vector<uint32_t> m_order;  // chunk order in the file: round robin over threads
+};
+
+}  // namespace memlog::test

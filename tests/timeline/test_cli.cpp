@@ -1,0 +1,125 @@
+// The memlog command as a user runs it: stat, dump, bad input, usage errors.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include "log_builder.hpp"
+
+using memlog::test::LogBuilder;
+
+namespace {
+
+struct Result {
+    int m_status;
+    std::string m_stdout;
+    std::string m_stderr;
+};
+
+Result runMemlog(const std::string& arguments) {
+    const std::string errFile = "/tmp/memlog-cli-" + std::to_string(getpid()) + ".err";
+    const std::string command = std::string(MEMLOG_TEST_CLI) + " " + arguments + " 2>" + errFile;
+    Result result{};
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buffer;
+    size_t got;
+    while ((got = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.m_stdout.append(buffer.data(), got);
+    const int status = pclose(pipe);
+    result.m_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(errFile);
+    result.m_stderr.assign(std::istreambuf_iterator<char>(err), {});
+    unlink(errFile.c_str());
+    return result;
+}
+
+std::string sampleLog() {
+    const std::string path = "/tmp/memlog-cli-" + std::to_string(getpid()) + ".memlog";
+    LogBuilder log;
+    log.thread(11).malloc(1, 0x1000, 100).malloc(3, 0x2000, 7, 1).stack(1, {0x400000});
+    log.thread(12).free(2, 0x1000);
+    log.write(path);
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("stat --json prints one object with every field") {
+    const std::string path = sampleLog();
+    const Result r = runMemlog("stat " + path + " --json");
+    CHECK(r.m_status == 0);
+    CHECK(r.m_stderr.empty());
+    for (const char* field :
+         {"\"format_version\":1", "\"complete\":true", "\"pid\":4242", "\"exe\":\"/usr/bin/synthetic\"",
+          "\"threads\":2", "\"malloc\":2", "\"free\":1", "\"mremap\":0", "\"new[]\":0", "\"allocations\":2",
+          "\"frees\":1", "\"peak_bytes\":100", "\"peak_blocks\":1", "\"leaked_bytes\":7", "\"leaked_blocks\":1",
+          "\"stacks\":1", "\"unknown_free\":0", "\"lost_events\":0", "\"duration_ns\":2000"}) {
+        INFO(field);
+        CHECK(r.m_stdout.find(field) != std::string::npos);
+    }
+    CHECK(std::count(r.m_stdout.begin(), r.m_stdout.end(), '\n') == 1);
+    CHECK(r.m_stdout.front() == '{');
+    unlink(path.c_str());
+}
+
+TEST_CASE("stat without --json is readable text") {
+    const std::string path = sampleLog();
+    const Result r = runMemlog("stat " + path);
+    CHECK(r.m_status == 0);
+    CHECK(r.m_stdout.find("peak         100 B in 1 block\n") != std::string::npos);
+    CHECK(r.m_stdout.find("leaked       7 B in 1 block\n") != std::string::npos);
+    unlink(path.c_str());
+}
+
+TEST_CASE("dump --csv prints one row per event in sequence order") {
+    const std::string path = sampleLog();
+    const Result r = runMemlog("dump " + path + " --csv");
+    CHECK(r.m_status == 0);
+    CHECK(r.m_stdout ==
+          "seq,time_ns,tid,kind,addr,size,old_addr,stack_id\n"
+          "1,1000,11,malloc,0x1000,100,0x0,0\n"
+          "2,2000,12,free,0x1000,0,0x0,0\n"
+          "3,3000,11,malloc,0x2000,7,0x0,1\n");
+    unlink(path.c_str());
+}
+
+TEST_CASE("bad input: one line naming the file and the offset, exit status 2") {
+    const std::string path = "/tmp/memlog-cli-" + std::to_string(getpid()) + ".bad";
+    std::ofstream(path) << "this is not a log at all, just some text";
+    for (const std::string& command :
+         std::vector<std::string>{"stat " + path, "dump " + path + " --csv", "stat /nonexistent.memlog"}) {
+        INFO(command);
+        const Result r = runMemlog(command);
+        CHECK(r.m_status == 2);
+        CHECK(std::count(r.m_stderr.begin(), r.m_stderr.end(), '\n') == 1);
+        CHECK(r.m_stderr.find("offset") != std::string::npos);
+    }
+    CHECK(runMemlog("stat " + path).m_stderr.find(path) != std::string::npos);
+    unlink(path.c_str());
+}
+
+TEST_CASE("usage errors exit 2 and --help tells the commands") {
+    CHECK(runMemlog("frobnicate").m_status == 2);
+    CHECK(runMemlog("stat").m_status == 2);
+    CHECK(runMemlog("stat --bogus x").m_status == 2);
+    CHECK(runMemlog("run --unwind magic -- true").m_status == 2);
+    const Result help = runMemlog("--help");
+    CHECK(help.m_status == 0);
+    for (const char* command : {"run", "stat", "dump"}) CHECK(help.m_stdout.find(command) != std::string::npos);
+}
+
+TEST_CASE("memlog run records a program into the named file and keeps its exit status") {
+    const std::string path = "/tmp/memlog-cli-run-" + std::to_string(getpid()) + ".memlog";
+    std::ofstream(path) << "stale";  // replaced, as -o promises
+    const Result r = runMemlog("run -q -o " + path + " -- sh -c 'exit 7'");
+    CHECK(r.m_status == 7);
+    CHECK(r.m_stderr.empty());
+    const Result stat = runMemlog("stat " + path + " --json");
+    CHECK(stat.m_status == 0);
+    CHECK(stat.m_stdout.find("\"complete\":true") != std::string::npos);
+    CHECK(runMemlog("run -q -o " + path + " -- /nonexistent/program").m_status == 127);
+    unlink(path.c_str());
+}

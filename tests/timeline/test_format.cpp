@@ -1,0 +1,136 @@
+// The log format's encoders and decoders: what the recorder writes, the reader reads back.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "memlog/format.hpp"
+
+using namespace memlog::format;
+
+TEST_CASE("varints and zigzag round-trip at their edges") {
+    for (uint64_t value : {0ull, 1ull, 127ull, 128ull, 16383ull, 16384ull, (1ull << 35) + 7, ~0ull}) {
+        uint8_t buffer[10];
+        const uint8_t* end = putVarint(buffer, value);
+        const uint8_t* cursor = buffer;
+        uint64_t back = 0;
+        REQUIRE(getVarint(&cursor, end, &back));
+        CHECK(back == value);
+        CHECK(cursor == end);
+    }
+    for (int64_t value : std::vector<int64_t>{0, -1, 1, -64, 64, INT64_MIN, INT64_MAX})
+        CHECK(unzigzag(zigzag(value)) == value);
+    CHECK(zigzag(-1) == 1);
+    CHECK(zigzag(1) == 2);
+}
+
+TEST_CASE("a varint cut short or longer than ten bytes does not decode") {
+    const uint8_t cut[] = {0x80, 0x80};
+    const uint8_t* cursor = cut;
+    uint64_t value;
+    CHECK_FALSE(getVarint(&cursor, cut + 2, &value));
+    const uint8_t endless[11] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+    cursor = endless;
+    CHECK_FALSE(getVarint(&cursor, endless + 11, &value));
+}
+
+TEST_CASE("every heap kind round-trips with the fields it carries") {
+    for (uint8_t k = static_cast<uint8_t>(Kind::Malloc); k <= static_cast<uint8_t>(Kind::Mremap); ++k) {
+        const Kind kind = static_cast<Kind>(k);
+        const KindInfo& info = kindInfo(kind);
+        INFO(info.m_name);
+        HeapRecord record;
+        record.m_kind = kind;
+        record.m_seq = 1000 + k;
+        record.m_tsc = 5'000'000 + k;
+        record.m_addr = 0x7f00'0000'1000ull + k * 16;
+        record.m_size = info.m_hasSize ? 4096 + k : 0;
+        record.m_align = info.m_hasAlign ? 64 : 0;
+        record.m_oldAddr = info.m_hasOld ? 0x5555'0000'0000ull : 0;
+        record.m_oldSize = info.m_hasOldSize ? 8192 : 0;
+        record.m_seqAfter = info.m_hasOld ? record.m_seq + 3 : 0;
+        record.m_stack = 77;
+
+        ChunkCursorState writer{990, 4'999'000, 0x7f00'0000'0000ull}, reader = writer;
+        uint8_t buffer[kMaxHeapRecordBytes];
+        uint8_t* end = encodeHeapPayload(buffer, record, writer);
+        REQUIRE(end - buffer <= static_cast<long>(kMaxHeapRecordBytes));
+        const uint8_t* cursor = buffer + 1;
+        HeapRecord back;
+        REQUIRE(decodeHeapPayload(&cursor, end, kind, back, reader));
+        CHECK(cursor == end);
+        CHECK(back.m_seq == record.m_seq);
+        CHECK(back.m_tsc == record.m_tsc);
+        CHECK(back.m_addr == record.m_addr);
+        CHECK(back.m_size == record.m_size);
+        CHECK(back.m_align == record.m_align);
+        CHECK(back.m_oldAddr == record.m_oldAddr);
+        CHECK(back.m_oldSize == record.m_oldSize);
+        CHECK(back.m_seqAfter == record.m_seqAfter);
+        CHECK(back.m_stack == record.m_stack);
+        CHECK(reader.m_seq == writer.m_seq);
+        // Every byte is needed: one less and the record is torn.
+        cursor = buffer + 1;
+        ChunkCursorState fresh{990, 4'999'000, 0x7f00'0000'0000ull};
+        CHECK_FALSE(decodeHeapPayload(&cursor, end - 1, kind, back, fresh));
+    }
+}
+
+TEST_CASE("a malloc record has these exact bytes") {
+    HeapRecord record;
+    record.m_kind = Kind::Malloc;
+    record.m_seq = 5;
+    record.m_tsc = 300;
+    record.m_addr = 0x1010;
+    record.m_size = 200;
+    record.m_stack = 3;
+    ChunkCursorState state{4, 100, 0x1000};
+    uint8_t buffer[kMaxHeapRecordBytes];
+    uint8_t* end = encodeHeapPayload(buffer, record, state);
+    buffer[0] = static_cast<uint8_t>(Kind::Malloc);
+    // tag, seq +1, tsc +200 (zigzag 400 = 0x90 0x03), addr +16 (zigzag 32), size 200 (0xc8 0x01), stack 3
+    const std::vector<uint8_t> expected = {0x01, 0x01, 0x90, 0x03, 0x20, 0xc8, 0x01, 0x03};
+    CHECK(std::vector<uint8_t>(buffer, end) == expected);
+}
+
+TEST_CASE("stack and module records round-trip") {
+    const uint64_t frames[] = {0x55550000'1234ull, 0x55550000'1000ull, 0x7f000000'0042ull};
+    uint8_t buffer[256];
+    uint8_t* end = encodeStackPayload(buffer, 9, frames, 3);
+    const uint8_t* cursor = buffer + 1;
+    uint64_t id, back[kMaxStackDepth];
+    uint32_t depth;
+    REQUIRE(decodeStackPayload(&cursor, end, &id, back, &depth));
+    CHECK(id == 9);
+    REQUIRE(depth == 3);
+    CHECK(std::vector<uint64_t>(back, back + 3) == std::vector<uint64_t>(frames, frames + 3));
+
+    const uint8_t buildId[] = {0xde, 0xad, 0xbe, 0xef};
+    ModuleView module;
+    module.m_base = 0x5555'0000'0000ull;
+    module.m_lo = module.m_base + 0x1000;
+    module.m_hi = module.m_base + 0x9000;
+    module.m_buildId = buildId;
+    module.m_buildIdBytes = 4;
+    module.m_path = "/usr/lib/libx.so";
+    module.m_pathBytes = 16;
+    end = encodeModulePayload(buffer, module);
+    cursor = buffer + 1;
+    ModuleView read;
+    REQUIRE(decodeModulePayload(&cursor, end, read));
+    CHECK(read.m_lo == module.m_lo);
+    CHECK(read.m_hi == module.m_hi);
+    CHECK(std::string(read.m_path, read.m_pathBytes) == "/usr/lib/libx.so");
+    CHECK(read.m_buildIdBytes == 4);
+}
+
+TEST_CASE("TSC to ns uses the end pair of a clean log, else the start calibration") {
+    FileHeader header{};
+    header.m_startTsc = 1000;
+    header.m_startNs = 50;
+    header.m_tscPerNsQ32 = 3ull << 32;  // 3 ticks per ns
+    CHECK(tscToNs(header, 1000 + 3000) == 50 + 1000);
+    header.m_flags = kFlagCleanEnd;
+    header.m_endTsc = 1000 + 4'000'000;
+    header.m_endNs = 50 + 2'000'000;  // measured: 2 ticks per ns
+    CHECK(tscToNs(header, 1000 + 3000) == 50 + 1500);
+}
