@@ -1,9 +1,6 @@
 // Stack capture backends. Both only read the current thread's stack and code.
 #include "capture.hpp"
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-
 extern "C" void* __libc_stack_end;  // glibc: top of the main thread's stack at start-up
 
 namespace memlog::unwind {
@@ -22,6 +19,8 @@ uintptr_t stackTop(uintptr_t low) {
     if (mainTop > low && mainTop - low < kMaxStack) return mainTop;
     return low;
 }
+
+}  // namespace
 
 [[gnu::noinline]] uint32_t walkFramePointers(uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
     auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
@@ -44,11 +43,7 @@ uintptr_t stackTop(uintptr_t low) {
     return depth;
 }
 
-uint32_t walkLibunwind(uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
-    constexpr int kSlack = 8;  // room for the recorder's own frames, dropped below
-    void* raw[256 + kSlack];
-    const int wanted = static_cast<int>(maxDepth) + kSlack;
-    const int got = unw_backtrace(raw, wanted > 256 + kSlack ? 256 + kSlack : wanted);
+uint32_t keepCallerFrames(void** raw, int got, uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
     int first = 0;
     while (first < got && skip.contains(reinterpret_cast<uintptr_t>(raw[first]))) ++first;
     uint32_t depth = 0;
@@ -56,21 +51,10 @@ uint32_t walkLibunwind(uint64_t* frames, uint32_t maxDepth, const CodeRange& ski
     return depth;
 }
 
-}  // namespace
-
 const void* libraryAddress() { return reinterpret_cast<const void*>(&unw_backtrace); }
 
 void prepare(Method method) {
     if (method == Method::Libunwind) unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-}
-
-uint32_t capture(Method method, uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
-    switch (method) {
-    case Method::FramePointer: return walkFramePointers(frames, maxDepth, skip);
-    case Method::Libunwind: return walkLibunwind(frames, maxDepth, skip);
-    case Method::None: break;
-    }
-    return 0;
 }
 
 }  // namespace memlog::unwind
