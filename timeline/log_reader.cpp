@@ -41,6 +41,25 @@ struct ThreadCursor {
     format::HeapRecord m_record;  // the heap record waiting to be merged
 };
 
+// format::tscToNs with the division taken out of the per-event path: the rate becomes a 32.32
+// fixed-point multiplier once per log.
+class TscClock {
+public:
+    explicit TscClock(const format::FileHeader& header) : m_startTsc(header.m_startTsc) {
+        const uint64_t probeTicks = 1ull << 40;
+        const uint64_t probeNs = format::tscToNs(header, header.m_startTsc + probeTicks) - header.m_startNs;
+        m_nsPerTickQ32 = static_cast<uint64_t>((static_cast<__int128>(probeNs) << 32) / probeTicks);
+    }
+    uint64_t sinceStart(uint64_t tsc) const {
+        const int64_t ticks = static_cast<int64_t>(tsc - m_startTsc);
+        return static_cast<uint64_t>((static_cast<__int128>(ticks) * m_nsPerTickQ32) >> 32);
+    }
+
+private:
+    uint64_t m_startTsc;
+    uint64_t m_nsPerTickQ32;
+};
+
 bool allZero(const uint8_t* from, const uint8_t* to) {
     for (; from < to; ++from)
         if (*from) return false;
@@ -240,14 +259,14 @@ void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
     impl.m_lostRecords = 0;
     impl.m_bytesDone = 0;
 
-    const uint64_t startNs = impl.m_header.m_startNs;
+    const TscClock clock(impl.m_header);
     Event event;
     auto deliver = [&](const ThreadCursor& cursor) {
         const format::HeapRecord& record = cursor.m_record;
         event.m_kind = record.m_kind;
         event.m_seq = record.m_seq;
         event.m_seqAfter = format::kindInfo(record.m_kind).m_hasOld ? record.m_seqAfter : record.m_seq;
-        event.m_timeNs = format::tscToNs(impl.m_header, record.m_tsc) - startNs;
+        event.m_timeNs = clock.sinceStart(record.m_tsc);
         event.m_tid = cursor.m_tid;
         event.m_addr = record.m_addr;
         event.m_size = record.m_size;
