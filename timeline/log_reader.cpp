@@ -77,6 +77,7 @@ struct LogReader::Impl {
     std::vector<std::vector<uint64_t>> m_stacks{1};
     std::vector<Module> m_modules;
     uint64_t m_lostRecords = 0;
+    uint64_t m_stacksRead = 0;
     uint64_t m_moduleMapSeq = 0;
     uint64_t m_bytesDone = 0;
     uint64_t m_firstTsc = UINT64_MAX;
@@ -186,8 +187,12 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
         } else if (kind == Kind::Stack) {
             uint64_t id, frames[format::kMaxStackDepth];
             uint32_t depth;
-            ok = format::decodeStackPayload(&p, cursor.m_end, &id, frames, &depth) && id < (1ull << 32);
+            // Ids are handed out densely in time order, and the merge follows time: an id far beyond
+            // the stacks read so far is corruption, not a reason to allocate gigabytes.
+            ok = format::decodeStackPayload(&p, cursor.m_end, &id, frames, &depth) && id != 0 &&
+                 id <= 2 * impl.m_stacksRead + impl.m_threads.size() + 65536;
             if (ok) {
+                ++impl.m_stacksRead;
                 if (impl.m_stacks.size() <= id) impl.m_stacks.resize(id + 1);
                 impl.m_stacks[id].assign(frames, frames + depth);
             }
@@ -257,6 +262,7 @@ void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
     impl.m_stacks.assign(1, {});
     impl.m_modules.clear();
     impl.m_lostRecords = 0;
+    impl.m_stacksRead = 0;
     impl.m_bytesDone = 0;
 
     const TscClock clock(impl.m_header);

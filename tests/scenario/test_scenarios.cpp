@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "run_program.hpp"
+#include "timeline/log_reader.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;
@@ -170,4 +171,40 @@ TEST_CASE("thousands of short threads each leave their records") {
     CHECK(callsOf(full, "free") - callsOf(empty, "free") == 2000);
     CHECK(full.m_threads - empty.m_threads == 2000);
     requireNoAnomalies(full);
+}
+
+TEST_CASE("allocations before main and after exit has begun are recorded") {
+    const auto s = record("early_late");
+    CHECK(callsOf(s, "malloc") == 2);
+    CHECK(callsOf(s, "free") == 1);
+    CHECK(s.m_leakedBytes == 222);
+    CHECK(s.m_leakedBlocks == 1);
+    requireNoAnomalies(s);
+}
+
+TEST_CASE("code loaded with dlopen: the module map names it and its allocation's stack starts in it") {
+    for (const char* unwind : {"fp", "libunwind"}) {
+        INFO(unwind);
+        Run run;
+        run.m_argv = {scenarioPath("dlopen_plugin")};
+        run.m_env["MEMLOG_QUIET"] = "1";
+        run.m_env["MEMLOG_UNWIND"] = unwind;
+        const Outcome outcome = runProgram(run);
+        REQUIRE(outcome.m_exitStatus == 0);
+        REQUIRE(outcome.m_logs.size() == 1);
+        memlog::timeline::LogReader reader(outcome.m_logs[0]);
+        uint32_t pluginStack = 0;
+        reader.forEachEvent([&](const memlog::timeline::Event& e) {
+            if (e.m_kind == memlog::format::Kind::Malloc && e.m_size == 4242) pluginStack = e.m_stack;
+        });
+        REQUIRE(pluginStack != 0);
+        const memlog::timeline::Module* plugin = nullptr;
+        for (const auto& module : reader.modules())
+            if (module.m_path.find("libscenario_plugin.so") != std::string::npos) plugin = &module;
+        REQUIRE(plugin != nullptr);
+        const uint64_t innermost = reader.stacks().at(pluginStack).at(0);
+        CHECK(innermost >= plugin->m_lo);
+        CHECK(innermost < plugin->m_hi);
+        fs::remove_all(outcome.m_directory);
+    }
 }
