@@ -34,7 +34,8 @@ MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIE
 MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so.
 )";
 
-// <dir of this executable>/../lib/libmemlog.so: build/bin -> build/lib, PREFIX/bin -> PREFIX/lib.
+// Beside this executable: build/bin -> build/lib; installed, PREFIX/bin -> PREFIX/<libdir>
+// (lib/x86_64-linux-gnu when the prefix is /usr on Debian).
 std::string findLibrary() {
     if (const char* library = std::getenv("MEMLOG_LIBRARY"); library && *library) return library;
     char self[PATH_MAX];
@@ -43,6 +44,10 @@ std::string findLibrary() {
     self[length] = '\0';
     std::string dir(self);
     dir.erase(dir.rfind('/'));
+    for (const std::string libdir : {"lib", MEMLOG_INSTALL_LIBDIR}) {
+        const std::string candidate = dir + "/../" + libdir + "/libmemlog.so";
+        if (access(candidate.c_str(), R_OK) == 0) return candidate;
+    }
     return dir + "/../lib/libmemlog.so";
 }
 
