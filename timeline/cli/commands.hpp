@@ -16,6 +16,15 @@ int dumpCommand(const Arguments& arguments);
 // One line on stderr, "memlog: <message>", and the exit status for bad usage.
 int usageError(const std::string& message, const char* hint);
 
+// The arguments of `memlog stat` and `memlog dump`: one log and at most one flag.
+struct FileArguments {
+    std::string m_path;
+    bool m_flag = false;  // the command's one option (--json, --csv)
+    int m_exit = -1;      // >= 0: stop and exit with this (help printed, or a usage error)
+};
+FileArguments parseFileArguments(const Arguments& arguments, const std::string& command, const char* flag,
+                                 const char* help);
+
 // A progress bar on stderr for long reads; silent unless stderr is a terminal.
 class ProgressBar {
 public:

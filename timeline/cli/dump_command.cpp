@@ -22,23 +22,10 @@ ended; old_addr names it.
 }  // namespace
 
 int dumpCommand(const Arguments& arguments) {
-    std::string path;
-    bool csv = false;
-    for (const std::string& argument : arguments) {
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            return 0;
-        }
-        if (argument == "--csv")
-            csv = true;
-        else if (!argument.empty() && argument[0] == '-')
-            return usageError("dump: unknown option '" + argument + "'", "Try 'memlog dump --help'.");
-        else if (path.empty())
-            path = argument;
-        else
-            return usageError("dump: one log at a time", "Try 'memlog dump --help'.");
-    }
-    if (path.empty()) return usageError("dump: which log?", "usage: memlog dump FILE [--csv]");
+    const FileArguments parsed = parseFileArguments(arguments, "dump", "--csv", kHelp);
+    if (parsed.m_exit >= 0) return parsed.m_exit;
+    const std::string& path = parsed.m_path;
+    const bool csv = parsed.m_flag;
     static char buffer[1 << 20];
     std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
     try {

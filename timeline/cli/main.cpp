@@ -35,6 +35,33 @@ int usageError(const std::string& message, const char* hint) {
     return 2;
 }
 
+FileArguments parseFileArguments(const Arguments& arguments, const std::string& command, const char* flag,
+                                 const char* help) {
+    FileArguments parsed;
+    const std::string hint = "Try 'memlog " + command + " --help'.";
+    for (const std::string& argument : arguments) {
+        if (argument == "--help" || argument == "-h") {
+            std::fputs(help, stdout);
+            parsed.m_exit = 0;
+            return parsed;
+        }
+        if (argument == flag) {
+            parsed.m_flag = true;
+        } else if (!argument.empty() && argument[0] == '-') {
+            parsed.m_exit = usageError(command + ": unknown option '" + argument + "'", hint.c_str());
+            return parsed;
+        } else if (parsed.m_path.empty()) {
+            parsed.m_path = argument;
+        } else {
+            parsed.m_exit = usageError(command + ": one log at a time", hint.c_str());
+            return parsed;
+        }
+    }
+    if (parsed.m_path.empty())
+        parsed.m_exit = usageError(command + ": which log?", ("usage: memlog " + command + " FILE [" + flag + "]").c_str());
+    return parsed;
+}
+
 ProgressBar::ProgressBar(const std::string& label) : m_label(label), m_enabled(isatty(2)) {}
 
 ProgressBar::~ProgressBar() {

@@ -124,23 +124,10 @@ void printText(const timeline::Summary& s, const std::string& path) {
 }  // namespace
 
 int statCommand(const Arguments& arguments) {
-    std::string path;
-    bool json = false;
-    for (const std::string& argument : arguments) {
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            return 0;
-        }
-        if (argument == "--json")
-            json = true;
-        else if (!argument.empty() && argument[0] == '-')
-            return usageError("stat: unknown option '" + argument + "'", "Try 'memlog stat --help'.");
-        else if (path.empty())
-            path = argument;
-        else
-            return usageError("stat: one log at a time", "Try 'memlog stat --help'.");
-    }
-    if (path.empty()) return usageError("stat: which log?", "usage: memlog stat FILE [--json]");
+    const FileArguments parsed = parseFileArguments(arguments, "stat", "--json", kHelp);
+    if (parsed.m_exit >= 0) return parsed.m_exit;
+    const std::string& path = parsed.m_path;
+    const bool json = parsed.m_flag;
     try {
         timeline::LogReader reader(path);
         ProgressBar bar("reading " + path);
