@@ -55,6 +55,12 @@ int main(int argc, char** argv) {
     struct work work[64];
     pthread_t ids[64];
     const uint64_t start = now_ns();
+    if (threads == 1) { /* one thread means the main thread: no other thread ever exists */
+        work[0].pairs = pairs;
+        work[0].seed = 0x9e3779b97f4a7c15ull;
+        worker(&work[0]);
+        threads = 0;
+    }
     for (int t = 0; t < threads; ++t) {
         work[t].pairs = pairs / threads;
         work[t].seed = 0x9e3779b97f4a7c15ull + (uint64_t)t;
