@@ -72,6 +72,7 @@ Outcome runProgram(const Run& run) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         std::this_thread::sleep_for(std::chrono::duration<double>(run.m_killAfterSeconds));
+        if (run.m_whileRunning) run.m_whileRunning(outcome.m_directory);
         kill(child, SIGKILL);
     }
     // Read both pipes without letting either fill up.

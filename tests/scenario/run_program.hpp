@@ -2,6 +2,7 @@
 // collects what a test needs: exit status or signal, stdout, stderr, and the logs it wrote.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct Run {
     bool m_preload = true;                     // LD_PRELOAD the recorder
     double m_killAfterSeconds = 0;             // >0: SIGKILL after this long (see m_killWhenFile)
     std::string m_killWhenFile;                // with a kill: wait for this file in the run dir first
+    std::function<void(const std::string&)> m_whileRunning;  // with a kill: called with the run dir just before it
 };
 
 Outcome runProgram(const Run& run);
