@@ -1,0 +1,50 @@
+// Offline symbolisation for the readers: a return address from a log becomes the chain of source
+// frames it stands for (inlined functions expanded), using the module map the log recorded.
+// elfutils' libdw reads the DWARF; stripped code falls back to the ELF symbol tables, then to
+// "module+0xoffset": never a blank.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace memlog::unwind {
+
+struct LoadedModule {
+    std::string m_path;
+    std::string m_buildId;  // hex, as recorded; empty when unknown
+    uint64_t m_base = 0;    // load bias
+    uint64_t m_lo = 0;      // address range of its segments
+    uint64_t m_hi = 0;
+};
+
+struct SourceFrame {
+    std::string m_function;  // demangled; "module+0x1234" when nothing better is known
+    std::string m_file;      // empty when unknown
+    uint32_t m_line = 0;     // 0 when unknown
+    std::string m_module;    // basename of the object the code is in
+    bool m_inlined = false;  // inlined into the next frame of the chain
+};
+
+class Symbolizer {
+public:
+    // `warn` is told once per problem (a binary that changed since the recording, one that is
+    // missing), with a sentence for the user.
+    Symbolizer(std::vector<LoadedModule> modules, std::function<void(const std::string&)> warn);
+    ~Symbolizer();
+    Symbolizer(const Symbolizer&) = delete;
+    Symbolizer& operator=(const Symbolizer&) = delete;
+
+    // The source frames of one return address, innermost first: inlined callees, then the
+    // function the call is in. Cached per address.
+    const std::vector<SourceFrame>& resolve(uint64_t returnAddress);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace memlog::unwind
