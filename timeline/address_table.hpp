@@ -11,15 +11,16 @@ namespace memlog::timeline {
 
 class AddressTable {
 public:
-    // 16 bytes, so that the table of a busy heap stays in cache: 4 MiB for 250,000 addresses.
+    // 24 bytes, so that the table of a busy heap stays in cache: 6 MiB for 250,000 addresses.
     struct Entry {
         uint64_t m_addr;
-        uint64_t m_size : 56;
+        uint64_t m_size : 48;
         uint64_t m_used : 1;
         uint64_t m_live : 1;
         uint64_t m_allocator : 2;
+        uint32_t m_stack;  // of the allocation
     };
-    static_assert(sizeof(Entry) == 16);
+    static_assert(sizeof(Entry) == 24);
 
     AddressTable() : m_slots(1u << 16) {}
 
@@ -36,7 +37,7 @@ public:
         for (size_t i = slotOf(addr);; i = (i + 1) & mask()) {
             Entry& entry = m_slots[i];
             if (!entry.m_used) {
-                entry = Entry{addr, 0, 1, 0, 0};
+                entry = Entry{addr, 0, 1, 0, 0, 0};
                 ++m_used;
                 return entry;
             }

@@ -34,17 +34,18 @@ Allocator releaserOf(Kind kind) {
 
 class Tally {
 public:
-    explicit Tally(Summary& summary) : m_summary(summary) {}
+    Tally(Summary& summary, BlockObserver* observer) : m_summary(summary), m_observer(observer) {}
 
     void event(const Event& event) {
         releasePendingBefore(event.m_seq);
+        m_seq = event.m_seq;
         const auto kindIndex = static_cast<size_t>(event.m_kind);
         switch (format::kindInfo(event.m_kind).m_family) {
         case Family::Allocate:
             if (event.m_kind == Kind::Mmap)
-                beginMapping(event.m_addr, event.m_size);
+                beginMapping(event.m_addr, event.m_size, event.m_stack);
             else
-                beginBlock(event.m_addr, event.m_size, allocatorOf(event.m_kind));
+                beginBlock(event.m_addr, event.m_size, allocatorOf(event.m_kind), event.m_stack);
             ++m_summary.m_calls[kindIndex];
             break;
         case Family::Release:
@@ -73,33 +74,40 @@ private:
         uint64_t m_seq;
         uint64_t m_addr;
         uint64_t m_size;
+        uint32_t m_stack;
         bool m_mapping;
         bool operator>(const Pending& other) const { return m_seq > other.m_seq; }
     };
 
-    void grow(uint64_t bytes) {
+    void grow(uint64_t bytes, uint32_t stack) {
         m_liveBytes += bytes;
         ++m_liveBlocks;
         ++m_summary.m_allocations;
-        if (m_liveBytes > m_summary.m_peakBytes) m_summary.m_peakBytes = m_liveBytes;
+        if (m_liveBytes > m_summary.m_peakBytes) {
+            m_summary.m_peakBytes = m_liveBytes;
+            m_summary.m_peakSeq = m_seq;
+        }
         if (m_liveBlocks > m_summary.m_peakBlocks) m_summary.m_peakBlocks = m_liveBlocks;
+        if (m_observer) m_observer->begin(stack, bytes, m_seq);
     }
 
-    void shrink(uint64_t bytes, bool blockEnds) {
+    void shrink(uint64_t bytes, bool blockEnds, uint32_t stack) {
         m_liveBytes -= bytes;
         if (blockEnds) {
             --m_liveBlocks;
             ++m_summary.m_frees;
         }
+        if (m_observer) m_observer->end(stack, bytes);
     }
 
-    void beginBlock(uint64_t addr, uint64_t size, Allocator allocator) {
+    void beginBlock(uint64_t addr, uint64_t size, Allocator allocator, uint32_t stack) {
         AddressTable::Entry& entry = m_blocks.findOrInsert(addr);
-        if (entry.m_live) shrink(entry.m_size, true);  // an address handed out twice: keep counts sane
+        if (entry.m_live) shrink(entry.m_size, true, entry.m_stack);  // an address handed out twice
         entry.m_live = true;
         entry.m_size = size;
         entry.m_allocator = static_cast<uint8_t>(allocator);
-        grow(size);
+        entry.m_stack = stack;
+        grow(size, stack);
     }
 
     // False (and an anomaly counted) when nothing live was at `addr`.
@@ -114,14 +122,14 @@ private:
         }
         if (static_cast<Allocator>(entry->m_allocator) != releaser) ++m_summary.m_anomalies.m_mismatchedFree;
         entry->m_live = false;
-        shrink(entry->m_size, true);
+        shrink(entry->m_size, true, entry->m_stack);
         return true;
     }
 
-    void beginMapping(uint64_t addr, uint64_t size) {
+    void beginMapping(uint64_t addr, uint64_t size, uint32_t stack) {
         unmapRange(addr, size);  // MAP_FIXED over an older mapping replaces it
-        m_mappings[addr] = size;
-        grow(size);
+        m_mappings[addr] = {size, stack};
+        grow(size, stack);
     }
 
     // munmap: only recorded anonymous mappings count; a mapping cut in the middle lives on in
@@ -134,7 +142,8 @@ private:
         auto it = m_mappings.upper_bound(addr);
         if (it != m_mappings.begin()) --it;
         while (it != m_mappings.end() && it->first < end) {
-            const uint64_t start = it->first, stop = it->first + it->second;
+            const uint64_t start = it->first, stop = it->first + it->second.m_size;
+            const uint32_t stack = it->second.m_stack;
             if (stop <= addr) {
                 ++it;
                 continue;
@@ -143,9 +152,9 @@ private:
             const uint64_t cutFrom = std::max(start, addr), cutTo = std::min(stop, end);
             it = m_mappings.erase(it);
             const bool left = start < cutFrom, right = cutTo < stop;
-            if (left) m_mappings[start] = cutFrom - start;
-            if (right) m_mappings[cutTo] = stop - cutTo;
-            shrink(cutTo - cutFrom, !left && !right);
+            if (left) m_mappings[start] = {cutFrom - start, stack};
+            if (right) m_mappings[cutTo] = {stop - cutTo, stack};
+            shrink(cutTo - cutFrom, !left && !right, stack);
             if (left && right) {  // one mapping became two pieces: the second counts as begun
                 ++m_liveBlocks;
                 ++m_summary.m_allocations;
@@ -163,10 +172,10 @@ private:
             auto it = m_mappings.find(event.m_oldAddr);
             if (it == m_mappings.end()) return;
             ++m_summary.m_calls[kindIndex];
-            const uint64_t size = it->second;
+            const Mapping old = it->second;
             m_mappings.erase(it);
-            shrink(size, true);
-            m_pending.push({event.m_seqAfter, event.m_addr, event.m_size, true});
+            shrink(old.m_size, true, old.m_stack);
+            m_pending.push({event.m_seqAfter, event.m_addr, event.m_size, event.m_stack, true});
             return;
         }
         ++m_summary.m_calls[kindIndex];
@@ -174,12 +183,12 @@ private:
             AddressTable::Entry* entry = m_blocks.find(event.m_oldAddr);
             if (entry && entry->m_live) {
                 entry->m_live = false;
-                shrink(entry->m_size, true);
+                shrink(entry->m_size, true, entry->m_stack);
             } else {
                 ++m_summary.m_anomalies.m_unknownRealloc;
             }
         }
-        if (event.m_addr) m_pending.push({event.m_seqAfter, event.m_addr, event.m_size, false});
+        if (event.m_addr) m_pending.push({event.m_seqAfter, event.m_addr, event.m_size, event.m_stack, false});
     }
 
     // The new half of a resize begins at its second sequence number (format.hpp).
@@ -187,16 +196,24 @@ private:
         while (!m_pending.empty() && m_pending.top().m_seq < seq) {
             const Pending begin = m_pending.top();
             m_pending.pop();
+            m_seq = begin.m_seq;
             if (begin.m_mapping)
-                beginMapping(begin.m_addr, begin.m_size);
+                beginMapping(begin.m_addr, begin.m_size, begin.m_stack);
             else
-                beginBlock(begin.m_addr, begin.m_size, Allocator::Malloc);
+                beginBlock(begin.m_addr, begin.m_size, Allocator::Malloc, begin.m_stack);
         }
     }
 
+    struct Mapping {
+        uint64_t m_size;
+        uint32_t m_stack;
+    };
+
     Summary& m_summary;
+    BlockObserver* m_observer;
+    uint64_t m_seq = 0;  // of the event being applied
     AddressTable m_blocks;
-    std::map<uint64_t, uint64_t> m_mappings;
+    std::map<uint64_t, Mapping> m_mappings;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
     uint64_t m_liveBytes = 0;
     uint64_t m_liveBlocks = 0;
@@ -204,7 +221,7 @@ private:
 
 }  // namespace
 
-Summary summarize(LogReader& reader, const std::function<void(double)>& progress) {
+Summary summarize(LogReader& reader, const std::function<void(double)>& progress, BlockObserver* observer) {
     Summary summary;
     const format::FileHeader& header = reader.header();
     summary.m_formatVersion = header.m_version;
@@ -212,7 +229,7 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     summary.m_pid = header.m_pid;
     summary.m_parentPid = header.m_parentPid;
     summary.m_exe = std::string(header.m_exe, strnlen(header.m_exe, sizeof(header.m_exe)));
-    Tally tally(summary);
+    Tally tally(summary, observer);
     reader.forEachEvent(
         [&](const Event& event) {
             ++summary.m_events;

@@ -36,6 +36,7 @@ struct Summary {
     uint64_t m_allocations = 0;  // blocks begun (a resize begins one and ends one)
     uint64_t m_frees = 0;        // blocks ended
     uint64_t m_peakBytes = 0;    // live requested bytes at their maximum
+    uint64_t m_peakSeq = 0;      // the sequence number of the block that first reached the peak
     uint64_t m_peakBlocks = 0;
     uint64_t m_leakedBytes = 0;  // live at the end of the log
     uint64_t m_leakedBlocks = 0;
@@ -44,7 +45,16 @@ struct Summary {
     uint64_t m_lostEvents = 0;
 };
 
+// Told of every block as it begins and ends, with the stack that allocated it.
+class BlockObserver {
+public:
+    virtual ~BlockObserver() = default;
+    virtual void begin(uint32_t stack, uint64_t bytes, uint64_t seq) = 0;
+    virtual void end(uint32_t stack, uint64_t bytes) = 0;
+};
+
 // Reads the whole log. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.
-Summary summarize(LogReader& reader, const std::function<void(double)>& progress = {});
+Summary summarize(LogReader& reader, const std::function<void(double)>& progress = {},
+                  BlockObserver* observer = nullptr);
 
 }  // namespace memlog::timeline

@@ -130,28 +130,38 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
     if (Dwfl_Line* source = dwfl_module_getsrc(module, address)) {
         if (const char* name = dwfl_lineinfo(source, nullptr, &line, nullptr, nullptr, nullptr)) file = name;
     }
-    // The chain of inlined subroutines around the address, innermost first.
+    // The chain of inlined subroutines around the address, innermost first. dwarf_getscopes
+    // finds the innermost function instance; its concrete nesting (each inlined call inside the
+    // next, up to the real function) comes from dwarf_getscopes_die on that instance.
     Dwarf_Addr bias = 0;
     if (Dwarf_Die* unit = dwfl_module_addrdie(module, address, &bias)) {
         Dwarf_Die* scopes = nullptr;
         const int count = dwarf_getscopes(unit, address - bias, &scopes);
-        for (int i = 0; i < count; ++i) {
+        Dwarf_Die* innermost = nullptr;
+        for (int i = 0; i < count && !innermost; ++i) {
             const int tag = dwarf_tag(&scopes[i]);
+            if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) innermost = &scopes[i];
+        }
+        Dwarf_Die* chain = nullptr;
+        const int depth = innermost ? dwarf_getscopes_die(innermost, &chain) : 0;
+        Dwarf_Files* files = nullptr;
+        dwarf_getsrcfiles(unit, &files, nullptr);
+        for (int i = 0; i < depth; ++i) {
+            const int tag = dwarf_tag(&chain[i]);
             if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
-            SourceFrame frame{dieName(&scopes[i]), file, static_cast<uint32_t>(line > 0 ? line : 0), moduleName,
-                              tag == DW_TAG_inlined_subroutine};
-            frames.push_back(frame);
+            frames.push_back({dieName(&chain[i]), file, static_cast<uint32_t>(line > 0 ? line : 0), moduleName,
+                              tag == DW_TAG_inlined_subroutine});
             if (tag == DW_TAG_subprogram) break;
             // The caller of an inlined function continues at the call site.
             Dwarf_Attribute attribute;
             Dwarf_Word callLine = 0, callFile = 0;
-            if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attribute), &callLine) == 0) line = static_cast<int>(callLine);
-            Dwarf_Files* files = nullptr;
-            if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attribute), &callFile) == 0 &&
-                dwarf_getsrcfiles(unit, &files, nullptr) == 0) {
+            if (dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &attribute), &callLine) == 0)
+                line = static_cast<int>(callLine);
+            if (files && dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &attribute), &callFile) == 0) {
                 if (const char* name = dwarf_filesrc(files, callFile, nullptr, nullptr)) file = name;
             }
         }
+        std::free(chain);
         std::free(scopes);
     }
     if (frames.empty() || frames.back().m_function.empty()) {

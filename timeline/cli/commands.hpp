@@ -2,8 +2,14 @@
 // status: 0 success, 1 failure of the work, 2 bad usage or bad input (after one line on stderr).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace memlog::timeline {
+class LogReader;
+class StackNames;
+}  // namespace memlog::timeline
 
 namespace memlog::cli {
 
@@ -12,6 +18,11 @@ using Arguments = std::vector<std::string>;
 int runCommand(const Arguments& arguments);
 int statCommand(const Arguments& arguments);
 int dumpCommand(const Arguments& arguments);
+int sitesCommand(const Arguments& arguments);
+int flameCommand(const Arguments& arguments);
+
+// Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
+std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);
 
 // One line on stderr, "memlog: <message>", and the exit status for bad usage.
 int usageError(const std::string& message, const char* hint);

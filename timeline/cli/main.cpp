@@ -15,7 +15,9 @@ Record a program's heap into a .memlog log and read it back.
 commands:
   run [OPTIONS] [--] PROGRAM [ARGS]   run PROGRAM with the recorder loaded
   stat FILE [--json]                  summary: calls, blocks, peak, leaks, anomalies
-  dump FILE [--csv]                   every heap event in sequence order
+  dump FILE [--csv] [--symbolize]     every heap event in sequence order
+  sites FILE [--by M] [--top N]       allocation sites: calls, bytes, peak, leaked
+  flame FILE [--metric M]             collapsed stacks for flame graph tools
 
 Without the launcher: LD_PRELOAD=/path/to/libmemlog.so PROGRAM [ARGS]
 writes ./PROGRAM.PID.memlog (settings: MEMLOG_OUT, MEMLOG_QUIET, MEMLOG_UNWIND,
@@ -99,5 +101,7 @@ int main(int argc, char** argv) {
     if (command == "run") return runCommand(arguments);
     if (command == "stat") return statCommand(arguments);
     if (command == "dump") return dumpCommand(arguments);
+    if (command == "sites") return sitesCommand(arguments);
+    if (command == "flame") return flameCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }

@@ -1,0 +1,53 @@
+// Call stacks as names: each stack's source frames (from unwind/'s symboliser, through the
+// module map in the log), its allocation site, and the site table.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "timeline/stack_metrics.hpp"
+#include "unwind/symbolizer.hpp"
+
+namespace memlog::timeline {
+
+class LogReader;
+
+// The allocation site of a block: its innermost frame that is not allocator plumbing, the frame
+// a user would point at. Plumbing: code in the C library or libstdc++ (strdup, operator new
+// itself), and the C++ library's templates compiled into the program (std::allocator, the
+// containers' growth and node allocation), recognised by their headers under /usr/include/c++.
+bool isAllocatorPlumbing(const unwind::SourceFrame& frame);
+
+class StackNames {
+public:
+    // Reads the module map of `reader` (after a walk); `warn` gets one line per problem.
+    StackNames(const LogReader& reader, std::function<void(const std::string&)> warn);
+    ~StackNames();
+
+    // Source frames of a stack, innermost first (inlined frames expanded). Empty for id 0.
+    std::vector<unwind::SourceFrame> frames(uint32_t stack);
+    // The allocation site; a frame named "(no stack)" for id 0.
+    unwind::SourceFrame site(uint32_t stack);
+    // Resolves every stack once, telling `progress` how far it got.
+    void resolveAll(const std::function<void(double)>& progress);
+
+private:
+    const LogReader& m_reader;
+    std::unique_ptr<unwind::Symbolizer> m_symbolizer;
+};
+
+struct SiteRow {
+    unwind::SourceFrame m_site;
+    StackMetrics m_metrics;
+};
+
+// Per-site totals, sorted by `by` (largest first), at most `top` rows (0: all).
+std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top);
+
+// "file:line" or the module when there is no line.
+std::string siteLocation(const unwind::SourceFrame& frame);
+
+}  // namespace memlog::timeline

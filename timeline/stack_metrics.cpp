@@ -1,0 +1,113 @@
+// Per-stack metrics. The peak is a moment, known only after a first pass; the second pass takes
+// the per-stack live bytes at that moment.
+#include "timeline/stack_metrics.hpp"
+
+#include <string>
+
+#include "timeline/log_reader.hpp"
+
+namespace memlog::timeline {
+namespace {
+
+// One pass. The bytes each stack had live at the heap's peak are kept lazily: a stack's value
+// at the latest peak is its live value at its first change after that peak (or at the end), so
+// a new peak costs nothing and the pass stays O(events).
+class PerStack final : public BlockObserver {
+public:
+    void begin(uint32_t stack, uint64_t bytes, uint64_t) override {
+        Entry& entry = touch(stack);
+        ++entry.m_metrics.m_calls;
+        entry.m_metrics.m_bytes += bytes;
+        entry.m_live += bytes;
+        ++entry.m_liveBlocks;
+        m_total += bytes;
+        if (m_total > m_peak) {
+            m_peak = m_total;
+            ++m_peakVersion;  // this stack's new value is its value at the new peak: caught later
+        }
+    }
+
+    void end(uint32_t stack, uint64_t bytes) override {
+        Entry& entry = touch(stack);
+        entry.m_live -= bytes;
+        --entry.m_liveBlocks;
+        m_total -= bytes;
+    }
+
+    std::vector<StackMetrics> take() {
+        std::vector<StackMetrics> metrics;
+        metrics.reserve(m_entries.size());
+        for (Entry& entry : m_entries) {
+            if (entry.m_changedAt < m_peakVersion) entry.m_metrics.m_peakBytes = entry.m_live;
+            entry.m_metrics.m_leakedBytes = entry.m_live;
+            entry.m_metrics.m_leakedBlocks = entry.m_liveBlocks;
+            metrics.push_back(entry.m_metrics);
+        }
+        return metrics;
+    }
+
+private:
+    struct Entry {
+        StackMetrics m_metrics;
+        uint64_t m_live = 0;
+        uint64_t m_liveBlocks = 0;
+        uint64_t m_changedAt = 0;  // the peak version at this stack's last change
+    };
+
+    Entry& touch(uint32_t stack) {
+        if (stack >= m_entries.size()) m_entries.resize(stack + 1);
+        Entry& entry = m_entries[stack];
+        if (entry.m_changedAt < m_peakVersion) {
+            entry.m_metrics.m_peakBytes = entry.m_live;  // unchanged since the latest peak
+            entry.m_changedAt = m_peakVersion;
+        }
+        return entry;
+    }
+
+    std::vector<Entry> m_entries;
+    uint64_t m_total = 0;
+    uint64_t m_peak = 0;
+    uint64_t m_peakVersion = 0;
+};
+
+}  // namespace
+
+bool parseMetric(const std::string& name, Metric& metric) {
+    if (name == "calls") metric = Metric::Calls;
+    else if (name == "bytes") metric = Metric::Bytes;
+    else if (name == "peak") metric = Metric::Peak;
+    else if (name == "leaked") metric = Metric::Leaked;
+    else return false;
+    return true;
+}
+
+const char* metricName(Metric metric) {
+    switch (metric) {
+    case Metric::Calls: return "calls";
+    case Metric::Bytes: return "bytes";
+    case Metric::Peak: return "peak";
+    case Metric::Leaked: return "leaked";
+    }
+    return "?";
+}
+
+uint64_t metricValue(const StackMetrics& metrics, Metric metric) {
+    switch (metric) {
+    case Metric::Calls: return metrics.m_calls;
+    case Metric::Bytes: return metrics.m_bytes;
+    case Metric::Peak: return metrics.m_peakBytes;
+    case Metric::Leaked: return metrics.m_leakedBytes;
+    }
+    return 0;
+}
+
+MeasuredLog measureStacks(LogReader& reader, const std::function<void(double)>& progress) {
+    MeasuredLog measured;
+    PerStack perStack;
+    measured.m_summary = summarize(reader, progress, &perStack);
+    measured.m_stacks = perStack.take();
+    if (measured.m_stacks.size() < reader.stacks().size()) measured.m_stacks.resize(reader.stacks().size());
+    return measured;
+}
+
+}  // namespace memlog::timeline
