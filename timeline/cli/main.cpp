@@ -37,6 +37,13 @@ int usageError(const std::string& message, const char* hint) {
     return 2;
 }
 
+std::string csvField(const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
 FileArguments parseFileArguments(const Arguments& arguments, const std::string& command, const char* flag,
                                  const char* help) {
     FileArguments parsed;

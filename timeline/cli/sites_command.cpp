@@ -33,13 +33,6 @@ by ';', then a space and the metric (default bytes). Inlined functions appear
 as frames of their own.
 )";
 
-std::string csvField(const std::string& text) {
-    if (text.find_first_of(",\"\n") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
 // Flame graph tools split frames at ';' and the count at the last space.
 std::string flameFrame(const std::string& name) {
     std::string cleaned = name;

@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/sites.hpp"
 #include "timeline/summary.hpp"
 
 namespace memlog::cli {
@@ -16,7 +17,9 @@ Reads a .memlog log and prints: the program, its duration and threads, the calls
 per entry point that allocated, resized or freed something, blocks begun and
 ended, the peak of live bytes and blocks, what was still live at the end (leaks),
 distinct call stacks, anomalies (frees of unknown pointers, double frees,
-reallocs of dead pointers, mismatched free/delete) and events the recorder lost.
+reallocs of dead pointers, mismatched free/delete), events the recorder lost,
+and the top allocation sites by calls, bytes, bytes live at the peak, and bytes
+leaked (see `memlog sites`).
 
   --json   the same as one JSON object
 )";
@@ -38,6 +41,23 @@ std::string jsonString(const std::string& text) {
     return out + "\"";
 }
 
+constexpr size_t kTopSites = 5;
+constexpr timeline::Metric kSiteMetrics[] = {timeline::Metric::Calls, timeline::Metric::Bytes, timeline::Metric::Peak,
+                                             timeline::Metric::Leaked};
+
+// The top sites per metric, without the sites whose value is zero.
+using TopSites = std::vector<std::pair<timeline::Metric, std::vector<timeline::SiteRow>>>;
+
+TopSites topSites(timeline::StackNames& names, const std::vector<timeline::StackMetrics>& stacks) {
+    TopSites top;
+    for (const timeline::Metric metric : kSiteMetrics) {
+        auto rows = timeline::siteTable(names, stacks, metric, kTopSites);
+        std::erase_if(rows, [metric](const timeline::SiteRow& row) { return metricValue(row.m_metrics, metric) == 0; });
+        top.emplace_back(metric, std::move(rows));
+    }
+    return top;
+}
+
 void printJson(const timeline::Summary& s) {
     std::printf("{\"format_version\":%u,\"complete\":%s,\"pid\":%u,\"parent_pid\":%u,\"exe\":%s,", s.m_formatVersion,
                 s.m_complete ? "true" : "false", s.m_pid, s.m_parentPid, jsonString(s.m_exe).c_str());
@@ -52,8 +72,23 @@ void printJson(const timeline::Summary& s) {
                 s.m_stacks);
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
-                ",\"mismatched_free\":%" PRIu64 "},\"lost_events\":%" PRIu64 "}\n",
+                ",\"mismatched_free\":%" PRIu64 "},\"lost_events\":%" PRIu64,
                 a.m_unknownFree, a.m_doubleFree, a.m_unknownRealloc, a.m_mismatchedFree, s.m_lostEvents);
+}
+
+void printJsonSites(const TopSites& top) {
+    std::printf(",\"top_sites\":{");
+    for (size_t m = 0; m < top.size(); ++m) {
+        std::printf("%s\"%s\":[", m ? "," : "", timeline::metricName(top[m].first));
+        const auto& rows = top[m].second;
+        for (size_t i = 0; i < rows.size(); ++i)
+            std::printf("%s{\"function\":%s,\"file\":%s,\"line\":%u,\"module\":%s,\"value\":%" PRIu64 "}",
+                        i ? "," : "", jsonString(rows[i].m_site.m_function).c_str(),
+                        jsonString(rows[i].m_site.m_file).c_str(), rows[i].m_site.m_line,
+                        jsonString(rows[i].m_site.m_module).c_str(), metricValue(rows[i].m_metrics, top[m].first));
+        std::printf("]");
+    }
+    std::printf("}");
 }
 
 // 1234567 -> "1,234,567"
@@ -92,7 +127,7 @@ std::string duration(uint64_t ns) {
     return text;
 }
 
-void printText(const timeline::Summary& s, const std::string& path) {
+void printText(const timeline::Summary& s, const std::string& path, const TopSites& top) {
     std::printf("log          %s (format %u, %s)\n", path.c_str(), s.m_formatVersion,
                 s.m_complete ? "complete" : "no clean end: read up to where it stops");
     std::printf("program      %s (pid %u", s.m_exe.c_str(), s.m_pid);
@@ -119,6 +154,16 @@ void printText(const timeline::Summary& s, const std::string& path) {
                     grouped(a.m_unknownFree).c_str(), grouped(a.m_doubleFree).c_str(),
                     grouped(a.m_unknownRealloc).c_str(), grouped(a.m_mismatchedFree).c_str());
     std::printf("\nlost events  %s\n", grouped(s.m_lostEvents).c_str());
+    for (const auto& [metric, rows] : top) {
+        if (rows.empty()) continue;
+        std::printf("\ntop sites by %s\n", timeline::metricName(metric));
+        for (const auto& row : rows) {
+            const uint64_t value = metricValue(row.m_metrics, metric);
+            const std::string amount = metric == timeline::Metric::Calls ? grouped(value) : bytes(value);
+            std::printf("  %-28s %s  %s\n", amount.c_str(), row.m_site.m_function.c_str(),
+                        timeline::siteLocation(row.m_site).c_str());
+        }
+    }
 }
 
 }  // namespace
@@ -130,12 +175,20 @@ int statCommand(const Arguments& arguments) {
     const bool json = parsed.m_flag;
     try {
         timeline::LogReader reader(path);
-        ProgressBar bar("reading " + path);
-        const timeline::Summary summary = timeline::summarize(reader, [&](double f) { bar.update(f); });
-        if (json)
-            printJson(summary);
-        else
-            printText(summary, path);
+        timeline::MeasuredLog measured;
+        {
+            ProgressBar bar("reading " + path);
+            measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
+        }
+        auto names = nameStacks(reader);
+        const TopSites top = topSites(*names, measured.m_stacks);
+        if (json) {
+            printJson(measured.m_summary);
+            printJsonSites(top);
+            std::printf("}\n");
+        } else {
+            printText(measured.m_summary, path, top);
+        }
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());
         return 2;
