@@ -5,5 +5,5 @@
 #include "scenario.h"
 
 __attribute__((noinline, visibility("default"))) void* plugin_allocate(size_t size) {
-    return scenario_keep(malloc(size));
+    return scenario_keep(malloc(size)); /* site:plugin_allocate */
 }

@@ -30,9 +30,17 @@ bool isAllocatorPlumbing(const unwind::SourceFrame& frame) {
 }
 
 StackNames::StackNames(const LogReader& reader, std::function<void(const std::string&)> warn) : m_reader(reader) {
+    // The log holds a module map per dlopen/dlclose; each repeats the objects still loaded.
+    // Keep each object once, and where a later object took an earlier one's addresses (dlclose,
+    // then a dlopen at the same place), the later one.
     std::vector<unwind::LoadedModule> modules;
-    for (const Module& module : reader.modules())
-        modules.push_back({module.m_path, module.m_buildId, module.m_base, module.m_lo, module.m_hi});
+    const auto& recorded = reader.modules();
+    for (auto it = recorded.rbegin(); it != recorded.rend(); ++it) {
+        const bool overlaps = std::any_of(modules.begin(), modules.end(), [&](const unwind::LoadedModule& kept) {
+            return it->m_lo < kept.m_hi && kept.m_lo < it->m_hi;
+        });
+        if (!overlaps) modules.push_back({it->m_path, it->m_buildId, it->m_base, it->m_lo, it->m_hi});
+    }
     m_symbolizer = std::make_unique<unwind::Symbolizer>(std::move(modules), std::move(warn));
 }
 

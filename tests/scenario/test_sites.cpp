@@ -1,0 +1,203 @@
+// Stacks become names: the site table, flame graph lines and top sites of a scenario whose
+// allocation sites are known by name, count and source line (found by "site:" markers).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "run_program.hpp"
+#include "timeline/log_reader.hpp"
+#include "timeline/sites.hpp"
+
+using namespace memlog::test;
+using memlog::timeline::Metric;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The line of `marker` in a scenario's source file.
+uint32_t markerLine(const std::string& file, const std::string& marker) {
+    std::ifstream source(std::string(MEMLOG_TEST_SOURCE_DIR) + "/scenarios/" + file);
+    std::string line;
+    for (uint32_t number = 1; std::getline(source, line); ++number)
+        if (line.find(marker) != std::string::npos) return number;
+    FAIL("no marker " << marker << " in " << file);
+    return 0;
+}
+
+struct Recorded {
+    Outcome m_outcome;
+    std::string m_log;
+    ~Recorded() { fs::remove_all(m_outcome.m_directory); }
+};
+
+std::unique_ptr<Recorded> record(const std::string& scenario) {
+    auto recorded = std::make_unique<Recorded>();
+    Run run;
+    run.m_argv = {scenarioPath(scenario)};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    recorded->m_outcome = runProgram(run);
+    REQUIRE(recorded->m_outcome.m_exitStatus == 0);
+    REQUIRE(recorded->m_outcome.m_logs.size() == 1);
+    recorded->m_log = recorded->m_outcome.m_logs[0];
+    return recorded;
+}
+
+std::string runCli(const std::string& arguments) {
+    std::string output;
+    FILE* pipe = popen((memlogCli() + " " + arguments + " 2>/dev/null").c_str(), "r");
+    char buffer[4096];
+    size_t got;
+    while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
+    REQUIRE(pclose(pipe) == 0);
+    return output;
+}
+
+std::map<std::string, memlog::timeline::SiteRow> sitesByName(const std::string& log) {
+    memlog::timeline::LogReader reader(log);
+    const auto measured = memlog::timeline::measureStacks(reader);
+    memlog::timeline::StackNames names(reader, {});
+    std::map<std::string, memlog::timeline::SiteRow> rows;
+    for (auto& row : memlog::timeline::siteTable(names, measured.m_stacks, Metric::Calls, 0))
+        rows[row.m_site.m_function] = row;
+    return rows;
+}
+
+// Flame lines from "main;" on, with their values.
+std::map<std::string, uint64_t> flameFromMain(const std::string& log, const char* metric) {
+    std::map<std::string, uint64_t> lines;
+    std::istringstream flame(runCli("flame " + log + " --metric " + metric));
+    std::string line;
+    while (std::getline(flame, line)) {
+        const size_t space = line.rfind(' ');
+        size_t main = line.find(";main;");  // not __libc_start_call_main
+        if (main == std::string::npos) continue;
+        ++main;
+        lines[line.substr(main, space - main)] += std::stoull(line.substr(space + 1));
+    }
+    return lines;
+}
+
+}  // namespace
+
+TEST_CASE("the site table names functions, inlined helpers and dlopen'd code with exact numbers") {
+    const auto recorded = record("allocation_sites");
+    auto rows = sitesByName(recorded->m_log);
+    struct Expected {
+        const char* m_function;
+        const char* m_file;
+        uint64_t m_calls, m_bytes, m_leaked;
+    };
+    for (const Expected& e : {Expected{"make_small", "allocation_sites.c", 10, 1000, 0},
+                              Expected{"grab", "allocation_sites.c", 3, 15000, 0},
+                              Expected{"leak_some", "allocation_sites.c", 4, 1200, 1200},
+                              Expected{"plugin_allocate", "plugin.c", 2, 8484, 0}}) {
+        INFO(e.m_function);
+        REQUIRE(rows.count(e.m_function) == 1);
+        const auto& row = rows[e.m_function];
+        CHECK(row.m_metrics.m_calls == e.m_calls);
+        CHECK(row.m_metrics.m_bytes == e.m_bytes);
+        CHECK(row.m_metrics.m_peakBytes == e.m_bytes);  // everything is live at the peak
+        CHECK(row.m_metrics.m_leakedBytes == e.m_leaked);
+        CHECK(fs::path(row.m_site.m_file).filename() == e.m_file);
+        CHECK(row.m_site.m_line == markerLine(e.m_file, std::string("site:") + e.m_function));
+    }
+    CHECK(rows["grab"].m_site.m_inlined);
+    CHECK(rows["plugin_allocate"].m_site.m_module == "libscenario_plugin.so");
+}
+
+TEST_CASE("collapsed stacks: outermost first, inlined helpers as frames of their own") {
+    const auto recorded = record("allocation_sites");
+    const auto calls = flameFromMain(recorded->m_log, "calls");
+    CHECK(calls.at("main;make_small") == 10);
+    CHECK(calls.at("main;make_large;grab") == 3);
+    CHECK(calls.at("main;leak_some") == 4);
+    CHECK(calls.at("main;plugin_allocate") == 2);
+    const auto leaked = flameFromMain(recorded->m_log, "leaked");
+    CHECK(leaked.at("main;leak_some") == 1200);
+    CHECK(leaked.count("main;make_small") == 0);  // nothing of it leaked: no line
+}
+
+TEST_CASE("flame totals equal the totals of memlog stat, for every metric") {
+    const auto recorded = record("allocation_sites");
+    auto total = [&](const char* metric) {
+        uint64_t sum = 0;
+        std::istringstream flame(runCli("flame " + recorded->m_log + " --metric " + metric));
+        std::string line;
+        while (std::getline(flame, line)) sum += std::stoull(line.substr(line.rfind(' ') + 1));
+        return sum;
+    };
+    const auto summary = summaryOf(recorded->m_log);
+    CHECK(total("calls") == summary.m_allocations);
+    CHECK(total("peak") == summary.m_peakBytes);
+    CHECK(total("leaked") == summary.m_leakedBytes);
+    // Bytes: the same total as the site table's, which sums the same blocks by site.
+    uint64_t siteBytes = 0;
+    for (const auto& [name, row] : sitesByName(recorded->m_log)) siteBytes += row.m_metrics.m_bytes;
+    CHECK(total("bytes") == siteBytes);
+}
+
+TEST_CASE("a stripped build is still named, from its dynamic symbol table") {
+    const auto recorded = record("allocation_sites_stripped");
+    auto rows = sitesByName(recorded->m_log);
+    CHECK(rows["make_small"].m_metrics.m_calls == 10);
+    CHECK(rows["make_large"].m_metrics.m_calls == 3);  // grab was inlined, and no DWARF says so
+    CHECK(rows["leak_some"].m_metrics.m_leakedBytes == 1200);
+    CHECK(rows.count("grab") == 0);
+}
+
+TEST_CASE("stat lists top sites and dump --symbolize adds the site of every event") {
+    const auto recorded = record("allocation_sites");
+    const std::string json = runCli("stat " + recorded->m_log + " --json");
+    CHECK(json.find("\"top_sites\":{\"calls\":[{\"function\":\"make_small\"") != std::string::npos);
+    // The loader keeps some of dlopen's allocations after dlclose: main leaks more than leak_some.
+    const size_t leaked = json.find("\"leaked\":[");
+    REQUIRE(leaked != std::string::npos);
+    CHECK(json.find("{\"function\":\"leak_some\"", leaked) < json.find("]", leaked));
+    const std::string text = runCli("stat " + recorded->m_log);
+    CHECK(text.find("top sites by calls") != std::string::npos);
+    std::istringstream dump(runCli("dump " + recorded->m_log + " --csv --symbolize"));
+    std::string line;
+    std::getline(dump, line);
+    CHECK(line == "seq,time_ns,tid,kind,addr,size,old_addr,stack_id,site");
+    int makeSmall = 0;
+    while (std::getline(dump, line))
+        if (line.find(",malloc,") != std::string::npos && line.find(",100,") != std::string::npos &&
+            line.size() > 11 && line.compare(line.size() - 11, 11, ",make_small") == 0)
+            ++makeSmall;
+    CHECK(makeSmall == 10);
+}
+
+TEST_CASE("a changed binary is reported once, not silently mis-named") {
+    const auto recorded = record("allocation_sites");
+    // Rewrite the build id recorded for the program: the binary on disk no longer matches.
+    std::fstream log(recorded->m_log, std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(log)), {});
+    memlog::timeline::LogReader reader(recorded->m_log);
+    reader.forEachEvent([](const memlog::timeline::Event&) {});
+    std::string buildId;
+    for (const auto& module : reader.modules())
+        if (module.m_path == reader.header().m_exe) buildId = module.m_buildId;
+    REQUIRE(buildId.size() == 40);
+    std::string raw;
+    for (size_t i = 0; i < buildId.size(); i += 2) raw += static_cast<char>(std::stoi(buildId.substr(i, 2), nullptr, 16));
+    size_t at = 0;
+    int rewritten = 0;
+    while ((at = bytes.find(raw, at)) != std::string::npos) {
+        bytes[at] = static_cast<char>(bytes[at] ^ 0xff);
+        ++rewritten;
+    }
+    REQUIRE(rewritten >= 1);
+    log.seekp(0);
+    log.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    log.close();
+    std::vector<std::string> warnings;
+    memlog::timeline::LogReader changed(recorded->m_log);
+    changed.forEachEvent([](const memlog::timeline::Event&) {});
+    memlog::timeline::StackNames names(changed, [&](const std::string& w) { warnings.push_back(w); });
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("has changed since the recording") != std::string::npos);
+    CHECK(warnings[0].find(reader.header().m_exe) != std::string::npos);
+}
