@@ -7,6 +7,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -58,6 +59,44 @@ struct Symbolizer::Impl {
     std::vector<LoadedModule> m_modules;
     std::unordered_map<uint64_t, std::vector<SourceFrame>> m_cache;
     std::function<void(const std::string&)> m_warn;
+
+    // Per compilation unit, its functions' address ranges, sorted: built once, on first use.
+    struct FunctionRange {
+        Dwarf_Addr m_lo, m_hi;
+        Dwarf_Die m_die;
+    };
+    std::unordered_map<const void*, std::vector<FunctionRange>> m_functions;
+
+    bool functionAt(Dwarf_Die* unit, Dwarf_Addr pc, Dwarf_Die* function) {
+        auto [it, added] = m_functions.try_emplace(unit->addr);
+        std::vector<FunctionRange>& ranges = it->second;
+        if (added) {
+            dwarf_getfuncs(
+                unit,
+                [](Dwarf_Die* die, void* arg) -> int {
+                    auto* out = static_cast<std::vector<FunctionRange>*>(arg);
+                    Dwarf_Addr base, lo, hi;
+                    ptrdiff_t offset = 0;
+                    while ((offset = dwarf_ranges(die, offset, &base, &lo, &hi)) > 0) out->push_back({lo, hi, *die});
+                    return DWARF_CB_OK;
+                },
+                &ranges, 0);
+            std::sort(ranges.begin(), ranges.end(),
+                      [](const FunctionRange& a, const FunctionRange& b) { return a.m_lo < b.m_lo; });
+        }
+        auto next = std::upper_bound(ranges.begin(), ranges.end(), pc,
+                                     [](Dwarf_Addr value, const FunctionRange& range) { return value < range.m_lo; });
+        // The nearest range starting below pc holds it, unless it ended early; look back a little
+        // for ranges that enclose others (split functions).
+        for (int back = 0; back < 8 && next != ranges.begin(); ++back) {
+            --next;
+            if (pc < next->m_hi) {
+                *function = next->m_die;
+                return true;
+            }
+        }
+        return false;
+    }
 
     const LoadedModule* moduleOf(uint64_t address) const {
         const LoadedModule* found = nullptr;
@@ -130,39 +169,46 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
     if (Dwfl_Line* source = dwfl_module_getsrc(module, address)) {
         if (const char* name = dwfl_lineinfo(source, nullptr, &line, nullptr, nullptr, nullptr)) file = name;
     }
-    // The chain of inlined subroutines around the address, innermost first. dwarf_getscopes
-    // finds the innermost function instance; its concrete nesting (each inlined call inside the
-    // next, up to the real function) comes from dwarf_getscopes_die on that instance.
+    // The function around the address, then the inlined calls nested in it down to the
+    // address. Both searches stay inside one function: dwarf_getscopes walks the whole unit
+    // for every address, quadratic in a unit of thousands of functions.
     Dwarf_Addr bias = 0;
     if (Dwarf_Die* unit = dwfl_module_addrdie(module, address, &bias)) {
-        Dwarf_Die* scopes = nullptr;
-        const int count = dwarf_getscopes(unit, address - bias, &scopes);
-        Dwarf_Die* innermost = nullptr;
-        for (int i = 0; i < count && !innermost; ++i) {
-            const int tag = dwarf_tag(&scopes[i]);
-            if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) innermost = &scopes[i];
-        }
-        Dwarf_Die* chain = nullptr;
-        const int depth = innermost ? dwarf_getscopes_die(innermost, &chain) : 0;
-        Dwarf_Files* files = nullptr;
-        dwarf_getsrcfiles(unit, &files, nullptr);
-        for (int i = 0; i < depth; ++i) {
-            const int tag = dwarf_tag(&chain[i]);
-            if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
-            frames.push_back({dieName(&chain[i]), file, static_cast<uint32_t>(line > 0 ? line : 0), moduleName,
-                              tag == DW_TAG_inlined_subroutine});
-            if (tag == DW_TAG_subprogram) break;
-            // The caller of an inlined function continues at the call site.
-            Dwarf_Attribute attribute;
-            Dwarf_Word callLine = 0, callFile = 0;
-            if (dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &attribute), &callLine) == 0)
-                line = static_cast<int>(callLine);
-            if (files && dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &attribute), &callFile) == 0) {
-                if (const char* name = dwarf_filesrc(files, callFile, nullptr, nullptr)) file = name;
+        const Dwarf_Addr pc = address - bias;
+        Dwarf_Die function;
+        if (functionAt(unit, pc, &function)) {
+            std::vector<Dwarf_Die> chain{function};  // outermost first
+            for (bool deeper = true; deeper;) {
+                deeper = false;
+                Dwarf_Die child;
+                if (dwarf_child(&chain.back(), &child) != 0) break;
+                do {
+                    const int tag = dwarf_tag(&child);
+                    if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) && dwarf_haspc(&child, pc) == 1) {
+                        chain.push_back(child);
+                        deeper = true;
+                        break;
+                    }
+                } while (dwarf_siblingof(&child, &child) == 0);
+            }
+            Dwarf_Files* files = nullptr;
+            dwarf_getsrcfiles(unit, &files, nullptr);
+            for (auto die = chain.rbegin(); die != chain.rend(); ++die) {
+                const int tag = dwarf_tag(&*die);
+                if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+                frames.push_back({dieName(&*die), file, static_cast<uint32_t>(line > 0 ? line : 0), moduleName,
+                                  tag == DW_TAG_inlined_subroutine});
+                if (tag == DW_TAG_subprogram) break;
+                // The caller of an inlined function continues at the call site.
+                Dwarf_Attribute attribute;
+                Dwarf_Word callLine = 0, callFile = 0;
+                if (dwarf_formudata(dwarf_attr(&*die, DW_AT_call_line, &attribute), &callLine) == 0)
+                    line = static_cast<int>(callLine);
+                if (files && dwarf_formudata(dwarf_attr(&*die, DW_AT_call_file, &attribute), &callFile) == 0) {
+                    if (const char* name = dwarf_filesrc(files, callFile, nullptr, nullptr)) file = name;
+                }
             }
         }
-        std::free(chain);
-        std::free(scopes);
     }
     if (frames.empty() || frames.back().m_function.empty()) {
         // No DWARF: the ELF symbol tables (.symtab, else .dynsym).
