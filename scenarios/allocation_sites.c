@@ -6,10 +6,9 @@
  *   leak_some        4 x 300 bytes, never freed
  *   plugin_allocate  2 x 4242 bytes, in libscenario_plugin.so loaded with dlopen, freed
  * Everything is live at once before the frees: the peak holds every site's bytes. */
-#include <dlfcn.h>
-#include <limits.h>
 #include <stdlib.h>
 
+#define SCENARIO_WITH_PLUGIN
 #include "scenario.h"
 
 static void* blocks[32];
@@ -33,15 +32,9 @@ __attribute__((noinline)) void leak_some(void) {
 
 int main(int argc, char** argv) {
     if (scenario_empty(argc, argv)) return 0;
-    char path[PATH_MAX];
-    const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 64);
-    if (length <= 0) return 1;
-    path[length] = '\0';
-    strcpy(strrchr(path, '/') + 1, "libscenario_plugin.so");
-    void* plugin = dlopen(path, RTLD_NOW);
-    if (!plugin) return 2;
-    void* (*plugin_allocate)(size_t) = (void* (*)(size_t))dlsym(plugin, "plugin_allocate");
-    if (!plugin_allocate) return 3;
+    void* plugin = NULL;
+    const plugin_allocate_fn plugin_allocate = scenario_load_plugin(&plugin);
+    if (!plugin_allocate) return 2;
 
     make_small();
     make_large();

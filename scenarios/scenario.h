@@ -22,4 +22,23 @@ static inline void scenario_say(const char* text) {
     (void)ignored;
 }
 
+/* Loads libscenario_plugin.so from this program's directory and returns its plugin_allocate,
+ * or NULL. Only the scenarios that link -ldl call it. */
+#ifdef SCENARIO_WITH_PLUGIN
+#include <dlfcn.h>
+#include <limits.h>
+
+typedef void* (*plugin_allocate_fn)(size_t);
+
+static inline plugin_allocate_fn scenario_load_plugin(void** handle) {
+    char path[PATH_MAX];
+    const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 64);
+    if (length <= 0) return NULL;
+    path[length] = '\0';
+    strcpy(strrchr(path, '/') + 1, "libscenario_plugin.so");
+    *handle = dlopen(path, RTLD_NOW);
+    return *handle ? (plugin_allocate_fn)dlsym(*handle, "plugin_allocate") : NULL;
+}
+#endif
+
 #endif
