@@ -33,8 +33,9 @@ void compareWithAndWithout(const std::vector<std::string>& argv) {
         const auto summary = summaryOf(log);
         CHECK(summary.m_complete);
         CHECK(summary.m_lostEvents == 0);
+        // Every program image allocates; a fork child may exec before it allocates anything.
+        if (summary.m_parentPid == 0) CHECK(summary.m_allocations > 0);
     }
-    CHECK(summaryOf(actual.m_logs.back()).m_allocations > 0);
     fs::remove_all(expected.m_directory);
     fs::remove_all(actual.m_directory);
 }

@@ -16,6 +16,15 @@ namespace {
 
 int countLines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
+// The line of `text` that contains `needle`, without its newline; empty when there is none.
+std::string lineWith(const std::string& text, const std::string& needle) {
+    const size_t at = text.find(needle);
+    if (at == std::string::npos) return {};
+    const size_t newline = text.rfind('\n', at);
+    const size_t begin = newline == std::string::npos ? 0 : newline + 1;
+    return text.substr(begin, text.find('\n', at) - begin);
+}
+
 }  // namespace
 
 TEST_CASE("the default log name is <program>.<pid>.memlog with mode 0600, announced on stderr") {
@@ -59,22 +68,66 @@ TEST_CASE("MEMLOG_OUT with %p and %e names the log") {
 }
 
 TEST_CASE("an existing file or symlink at MEMLOG_OUT is never written through") {
-    Run run;
-    run.m_argv = {scenarioPath("leaks")};
-    run.m_env["MEMLOG_QUIET"] = "1";
-    // A symlink planted at the name: the recorder must pick a numbered neighbour instead.
-    const fs::path dir = fs::temp_directory_path() / ("memlog-symlink-" + std::to_string(getpid()));
+    // Whatever is planted at the name, the recorder creates a numbered neighbour instead.
+    const fs::path dir = fs::temp_directory_path() / ("memlog-taken-" + std::to_string(getpid()));
+    fs::remove_all(dir);
     fs::create_directories(dir);
     const fs::path victim = dir / "victim";
     std::ofstream(victim) << "precious";
-    fs::create_symlink(victim, dir / "out.memlog");
-    run.m_env["MEMLOG_OUT"] = (dir / "out.memlog").string();
+    fs::path out = dir / "out.memlog", expected = dir / "out.1.memlog";
+    SECTION("a symlink to a file: the file keeps its content") { fs::create_symlink(victim, out); }
+    SECTION("a dangling symlink: its target is not created") { fs::create_symlink(dir / "target", out); }
+    SECTION("a regular file, and its first neighbour too: the log is <stem>.2.memlog") {
+        std::ofstream(out) << "precious";
+        std::ofstream(dir / "out.1.memlog") << "precious";
+        expected = dir / "out.2.memlog";
+    }
+    SECTION("a name without the .memlog suffix: the log is <name>.1") {
+        out = dir / "plain";
+        std::ofstream(out) << "precious";
+        expected = dir / "plain.1";
+    }
+    Run run;
+    run.m_argv = {scenarioPath("leaks")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    run.m_env["MEMLOG_OUT"] = out.string();
     const Outcome outcome = runProgram(run);
     CHECK(outcome.m_exitStatus == 0);
     CHECK(fs::file_size(victim) == 8);
-    CHECK(fs::exists(dir / "out.1.memlog"));
-    CHECK(summaryOf((dir / "out.1.memlog").string()).m_leakedBlocks == 10);
+    CHECK_FALSE(fs::exists(dir / "target"));
+    for (const auto& entry : fs::directory_iterator(dir))
+        if (entry.path() != expected && !entry.is_symlink()) CHECK(fs::file_size(entry.path()) == 8);
+    REQUIRE(fs::exists(expected));
+    CHECK(summaryOf(expected.string()).m_leakedBlocks == 10);
     fs::remove_all(dir);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("a fixed MEMLOG_OUT: the fork child and the exec'd image take numbered neighbours") {
+    Run run;
+    run.m_argv = {scenarioPath("fork_exec")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    run.m_env["MEMLOG_OUT"] = "out.memlog";
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_exitStatus == 0);
+    REQUIRE(outcome.m_logs.size() == 3);
+    // Sorted names; the parent opens its log first, the fork child next, the exec'd image last.
+    const fs::path dir = outcome.m_directory;
+    CHECK(outcome.m_logs == std::vector<std::string>{dir / "out.1.memlog", dir / "out.2.memlog", dir / "out.memlog"});
+    const auto parent = summaryOf((dir / "out.memlog").string());
+    const auto child = summaryOf((dir / "out.1.memlog").string());
+    const auto image = summaryOf((dir / "out.2.memlog").string());
+    CHECK(callsOf(parent, "malloc") == 8);
+    CHECK(callsOf(child, "malloc") == 7);
+    CHECK(child.m_parentPid == parent.m_pid);
+    CHECK(callsOf(image, "malloc") == 11);
+    CHECK(image.m_pid == child.m_pid);
+    for (const auto* s : {&parent, &child, &image}) CHECK(s->m_complete);
+    for (const std::string& log : outcome.m_logs) {
+        struct stat info {};
+        REQUIRE(stat(log.c_str(), &info) == 0);
+        CHECK((info.st_mode & 0777) == 0600);
+    }
     fs::remove_all(outcome.m_directory);
 }
 
@@ -88,15 +141,39 @@ TEST_CASE("bad settings give one line on stderr each and fall back to the defaul
     const Outcome outcome = runProgram(run);
     CHECK(outcome.m_exitStatus == 0);
     CHECK(countLines(outcome.m_stderr) == 3);
-    CHECK(outcome.m_stderr.find("MEMLOG_UNWIND=magic") != std::string::npos);
-    CHECK(outcome.m_stderr.find("MEMLOG_STACK_DEPTH=0") != std::string::npos);
-    CHECK(outcome.m_stderr.find("MEMLOG_FREE_STACKS=maybe") != std::string::npos);
+    // Each line names the variable with its bad value and ends with the default used.
+    CHECK(lineWith(outcome.m_stderr, "MEMLOG_UNWIND=magic").ends_with("libunwind"));
+    CHECK(lineWith(outcome.m_stderr, "MEMLOG_STACK_DEPTH=0").ends_with("64"));
+    CHECK(lineWith(outcome.m_stderr, "MEMLOG_FREE_STACKS=maybe").ends_with("1"));
     REQUIRE(outcome.m_logs.size() == 1);
     memlog::timeline::LogReader reader(outcome.m_logs[0]);
     CHECK(reader.header().m_unwindMode == memlog::format::UnwindMode::Libunwind);
     CHECK(reader.header().m_stackDepth == 64);
     CHECK((reader.header().m_flags & memlog::format::kFlagFreeStacks) != 0);
     fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("MEMLOG_STACK_DEPTH: 1 and 256 are taken silently, anything else falls back to 64") {
+    struct Case {
+        const char* m_value;
+        uint32_t m_depth;
+        int m_lines;
+    };
+    for (const Case& c : {Case{"1", 1, 0}, Case{"256", 256, 0}, Case{"257", 64, 1}, Case{"-1", 64, 1},
+                          Case{"8x", 64, 1}}) {
+        INFO("MEMLOG_STACK_DEPTH=" << c.m_value);
+        Run run;
+        run.m_argv = {scenarioPath("leaks")};
+        run.m_env["MEMLOG_QUIET"] = "1";
+        run.m_env["MEMLOG_STACK_DEPTH"] = c.m_value;
+        const Outcome outcome = runProgram(run);
+        CHECK(outcome.m_exitStatus == 0);
+        CHECK(countLines(outcome.m_stderr) == c.m_lines);
+        REQUIRE(outcome.m_logs.size() == 1);
+        memlog::timeline::LogReader reader(outcome.m_logs[0]);
+        CHECK(reader.header().m_stackDepth == c.m_depth);
+        fs::remove_all(outcome.m_directory);
+    }
 }
 
 TEST_CASE("an output path that cannot be created: one line, and the program runs unrecorded") {
