@@ -87,7 +87,7 @@ TEST_CASE("every C allocation call is counted under its own kind, memalign and p
     requireNoAnomalies(s);
 }
 
-TEST_CASE("anonymous mappings: mmap, a munmap that splits, mremap; file mappings do not count") {
+TEST_CASE("anonymous mappings: mmap, a munmap that splits, mremap, but file mappings do not count") {
     const auto s = record("mapped_region");
     CHECK(callsOf(s, "mmap") == 1);
     CHECK(callsOf(s, "munmap") == 3);
@@ -223,7 +223,7 @@ TEST_CASE("code loaded with dlopen: the module map names it and its allocation's
     }
 }
 
-TEST_CASE("`empty` runs: every scenario starts and exits cleanly; the recorder's own work is not logged") {
+TEST_CASE("`empty` runs: every scenario starts and exits cleanly, and the recorder's own work is not logged") {
     // A C program that uses no stdio allocates nothing by itself on glibc, so what its `empty`
     // run logs could only be the recorder's own start-up and exit. The others log what their
     // runtime allocates (threads' TLS, libstdc++'s emergency pool; early_late's constructor runs

@@ -109,7 +109,7 @@ TEST_CASE("double, unknown and mismatched frees are anomalies, not calls") {
     CHECK(s.m_leakedBytes == 5);
 }
 
-TEST_CASE("munmap cuts recorded mappings; other munmaps are ignored") {
+TEST_CASE("munmap cuts recorded mappings, other munmaps are ignored") {
     LogBuilder log;
     auto& t = log.thread(1);
     t.heap(record(Kind::Mmap, 1, 0x100000, 0x10000));
