@@ -38,18 +38,24 @@ void LogBuilder::Thread::append(const uint8_t* begin, const uint8_t* end) {
     m_chunks.back().insert(m_chunks.back().end(), begin, end);
 }
 
-LogBuilder::Thread& LogBuilder::Thread::heap(const format::HeapRecord& record) {
-    uint8_t buffer[format::kMaxHeapRecordBytes];
-    // Encode once to learn the size; when it does not fit, open a chunk and encode again.
-    uint8_t* end = format::encodeHeapPayload(buffer, record, m_deltas);
+void LogBuilder::Thread::appendRecord(Kind kind,
+                                      const std::function<uint8_t*(uint8_t*, format::ChunkCursorState&)>& encode) {
+    uint8_t buffer[256];
+    uint8_t* end = encode(buffer, m_deltas);
     if (m_chunks.empty() ||
         m_chunks.back().size() + static_cast<size_t>(end - buffer) > m_chunkBytes - sizeof(format::ChunkHeader)) {
         m_chunks.emplace_back();
         m_deltas = {};
-        end = format::encodeHeapPayload(buffer, record, m_deltas);
+        end = encode(buffer, m_deltas);
     }
-    buffer[0] = static_cast<uint8_t>(record.m_kind);
+    buffer[0] = static_cast<uint8_t>(kind);
     m_chunks.back().insert(m_chunks.back().end(), buffer, end);
+}
+
+LogBuilder::Thread& LogBuilder::Thread::heap(const format::HeapRecord& record) {
+    appendRecord(record.m_kind, [&](uint8_t* out, format::ChunkCursorState& deltas) {
+        return format::encodeHeapPayload(out, record, deltas);
+    });
     return *this;
 }
 
@@ -72,6 +78,25 @@ LogBuilder::Thread& LogBuilder::Thread::free(uint64_t seq, uint64_t addr, uint32
     record.m_addr = addr;
     record.m_stack = stack;
     return heap(record);
+}
+
+LogBuilder::Thread& LogBuilder::Thread::access(const format::AccessRecord& given) {
+    format::AccessRecord record = given;
+    if (record.m_tsc == 0) record.m_tsc = record.m_seq * kTicksPerSeq;
+    appendRecord(Kind::Access, [&](uint8_t* out, format::ChunkCursorState& deltas) {
+        return format::encodeAccessPayload(out, record, deltas);
+    });
+    return *this;
+}
+
+LogBuilder::Thread& LogBuilder::Thread::read(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset,
+                                             uint32_t stack) {
+    return access({seq, 0, blockStart + offset, blockSeq, offset, false, 8, 0x401000 + offset, stack});
+}
+
+LogBuilder::Thread& LogBuilder::Thread::write(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset,
+                                              uint32_t stack) {
+    return access({seq, 0, blockStart + offset, blockSeq, offset, true, 8, 0x402000 + offset, stack});
 }
 
 LogBuilder::Thread& LogBuilder::Thread::stack(uint64_t id, const std::vector<uint64_t>& frames) {

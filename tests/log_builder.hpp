@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ public:
         Thread& heap(const format::HeapRecord& record);
         Thread& malloc(uint64_t seq, uint64_t addr, uint64_t size, uint32_t stack = 0);
         Thread& free(uint64_t seq, uint64_t addr, uint32_t stack = 0);
+        Thread& access(const format::AccessRecord& record);  // m_tsc 0: seq * kTicksPerSeq
+        Thread& read(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset, uint32_t stack = 0);
+        Thread& write(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset, uint32_t stack = 0);
         Thread& stack(uint64_t id, const std::vector<uint64_t>& frames);
         Thread& lost(uint64_t count);
         Thread& threadExit(uint64_t seq);
@@ -26,6 +30,9 @@ public:
     private:
         friend class LogBuilder;
         void append(const uint8_t* begin, const uint8_t* end);
+        // A record whose payload `encode` writes with this chunk's deltas: encoded once to learn
+        // its size and again, in a new chunk, when it does not fit.
+        void appendRecord(format::Kind kind, const std::function<uint8_t*(uint8_t*, format::ChunkCursorState&)>& encode);
         std::vector<std::vector<uint8_t>> m_chunks;  // payload bytes of each chunk
         format::ChunkCursorState m_deltas;
         uint32_t m_chunkBytes = 4096;

@@ -38,7 +38,11 @@ struct ThreadCursor {
     const uint8_t* m_at = nullptr;
     const uint8_t* m_end = nullptr;
     format::ChunkCursorState m_deltas;
-    format::HeapRecord m_record;  // the heap record waiting to be merged
+    // The record waiting to be merged: a heap record, or an access sample when m_isAccess.
+    format::HeapRecord m_record;
+    format::AccessRecord m_access;
+    bool m_isAccess = false;
+    uint64_t waitingSeq() const { return m_isAccess ? m_access.m_seq : m_record.m_seq; }
 };
 
 // format::tscToNs with the division taken out of the per-event path: the rate becomes a 32.32
@@ -161,8 +165,8 @@ uint64_t LogReader::lastTsc() const { return m_impl->m_lastTsc; }
 
 namespace {
 
-// Decodes records of `cursor` until a heap record is ready in m_record (true) or the thread has
-// no more (false). Meta records are absorbed into `impl` on the way.
+// Decodes records of `cursor` until a heap record or an access sample is ready (true) or the
+// thread has no more (false). Meta records are absorbed into `impl` on the way.
 template <typename Impl>
 bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
     for (;;) {
@@ -181,9 +185,13 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
         const uint8_t* p = start + 1;
         bool ok = true;
         bool heap = false;
+        bool access = false;
         if (format::isHeapKind(tag & format::kKindMask)) {
             ok = format::decodeHeapPayload(&p, cursor.m_end, kind, cursor.m_record, cursor.m_deltas);
             heap = ok;
+        } else if (kind == Kind::Access) {
+            ok = format::decodeAccessPayload(&p, cursor.m_end, cursor.m_access, cursor.m_deltas);
+            access = ok;
         } else if (kind == Kind::Stack) {
             uint64_t id, frames[format::kMaxStackDepth];
             uint32_t depth;
@@ -236,15 +244,17 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
                 continue;
             }
             throw LogError(path, static_cast<uint64_t>(start - impl.m_data),
-                           std::string("corrupt ") + (heap || format::isHeapKind(tag & format::kKindMask)
-                                                          ? format::kindInfo(kind).m_name
-                                                          : "meta") +
+                           std::string("corrupt ") +
+                               (format::isHeapKind(tag & format::kKindMask) ? format::kindInfo(kind).m_name
+                                : kind == Kind::Access                      ? "access"
+                                                                            : "meta") +
                                " record");
         }
         impl.m_bytesDone += static_cast<uint64_t>(p - start);
         cursor.m_at = p;
-        if (heap) {
-            impl.noteTime(cursor.m_record.m_tsc);
+        if (heap || access) {
+            cursor.m_isAccess = access;
+            impl.noteTime(access ? cursor.m_access.m_tsc : cursor.m_record.m_tsc);
             return true;
         }
     }
@@ -254,6 +264,12 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
 
 void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
                              const std::function<void(double)>& progress) {
+    forEachRecord(onEvent, {}, progress);
+}
+
+void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
+                              const std::function<void(const AccessSample&)>& onAccess,
+                              const std::function<void(double)>& progress) {
     Impl& impl = *m_impl;
     for (ThreadCursor& cursor : impl.m_threads) {
         cursor.m_nextChunk = 0;
@@ -267,7 +283,24 @@ void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
 
     const TscClock clock(impl.m_header);
     Event event;
+    AccessSample sample;
     auto deliver = [&](const ThreadCursor& cursor) {
+        if (cursor.m_isAccess) {
+            if (!onAccess) return;
+            const format::AccessRecord& record = cursor.m_access;
+            sample.m_seq = record.m_seq;
+            sample.m_timeNs = clock.sinceStart(record.m_tsc);
+            sample.m_tid = cursor.m_tid;
+            sample.m_addr = record.m_addr;
+            sample.m_blockSeq = record.m_blockSeq;
+            sample.m_offset = record.m_offset;
+            sample.m_write = record.m_write;
+            sample.m_length = record.m_length;
+            sample.m_ip = record.m_ip;
+            sample.m_stack = static_cast<uint32_t>(record.m_stack);
+            onAccess(sample);
+            return;
+        }
         const format::HeapRecord& record = cursor.m_record;
         event.m_kind = record.m_kind;
         event.m_seq = record.m_seq;
@@ -280,7 +313,7 @@ void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
         event.m_oldAddr = record.m_oldAddr;
         event.m_oldSize = record.m_oldSize;
         event.m_stack = static_cast<uint32_t>(record.m_stack);
-        onEvent(event);
+        if (onEvent) onEvent(event);
     };
 
     using Clock = std::chrono::steady_clock;
@@ -299,7 +332,7 @@ void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
     using Entry = std::pair<uint64_t, size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (size_t i = 0; i < impl.m_threads.size(); ++i)
-        if (advance(impl, impl.m_threads[i], m_path)) ready.push({impl.m_threads[i].m_record.m_seq, i});
+        if (advance(impl, impl.m_threads[i], m_path)) ready.push({impl.m_threads[i].waitingSeq(), i});
 
     while (!ready.empty()) {
         const size_t index = ready.top().second;
@@ -313,8 +346,8 @@ void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
             deliver(cursor);
             maybeReport();
             more = advance(impl, cursor, m_path);
-        } while (more && cursor.m_record.m_seq < bound);
-        if (more) ready.push({cursor.m_record.m_seq, index});
+        } while (more && cursor.waitingSeq() < bound);
+        if (more) ready.push({cursor.waitingSeq(), index});
     }
     if (progress) progress(1.0);
 }

@@ -40,6 +40,20 @@ struct Event {
     uint32_t m_stack = 0;     // 0 = none
 };
 
+// One sampled memory access (format::AccessRecord), times converted like Event's.
+struct AccessSample {
+    uint64_t m_seq = 0;       // in the same sequence as the heap events
+    uint64_t m_timeNs = 0;    // since the recording started
+    uint32_t m_tid = 0;       // the accessing thread
+    uint64_t m_addr = 0;      // the watched word the access touched
+    uint64_t m_blockSeq = 0;  // the sequence number at which the block began
+    uint64_t m_offset = 0;    // m_addr minus the block's start
+    bool m_write = false;
+    uint8_t m_length = 8;     // bytes watched
+    uint64_t m_ip = 0;        // the instruction after the access
+    uint32_t m_stack = 0;     // of the accessing code; 0 = none
+};
+
 struct Module {
     uint64_t m_base = 0;
     uint64_t m_lo = 0;
@@ -68,6 +82,10 @@ public:
     // the fraction of the file read so far, at most a few times a second.
     void forEachEvent(const std::function<void(const Event&)>& onEvent,
                       const std::function<void(double)>& progress = {});
+    // The same walk with the access samples too, each delivered in its place in the sequence.
+    void forEachRecord(const std::function<void(const Event&)>& onEvent,
+                       const std::function<void(const AccessSample&)>& onAccess,
+                       const std::function<void(double)>& progress = {});
 
     // Filled by forEachEvent.
     const std::vector<std::vector<uint64_t>>& stacks() const;  // index = stack id; [0] empty

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <queue>
+#include <unordered_set>
 #include <vector>
 
 #include "timeline/address_table.hpp"
@@ -63,7 +64,21 @@ public:
         }
     }
 
+    // A sample must fall inside a block that is live at its moment, and name that block.
+    void access(const AccessSample& sample) {
+        releasePendingBefore(sample.m_seq);
+        ++m_summary.m_accessSamples;
+        ++(sample.m_write ? m_summary.m_accessWrites : m_summary.m_accessReads);
+        m_sampledBlocks.insert(sample.m_blockSeq);
+        const AddressTable::Entry* block = sample.m_offset <= sample.m_addr
+                                               ? m_blocks.find(sample.m_addr - sample.m_offset)
+                                               : nullptr;
+        if (!block || !block->m_live || sample.m_offset + sample.m_length > block->m_size)
+            ++m_summary.m_anomalies.m_accessOutsideBlock;
+    }
+
     void finish() {
+        m_summary.m_blocksSampled = m_sampledBlocks.size();
         releasePendingBefore(UINT64_MAX);
         m_summary.m_leakedBytes = m_liveBytes;
         m_summary.m_leakedBlocks = m_liveBlocks;
@@ -217,6 +232,7 @@ private:
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
     uint64_t m_liveBytes = 0;
     uint64_t m_liveBlocks = 0;
+    std::unordered_set<uint64_t> m_sampledBlocks;  // samples are few: a plain set will do
 };
 
 }  // namespace
@@ -229,13 +245,17 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     summary.m_pid = header.m_pid;
     summary.m_parentPid = header.m_parentPid;
     summary.m_exe = std::string(header.m_exe, strnlen(header.m_exe, sizeof(header.m_exe)));
+    summary.m_accessSampler = header.m_accessSampler;
+    summary.m_accessRate = header.m_accessRate;
+    summary.m_accessStatus =
+        std::string(header.m_accessStatus, strnlen(header.m_accessStatus, sizeof(header.m_accessStatus)));
     Tally tally(summary, observer);
-    reader.forEachEvent(
+    reader.forEachRecord(
         [&](const Event& event) {
             ++summary.m_events;
             tally.event(event);
         },
-        progress);
+        [&](const AccessSample& sample) { tally.access(sample); }, progress);
     tally.finish();
     summary.m_threads = reader.threadCount();
     summary.m_lostEvents = reader.lostEvents();
@@ -244,6 +264,20 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     if (reader.lastTsc() >= reader.firstTsc())
         summary.m_durationNs = format::tscToNs(header, reader.lastTsc()) - format::tscToNs(header, reader.firstTsc());
     return summary;
+}
+
+std::string accessSamplerText(const Summary& summary) {
+    switch (summary.m_accessSampler) {
+    case format::AccessSampler::Off:
+        return "off";
+    case format::AccessSampler::Unavailable:
+        return "unavailable: " + (summary.m_accessStatus.empty() ? std::string("no reason given") : summary.m_accessStatus);
+    case format::AccessSampler::ProcessWide:
+        return "process-wide watchpoints";
+    case format::AccessSampler::PerThread:
+        return "per-thread watchpoints";
+    }
+    return "unknown (" + std::to_string(static_cast<uint32_t>(summary.m_accessSampler)) + ")";
 }
 
 }  // namespace memlog::timeline

@@ -19,7 +19,10 @@ struct Anomalies {
     uint64_t m_doubleFree = 0;      // free of an address that was allocated and already freed
     uint64_t m_unknownRealloc = 0;  // realloc of an address that is not live
     uint64_t m_mismatchedFree = 0;  // e.g. new[] released by free or delete
-    uint64_t total() const { return m_unknownFree + m_doubleFree + m_unknownRealloc + m_mismatchedFree; }
+    uint64_t m_accessOutsideBlock = 0;  // an access sample not inside a block live at its moment
+    uint64_t total() const {
+        return m_unknownFree + m_doubleFree + m_unknownRealloc + m_mismatchedFree + m_accessOutsideBlock;
+    }
 };
 
 struct Summary {
@@ -43,7 +46,18 @@ struct Summary {
     uint64_t m_stacks = 0;       // distinct stacks
     Anomalies m_anomalies;
     uint64_t m_lostEvents = 0;
+    // Access sampling: whether it ran (and why not), and what it caught.
+    format::AccessSampler m_accessSampler = format::AccessSampler::Off;
+    std::string m_accessStatus;  // the reason when Unavailable
+    uint32_t m_accessRate = 0;   // the budget of traps per second it ran with
+    uint64_t m_accessSamples = 0;
+    uint64_t m_accessReads = 0;
+    uint64_t m_accessWrites = 0;
+    uint64_t m_blocksSampled = 0;  // distinct blocks with at least one sample
 };
+
+// "off", "unavailable: <reason>", or the mechanism: what `memlog stat` calls access_sampler.
+std::string accessSamplerText(const Summary& summary);
 
 // Told of every block as it begins and ends, with the stack that allocated it.
 class BlockObserver {

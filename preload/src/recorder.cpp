@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "access_probe.hpp"
 #include "log_file.hpp"
 #include "module_map.hpp"
 #include "real_functions.hpp"
@@ -40,6 +41,8 @@ char s_programName[256];
 char s_commandLine[2048];
 char s_exePath[format::kMaxPathBytes];
 char s_outputPath[format::kMaxPathBytes];
+format::AccessSampler s_accessSampler = format::AccessSampler::Off;
+char s_accessStatus[sizeof(format::FileHeader::m_accessStatus)];
 
 // --- start-up ---------------------------------------------------------------------------------
 
@@ -106,6 +109,9 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     header.m_tscPerNsQ32 = s_tscPerNsQ32;
     copyCut(header.m_exe, sizeof(header.m_exe), s_exePath);
     copyCut(header.m_commandLine, sizeof(header.m_commandLine), s_commandLine);
+    header.m_accessSampler = s_accessSampler;
+    header.m_accessRate = s_accessSampler == format::AccessSampler::Off ? 0 : s_settings.m_accessRate;
+    copyCut(header.m_accessStatus, sizeof(header.m_accessStatus), s_accessStatus);
     uint32_t flags = 0;
     if (parentPid) flags |= format::kFlagForkChild;
     if (s_settings.m_freeStacks) flags |= format::kFlagFreeStacks;
@@ -136,6 +142,20 @@ void openLog(uint32_t parentPid) {
 void onThreadExit(void*);
 void onForkChild();
 
+// MEMLOG_ACCESS=1: find out whether watchpoints can sample here. Said once, on stderr, even
+// when quiet: the user asked for something the recorder cannot give.
+void startAccessSampling() {
+    if (!s_settings.m_access) return;
+    s_accessSampler = format::AccessSampler::Unavailable;
+    // The sampler that arms watchpoints is not written yet: it could not be tested on the
+    // machine memlog is built on, where they never fire (docs/recorder.md, "Access sampling").
+    if (probeWatchpoints(s_accessStatus, sizeof(s_accessStatus)))
+        copyCut(s_accessStatus, sizeof(s_accessStatus),
+                "watchpoints work here, but this build of memlog cannot sample with them yet (docs/recorder.md)");
+    (sys::Line() << "memlog: access sampling unavailable: " << s_accessStatus << "; recording allocations only\n")
+        .emit();
+}
+
 void initialize() {
     readSettings(s_settings);
     readProgramName(s_programName, sizeof(s_programName), s_commandLine, sizeof(s_commandLine));
@@ -150,6 +170,7 @@ void initialize() {
     pthread_key_create(&s_threadKey, onThreadExit);
     pthread_atfork(nullptr, nullptr, onForkChild);
     s_tscPerNsQ32 = calibrateTsc();
+    startAccessSampling();
     openLog(0);
 }
 

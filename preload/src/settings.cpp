@@ -76,6 +76,21 @@ void readSettings(Settings& settings) {
         else
             complain("MEMLOG_FREE_STACKS", freeStacks, "0 or 1", "1");
     }
+    if (const char* access = findVariable(s_environ, length, "MEMLOG_ACCESS")) {
+        if (std::strcmp(access, "0") == 0)
+            settings.m_access = false;
+        else if (std::strcmp(access, "1") == 0)
+            settings.m_access = true;
+        else
+            complain("MEMLOG_ACCESS", access, "0 or 1", "0");
+    }
+    if (const char* rate = findVariable(s_environ, length, "MEMLOG_ACCESS_RATE")) {
+        uint64_t value = 0;
+        if (parseNumber(rate, value) && value >= 1 && value <= 100'000)
+            settings.m_accessRate = static_cast<uint32_t>(value);
+        else
+            complain("MEMLOG_ACCESS_RATE", rate, "a number from 1 to 100000", "1000");
+    }
 }
 
 void readProgramName(char* name, uint32_t capacity, char* commandLine, uint32_t commandCapacity) {

@@ -13,6 +13,8 @@ struct Settings {
     format::UnwindMode m_unwind = format::UnwindMode::Libunwind;  // MEMLOG_UNWIND
     uint32_t m_stackDepth = 64;                     // MEMLOG_STACK_DEPTH, 1..256
     bool m_freeStacks = true;                       // MEMLOG_FREE_STACKS
+    bool m_access = false;                          // MEMLOG_ACCESS=1: sample memory accesses
+    uint32_t m_accessRate = 1000;                   // MEMLOG_ACCESS_RATE: traps per second, 1..100000
 };
 
 // Reads /proc/self/environ rather than getenv: the first allocation can come before libc has set

@@ -117,4 +117,9 @@ Line& Line::operator<<(uint64_t value) {
 
 void Line::emit() { writeAll(2, m_text, m_length); }
 
+const char* Line::text() {
+    m_text[m_length] = '\0';  // operator<< keeps the last byte free
+    return m_text;
+}
+
 }  // namespace memlog::preload::sys

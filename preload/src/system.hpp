@@ -40,6 +40,7 @@ public:
     Line& operator<<(char c);
     Line& operator<<(uint64_t value);
     void emit();  // one write(2) to fd 2
+    const char* text();  // the line so far, NUL-terminated
 
 private:
     char m_text[1024];

@@ -220,3 +220,31 @@ TEST_CASE("stack settings: none records no stacks, fp and libunwind both name th
         fs::remove_all(outcome.m_directory);
     }
 }
+
+TEST_CASE("bad MEMLOG_ACCESS and MEMLOG_ACCESS_RATE values fall back to off and 1000") {
+    Run run;
+    run.m_argv = {scenarioPath("leaks")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    SECTION("MEMLOG_ACCESS=yes: sampling stays off") {
+        run.m_env["MEMLOG_ACCESS"] = "yes";
+        const Outcome outcome = runProgram(run);
+        CHECK(countLines(outcome.m_stderr) == 1);
+        CHECK(lineWith(outcome.m_stderr, "MEMLOG_ACCESS=yes").ends_with("using 0"));
+        REQUIRE(outcome.m_logs.size() == 1);
+        memlog::timeline::LogReader reader(outcome.m_logs[0]);
+        CHECK(reader.header().m_accessSampler == memlog::format::AccessSampler::Off);
+        fs::remove_all(outcome.m_directory);
+    }
+    SECTION("MEMLOG_ACCESS_RATE=0: asked for, with the default budget") {
+        run.m_env["MEMLOG_ACCESS"] = "1";
+        run.m_env["MEMLOG_ACCESS_RATE"] = "0";
+        const Outcome outcome = runProgram(run);
+        CHECK(countLines(outcome.m_stderr) == 2);  // the bad value, then why sampling cannot run
+        CHECK(lineWith(outcome.m_stderr, "MEMLOG_ACCESS_RATE=0").ends_with("using 1000"));
+        REQUIRE(outcome.m_logs.size() == 1);
+        memlog::timeline::LogReader reader(outcome.m_logs[0]);
+        CHECK(reader.header().m_accessSampler == memlog::format::AccessSampler::Unavailable);
+        CHECK(reader.header().m_accessRate == 1000);
+        fs::remove_all(outcome.m_directory);
+    }
+}

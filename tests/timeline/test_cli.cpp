@@ -53,7 +53,7 @@ TEST_CASE("stat --json prints one object with every field") {
     CHECK(r.m_status == 0);
     CHECK(r.m_stderr.empty());
     for (const char* field :
-         {"\"format_version\":1", "\"complete\":true", "\"pid\":4242", "\"exe\":\"/usr/bin/synthetic\"",
+         {"\"format_version\":2", "\"complete\":true", "\"pid\":4242", "\"exe\":\"/usr/bin/synthetic\"",
           "\"threads\":2", "\"malloc\":2", "\"free\":1", "\"mremap\":0", "\"new[]\":0", "\"allocations\":2",
           "\"frees\":1", "\"peak_bytes\":100", "\"peak_blocks\":1", "\"leaked_bytes\":7", "\"leaked_blocks\":1",
           "\"stacks\":1", "\"unknown_free\":0", "\"lost_events\":0", "\"duration_ns\":2000"}) {
@@ -86,6 +86,48 @@ TEST_CASE("dump --csv prints one row per event in sequence order") {
     unlink(path.c_str());
 }
 
+TEST_CASE("access samples: stat counts them, dump --accesses --csv lists them") {
+    const std::string path = "/tmp/memlog-cli-access-" + std::to_string(getpid()) + ".memlog";
+    LogBuilder log;
+    log.header().m_accessSampler = memlog::format::AccessSampler::ProcessWide;
+    log.header().m_accessRate = 2000;
+    log.thread(11).malloc(1, 0x1000, 100).free(5, 0x1000);
+    log.thread(12).write(2, 1, 0x1000, 0x10, 3).read(4, 1, 0x1000, 0x58);
+    log.thread(13).malloc(3, 0x8000, 16);
+    log.write(path);
+
+    const Result json = runMemlog("stat " + path + " --json");
+    CHECK(json.m_status == 0);
+    for (const char* field : {"\"access_sampler\":\"process-wide watchpoints\"", "\"access_rate\":2000",
+                              "\"access_samples\":2", "\"access_reads\":1", "\"access_writes\":1",
+                              "\"blocks_sampled\":1", "\"access_outside_block\":0", "\"events\":3"}) {
+        INFO(field);
+        CHECK(json.m_stdout.find(field) != std::string::npos);
+    }
+    const Result text = runMemlog("stat " + path);
+    CHECK(text.m_stdout.find("accesses     2 samples (1 reads, 1 writes) in 1 block; sampler process-wide "
+                             "watchpoints, at most 2000 traps/s\n") != std::string::npos);
+
+    const Result dump = runMemlog("dump " + path + " --accesses --csv");
+    CHECK(dump.m_status == 0);
+    CHECK(dump.m_stdout ==
+          "seq,time_ns,tid,kind,addr,block_seq,offset,ip,stack_id\n"
+          "2,2000,12,write,0x1010,1,16,0x402010,3\n"
+          "4,4000,12,read,0x1058,1,88,0x401058,0\n");
+    // The heap events are not in it, and the plain dump has no samples.
+    CHECK(runMemlog("dump " + path + " --csv").m_stdout.find("read") == std::string::npos);
+    unlink(path.c_str());
+}
+
+TEST_CASE("a log recorded without access sampling says the sampler was off") {
+    const std::string path = sampleLog();
+    CHECK(runMemlog("stat " + path + " --json").m_stdout.find("\"access_sampler\":\"off\",\"access_rate\":0,"
+                                                              "\"access_samples\":0") != std::string::npos);
+    CHECK(runMemlog("dump " + path + " --accesses --csv").m_stdout ==
+          "seq,time_ns,tid,kind,addr,block_seq,offset,ip,stack_id\n");
+    unlink(path.c_str());
+}
+
 TEST_CASE("bad input: one line naming the file and the offset, exit status 2") {
     const std::string path = "/tmp/memlog-cli-" + std::to_string(getpid()) + ".bad";
     std::ofstream(path) << "this is not a log at all, just some text";
@@ -106,6 +148,9 @@ TEST_CASE("usage errors exit 2 and --help tells the commands") {
     CHECK(runMemlog("stat").m_status == 2);
     CHECK(runMemlog("stat --bogus x").m_status == 2);
     CHECK(runMemlog("run --unwind magic -- true").m_status == 2);
+    CHECK(runMemlog("run --access-rate 0 -- true").m_status == 2);
+    CHECK(runMemlog("run --access-rate fast -- true").m_status == 2);
+    CHECK(runMemlog("run --help").m_stdout.find("--access-rate N") != std::string::npos);
     const Result help = runMemlog("--help");
     CHECK(help.m_status == 0);
     for (const char* command : {"run", "stat", "dump"}) CHECK(help.m_stdout.find(command) != std::string::npos);

@@ -134,3 +134,55 @@ TEST_CASE("TSC to ns uses the end pair of a clean log, else the start calibratio
     header.m_endNs = 50 + 2'000'000;  // measured: 2 ticks per ns
     CHECK(tscToNs(header, 1000 + 3000) == 50 + 1500);
 }
+
+TEST_CASE("an access record round-trips and names its block by distance") {
+    AccessRecord record;
+    record.m_seq = 5000;
+    record.m_tsc = 9'000'000;
+    record.m_addr = 0x7f00'0000'2040ull;
+    record.m_blockSeq = 4321;
+    record.m_offset = 0x40;
+    record.m_write = true;
+    record.m_length = 4;
+    record.m_ip = 0x5555'0000'1234ull;
+    record.m_stack = 12;
+    ChunkCursorState writer{4990, 8'999'000, 0x7f00'0000'0000ull}, reader = writer;
+    uint8_t buffer[kMaxAccessRecordBytes];
+    uint8_t* end = encodeAccessPayload(buffer, record, writer);
+    const uint8_t* cursor = buffer + 1;
+    AccessRecord back;
+    REQUIRE(decodeAccessPayload(&cursor, end, back, reader));
+    CHECK(cursor == end);
+    CHECK(back.m_seq == 5000);
+    CHECK(back.m_tsc == 9'000'000);
+    CHECK(back.m_addr == record.m_addr);
+    CHECK(back.m_blockSeq == 4321);
+    CHECK(back.m_offset == 0x40);
+    CHECK(back.m_write);
+    CHECK(back.m_length == 4);
+    CHECK(back.m_ip == record.m_ip);
+    CHECK(back.m_stack == 12);
+    CHECK(reader.m_seq == writer.m_seq);
+    CHECK(reader.m_addr == writer.m_addr);
+}
+
+TEST_CASE("an access record that cannot be true does not decode") {
+    auto decodes = [](uint64_t seq, uint64_t blockSeq, uint8_t length) {
+        AccessRecord record;
+        record.m_seq = seq;
+        record.m_blockSeq = blockSeq;
+        record.m_length = length;
+        ChunkCursorState writer, reader;
+        uint8_t buffer[kMaxAccessRecordBytes];
+        uint8_t* end = encodeAccessPayload(buffer, record, writer);
+        const uint8_t* cursor = buffer + 1;
+        AccessRecord back;
+        return decodeAccessPayload(&cursor, end, back, reader);
+    };
+    CHECK(decodes(10, 9, 8));
+    CHECK_FALSE(decodes(10, 10, 8));  // a sample cannot come before or with its block's start
+    CHECK_FALSE(decodes(10, 11, 8));
+    CHECK_FALSE(decodes(10, 9, 3));   // watched words are 1, 2, 4 or 8 bytes
+    CHECK_FALSE(decodes(10, 9, 0));
+    CHECK(decodes(10, 9, 1));
+}

@@ -33,6 +33,15 @@ std::vector<Event> readAll(const std::string& path) {
     return events;
 }
 
+// The sequence numbers of every heap event and access sample, in the order delivered.
+std::vector<uint64_t> sequenceOfRecords(const std::string& path) {
+    LogReader reader(path);
+    std::vector<uint64_t> seqs;
+    reader.forEachRecord([&](const Event& e) { seqs.push_back(e.m_seq); },
+                         [&](const memlog::timeline::AccessSample& a) { seqs.push_back(a.m_seq); });
+    return seqs;
+}
+
 // Two threads, interleaved sequence numbers, chunks small enough that each thread has several.
 LogBuilder twoThreads() {
     LogBuilder log;
@@ -71,6 +80,37 @@ TEST_CASE("events of all threads come back in global sequence order with their f
     unlink(path.c_str());
 }
 
+TEST_CASE("access samples come back in their place in the sequence, between heap events") {
+    const std::string path = tempPath("accesses");
+    LogBuilder log;
+    // Thread 1 allocates; thread 2 reads and writes the block; thread 1 frees it.
+    log.thread(1).malloc(1, 0x5000, 256).free(6, 0x5000);
+    log.thread(2).read(2, 1, 0x5000, 0).write(4, 1, 0x5000, 0x80).read(5, 1, 0x5000, 0xf8);
+    log.thread(3).malloc(3, 0x9000, 64);
+    log.write(path);
+    LogReader reader(path);
+    std::vector<std::string> order;
+    std::vector<memlog::timeline::AccessSample> samples;
+    reader.forEachRecord([&](const Event& e) { order.push_back("e" + std::to_string(e.m_seq)); },
+                         [&](const memlog::timeline::AccessSample& a) {
+                             order.push_back("a" + std::to_string(a.m_seq));
+                             samples.push_back(a);
+                         });
+    CHECK(order == std::vector<std::string>{"e1", "a2", "e3", "a4", "a5", "e6"});
+    REQUIRE(samples.size() == 3);
+    CHECK(samples[1].m_tid == 2);
+    CHECK(samples[1].m_write);
+    CHECK_FALSE(samples[0].m_write);
+    CHECK(samples[1].m_addr == 0x5080);
+    CHECK(samples[1].m_offset == 0x80);
+    CHECK(samples[1].m_blockSeq == 1);
+    CHECK(samples[1].m_timeNs == 4 * LogBuilder::kTicksPerSeq);
+    CHECK(samples[2].m_ip == 0x401000 + 0xf8);
+    // The heap-only walk skips them.
+    CHECK(readAll(path).size() == 3);
+    unlink(path.c_str());
+}
+
 TEST_CASE("a log cut at any byte reads up to the tear and never throws") {
     LogBuilder log;
     auto& t = log.thread(7, 8192);
@@ -88,6 +128,29 @@ TEST_CASE("a log cut at any byte reads up to the tear and never throws") {
         previous = events.size();
     }
     CHECK(previous == 300);
+    unlink(path.c_str());
+}
+
+TEST_CASE("a log with access samples cut at any byte reads a prefix of events and samples") {
+    LogBuilder log;
+    auto& t = log.thread(7, 4096);
+    for (uint64_t i = 0; i < 200; ++i) {
+        t.malloc(2 * i + 1, 0x4000 + i * 64, 64);
+        if (i % 2) t.write(2 * i + 2, 2 * i + 1, 0x4000 + i * 64, 8);
+        else t.read(2 * i + 2, 2 * i + 1, 0x4000 + i * 64, 56);
+    }
+    const std::vector<uint8_t> whole = log.bytes();
+    const std::string path = tempPath("torn-access");
+    size_t previous = 0;
+    for (size_t cut = memlog::format::kHeaderBytes; cut <= whole.size(); cut += 5) {
+        writeBytes(path, std::vector<uint8_t>(whole.begin(), whole.begin() + static_cast<long>(cut)));
+        std::vector<uint64_t> seqs;
+        REQUIRE_NOTHROW(seqs = sequenceOfRecords(path));
+        for (size_t i = 0; i < seqs.size(); ++i) REQUIRE(seqs[i] == i + 1);
+        REQUIRE(seqs.size() >= previous);
+        previous = seqs.size();
+    }
+    CHECK(previous == 400);
     unlink(path.c_str());
 }
 
@@ -173,9 +236,11 @@ TEST_CASE("random damage anywhere in a log gives events or a LogError, never a c
     LogBuilder log;
     auto& a = log.thread(1, 8192);
     auto& b = log.thread(2, 4096);
+    auto& c = log.thread(3, 4096);
     for (uint64_t i = 1; i <= 400; i += 2) {
         a.malloc(i, 0x1000 + i * 16, i, static_cast<uint32_t>(i % 7));
         b.free(i + 1, 0x1000 + (i - 1) * 16);
+        if (i % 8 == 1) c.read(1000 + i, i, 0x1000 + i * 16, 0);
     }
     a.stack(1, {0x400100, 0x400200}).stack(3, {0x400300});
     const std::vector<uint8_t> pristine = log.bytes();
@@ -196,7 +261,7 @@ TEST_CASE("random damage anywhere in a log gives events or a LogError, never a c
         }
         writeBytes(path, damaged);
         try {
-            readAll(path);
+            sequenceOfRecords(path);
         } catch (const LogError& error) {
             ++errors;
             REQUIRE(error.offset() < damaged.size());

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <cstring>
+
 #include "log_builder.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/summary.hpp"
@@ -137,4 +139,44 @@ TEST_CASE("lost events and stacks are counted") {
     const Summary s = summarise(log);
     CHECK(s.m_lostEvents == 12);
     CHECK(s.m_stacks == 2);
+}
+
+TEST_CASE("access samples: reads, writes and blocks sampled are counted") {
+    LogBuilder log;
+    log.header().m_accessSampler = memlog::format::AccessSampler::ProcessWide;
+    log.header().m_accessRate = 500;
+    log.thread(1).malloc(1, 0x1000, 64).malloc(2, 0x2000, 4096).free(9, 0x1000);
+    log.thread(2).read(3, 1, 0x1000, 0).write(4, 2, 0x2000, 4088).read(5, 2, 0x2000, 16).read(6, 2, 0x2000, 24);
+    const Summary s = summarise(log);
+    CHECK(s.m_accessSamples == 4);
+    CHECK(s.m_accessReads == 3);
+    CHECK(s.m_accessWrites == 1);
+    CHECK(s.m_blocksSampled == 2);
+    CHECK(s.m_accessRate == 500);
+    CHECK(memlog::timeline::accessSamplerText(s) == "process-wide watchpoints");
+    CHECK(s.m_anomalies.total() == 0);
+    CHECK(s.m_events == 3);  // samples are not heap events
+}
+
+TEST_CASE("a sample outside a block live at its moment is an anomaly") {
+    LogBuilder log;
+    log.thread(1).malloc(1, 0x1000, 64).free(3, 0x1000).malloc(5, 0x3000, 32);
+    auto& t = log.thread(2);
+    t.read(2, 1, 0x1000, 56);   // inside, while live: fine
+    t.read(4, 1, 0x1000, 0);    // after the block's free
+    t.write(6, 5, 0x3000, 32);  // past the block's end
+    t.write(7, 5, 0x3008, 0);   // names a start where no block is
+    const Summary s = summarise(log);
+    CHECK(s.m_accessSamples == 4);
+    CHECK(s.m_anomalies.m_accessOutsideBlock == 3);
+}
+
+TEST_CASE("a sampler that could not run says why") {
+    LogBuilder log;
+    log.header().m_accessSampler = memlog::format::AccessSampler::Unavailable;
+    std::strcpy(log.header().m_accessStatus, "perf_event_open refused (EACCES)");
+    log.thread(1).malloc(1, 0x1000, 64);
+    const Summary s = summarise(log);
+    CHECK(memlog::timeline::accessSamplerText(s) == "unavailable: perf_event_open refused (EACCES)");
+    CHECK(memlog::timeline::accessSamplerText(summarise(LogBuilder())) == "off");
 }

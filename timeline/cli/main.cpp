@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (command == "--version") {
-        std::puts("memlog 0.1.0 (log format 1)");
+        std::puts("memlog 0.1.0 (log format 2)");
         return 0;
     }
     if (command == "run") return runCommand(arguments);

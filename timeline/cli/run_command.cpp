@@ -27,10 +27,16 @@ each into a log of its own (a numbered neighbour of the name when it is taken).
                            pointers: faster, needs -fno-omit-frame-pointer) or none
   --depth N                at most N frames per stack, 1..256 (default 64)
   --no-free-stacks         no call stacks on frees
+  --access                 also sample memory accesses to heap blocks with
+                           hardware watchpoints; where they cannot run, one line
+                           on stderr says why and allocations are still recorded
+  --access-rate N          at most N trapped accesses a second, 1..100000
+                           (default 1000; implies --access)
   -q, --quiet              no "recording" line on stderr
 
 The same settings as environment variables, for LD_PRELOAD without this launcher:
-MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1.
+MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1,
+MEMLOG_ACCESS=1, MEMLOG_ACCESS_RATE.
 MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so.
 )";
 
@@ -51,11 +57,19 @@ std::string findLibrary() {
     return dir + "/../lib/libmemlog.so";
 }
 
+// A whole decimal number in [low, high].
+bool isNumberIn(const std::string* text, long low, long high) {
+    if (!text || text->empty()) return false;
+    char* end = nullptr;
+    const long n = std::strtol(text->c_str(), &end, 10);
+    return !*end && n >= low && n <= high;
+}
+
 }  // namespace
 
 int runCommand(const Arguments& arguments) {
-    std::string output, unwind, depth;
-    bool noFreeStacks = false, quiet = false;
+    std::string output, unwind, depth, accessRate;
+    bool noFreeStacks = false, quiet = false, sampleAccesses = false;
     size_t i = 0;
     for (; i < arguments.size(); ++i) {
         const std::string& argument = arguments[i];
@@ -83,13 +97,19 @@ int runCommand(const Arguments& arguments) {
             unwind = *v;
         } else if (argument == "--depth") {
             const std::string* v = value("--depth");
-            char* end = nullptr;
-            const long n = v ? std::strtol(v->c_str(), &end, 10) : 0;
-            if (!v || *end || n < 1 || n > 256)
+            if (!isNumberIn(v, 1, 256))
                 return usageError("run: --depth takes a number from 1 to 256", "Try 'memlog run --help'.");
             depth = *v;
         } else if (argument == "--no-free-stacks") {
             noFreeStacks = true;
+        } else if (argument == "--access") {
+            sampleAccesses = true;
+        } else if (argument == "--access-rate") {
+            const std::string* v = value("--access-rate");
+            if (!isNumberIn(v, 1, 100000))
+                return usageError("run: --access-rate takes a number from 1 to 100000", "Try 'memlog run --help'.");
+            accessRate = *v;
+            sampleAccesses = true;
         } else if (argument == "-q" || argument == "--quiet") {
             quiet = true;
         } else if (!argument.empty() && argument[0] == '-') {
@@ -115,6 +135,8 @@ int runCommand(const Arguments& arguments) {
     if (!depth.empty()) setenv("MEMLOG_STACK_DEPTH", depth.c_str(), 1);
     if (noFreeStacks) setenv("MEMLOG_FREE_STACKS", "0", 1);
     if (quiet) setenv("MEMLOG_QUIET", "1", 1);
+    if (sampleAccesses) setenv("MEMLOG_ACCESS", "1", 1);
+    if (!accessRate.empty()) setenv("MEMLOG_ACCESS_RATE", accessRate.c_str(), 1);
     const char* existing = std::getenv("LD_PRELOAD");
     const std::string combined = existing && *existing ? preload + ":" + existing : preload;
     setenv("LD_PRELOAD", combined.c_str(), 1);

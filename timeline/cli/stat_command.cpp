@@ -17,7 +17,9 @@ Reads a .memlog log and prints: the program, its duration and threads, the calls
 per entry point that allocated, resized or freed something, blocks begun and
 ended, the peak of live bytes and blocks, what was still live at the end (leaks),
 distinct call stacks, anomalies (frees of unknown pointers, double frees,
-reallocs of dead pointers, mismatched free/delete), events the recorder lost,
+reallocs of dead pointers, mismatched free/delete, access samples outside a
+live block), events the recorder lost, access samples (reads, writes, blocks
+sampled, and the sampler: off, its mechanism, or why it was unavailable),
 and the top allocation sites by calls, bytes, bytes live at the peak, and bytes
 leaked (see `memlog sites`).
 
@@ -72,8 +74,13 @@ void printJson(const timeline::Summary& s) {
                 s.m_stacks);
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
-                ",\"mismatched_free\":%" PRIu64 "},\"lost_events\":%" PRIu64,
-                a.m_unknownFree, a.m_doubleFree, a.m_unknownRealloc, a.m_mismatchedFree, s.m_lostEvents);
+                ",\"mismatched_free\":%" PRIu64 ",\"access_outside_block\":%" PRIu64 "},\"lost_events\":%" PRIu64,
+                a.m_unknownFree, a.m_doubleFree, a.m_unknownRealloc, a.m_mismatchedFree, a.m_accessOutsideBlock,
+                s.m_lostEvents);
+    std::printf(",\"access_sampler\":%s,\"access_rate\":%u,\"access_samples\":%" PRIu64 ",\"access_reads\":%" PRIu64
+                ",\"access_writes\":%" PRIu64 ",\"blocks_sampled\":%" PRIu64,
+                jsonString(timeline::accessSamplerText(s)).c_str(), s.m_accessRate, s.m_accessSamples, s.m_accessReads,
+                s.m_accessWrites, s.m_blocksSampled);
 }
 
 void printJsonSites(const TopSites& top) {
@@ -150,10 +157,21 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf("anomalies    %s", grouped(a.total()).c_str());
     if (a.total())
-        std::printf(" (unknown free %s, double free %s, unknown realloc %s, mismatched free %s)",
+        std::printf(" (unknown free %s, double free %s, unknown realloc %s, mismatched free %s, access outside a block %s)",
                     grouped(a.m_unknownFree).c_str(), grouped(a.m_doubleFree).c_str(),
-                    grouped(a.m_unknownRealloc).c_str(), grouped(a.m_mismatchedFree).c_str());
+                    grouped(a.m_unknownRealloc).c_str(), grouped(a.m_mismatchedFree).c_str(),
+                    grouped(a.m_accessOutsideBlock).c_str());
     std::printf("\nlost events  %s\n", grouped(s.m_lostEvents).c_str());
+    if (s.m_accessSamples)
+        std::printf("accesses     %s samples (%s reads, %s writes) in %s", grouped(s.m_accessSamples).c_str(),
+                    grouped(s.m_accessReads).c_str(), grouped(s.m_accessWrites).c_str(),
+                    blocks(s.m_blocksSampled).c_str());
+    else
+        std::printf("accesses     none");
+    std::printf("; sampler %s", timeline::accessSamplerText(s).c_str());
+    if (s.m_accessSampler == format::AccessSampler::ProcessWide || s.m_accessSampler == format::AccessSampler::PerThread)
+        std::printf(", at most %u traps/s", s.m_accessRate);
+    std::printf("\n");
     for (const auto& [metric, rows] : top) {
         if (rows.empty()) continue;
         std::printf("\ntop sites by %s\n", timeline::metricName(metric));

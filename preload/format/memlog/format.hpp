@@ -35,7 +35,7 @@ namespace memlog::format {
 // ---------------------------------------------------------------------------------------------
 
 inline constexpr char kMagic[8] = {'M', 'E', 'M', 'L', 'O', 'G', '\0', '\x1a'};
-inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kFormatVersion = 2;  // 2: access samples, sampler status
 inline constexpr uint32_t kHeaderBytes = 4096;
 inline constexpr uint32_t kPageBytes = 4096;
 inline constexpr uint32_t kChunkMagic = 0x4b43'4c4d;  // "MLCK" little-endian
@@ -52,6 +52,15 @@ enum class UnwindMode : uint32_t { None = 0, FramePointer = 1, Libunwind = 2 };
 
 // How the process ended, as far as the recorder saw it (FileHeader::m_endReason).
 enum class EndReason : uint32_t { Running = 0, Exit = 1, UnderscoreExit = 2, Exec = 3 };
+
+// Whether and how the recorder sampled memory accesses (FileHeader::m_accessSampler). A sampler
+// that could not start says why in FileHeader::m_accessStatus.
+enum class AccessSampler : uint32_t {
+    Off = 0,          // not asked for
+    Unavailable = 1,  // asked for, could not run: m_accessStatus says why
+    ProcessWide = 2,  // hardware watchpoints inherited by every thread
+    PerThread = 3,    // hardware watchpoints opened in each thread
+};
 
 #pragma pack(push, 1)
 struct FileHeader {
@@ -76,13 +85,17 @@ struct FileHeader {
     uint64_t m_endNs;       // CLOCK_MONOTONIC at the clean end: refines the TSC rate
     uint64_t m_dataEnd;     // file offset one past the last chunk
     uint64_t m_lostEvents;  // events the recorder could not write (file full, stack table full)
-    uint64_t m_reserved[7];
+    AccessSampler m_accessSampler;
+    uint32_t m_accessRate;  // the sampler's budget of trapped accesses per second
+    uint64_t m_reserved[6];
     char m_exe[1024];      // /proc/self/exe, NUL-terminated
     char m_commandLine[2048];  // argv joined by spaces, cut to fit, NUL-terminated
+    char m_accessStatus[256];  // why the sampler is Unavailable, NUL-terminated; else empty
 };
 #pragma pack(pop)
 static_assert(sizeof(FileHeader) <= kHeaderBytes);
 static_assert(offsetof(FileHeader, m_exe) == 160);
+static_assert(offsetof(FileHeader, m_accessStatus) == 3232);
 
 #pragma pack(push, 1)
 struct ChunkHeader {
@@ -119,7 +132,8 @@ static_assert(sizeof(ChunkHeader) == 16);
 // seq is taken before the call (the old block ends there) and seqAfter after it (the new block
 // begins there).
 //
-// Meta records (Stack, ModuleMap, Module, ThreadExit, Lost) use their own payloads, below.
+// Meta records (Stack, ModuleMap, Module, ThreadExit, Lost) and access samples (Access) use
+// their own payloads, below.
 // ---------------------------------------------------------------------------------------------
 
 enum class Kind : uint8_t {
@@ -147,7 +161,8 @@ enum class Kind : uint8_t {
     Module = 26,     // varint base, varint lo, varint hi, varint buildIdLen, bytes, varint pathLen, bytes
     ThreadExit = 27, // varint seq delta, zigzag tsc delta
     Lost = 28,       // varint count: events this thread dropped since its last Lost record
-    KindCount = 29,
+    Access = 29,     // one sampled memory access, in the sequence like a heap event (AccessRecord)
+    KindCount = 30,
 };
 inline constexpr uint8_t kKindMask = 0x1f;
 inline constexpr uint32_t kHeapKindCount = static_cast<uint32_t>(Kind::Mremap) + 1;
@@ -357,6 +372,70 @@ inline bool decodeStackPayload(const uint8_t** cursor, const uint8_t* end, uint6
         frames[i] = previous;
     }
     *depth = static_cast<uint32_t>(count);
+    return true;
+}
+
+// Access record: one trapped access to a watched heap word. It takes a sequence number from the
+// same counter as the heap events, so it sits between them in the global order: after the
+// allocation of the block it falls in and before that block's free.
+//
+//   seq       varint   minus the previous record's in this chunk
+//   tsc       zigzag   minus the previous record's in this chunk
+//   addr      zigzag   the watched word, minus the previous record's address in this chunk
+//   block     varint   seq minus the sequence number at which the block began
+//   offset    varint   addr minus the block's start
+//   flags     varint   bit 0: a write (else a read); bits 1-4: bytes watched (1, 2, 4 or 8)
+//   ip        varint   the instruction after the access (the trap is reported after it)
+//   stack     varint   call stack of the accessing code; 0 = none
+struct AccessRecord {
+    uint64_t m_seq = 0;
+    uint64_t m_tsc = 0;
+    uint64_t m_addr = 0;
+    uint64_t m_blockSeq = 0;
+    uint64_t m_offset = 0;
+    bool m_write = false;
+    uint8_t m_length = 8;
+    uint64_t m_ip = 0;
+    uint64_t m_stack = 0;
+};
+inline constexpr uint32_t kMaxAccessRecordBytes = 1 + 8 * 10;
+
+inline uint8_t* encodeAccessPayload(uint8_t* out, const AccessRecord& record, ChunkCursorState& state) {
+    uint8_t* p = putVarint(out + 1, record.m_seq - state.m_seq);
+    p = putSigned(p, static_cast<int64_t>(record.m_tsc - state.m_tsc));
+    p = putSigned(p, static_cast<int64_t>(record.m_addr - state.m_addr));
+    p = putVarint(p, record.m_seq - record.m_blockSeq);
+    p = putVarint(p, record.m_offset);
+    p = putVarint(p, (record.m_write ? 1u : 0u) | (static_cast<uint64_t>(record.m_length & 0xf) << 1));
+    p = putVarint(p, record.m_ip);
+    p = putVarint(p, record.m_stack);
+    state.m_seq = record.m_seq;
+    state.m_tsc = record.m_tsc;
+    state.m_addr = record.m_addr;
+    return p;
+}
+
+inline bool decodeAccessPayload(const uint8_t** cursor, const uint8_t* end, AccessRecord& record,
+                                ChunkCursorState& state) {
+    uint64_t seqDelta, tscDelta, addrDelta, blockDistance, flags;
+    if (!getVarint(cursor, end, &seqDelta) || !getVarint(cursor, end, &tscDelta) ||
+        !getVarint(cursor, end, &addrDelta) || !getVarint(cursor, end, &blockDistance) ||
+        !getVarint(cursor, end, &record.m_offset) || !getVarint(cursor, end, &flags) ||
+        !getVarint(cursor, end, &record.m_ip) || !getVarint(cursor, end, &record.m_stack))
+        return false;
+    record.m_seq = state.m_seq + seqDelta;
+    record.m_tsc = state.m_tsc + static_cast<uint64_t>(unzigzag(tscDelta));
+    record.m_addr = state.m_addr + static_cast<uint64_t>(unzigzag(addrDelta));
+    record.m_write = flags & 1;
+    record.m_length = static_cast<uint8_t>(flags >> 1);
+    // A block begins before its samples; a watched word is 1, 2, 4 or 8 bytes.
+    if (blockDistance == 0 || blockDistance > record.m_seq || flags >> 5 ||
+        (record.m_length & (record.m_length - 1)) || record.m_length == 0)
+        return false;
+    record.m_blockSeq = record.m_seq - blockDistance;
+    state.m_seq = record.m_seq;
+    state.m_tsc = record.m_tsc;
+    state.m_addr = record.m_addr;
     return true;
 }
 
