@@ -1,0 +1,88 @@
+// A static 2-D index over the blocks of a log, so that a window can find what is in view, and
+// fold what is smaller than a pixel, without walking every block: a packed R-tree built once by
+// sort-tile-recursive (blocks near each other in time and address share nodes). About 7 bytes a
+// block: the item order (4) and a 48-byte node per 16 items.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace memlog::timeline {
+
+// [m_x0, m_x1) x [m_y0, m_y1): x in ns or events, y in raw addresses.
+struct IndexBox {
+    uint64_t m_x0 = 0, m_x1 = 0, m_y0 = 0, m_y1 = 0;
+    bool intersects(const IndexBox& other) const {
+        return m_x0 < other.m_x1 && other.m_x0 < m_x1 && m_y0 < other.m_y1 && other.m_y0 < m_y1;
+    }
+    bool contains(const IndexBox& other) const {
+        return m_x0 <= other.m_x0 && other.m_x1 <= m_x1 && m_y0 <= other.m_y0 && other.m_y1 <= m_y1;
+    }
+};
+
+class BlockIndex {
+public:
+    static constexpr uint32_t kFanout = 16;
+
+    struct Node {
+        IndexBox m_box;     // of everything under it
+        uint32_t m_first;   // first child node, or for a leaf its first position in order()
+        uint32_t m_count;   // children or items
+        uint32_t m_items;   // items under it, all levels down
+        bool m_leaf;
+    };
+
+    BlockIndex() = default;
+    // Indexes `count` boxes; `boxOf(i)` gives box i. Zero-area boxes are kept (a block of
+    // size 0, or one that ends where it began, still has a place). `progress` hears 0..1.
+    BlockIndex(size_t count, const std::function<IndexBox(size_t)>& boxOf,
+               const std::function<void(double)>& progress = {});
+
+    size_t size() const { return m_order.size(); }
+    const std::vector<Node>& nodes() const { return m_nodes; }  // the root is the last node
+    const std::vector<uint32_t>& order() const { return m_order; }  // item indices, leaf by leaf
+    const Node* root() const { return m_nodes.empty() ? nullptr : &m_nodes.back(); }
+
+    // What intersects `window`. For each node in the way, `fold(node)` may answer true to take
+    // the node whole (its items are not visited one by one: a picture draws a summary of them);
+    // otherwise its children are visited, and a leaf's items go to `item(index)`. Items of a
+    // leaf that meets the window are all given: the caller, who has them, tests each.
+    template <typename Fold, typename Item>
+    void query(const IndexBox& window, Fold&& fold, Item&& item) const {
+        if (m_nodes.empty()) return;
+        std::vector<uint32_t> stack{static_cast<uint32_t>(m_nodes.size() - 1)};
+        while (!stack.empty()) {
+            const Node& node = m_nodes[stack.back()];
+            stack.pop_back();
+            if (!node.m_box.intersects(window) || fold(node)) continue;
+            if (node.m_leaf) {
+                for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) item(m_order[i]);
+            } else {
+                for (uint32_t child = node.m_first; child < node.m_first + node.m_count; ++child) stack.push_back(child);
+            }
+        }
+    }
+
+    // The items under `node`, in no particular order.
+    template <typename Item>
+    void forEachItemUnder(const Node& node, Item&& item) const {
+        std::vector<const Node*> stack{&node};
+        while (!stack.empty()) {
+            const Node* at = stack.back();
+            stack.pop_back();
+            if (at->m_leaf)
+                for (uint32_t i = at->m_first; i < at->m_first + at->m_count; ++i) item(m_order[i]);
+            else
+                for (uint32_t child = at->m_first; child < at->m_first + at->m_count; ++child)
+                    stack.push_back(&m_nodes[child]);
+        }
+    }
+
+private:
+    std::vector<uint32_t> m_order;  // item indices in leaf order
+    std::vector<Node> m_nodes;      // leaves first, then each level up; the root last
+};
+
+}  // namespace memlog::timeline
