@@ -18,7 +18,7 @@ double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0
 
 // Per pixel, the three sums by definition.
 std::vector<PixelSums> bruteForce(int width, int height, double alpha, const std::vector<PixelRect>& rects) {
-    std::vector<PixelSums> pixels(static_cast<size_t>(width * height), PixelSums{0, 0, 0});
+    std::vector<PixelSums> pixels(static_cast<size_t>(width * height), PixelSums{0, 0, {0, 0, 0}});
     for (const PixelRect& r : rects)
         for (int y = 0; y < height; ++y)
             for (int x = 0; x < width; ++x) {
@@ -27,7 +27,7 @@ std::vector<PixelSums> bruteForce(int width, int height, double alpha, const std
                 PixelSums& p = pixels[static_cast<size_t>(y * width + x)];
                 p.m_coverage += f;
                 p.m_weight += std::pow(f, alpha);
-                p.m_attribute += std::pow(f, alpha) * r.m_attribute;
+                p.m_attribute[0] += std::pow(f, alpha) * r.m_attribute;
             }
     return pixels;
 }
@@ -44,7 +44,7 @@ TEST_CASE("a block aligned to pixels covers exactly its pixels") {
             INFO(x << "," << y);
             CHECK(pixels[y * 8 + x].m_coverage == (inside ? 1.0 : 0.0));
             CHECK(pixels[y * 8 + x].m_weight == (inside ? 1.0 : 0.0));
-            CHECK(pixels[y * 8 + x].m_attribute == Approx(inside ? 0.25 : 0.0).margin(1e-3));
+            CHECK(pixels[y * 8 + x].m_attribute[0] == Approx(inside ? 0.25 : 0.0).margin(1e-3));
         }
 }
 
@@ -83,7 +83,7 @@ TEST_CASE("accumulation equals the brute-force sums on random blocks, and nothin
             INFO("alpha " << alpha << " pixel " << i);
             CHECK(fast[i].m_coverage == Approx(slow[i].m_coverage).margin(2e-3));
             CHECK(fast[i].m_weight == Approx(slow[i].m_weight).margin(2e-3 * (1 + slow[i].m_weight)));
-            CHECK(fast[i].m_attribute == Approx(slow[i].m_attribute).margin(3e-3 * (1 + slow[i].m_weight)));
+            CHECK(fast[i].m_attribute[0] == Approx(slow[i].m_attribute[0]).margin(3e-3 * (1 + slow[i].m_weight)));
             if (slow[i].m_weight == 0) CHECK(fast[i].m_weight == 0);  // exact zero outside every block
         }
     }
