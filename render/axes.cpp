@@ -11,7 +11,8 @@
 
 namespace memlog::render {
 
-void drawAddressAxis(cairo_t* cr, const AddressScale& scale, const Rect& view, double labelRight, double fontSize) {
+void drawAddressAxis(cairo_t* cr, const AddressScale& scale, const Rect& view, double labelRight, double fontSize,
+                     bool labels) {
     setFont(cr, fontSize);
     const double spacing = fontSize * 1.35;
     std::vector<double> taken;  // label rows already used
@@ -30,10 +31,10 @@ void drawAddressAxis(cairo_t* cr, const AddressScale& scale, const Rect& view, d
     const auto& bands = scale.bands();
     for (const AddressScale::Band& band : bands) {
         const double row = view.m_y + band.m_bottom;
-        if (free(row)) label(band.m_range.m_lo, row, kTextColour);
+        if (labels && free(row)) label(band.m_range.m_lo, row, kTextColour);
     }
     // Round addresses inside tall bands: powers of two apart, about four labels' height.
-    for (const AddressScale::Band& band : bands) {
+    for (const AddressScale::Band& band : labels ? bands : std::vector<AddressScale::Band>{}) {
         const double height = band.m_bottom - band.m_top;
         if (height < 4 * spacing) continue;
         const double bytesPerPixel = static_cast<double>(band.m_range.bytes()) / height;

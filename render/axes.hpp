@@ -11,8 +11,9 @@
 
 namespace memlog::render {
 
-// Labels right-aligned at `labelRight`, separators across `view`.
-void drawAddressAxis(cairo_t* cr, const AddressScale& scale, const Rect& view, double labelRight, double fontSize);
+// Labels (when `labels`) right-aligned at `labelRight`, separators across `view`.
+void drawAddressAxis(cairo_t* cr, const AddressScale& scale, const Rect& view, double labelRight, double fontSize,
+                     bool labels = true);
 
 // Ticks hanging below `top`, across [left, left + width); labels under them; with `title`,
 // the axis name under the labels.

@@ -99,9 +99,9 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
     if (by == ColourBy::Age) {
         colouring.m_low = 0;
         colouring.m_high = 1;
-        colouring.m_lowLabel = "begun at the end";
-        colouring.m_highLabel = time ? "begun at 0 (" + timeline::durationText(static_cast<double>(extent.width())) + " old)"
-                                     : "begun at the first event";
+        colouring.m_lowLabel = "young: begun at the end";
+        colouring.m_highLabel = time ? "old: " + timeline::durationText(static_cast<double>(extent.width()))
+                                     : "old: " + timeline::shortCountText(static_cast<double>(extent.width())) + " events";
         return colouring;
     }
     if (!(low <= high)) low = high = 0;

@@ -100,7 +100,7 @@ void drawBand(const timeline::BlockModel& model, const ViewSpec& spec, const Blo
                 continue;
             }
             const double covered = std::clamp(p.m_coverage, 0.0, 1.0);
-            const double background = alpha == 0.5 ? std::sqrt(1 - covered) : std::pow(1 - covered, alpha);
+            const double background = covered >= 1 ? 0 : alpha == 1 ? 1 - covered : std::pow(1 - covered, alpha);
             const double weight = p.m_weight;
             Rgb colour = categorical ? Rgb{p.m_attribute[0] / weight, p.m_attribute[1] / weight, p.m_attribute[2] / weight}
                                      : ordinalColour(p.m_attribute[0] / weight);

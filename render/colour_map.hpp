@@ -19,7 +19,7 @@ Rgb ordinalColour(double t);
 // Ten colours easy to tell apart, then grey for everything else ("other").
 inline constexpr size_t kPaletteSize = 10;
 Rgb categoryColour(size_t index);
-inline constexpr Rgb kOtherColour{184 / 255.0, 184 / 255.0, 184 / 255.0};
+inline constexpr Rgb kOtherColour{136 / 255.0, 136 / 255.0, 136 / 255.0};  // dark enough to show when thin
 
 inline constexpr Rgb kBackground{1.0, 1.0, 1.0};  // free memory
 inline constexpr Rgb kReadColour{0.05, 0.05, 0.05};

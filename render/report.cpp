@@ -23,7 +23,10 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
     if (m_options.m_bins) {
         m_bins = timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
         m_binOfMark = binsOfMarks(model, *m_bins);
-        m_layout = binsLayout(m_options.m_width, m_options.m_height, m_bins->count(), m_options.m_layout);
+        // Side by side, bins of one heap (sizes, threads, sites) share its address axis, so an
+        // address is at the same height in every view; regions are apart by definition.
+        m_sharedAddresses = m_options.m_layout == BinLayout::Address && *m_options.m_bins != timeline::BinKind::Region;
+        m_layout = binsLayout(m_options.m_width, m_options.m_height, m_bins->count(), m_options.m_layout, m_sharedAddresses);
         for (size_t bin = 0; bin < m_bins->count(); ++bin) {
             View view;
             view.m_cell = m_layout.m_cells[bin];
@@ -43,7 +46,8 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
                                       m_layout.m_context.m_height);
     }
     for (View& view : m_views) {
-        view.m_scale = scaleFor(view.m_bin, view.m_cell.m_view);
+        view.m_scale = m_sharedAddresses && &view != &m_views.front() ? m_views.front().m_scale
+                                                                       : scaleFor(m_sharedAddresses ? -1 : view.m_bin, view.m_cell.m_view);
         timeline::OccupancyQuery query;
         query.m_axis = m_options.m_axis;
         query.m_window = m_window;
@@ -147,13 +151,13 @@ void Report::paintHeader(cairo_t* cr) const {
     drawText(cr, "memlog \u00b7 " + name + "  (pid " + std::to_string(s.m_pid) + ")", area.m_x, area.m_y + font * 1.6,
              Align::Left, area.m_width);
     setFont(cr, font * 1.1);
-    const std::string numbers =
-        timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " + timeline::countText(s.m_events) +
-        " events \u00b7 " + timeline::countText(m_model.size()) + " blocks \u00b7 peak " +
-        timeline::bytesText(static_cast<double>(s.m_peakBytes)) + " in " + timeline::countText(s.m_peakBlocks) +
-        " blocks \u00b7 leaked " + timeline::bytesText(static_cast<double>(s.m_leakedBytes)) + " in " +
-        timeline::countText(s.m_leakedBlocks) + " blocks \u00b7 " + std::to_string(s.m_threads) +
-        (s.m_threads == 1 ? " thread" : " threads");
+    auto counted = [](uint64_t n, const char* what) { return timeline::countText(n) + " " + what + (n == 1 ? "" : "s"); };
+    const std::string numbers = timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
+                                counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") +
+                                " \u00b7 peak " + timeline::bytesText(static_cast<double>(s.m_peakBytes)) + " in " +
+                                counted(s.m_peakBlocks, "block") + " \u00b7 leaked " +
+                                timeline::bytesText(static_cast<double>(s.m_leakedBytes)) + " in " +
+                                counted(s.m_leakedBlocks, "block") + " \u00b7 " + counted(s.m_threads, "thread");
     drawText(cr, numbers, area.m_x, area.m_y + font * 3.3, Align::Left, area.m_width);
     std::string details = exe + "  \u00b7  log " + m_options.m_logPath;
     if (!s.m_complete) details += "  \u00b7  no clean end: read up to where it stops";
@@ -191,7 +195,7 @@ void Report::paintView(cairo_t* cr, const View& view) const {
     strokeRect(cr, cell.m_bar, kFrameColour);
     const double font = m_layout.m_fontSize;
     const double labelFont = std::min(font * 0.95, cell.m_labels.m_width / 8.2);
-    drawAddressAxis(cr, view.m_scale, cell.m_view, cell.m_labels.right(), labelFont);
+    drawAddressAxis(cr, view.m_scale, cell.m_view, cell.m_labels.right(), labelFont, cell.m_labels.m_width > 0);
     if (view.m_scale.bands().empty()) {
         setColour(cr, kMutedTextColour);
         setFont(cr, font);
@@ -200,7 +204,7 @@ void Report::paintView(cairo_t* cr, const View& view) const {
     }
     if (cell.m_axis.m_height > 0)
         drawXAxis(cr, m_options.m_axis, m_window, cell.m_axis.m_x, cell.m_axis.m_width, cell.m_axis.m_y, font * 0.95,
-                  m_layout.m_axisTitle && (&view == &m_views.back() || m_options.m_layout == BinLayout::Address));
+                  m_layout.m_axisTitle && &view == &m_views.back());
     if (m_bins) {
         setColour(cr, kTextColour);
         setFont(cr, font, true);

@@ -24,7 +24,7 @@ namespace memlog::render {
 struct ReportOptions {
     int m_width = 1600, m_height = 1000;
     ColourBy m_colourBy = ColourBy::Site;
-    double m_alpha = 0.5;
+    double m_alpha = 0.3;  // equation 1's bias: a block on a thousandth of a pixel still tints it by a tenth
     CushionStyle m_cushion = CushionStyle::Plateau;
     timeline::XAxis m_axis = timeline::XAxis::Time;
     std::optional<timeline::XWindow> m_window;     // --range, in units of m_axis
@@ -83,6 +83,7 @@ private:
     std::vector<View> m_views;
     AddressScale m_contextScale;
     double m_fullBytes = 0;
+    bool m_sharedAddresses = false;  // correlated views side by side on one address axis
     std::vector<LegendItem> m_legend;
 };
 

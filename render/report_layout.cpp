@@ -58,7 +58,7 @@ ReportLayout mainLayout(int width, int height) {
     return layout;
 }
 
-ReportLayout binsLayout(int width, int height, size_t cells, BinLayout arrangement) {
+ReportLayout binsLayout(int width, int height, size_t cells, BinLayout arrangement, bool sharedAddresses) {
     ReportLayout layout;
     const Frame f = frameOf(width, height, layout);
     const double titleHeight = std::round(layout.m_fontSize * 1.6);
@@ -81,18 +81,21 @@ ReportLayout binsLayout(int width, int height, size_t cells, BinLayout arrangeme
             layout.m_cells.push_back(cell);
         }
     } else {
-        // One row: each view its own address axis, all of the same height.
-        const double columnWidth = (right - left) / count;
-        const double labelWidth = std::min(f.m_labelWidth, std::round(columnWidth * 0.42));
+        // One row, all views of the same height: one address axis on the left when they share
+        // it, else one per view.
+        const double shared = sharedAddresses ? f.m_labelWidth : 0;
+        const double columnWidth = (right - left - shared) / count;
+        const double ownLabels = sharedAddresses ? 0 : std::min(f.m_labelWidth, std::round(columnWidth * 0.42));
         const double barHeight = std::round(std::clamp(height * 0.03, 10.0, 36 * f.m_scale));
         const double viewBottom = bottom - f.m_axisHeight - barHeight - 2;
         for (size_t i = 0; i < cells; ++i) {
-            const double cellLeft = left + columnWidth * static_cast<double>(i);
-            const double viewRight = cellLeft + columnWidth - std::round(8 * f.m_scale);
+            const double cellLeft = left + shared + columnWidth * static_cast<double>(i);
+            const double viewLeft = cellLeft + ownLabels, viewRight = cellLeft + columnWidth - std::round(8 * f.m_scale);
             ViewCell cell;
-            cell.m_title = rounded(cellLeft, top, viewRight, top + titleHeight);
-            cell.m_view = rounded(cellLeft + labelWidth, top + titleHeight, viewRight, viewBottom);
-            cell.m_labels = rounded(cellLeft, cell.m_view.m_y, cell.m_view.m_x - 4, viewBottom);
+            cell.m_title = rounded(viewLeft, top, viewRight, top + titleHeight);
+            cell.m_view = rounded(viewLeft, top + titleHeight, viewRight, viewBottom);
+            if (!sharedAddresses || i == 0)
+                cell.m_labels = rounded(sharedAddresses ? left : cellLeft, cell.m_view.m_y, cell.m_view.m_x - 4, viewBottom);
             cell.m_bar = rounded(cell.m_view.m_x, viewBottom + 2, viewRight, viewBottom + 2 + barHeight);
             cell.m_axis = rounded(cell.m_view.m_x, cell.m_bar.bottom(), viewRight, bottom);
             layout.m_cells.push_back(cell);

@@ -31,7 +31,8 @@ struct ReportLayout {
 
 // The main view with its bar, context view and legend.
 ReportLayout mainLayout(int width, int height);
-// `cells` views in a grid aligned in time (one column) or in address (one row).
-ReportLayout binsLayout(int width, int height, size_t cells, BinLayout layout);
+// `cells` views in a grid aligned in time (one column) or in address (one row). Views side by
+// side that share one address axis (`sharedAddresses`) have its labels once, on the left.
+ReportLayout binsLayout(int width, int height, size_t cells, BinLayout layout, bool sharedAddresses = false);
 
 }  // namespace memlog::render

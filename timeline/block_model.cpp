@@ -54,6 +54,7 @@ size_t BlockModel::append(const Block& block) {
     if ((m_size & kChunkMask) == 0) m_chunks.push_back(std::make_unique_for_overwrite<Block[]>(kChunkBlocks));
     at(m_size) = block;
     if (m_size == 0 || block.beginSeq() < m_firstSeq) m_firstSeq = block.beginSeq();
+    if (m_size == 0 || block.beginNs() < m_firstNs) m_firstNs = block.beginNs();
     return m_size++;
 }
 
@@ -67,7 +68,7 @@ void BlockModel::finish(const Summary& summary, const std::vector<uint32_t>& thr
 }
 
 XWindow BlockModel::extent(XAxis axis) const {
-    if (axis == XAxis::Time) return {0, std::max<uint64_t>(m_endNs, 1)};
+    if (axis == XAxis::Time) return {m_firstNs, std::max(m_endNs, m_firstNs + 1)};
     return {m_firstSeq, std::max(m_endSeq, m_firstSeq + 1)};
 }
 

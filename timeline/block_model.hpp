@@ -93,7 +93,9 @@ public:
     const Summary& summary() const { return m_summary; }
     const std::vector<uint32_t>& threads() const { return m_threads; }  // thread ids by index
     uint64_t endNs() const { return m_endNs; }  // the last record of the log: live blocks end here
-    XWindow extent(XAxis axis) const;           // the whole log on that axis
+    // The whole log on that axis: from the first block's beginning (a program's start-up
+    // before its first allocation is not worth a third of a picture) to the end of the log.
+    XWindow extent(XAxis axis) const;
     uint32_t stackCount() const { return m_stackCount; }  // stack ids are below this
 
     // Access samples to draw over the blocks (empty until the log carries them: access_marks.hpp).
@@ -123,7 +125,7 @@ private:
     Summary m_summary;
     std::vector<uint32_t> m_threads;
     uint64_t m_endNs = 0;
-    uint64_t m_firstSeq = 0, m_endSeq = 0;
+    uint64_t m_firstNs = 0, m_firstSeq = 0, m_endSeq = 0;
     uint32_t m_stackCount = 1;
     std::vector<AccessMark> m_accessMarks;
 };

@@ -19,18 +19,20 @@ blocks shows them all (equation 1 of Moreta & Telea, with the bias --alpha).
   --export REPORT       write the report to REPORT: .png, .svg or .pdf (by the
                         name). Without it memtimeline would open a window,
                         which is not built yet.
-  --size WxH            pixels (PNG) or points (SVG, PDF), each 200 to 16384;
-                        default 1600x1000
+  --size WxH            pixels (PNG) or points (SVG, PDF): width 200 to 16384,
+                        height 150 to 16384; default 1600x1000
   --color-by WHAT       site (the allocating function, default), thread, size,
                         lifetime, age (at the end of the log), waste (usable
                         size, as glibc rounds it, minus the requested size)
-  --alpha A             bias of the antialiasing, 0 < A <= 1 (default 0.5);
+  --alpha A             bias of the antialiasing, 0 < A <= 1 (default 0.3);
                         lower makes thin and short blocks stand out more
   --cushion STYLE       plateau (default), parabolic or none
-  --x time|events       x axis: time since the start (default) or event number
+  --x time|events       x axis: time since the recording started (default), or
+                        the event number (the recorder's global sequence)
   --range FROM:TO       the stretch of x to show: times with a unit (ns, us,
-                        ms, s: 1.5s:3s, 200ms:, :2s), or event numbers with
-                        --x events; either end may be left out
+                        ms, s: 1.5s:3s, 200ms:, :2s), or plain event numbers
+                        with --x events (which takes times too); either end
+                        may be left out
   --addr LO:HI          the address window, in hex (0x55d0c8a2b000:0x55d0c8b00000);
                         either end may be left out
   --bins KIND           correlated views, one per bin: size, thread, region, site

@@ -55,7 +55,7 @@ TEST_CASE("a block spans its allocation to its free; a block never freed ends wi
     CHECK(first.thread() == 0);
     CHECK(model[2].thread() == 1);
     CHECK(model.summary().m_peakBytes == 150);
-    CHECK(model.extent(XAxis::Time).m_from == 0);
+    CHECK(model.extent(XAxis::Time).m_from == 1 * kNs);
     CHECK(model.extent(XAxis::Time).m_to == 9 * kNs);
     CHECK(model.extent(XAxis::Events).m_from == 1);
     CHECK(model.extent(XAxis::Events).m_to == 7);
