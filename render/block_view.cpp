@@ -18,7 +18,8 @@ using timeline::Block;
 namespace {
 
 // Adds sum f^alpha * (luminance - 1) of one big block to `shade` (the view's size).
-void addCushion(const PixelRect& rect, CushionStyle style, double alpha, int width, int height, std::vector<float>& shade) {
+void addCushion(const PixelRect& rect, CushionStyle style, const PowerTable& power, int width, int height,
+                std::vector<float>& shade) {
     const int x0 = std::max(0, static_cast<int>(std::floor(rect.m_x0)));
     const int x1 = std::min(width, static_cast<int>(std::ceil(rect.m_x1)));
     const int y0 = std::max(0, static_cast<int>(std::floor(rect.m_y0)));
@@ -37,7 +38,7 @@ void addCushion(const PixelRect& rect, CushionStyle style, double alpha, int wid
         for (int x = x0; x < x1; ++x) {
             const size_t i = static_cast<size_t>(x - x0);
             const double f = coverX[i] * coverY;
-            const double weight = f >= 1 ? 1 : std::pow(f, alpha);
+            const double weight = power(f);
             row[x] += static_cast<float>(weight * (cushionLuminance(slopeX[i], slopeY) - 1));
         }
     }
@@ -83,13 +84,13 @@ void drawBand(const timeline::BlockModel& model, const ViewSpec& spec, const Blo
         if (spec.m_cushion != CushionStyle::None && rect.m_x1 - rect.m_x0 >= kMinCushionPixels &&
             rect.m_y1 - rect.m_y0 >= kMinCushionPixels) {
             if (shade.empty()) shade.assign(static_cast<size_t>(width) * static_cast<size_t>(rows), 0.0f);
-            addCushion(rect, spec.m_cushion, spec.m_alpha, width, rows, shade);
+            addCushion(rect, spec.m_cushion, accumulator.power(), width, rows, shade);
         }
     });
 
     // Equation 1: C = (F c(a) + B c_B) / (F + B), F = sum f^alpha, B = (1 - sum f)^alpha, with
     // c(a) the weighted mean attribute (or colour) dimmed by the weighted mean cushion.
-    const double alpha = spec.m_alpha;
+    const PowerTable& power = accumulator.power();
     accumulator.resolveRows([&](int y, const PixelSums* sums) {
         uint32_t* out = target.row(top + y);
         const float* shadeRow = shade.empty() ? nullptr : &shade[static_cast<size_t>(y) * static_cast<size_t>(width)];
@@ -100,7 +101,7 @@ void drawBand(const timeline::BlockModel& model, const ViewSpec& spec, const Blo
                 continue;
             }
             const double covered = std::clamp(p.m_coverage, 0.0, 1.0);
-            const double background = covered >= 1 ? 0 : alpha == 1 ? 1 - covered : std::pow(1 - covered, alpha);
+            const double background = power(1 - covered);
             const double weight = p.m_weight;
             Rgb colour = categorical ? Rgb{p.m_attribute[0] / weight, p.m_attribute[1] / weight, p.m_attribute[2] / weight}
                                      : ordinalColour(p.m_attribute[0] / weight);

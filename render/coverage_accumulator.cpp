@@ -10,13 +10,12 @@
 namespace memlog::render {
 
 CoverageAccumulator::CoverageAccumulator(int width, int height, double alpha, int attributes)
-    : m_width(std::max(width, 0)), m_height(std::max(height, 0)), m_alpha(alpha),
+    : m_width(std::max(width, 0)), m_height(std::max(height, 0)), m_alpha(alpha), m_power(alpha),
       m_channels(2 + std::clamp(attributes, 1, kMaxAttributes)),
       m_deltas(static_cast<size_t>(m_width + 1) * static_cast<size_t>(m_height + 1) * static_cast<size_t>(m_channels), 0) {}
 
 int64_t CoverageAccumulator::quantise(double covered, bool boosted) const {
-    double value = covered;
-    if (boosted && m_alpha != 1.0) value = m_alpha == 0.5 ? std::sqrt(covered) : std::pow(covered, m_alpha);
+    const double value = boosted ? m_power(covered) : covered;
     return static_cast<int64_t>(value * kAxisOne + 0.5);  // value >= 0: rounds as llround, without the call
 }
 

@@ -8,6 +8,8 @@
 #include <functional>
 #include <vector>
 
+#include "render/power_table.hpp"
+
 namespace memlog::render {
 
 // A rectangle in pixel units: x in [m_x0, m_x1), y in [m_y0, m_y1); m_attribute in [0, 1]
@@ -44,6 +46,7 @@ public:
     int width() const { return m_width; }
     int height() const { return m_height; }
     double alpha() const { return m_alpha; }
+    const PowerTable& power() const { return m_power; }  // x^alpha
 
 private:
     struct Run {
@@ -57,6 +60,7 @@ private:
 
     int m_width, m_height;
     double m_alpha;
+    PowerTable m_power;
     int m_channels;  // 2 + attributes
     // (width + 1) x (height + 1) difference arrays, channels interleaved. Unsigned so that the
     // running sums may wrap: only the final per-pixel values need to fit.

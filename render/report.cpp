@@ -165,7 +165,8 @@ void Report::paintHeader(cairo_t* cr) const {
     const bool time = m_options.m_axis == timeline::XAxis::Time;
     auto xText = [time](uint64_t v) { return time ? timeline::durationText(static_cast<double>(v)) : timeline::countText(v); };
     if (m_window.m_from != extent.m_from || m_window.m_to != extent.m_to)
-        details += "  \u00b7  showing " + xText(m_window.m_from) + " to " + xText(m_window.m_to) + " of " + xText(extent.m_to);
+        details += std::string("  \u00b7  showing ") + (time ? "" : "events ") + xText(m_window.m_from) + " to " +
+                   xText(m_window.m_to) + " (the log: " + xText(extent.m_from) + " to " + xText(extent.m_to) + ")";
     if (m_options.m_addrLo != 0 || m_options.m_addrHi != UINT64_MAX)
         details += "  \u00b7  addresses " + timeline::hexText(m_options.m_addrLo) + " to " +
                    (m_options.m_addrHi == UINT64_MAX ? std::string("the top") : timeline::hexText(m_options.m_addrHi));

@@ -99,3 +99,16 @@ TEST_CASE("disjoint blocks never cover a pixel more than once") {
     // Each sliver covers 1/200 of the pixel: its weight is (1/200)^0.5, a hundred of them per pixel.
     CHECK(pixels[3 * 10 + 4].m_weight == Approx(100 * std::sqrt(0.005)).margin(0.05));
 }
+
+TEST_CASE("the power table is x^alpha to 1e-8 over the whole range of coverages") {
+    for (double alpha : {1.0, 0.9, 0.5, 0.3, 0.05}) {
+        const memlog::render::PowerTable power(alpha);
+        for (double x = 1.0; x > 1e-300; x *= 0.8137) {
+            INFO("alpha " << alpha << " x " << x);
+            CHECK(std::fabs(power(x) - std::pow(x, alpha)) <= 1e-8 * std::pow(x, alpha) + 1e-300);
+        }
+        CHECK(power(0) == 0);
+        CHECK(power(1) == 1);
+        CHECK(power(1e-310) == (alpha == 1.0 ? 1e-310 : 0.0));  // below any meaningful share of a pixel
+    }
+}
