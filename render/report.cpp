@@ -220,9 +220,7 @@ void Report::paintView(cairo_t* cr, const View& view) const {
 
 void Report::paintContext(cairo_t* cr) const {
     const Rect& area = m_layout.m_context;
-    View whole;
-    whole.m_scale = m_contextScale;
-    ViewSpec spec = specOf(whole);
+    ViewSpec spec = specOf(m_views.front());
     spec.m_window = m_model.extent(m_options.m_axis);
     spec.m_scale = &m_contextScale;
     paintRaster(cr, area, [&](PixelBuffer target) { drawBlocks(m_model, spec, m_colouring, target); });

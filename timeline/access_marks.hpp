@@ -14,7 +14,8 @@ struct AccessMark {
     uint64_t m_seq = 0;       // the sample's place in the global order (x with --x events)
     uint64_t m_timeNs = 0;    // since the recording started
     uint64_t m_addr = 0;      // the byte touched
-    uint64_t m_blockSeq = 0;  // the sequence number at which the block it fell in began
+    uint64_t m_blockSeq = 0;  // the block it fell in: its Block::beginSeq() (a realloc's new
+                              // block begins at the call's second sequence number)
     uint32_t m_tid = 0;
     bool m_write = false;     // a write (else a read)
 };

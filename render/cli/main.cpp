@@ -34,12 +34,13 @@ public:
             m_error = std::strerror(errno);
             return;
         }
-        fchmod(fd, 0644 & ~currentUmask());
+        m_pending = true;
+        fchmod(fd, 0644 & ~currentUmask());  // mkstemp makes it 0600: a report is an ordinary file
         m_file = fdopen(fd, "wb");
     }
     ~OutputFile() {
         if (m_file) std::fclose(m_file);
-        if (!m_committed && !m_error.size()) unlink(m_temporary.c_str());
+        if (m_pending) unlink(m_temporary.c_str());
     }
     std::FILE* file() const { return m_file; }
     const std::string& error() const { return m_error; }
@@ -48,10 +49,9 @@ public:
         m_file = nullptr;
         if (!closed || std::rename(m_temporary.c_str(), m_path.c_str()) != 0) {
             m_error = std::strerror(errno);
-            unlink(m_temporary.c_str());
             return false;
         }
-        m_committed = true;
+        m_pending = false;
         return true;
     }
 
@@ -63,7 +63,7 @@ private:
     }
     std::string m_path, m_temporary, m_error;
     std::FILE* m_file = nullptr;
-    bool m_committed = false;
+    bool m_pending = false;  // a temporary exists, not yet renamed into place
 };
 
 // A typed x value on the report's axis: times become event numbers on the event axis; an event
