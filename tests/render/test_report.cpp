@@ -276,3 +276,25 @@ TEST_CASE("PNG, SVG and PDF files of the same report") {
     CHECK_FALSE(render::outputFormatOf("dir.png/report", any));
     CHECK(render::outputFormatOf("REPORT.PNG", any));
 }
+
+TEST_CASE("brushing: the point under a pixel of a view finds the block drawn there") {
+    const auto model = threadsModel(4);
+    const Report report(model, nullptr, flatOptions());
+    const render::Rect view = report.layout().m_cells[0].m_view;
+    const Image image = test::imageOf(report);
+    size_t found = 0;
+    for (int y = static_cast<int>(view.m_y) + 2; y < view.bottom(); y += 37)
+        for (int x = static_cast<int>(view.m_x) + 2; x < view.right(); x += 53) {
+            const auto point = report.pointAt(x + 0.5, y + 0.5);
+            REQUIRE(point);
+            const auto block = model.blockAt(XAxis::Events, point->first, point->second);
+            // A pixel shows a thread's colour exactly when brushing finds that thread's block.
+            const bool coloured = image.at(x, y) != kBackground;
+            if (!block) continue;
+            ++found;
+            CHECK(coloured);
+            CHECK(image.at(x, y) == render::toArgb(render::categoryColour(model[*block].thread())));
+        }
+    CHECK(found > 20);
+    CHECK_FALSE(report.pointAt(view.m_x - 5, view.m_y + 5));  // outside every view
+}
