@@ -171,7 +171,13 @@ template <typename Impl>
 bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
     for (;;) {
         if (cursor.m_at == nullptr || cursor.m_at >= cursor.m_end || *cursor.m_at == 0) {
-            if (cursor.m_at) impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - cursor.m_at);
+            if (cursor.m_at) {
+                impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - cursor.m_at);
+                // Read once: drop its pages from this process (the page cache keeps them), so
+                // that a model built alongside the walk is the memory a big log costs.
+                const ChunkRef& done = cursor.m_chunks[cursor.m_nextChunk - 1];
+                madvise(const_cast<uint8_t*>(impl.m_data) + done.m_offset, done.m_end - done.m_offset, MADV_DONTNEED);
+            }
             if (cursor.m_nextChunk == cursor.m_chunks.size()) return false;
             const ChunkRef& chunk = cursor.m_chunks[cursor.m_nextChunk++];
             cursor.m_at = impl.m_data + chunk.m_offset + sizeof(format::ChunkHeader);

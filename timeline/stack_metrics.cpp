@@ -14,24 +14,26 @@ namespace {
 // a new peak costs nothing and the pass stays O(events).
 class PerStack final : public BlockObserver {
 public:
-    void begin(uint32_t stack, uint64_t bytes, uint64_t) override {
-        Entry& entry = touch(stack);
-        ++entry.m_metrics.m_calls;
-        entry.m_metrics.m_bytes += bytes;
-        entry.m_live += bytes;
+    void begin(const BlockChange& change) override {
+        Entry& entry = touch(change.m_stack);
+        if (!change.m_piece) {  // a piece left by munmap is the same allocation
+            ++entry.m_metrics.m_calls;
+            entry.m_metrics.m_bytes += change.m_size;
+        }
+        entry.m_live += change.m_size;
         ++entry.m_liveBlocks;
-        m_total += bytes;
+        m_total += change.m_size;
         if (m_total > m_peak) {
             m_peak = m_total;
             ++m_peakVersion;  // this stack's new value is its value at the new peak: caught later
         }
     }
 
-    void end(uint32_t stack, uint64_t bytes) override {
-        Entry& entry = touch(stack);
-        entry.m_live -= bytes;
+    void end(const BlockChange& change) override {
+        Entry& entry = touch(change.m_stack);
+        entry.m_live -= change.m_size;
         --entry.m_liveBlocks;
-        m_total -= bytes;
+        m_total -= change.m_size;
     }
 
     std::vector<StackMetrics> take() {

@@ -40,6 +40,8 @@ public:
     void event(const Event& event) {
         releasePendingBefore(event.m_seq);
         m_seq = event.m_seq;
+        m_timeNs = event.m_timeNs;
+        m_tid = event.m_tid;
         const auto kindIndex = static_cast<size_t>(event.m_kind);
         switch (format::kindInfo(event.m_kind).m_family) {
         case Family::Allocate:
@@ -75,6 +77,7 @@ public:
                                                : nullptr;
         if (!block || !block->m_live || sample.m_offset + sample.m_length > block->m_size)
             ++m_summary.m_anomalies.m_accessOutsideBlock;
+        if (m_observer) m_observer->access(sample);
     }
 
     void finish() {
@@ -87,15 +90,22 @@ public:
 private:
     struct Pending {
         uint64_t m_seq;
+        uint64_t m_timeNs;
         uint64_t m_addr;
         uint64_t m_size;
         uint32_t m_stack;
+        uint32_t m_tid;
         bool m_mapping;
         bool operator>(const Pending& other) const { return m_seq > other.m_seq; }
     };
 
-    void grow(uint64_t bytes, uint32_t stack) {
-        m_liveBytes += bytes;
+    // The change at the moment being applied.
+    BlockChange change(uint64_t addr, uint64_t size, uint32_t stack, bool mapping) const {
+        return {addr, size, m_seq, m_timeNs, stack, m_tid, mapping, false};
+    }
+
+    void grow(const BlockChange& change) {
+        m_liveBytes += change.m_size;
         ++m_liveBlocks;
         ++m_summary.m_allocations;
         if (m_liveBytes > m_summary.m_peakBytes) {
@@ -103,26 +113,24 @@ private:
             m_summary.m_peakSeq = m_seq;
         }
         if (m_liveBlocks > m_summary.m_peakBlocks) m_summary.m_peakBlocks = m_liveBlocks;
-        if (m_observer) m_observer->begin(stack, bytes, m_seq);
+        if (m_observer) m_observer->begin(change);
     }
 
-    void shrink(uint64_t bytes, bool blockEnds, uint32_t stack) {
-        m_liveBytes -= bytes;
-        if (blockEnds) {
-            --m_liveBlocks;
-            ++m_summary.m_frees;
-        }
-        if (m_observer) m_observer->end(stack, bytes);
+    void shrink(const BlockChange& change) {
+        m_liveBytes -= change.m_size;
+        --m_liveBlocks;
+        ++m_summary.m_frees;
+        if (m_observer) m_observer->end(change);
     }
 
     void beginBlock(uint64_t addr, uint64_t size, Allocator allocator, uint32_t stack) {
         AddressTable::Entry& entry = m_blocks.findOrInsert(addr);
-        if (entry.m_live) shrink(entry.m_size, true, entry.m_stack);  // an address handed out twice
+        if (entry.m_live) shrink(change(addr, entry.m_size, entry.m_stack, false));  // an address handed out twice
         entry.m_live = true;
         entry.m_size = size;
         entry.m_allocator = static_cast<uint8_t>(allocator);
         entry.m_stack = stack;
-        grow(size, stack);
+        grow(change(addr, size, stack, false));
     }
 
     // False (and an anomaly counted) when nothing live was at `addr`.
@@ -137,14 +145,14 @@ private:
         }
         if (static_cast<Allocator>(entry->m_allocator) != releaser) ++m_summary.m_anomalies.m_mismatchedFree;
         entry->m_live = false;
-        shrink(entry->m_size, true, entry->m_stack);
+        shrink(change(addr, entry->m_size, entry->m_stack, false));
         return true;
     }
 
     void beginMapping(uint64_t addr, uint64_t size, uint32_t stack) {
         unmapRange(addr, size);  // MAP_FIXED over an older mapping replaces it
         m_mappings[addr] = {size, stack};
-        grow(size, stack);
+        grow(change(addr, size, stack, true));
     }
 
     // munmap: only recorded anonymous mappings count; a mapping cut in the middle lives on in
@@ -169,11 +177,23 @@ private:
             const bool left = start < cutFrom, right = cutTo < stop;
             if (left) m_mappings[start] = {cutFrom - start, stack};
             if (right) m_mappings[cutTo] = {stop - cutTo, stack};
-            shrink(cutTo - cutFrom, !left && !right, stack);
-            if (left && right) {  // one mapping became two pieces: the second counts as begun
+            m_liveBytes -= cutTo - cutFrom;
+            if (!left && !right) {
+                --m_liveBlocks;
+                ++m_summary.m_frees;
+            } else if (left && right) {  // one mapping became two pieces: the second counts as begun
                 ++m_liveBlocks;
                 ++m_summary.m_allocations;
                 m_summary.m_peakBlocks = std::max(m_summary.m_peakBlocks, m_liveBlocks);
+            }
+            if (m_observer) {
+                m_observer->end(change(start, stop - start, stack, true));
+                BlockChange piece = change(start, cutFrom - start, stack, true);
+                piece.m_piece = true;
+                if (left) m_observer->begin(piece);
+                piece.m_addr = cutTo;
+                piece.m_size = stop - cutTo;
+                if (right) m_observer->begin(piece);
             }
             if (left || right) it = m_mappings.upper_bound(cutTo - 1);
         }
@@ -189,8 +209,8 @@ private:
             ++m_summary.m_calls[kindIndex];
             const Mapping old = it->second;
             m_mappings.erase(it);
-            shrink(old.m_size, true, old.m_stack);
-            m_pending.push({event.m_seqAfter, event.m_addr, event.m_size, event.m_stack, true});
+            shrink(change(event.m_oldAddr, old.m_size, old.m_stack, true));
+            m_pending.push({event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, true});
             return;
         }
         ++m_summary.m_calls[kindIndex];
@@ -198,12 +218,13 @@ private:
             AddressTable::Entry* entry = m_blocks.find(event.m_oldAddr);
             if (entry && entry->m_live) {
                 entry->m_live = false;
-                shrink(entry->m_size, true, entry->m_stack);
+                shrink(change(event.m_oldAddr, entry->m_size, entry->m_stack, false));
             } else {
                 ++m_summary.m_anomalies.m_unknownRealloc;
             }
         }
-        if (event.m_addr) m_pending.push({event.m_seqAfter, event.m_addr, event.m_size, event.m_stack, false});
+        if (event.m_addr)
+            m_pending.push({event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, false});
     }
 
     // The new half of a resize begins at its second sequence number (format.hpp).
@@ -212,6 +233,8 @@ private:
             const Pending begin = m_pending.top();
             m_pending.pop();
             m_seq = begin.m_seq;
+            m_timeNs = begin.m_timeNs;
+            m_tid = begin.m_tid;
             if (begin.m_mapping)
                 beginMapping(begin.m_addr, begin.m_size, begin.m_stack);
             else
@@ -227,6 +250,8 @@ private:
     Summary& m_summary;
     BlockObserver* m_observer;
     uint64_t m_seq = 0;  // of the event being applied
+    uint64_t m_timeNs = 0;
+    uint32_t m_tid = 0;
     AddressTable m_blocks;
     std::map<uint64_t, Mapping> m_mappings;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;

@@ -12,6 +12,7 @@
 namespace memlog::timeline {
 
 class LogReader;
+struct AccessSample;
 
 struct Anomalies {
     uint64_t m_unknownFree = 0;     // free/delete/munmap of an address never allocated in this log
@@ -59,12 +60,27 @@ struct Summary {
 // "off", "unavailable: <reason>", or the mechanism: what `memlog stat` calls access_sampler.
 std::string accessSamplerText(const Summary& summary);
 
-// Told of every block as it begins and ends, with the stack that allocated it.
+// A block beginning or ending, as the tally applies it: where, when, who.
+struct BlockChange {
+    uint64_t m_addr = 0;
+    uint64_t m_size = 0;
+    uint64_t m_seq = 0;      // the moment (the new block of a resize: its second sequence number)
+    uint64_t m_timeNs = 0;
+    uint32_t m_stack = 0;    // the stack that allocated the block
+    uint32_t m_tid = 0;      // the thread whose call made the change
+    bool m_mapping = false;  // an anonymous mapping rather than a heap block
+    bool m_piece = false;    // begin: what munmap left of a mapping it cut (the same allocation)
+};
+
+// Told of every block as it begins and ends. A munmap that cuts a mapping ends the whole
+// mapping and begins the pieces that remain (m_piece), at the same moment.
 class BlockObserver {
 public:
     virtual ~BlockObserver() = default;
-    virtual void begin(uint32_t stack, uint64_t bytes, uint64_t seq) = 0;
-    virtual void end(uint32_t stack, uint64_t bytes) = 0;
+    virtual void begin(const BlockChange& change) = 0;
+    virtual void end(const BlockChange& change) = 0;
+    // A sampled access, in its place between the changes (after its block began).
+    virtual void access(const AccessSample& sample) { (void)sample; }
 };
 
 // Reads the whole log. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.

@@ -18,7 +18,7 @@ double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0
 
 // Per pixel, the three sums by definition.
 std::vector<PixelSums> bruteForce(int width, int height, double alpha, const std::vector<PixelRect>& rects) {
-    std::vector<PixelSums> pixels(static_cast<size_t>(width * height), PixelSums{0, 0, 0});
+    std::vector<PixelSums> pixels(static_cast<size_t>(width * height), PixelSums{0, 0, {0, 0, 0}});
     for (const PixelRect& r : rects)
         for (int y = 0; y < height; ++y)
             for (int x = 0; x < width; ++x) {
@@ -27,7 +27,7 @@ std::vector<PixelSums> bruteForce(int width, int height, double alpha, const std
                 PixelSums& p = pixels[static_cast<size_t>(y * width + x)];
                 p.m_coverage += f;
                 p.m_weight += std::pow(f, alpha);
-                p.m_attribute += std::pow(f, alpha) * r.m_attribute;
+                p.m_attribute[0] += std::pow(f, alpha) * r.m_attribute;
             }
     return pixels;
 }
@@ -44,7 +44,7 @@ TEST_CASE("a block aligned to pixels covers exactly its pixels") {
             INFO(x << "," << y);
             CHECK(pixels[y * 8 + x].m_coverage == (inside ? 1.0 : 0.0));
             CHECK(pixels[y * 8 + x].m_weight == (inside ? 1.0 : 0.0));
-            CHECK(pixels[y * 8 + x].m_attribute == Approx(inside ? 0.25 : 0.0).margin(1e-3));
+            CHECK(pixels[y * 8 + x].m_attribute[0] == Approx(inside ? 0.25 : 0.0).margin(1e-3));
         }
 }
 
@@ -83,7 +83,7 @@ TEST_CASE("accumulation equals the brute-force sums on random blocks, and nothin
             INFO("alpha " << alpha << " pixel " << i);
             CHECK(fast[i].m_coverage == Approx(slow[i].m_coverage).margin(2e-3));
             CHECK(fast[i].m_weight == Approx(slow[i].m_weight).margin(2e-3 * (1 + slow[i].m_weight)));
-            CHECK(fast[i].m_attribute == Approx(slow[i].m_attribute).margin(3e-3 * (1 + slow[i].m_weight)));
+            CHECK(fast[i].m_attribute[0] == Approx(slow[i].m_attribute[0]).margin(3e-3 * (1 + slow[i].m_weight)));
             if (slow[i].m_weight == 0) CHECK(fast[i].m_weight == 0);  // exact zero outside every block
         }
     }
@@ -98,4 +98,17 @@ TEST_CASE("disjoint blocks never cover a pixel more than once") {
     CHECK(pixels[3 * 10 + 4].m_coverage == Approx(0.5).margin(2e-3));
     // Each sliver covers 1/200 of the pixel: its weight is (1/200)^0.5, a hundred of them per pixel.
     CHECK(pixels[3 * 10 + 4].m_weight == Approx(100 * std::sqrt(0.005)).margin(0.05));
+}
+
+TEST_CASE("the power table is x^alpha to 1e-8 over the whole range of coverages") {
+    for (double alpha : {1.0, 0.9, 0.5, 0.3, 0.05}) {
+        const memlog::render::PowerTable power(alpha);
+        for (double x = 1.0; x > 1e-300; x *= 0.8137) {
+            INFO("alpha " << alpha << " x " << x);
+            CHECK(std::fabs(power(x) - std::pow(x, alpha)) <= 1e-8 * std::pow(x, alpha) + 1e-300);
+        }
+        CHECK(power(0) == 0);
+        CHECK(power(1) == 1);
+        CHECK(power(1e-310) == (alpha == 1.0 ? 1e-310 : 0.0));  // below any meaningful share of a pixel
+    }
 }

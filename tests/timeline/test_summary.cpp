@@ -5,13 +5,15 @@
 
 #include <cstring>
 
+#include "heap_records.hpp"
 #include "log_builder.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/summary.hpp"
 
-using memlog::format::HeapRecord;
 using memlog::format::Kind;
 using memlog::test::LogBuilder;
+using memlog::test::record;
+using memlog::test::resize;
 using memlog::timeline::Summary;
 
 namespace {
@@ -23,25 +25,6 @@ Summary summarise(const LogBuilder& log) {
     Summary summary = memlog::timeline::summarize(reader);
     unlink(path.c_str());
     return summary;
-}
-
-HeapRecord record(Kind kind, uint64_t seq, uint64_t addr, uint64_t size) {
-    HeapRecord r;
-    r.m_kind = kind;
-    r.m_seq = seq;
-    r.m_tsc = seq * LogBuilder::kTicksPerSeq;
-    r.m_addr = addr;
-    r.m_size = size;
-    return r;
-}
-
-HeapRecord resize(Kind kind, uint64_t seq, uint64_t seqAfter, uint64_t oldAddr, uint64_t addr, uint64_t size,
-                  uint64_t oldSize = 0) {
-    HeapRecord r = record(kind, seq, addr, size);
-    r.m_oldAddr = oldAddr;
-    r.m_seqAfter = seqAfter;
-    r.m_oldSize = oldSize;
-    return r;
 }
 
 uint64_t calls(const Summary& s, Kind kind) { return s.m_calls[static_cast<size_t>(kind)]; }

@@ -1,0 +1,73 @@
+// Address scale: bands laid out bottom-up, a linear map inside each.
+#include "render/address_scale.hpp"
+
+#include <algorithm>
+
+namespace memlog::render {
+
+AddressScale::AddressScale(timeline::AddressRanges ranges, double height) : m_ranges(std::move(ranges)), m_height(height) {
+    const auto& list = m_ranges.ranges();
+    const double count = static_cast<double>(list.size());
+    if (list.empty()) return;
+    const double separators = (count - 1) * kSeparatorPixels;
+    const double available = std::max(height - separators, 0.0);
+    const double minimum = std::min(kMinRangePixels, available / count / 2);
+    const double proportional = available - minimum * count;
+    const double totalBytes = static_cast<double>(std::max<uint64_t>(m_ranges.bytes(), 1));
+    double bottom = height;
+    for (const timeline::AddressRange& range : list) {
+        const double extent = minimum + proportional * static_cast<double>(range.bytes()) / totalBytes;
+        m_bands.push_back({bottom - extent, bottom, range});
+        bottom -= extent + kSeparatorPixels;
+    }
+}
+
+size_t AddressScale::maxRanges(double height) {
+    return static_cast<size_t>(std::max(1.0, height / (2 * (kMinRangePixels + kSeparatorPixels))));
+}
+
+double AddressScale::rowIn(const Band& band, uint64_t addr) const {
+    const double fraction = static_cast<double>(addr - band.m_range.m_lo) / static_cast<double>(band.m_range.bytes());
+    return band.m_bottom - fraction * (band.m_bottom - band.m_top);
+}
+
+bool AddressScale::span(uint64_t lo, uint64_t hi, double& top, double& bottom) const {
+    if (m_bands.empty()) return false;
+    // The last band starting at or below lo; a block cut by an address window may start in a
+    // gap before the next band.
+    auto it = std::upper_bound(m_bands.begin(), m_bands.end(), lo,
+                               [](uint64_t a, const Band& band) { return a < band.m_range.m_lo; });
+    if (it != m_bands.begin() && lo < std::prev(it)->m_range.m_hi) --it;
+    if (it == m_bands.end()) return false;
+    const uint64_t from = std::max(lo, it->m_range.m_lo), to = std::min(hi, it->m_range.m_hi);
+    if (from >= to) return false;
+    bottom = rowIn(*it, from);
+    top = rowIn(*it, to);
+    return true;
+}
+
+std::optional<double> AddressScale::y(uint64_t addr) const {
+    const auto range = m_ranges.rangeOf(addr);
+    if (!range) return std::nullopt;
+    return rowIn(m_bands[*range], addr);
+}
+
+std::optional<uint64_t> AddressScale::addressAt(double row) const {
+    for (const Band& band : m_bands)
+        if (row >= band.m_top && row < band.m_bottom) {
+            const double fraction = (band.m_bottom - row) / (band.m_bottom - band.m_top);
+            return band.m_range.m_lo + static_cast<uint64_t>(fraction * static_cast<double>(band.m_range.bytes()));
+        }
+    return std::nullopt;
+}
+
+double AddressScale::nearestY(uint64_t addr) const {
+    if (m_bands.empty()) return m_height;
+    if (const auto row = y(addr)) return *row;
+    auto it = std::upper_bound(m_bands.begin(), m_bands.end(), addr,
+                               [](uint64_t a, const Band& band) { return a < band.m_range.m_lo; });
+    if (it == m_bands.begin()) return it->m_bottom;
+    return std::prev(it)->m_top;  // past the end of the band below
+}
+
+}  // namespace memlog::render

@@ -1,0 +1,46 @@
+// One view of blocks, rasterised: every block of the window (and bin) through the coverage
+// accumulator, cushions on the blocks big enough to show them, equation 1 per pixel, and the
+// access marks on top. Pure pixels: the same code fills a PNG report and, later, a window.
+#pragma once
+
+#include <vector>
+
+#include "render/address_scale.hpp"
+#include "render/block_colouring.hpp"
+#include "render/coverage_accumulator.hpp"
+#include "render/cushion.hpp"
+#include "render/pixel_buffer.hpp"
+#include "render/x_scale.hpp"
+#include "timeline/access_marks.hpp"
+#include "timeline/bins.hpp"
+#include "timeline/block_model.hpp"
+
+namespace memlog::render {
+
+struct ViewSpec {
+    timeline::XAxis m_axis = timeline::XAxis::Time;
+    timeline::XWindow m_window;
+    const AddressScale* m_scale = nullptr;  // rows; its height is the buffer's
+    const timeline::Bins* m_bins = nullptr; // with m_bin: only that bin's blocks
+    int m_bin = 0;
+    double m_alpha = 0.5;                   // equation 1's bias: lower shows thin blocks more
+    CushionStyle m_cushion = CushionStyle::Plateau;
+};
+
+// Where a block lands in a view `scale.width()` pixels wide: false when it is outside the
+// window or its address range. The rectangle is in pixels, unclipped.
+bool blockRect(const timeline::Block& block, const ViewSpec& spec, const XScale& scale, PixelRect& rect);
+
+// Fills `target` (every pixel) with the blocks of `spec` on the background.
+void drawBlocks(const timeline::BlockModel& model, const ViewSpec& spec, const BlockColouring& colouring,
+                PixelBuffer target);
+
+// Marks of `marks` inside the view: 3x3 squares, reads then writes (writes stay on top).
+// `binOfMark`, for a view of one bin: the bin of each mark's block (-1: none).
+void drawAccessMarks(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+                     const std::vector<int>* binOfMark = nullptr);
+
+// The bin of each mark's block (by the sequence number at which the block began).
+std::vector<int> binsOfMarks(const timeline::BlockModel& model, const timeline::Bins& bins);
+
+}  // namespace memlog::render

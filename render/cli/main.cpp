@@ -1,0 +1,146 @@
+// memtimeline: draws a .memlog log as a report (PNG, SVG, PDF). The interactive window comes
+// with issue 6; the report is the same drawing.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <optional>
+
+#include "render/cli/options.hpp"
+#include "render/export.hpp"
+#include "render/report.hpp"
+#include "timeline/block_model.hpp"
+#include "timeline/log_reader.hpp"
+#include "timeline/sites.hpp"
+#include "timeline/stack_sites.hpp"
+#include "timeline/text_format.hpp"
+
+namespace memlog::cli {
+namespace {
+
+// The report goes to a temporary file beside the target, renamed into place when complete:
+// an unwritable place is found before the log is read, and a failure leaves no half report.
+class OutputFile {
+public:
+    explicit OutputFile(const std::string& path) : m_path(path) {
+        const size_t slash = path.rfind('/');
+        m_temporary = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + ".memtimeline-XXXXXX";
+        const int fd = mkstemp(m_temporary.data());
+        if (fd < 0) {
+            m_error = std::strerror(errno);
+            return;
+        }
+        m_pending = true;
+        fchmod(fd, 0644 & ~currentUmask());  // mkstemp makes it 0600: a report is an ordinary file
+        m_file = fdopen(fd, "wb");
+    }
+    ~OutputFile() {
+        if (m_file) std::fclose(m_file);
+        if (m_pending) unlink(m_temporary.c_str());
+    }
+    std::FILE* file() const { return m_file; }
+    const std::string& error() const { return m_error; }
+    bool commit() {
+        const bool closed = std::fclose(m_file) == 0;
+        m_file = nullptr;
+        if (!closed || std::rename(m_temporary.c_str(), m_path.c_str()) != 0) {
+            m_error = std::strerror(errno);
+            return false;
+        }
+        m_pending = false;
+        return true;
+    }
+
+private:
+    static mode_t currentUmask() {
+        const mode_t mask = umask(0);
+        umask(mask);
+        return mask;
+    }
+    std::string m_path, m_temporary, m_error;
+    std::FILE* m_file = nullptr;
+    bool m_pending = false;  // a temporary exists, not yet renamed into place
+};
+
+// A typed x value on the report's axis: times become event numbers on the event axis; an event
+// number on the time axis is a mistake.
+std::optional<uint64_t> onAxis(const XValue& value, timeline::XAxis axis, const timeline::BlockModel& model,
+                               const std::string& option) {
+    if (axis == timeline::XAxis::Events) return value.m_time ? model.seqAtTime(value.m_value) : value.m_value;
+    if (!value.m_time) {
+        fail(option + ": " + std::to_string(value.m_value) + " is an event number: give a unit (such as 1.5s) or --x events");
+        return std::nullopt;
+    }
+    return value.m_value;
+}
+
+int run(TimelineOptions& options) {
+    OutputFile output(options.m_export);
+    if (!output.file()) return fail("cannot write " + options.m_export + ": " + output.error());
+    render::ReportOptions& report = options.m_report;
+    report.m_logPath = options.m_log;
+    timeline::BlockModel model;
+    std::optional<timeline::SiteIndex> sites;
+    {
+        timeline::LogReader reader(options.m_log);
+        model = timeline::buildBlockModel(reader);
+        const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
+        if (needSites) {
+            timeline::StackNames names(reader, [](const std::string& problem) {
+                std::fprintf(stderr, "memtimeline: %s\n", problem.c_str());
+            });
+            sites = timeline::indexSites(names, model.stackCount());
+        }
+    }  // the log is unmapped before drawing: memory holds the model, not the file
+    const timeline::XWindow extent = model.extent(report.m_axis);
+    if (options.m_rangeFrom || options.m_rangeTo) {
+        timeline::XWindow window = extent;
+        if (options.m_rangeFrom) {
+            const auto from = onAxis(*options.m_rangeFrom, report.m_axis, model, "--range");
+            if (!from) return 2;
+            window.m_from = *from;
+        }
+        if (options.m_rangeTo) {
+            const auto to = onAxis(*options.m_rangeTo, report.m_axis, model, "--range");
+            if (!to) return 2;
+            window.m_to = *to;
+        }
+        const bool time = report.m_axis == timeline::XAxis::Time;
+        if (window.m_from >= extent.m_to)
+            return fail("--range starts after the log ends (at " +
+                        (time ? timeline::durationText(static_cast<double>(extent.m_to)) : "event " + std::to_string(extent.m_to)) + ")");
+        if (window.m_from >= window.m_to) return fail("--range: FROM must come before TO");
+        report.m_window = window;
+    }
+    for (const XValue& cursor : options.m_cursors) {
+        const auto at = onAxis(cursor, report.m_axis, model, "--cursor");
+        if (!at) return 2;
+        report.m_cursors.push_back(*at);
+    }
+    const render::Report drawn(model, sites ? &*sites : nullptr, report);
+    render::exportReport(drawn, options.m_format, output.file(), options.m_export);
+    if (!output.commit()) return fail("cannot write " + options.m_export + ": " + output.error());
+    return 0;
+}
+
+}  // namespace
+}  // namespace memlog::cli
+
+int main(int argc, char** argv) {
+    using namespace memlog;
+    cli::TimelineOptions options = cli::parseOptions(std::vector<std::string>(argv + 1, argv + argc));
+    if (options.m_exit >= 0) return options.m_exit;
+    try {
+        return cli::run(options);
+    } catch (const timeline::LogError& error) {
+        return cli::fail(error.what());
+    } catch (const render::ExportError& error) {
+        return cli::fail(error.what());
+    } catch (const std::bad_alloc&) {
+        return cli::fail("out of memory reading " + options.m_log);
+    }
+}

@@ -1,0 +1,184 @@
+// Option parsing for memtimeline: values are checked here, resolved against the log in main.
+#include "render/cli/options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace memlog::cli {
+
+const char* const kHelp = R"(usage: memtimeline LOG --export REPORT [OPTIONS]
+
+Draws a .memlog log as MemoView draws a heap: x is time, y is address, every
+block a rectangle from its allocation to its free (or the end of the log),
+with an occupancy bar, a context view, a legend and a header. The address
+axis shows only the ranges that held blocks. A pixel covered by many small
+blocks shows them all (equation 1 of Moreta & Telea, with the bias --alpha).
+
+  --export REPORT       write the report to REPORT: .png, .svg or .pdf (by the
+                        name). Without it memtimeline would open a window,
+                        which is not built yet.
+  --size WxH            pixels (PNG) or points (SVG, PDF): width 200 to 16384,
+                        height 150 to 16384; default 1600x1000
+  --color-by WHAT       site (the allocating function, default), thread, size,
+                        lifetime, age (at the end of the log), waste (usable
+                        size, as glibc rounds it, minus the requested size)
+  --alpha A             bias of the antialiasing, 0 < A <= 1 (default 0.3);
+                        lower makes thin and short blocks stand out more
+  --cushion STYLE       plateau (default), parabolic or none
+  --x time|events       x axis: time since the recording started (default), or
+                        the event number (the recorder's global sequence)
+  --range FROM:TO       the stretch of x to show: times with a unit (ns, us,
+                        ms, s: 1.5s:3s, 200ms:, :2s), or plain event numbers
+                        with --x events (which takes times too); either end
+                        may be left out
+  --addr LO:HI          the address window, in hex (0x55d0c8a2b000:0x55d0c8b00000);
+                        either end may be left out
+  --bins KIND           correlated views, one per bin: size, thread, region, site
+  --layout time|address align the views of --bins in time (stacked, default)
+                        or in address (side by side)
+  --cursor T            a cushion cursor at T (a time, or an event number with
+                        --x events), over every view; repeatable
+  -h, --help            this text
+  --version             the version
+
+Exit status: 0 success, 2 bad usage, a log that cannot be read or a report
+that cannot be written (one line on stderr).
+)";
+
+int fail(const std::string& message) {
+    std::fprintf(stderr, "memtimeline: %s\n", message.c_str());
+    return 2;
+}
+
+namespace {
+
+bool parseUnsigned(const std::string& text, uint64_t& value, int base = 10) {
+    if (text.empty() || text[0] == '-' || text[0] == '+') return false;
+    errno = 0;
+    char* end = nullptr;
+    value = std::strtoull(text.c_str(), &end, base);
+    return errno == 0 && end && *end == '\0';
+}
+
+// "1.5s", "200ms", "3us", "40ns" (a time), or "12345" (an event number).
+bool parseXValue(const std::string& text, XValue& value) {
+    if (uint64_t number; parseUnsigned(text, number)) {
+        value = {false, number};
+        return true;
+    }
+    char* end = nullptr;
+    const double amount = std::strtod(text.c_str(), &end);
+    if (!end || end == text.c_str() || !(amount >= 0) || !std::isfinite(amount)) return false;
+    const std::string unit = end;
+    double scale = 0;
+    if (unit == "ns") scale = 1;
+    else if (unit == "us" || unit == "\u00b5s") scale = 1e3;
+    else if (unit == "ms") scale = 1e6;
+    else if (unit == "s") scale = 1e9;
+    if (scale == 0 || amount * scale > 1.8e19) return false;
+    value = {true, static_cast<uint64_t>(std::llround(amount * scale))};
+    return true;
+}
+
+}  // namespace
+
+TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
+    TimelineOptions options;
+    auto error = [&](const std::string& message) {
+        options.m_exit = fail(message + " (see memtimeline --help)");
+        return options;
+    };
+    for (size_t i = 0; i < arguments.size(); ++i) {
+        const std::string& argument = arguments[i];
+        if (argument == "--help" || argument == "-h") {
+            std::fputs(kHelp, stdout);
+            options.m_exit = 0;
+            return options;
+        }
+        if (argument == "--version") {
+            std::puts("memtimeline 0.1.0 (log format 1)");
+            options.m_exit = 0;
+            return options;
+        }
+        const bool takesValue = argument == "--export" || argument == "--size" || argument == "--color-by" ||
+                                argument == "--alpha" || argument == "--cushion" || argument == "--x" ||
+                                argument == "--range" || argument == "--addr" || argument == "--bins" ||
+                                argument == "--layout" || argument == "--cursor";
+        if (!takesValue) {
+            if (!argument.empty() && argument[0] == '-') return error("unknown option '" + argument + "'");
+            if (!options.m_log.empty()) return error("one log at a time ('" + options.m_log + "', '" + argument + "')");
+            options.m_log = argument;
+            continue;
+        }
+        if (i + 1 >= arguments.size()) return error(argument + " needs a value");
+        const std::string& value = arguments[++i];
+        render::ReportOptions& report = options.m_report;
+        if (argument == "--export") {
+            if (!render::outputFormatOf(value, options.m_format))
+                return error("--export " + value + ": the format comes from the name: .png, .svg or .pdf");
+            options.m_export = value;
+        } else if (argument == "--size") {
+            const size_t x = value.find('x');
+            uint64_t width = 0, height = 0;
+            if (x == std::string::npos || !parseUnsigned(value.substr(0, x), width) ||
+                !parseUnsigned(value.substr(x + 1), height))
+                return error("--size " + value + ": give WIDTHxHEIGHT, such as 1920x1080");
+            if (width < 200 || height < 150 || width > 16384 || height > 16384)
+                return error("--size " + value + ": width must be 200 to 16384 and height 150 to 16384");
+            report.m_width = static_cast<int>(width);
+            report.m_height = static_cast<int>(height);
+        } else if (argument == "--color-by") {
+            if (!render::parseColourBy(value, report.m_colourBy))
+                return error("--color-by " + value + ": one of site, thread, size, lifetime, age, waste");
+        } else if (argument == "--alpha") {
+            char* end = nullptr;
+            const double alpha = std::strtod(value.c_str(), &end);
+            if (!end || *end || !(alpha > 0 && alpha <= 1)) return error("--alpha " + value + ": a number above 0, at most 1");
+            report.m_alpha = alpha;
+        } else if (argument == "--cushion") {
+            if (!render::parseCushionStyle(value, report.m_cushion))
+                return error("--cushion " + value + ": one of plateau, parabolic, none");
+        } else if (argument == "--x") {
+            if (value == "time") report.m_axis = timeline::XAxis::Time;
+            else if (value == "events") report.m_axis = timeline::XAxis::Events;
+            else return error("--x " + value + ": time or events");
+        } else if (argument == "--range") {
+            const size_t colon = value.find(':');
+            XValue from, to;
+            if (colon == std::string::npos || (colon > 0 && !parseXValue(value.substr(0, colon), from)) ||
+                (colon + 1 < value.size() && !parseXValue(value.substr(colon + 1), to)))
+                return error("--range " + value + ": give FROM:TO, such as 1.5s:3s, 200ms: or 1000:5000");
+            if (colon > 0) options.m_rangeFrom = from;
+            if (colon + 1 < value.size()) options.m_rangeTo = to;
+        } else if (argument == "--addr") {
+            const size_t colon = value.find(':');
+            uint64_t lo = 0, hi = UINT64_MAX;
+            if (colon == std::string::npos || (colon > 0 && !parseUnsigned(value.substr(0, colon), lo, 16)) ||
+                (colon + 1 < value.size() && !parseUnsigned(value.substr(colon + 1), hi, 16)))
+                return error("--addr " + value + ": give LO:HI in hex, such as 0x7f0000000000:0x7f0001000000");
+            if (lo >= hi) return error("--addr " + value + ": LO must be below HI");
+            report.m_addrLo = lo;
+            report.m_addrHi = hi;
+        } else if (argument == "--bins") {
+            timeline::BinKind kind;
+            if (!timeline::parseBinKind(value, kind)) return error("--bins " + value + ": one of size, thread, region, site");
+            report.m_bins = kind;
+        } else if (argument == "--layout") {
+            if (value == "time") report.m_layout = render::BinLayout::Time;
+            else if (value == "address") report.m_layout = render::BinLayout::Address;
+            else return error("--layout " + value + ": time or address");
+        } else if (argument == "--cursor") {
+            XValue at;
+            if (!parseXValue(value, at)) return error("--cursor " + value + ": a time with a unit (1.5s) or an event number");
+            options.m_cursors.push_back(at);
+        }
+    }
+    if (options.m_log.empty()) return error("which log?");
+    if (options.m_export.empty())
+        return error("the interactive window is not built yet: give --export REPORT.png (or .svg, .pdf)");
+    return options;
+}
+
+}  // namespace memlog::cli

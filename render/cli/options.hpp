@@ -1,0 +1,38 @@
+// The memtimeline command line: every option parsed and checked before the log is read, so a
+// mistake costs one line on stderr and exit status 2, not a wasted read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "render/export.hpp"
+#include "render/report.hpp"
+
+namespace memlog::cli {
+
+// A point on the x axis as typed: a time with a unit, or a plain event number.
+struct XValue {
+    bool m_time = false;
+    uint64_t m_value = 0;  // ns, or a sequence number
+};
+
+struct TimelineOptions {
+    std::string m_log;
+    std::string m_export;
+    render::OutputFormat m_format = render::OutputFormat::Png;
+    render::ReportOptions m_report;
+    std::optional<XValue> m_rangeFrom, m_rangeTo;
+    std::vector<XValue> m_cursors;
+    int m_exit = -1;  // >= 0: stop with this status (help printed, or a usage error)
+};
+
+TimelineOptions parseOptions(const std::vector<std::string>& arguments);
+
+// One line on stderr, "memtimeline: <message>"; returns 2.
+int fail(const std::string& message);
+
+extern const char* const kHelp;
+
+}  // namespace memlog::cli

@@ -1,0 +1,35 @@
+// Colours of the picture: the ordinal map (blue for low through green to red for high, as
+// MemoView's views and occupancy bars), the categorical palette for threads and sites, the
+// background and the two colours of access marks. Colours are linear 0..1 triples until they
+// are packed into Cairo's ARGB32 pixels.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace memlog::render {
+
+struct Rgb {
+    double m_r = 0, m_g = 0, m_b = 0;
+};
+
+// t in [0, 1], clamped: dark blue, sky blue, green, amber, red.
+Rgb ordinalColour(double t);
+
+// Ten colours easy to tell apart, then grey for everything else ("other").
+inline constexpr size_t kPaletteSize = 10;
+Rgb categoryColour(size_t index);
+inline constexpr Rgb kOtherColour{136 / 255.0, 136 / 255.0, 136 / 255.0};  // dark enough to show when thin
+
+inline constexpr Rgb kBackground{1.0, 1.0, 1.0};  // free memory
+inline constexpr Rgb kReadColour{0.05, 0.05, 0.05};
+inline constexpr Rgb kWriteColour{0.93, 0.0, 0.55};
+
+// Opaque CAIRO_FORMAT_ARGB32 (and SDL_PIXELFORMAT_ARGB8888): 0xAARRGGBB in native order.
+uint32_t toArgb(const Rgb& colour);
+Rgb fromArgb(uint32_t pixel);
+
+Rgb scaled(const Rgb& colour, double factor);  // clamped to [0, 1]
+Rgb mixed(const Rgb& a, const Rgb& b, double t);  // a at t = 0, b at t = 1
+
+}  // namespace memlog::render

@@ -1,0 +1,259 @@
+// The report: what each view shows is settled in the constructor (windows, address scales,
+// occupancy, legend); paint() rasterises the views and draws the rest around them.
+#include "render/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "render/axes.hpp"
+#include "render/occupancy_bar.hpp"
+#include "render/x_scale.hpp"
+#include "timeline/text_format.hpp"
+
+namespace memlog::render {
+
+using timeline::Block;
+
+Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sites, ReportOptions options)
+    : m_model(model), m_sites(sites), m_options(std::move(options)) {
+    const timeline::XWindow extent = model.extent(m_options.m_axis);
+    m_window = m_options.m_window.value_or(extent);
+    if (m_window.m_to <= m_window.m_from) m_window.m_to = m_window.m_from + 1;
+    m_colouring = BlockColouring::make(m_options.m_colourBy, model, m_options.m_axis, m_window, sites);
+    if (m_options.m_bins) {
+        m_bins = timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
+        m_binOfMark = binsOfMarks(model, *m_bins);
+        // Side by side, bins of one heap (sizes, threads, sites) share its address axis, so an
+        // address is at the same height in every view; regions are apart by definition.
+        m_sharedAddresses = m_options.m_layout == BinLayout::Address && *m_options.m_bins != timeline::BinKind::Region;
+        m_layout = binsLayout(m_options.m_width, m_options.m_height, m_bins->count(), m_options.m_layout, m_sharedAddresses);
+        for (size_t bin = 0; bin < m_bins->count(); ++bin) {
+            View view;
+            view.m_cell = m_layout.m_cells[bin];
+            view.m_bin = static_cast<int>(bin);
+            m_views.push_back(std::move(view));
+        }
+    } else {
+        m_layout = mainLayout(m_options.m_width, m_options.m_height);
+        View view;
+        view.m_cell = m_layout.m_cells.front();
+        m_views.push_back(std::move(view));
+        // The context view: the whole log, every range.
+        timeline::AddressRanges::Builder builder;
+        model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
+        m_contextScale = AddressScale(builder.finish(timeline::AddressRanges::kKeepGapsBelow,
+                                                     AddressScale::maxRanges(m_layout.m_context.m_height)),
+                                      m_layout.m_context.m_height);
+    }
+    for (View& view : m_views) {
+        view.m_scale = m_sharedAddresses && &view != &m_views.front() ? m_views.front().m_scale
+                                                                       : scaleFor(m_sharedAddresses ? -1 : view.m_bin, view.m_cell.m_view);
+        timeline::OccupancyQuery query;
+        query.m_axis = m_options.m_axis;
+        query.m_window = m_window;
+        query.m_columns = static_cast<size_t>(view.m_cell.m_bar.m_width);
+        query.m_addrLo = m_options.m_addrLo;
+        query.m_addrHi = m_options.m_addrHi;
+        query.m_bins = m_bins ? &*m_bins : nullptr;
+        query.m_bin = view.m_bin;
+        view.m_occupancy = timeline::occupancy(model, query);
+        for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
+    }
+    buildLegend();
+}
+
+// The ranges that held a block of this view (bin, window, address window), as many as fit.
+AddressScale Report::scaleFor(int bin, const Rect& view) const {
+    timeline::AddressRanges::Builder builder;
+    const timeline::XAxis axis = m_options.m_axis;
+    m_model.forEach([&](const Block& b) {
+        if (b.from(axis) >= m_window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= m_window.m_from) return;
+        if (b.endAddr() <= m_options.m_addrLo || b.addr() >= m_options.m_addrHi) return;
+        if (bin >= 0 && m_bins->binOf(b) != bin) return;
+        builder.add(b.addr(), b.endAddr());
+    });
+    const auto ranges = builder.finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_height));
+    return AddressScale(ranges.clip(m_options.m_addrLo, m_options.m_addrHi), view.m_height);
+}
+
+ViewSpec Report::specOf(const View& view) const {
+    ViewSpec spec;
+    spec.m_axis = m_options.m_axis;
+    spec.m_window = m_window;
+    spec.m_scale = &view.m_scale;
+    spec.m_bins = m_bins ? &*m_bins : nullptr;
+    spec.m_bin = view.m_bin;
+    spec.m_alpha = m_options.m_alpha;
+    spec.m_cushion = m_options.m_cushion;
+    return spec;
+}
+
+void Report::buildLegend() {
+    using Kind = LegendItem::Kind;
+    auto add = [&](Kind kind, std::string label, Rgb colour = {}, std::string low = {}, std::string high = {}) {
+        m_legend.push_back({kind, std::move(label), colour, std::move(low), std::move(high)});
+    };
+    add(Kind::Heading, m_colouring.title());
+    if (m_colouring.categorical()) {
+        for (const LegendEntry& entry : m_colouring.categories()) add(Kind::Swatch, entry.m_label, entry.m_colour);
+        if (m_colouring.categories().empty()) add(Kind::Note, "no blocks in this window");
+    } else {
+        add(Kind::Gradient, "", {}, m_colouring.lowLabel(), m_colouring.highLabel());
+        if (m_options.m_colourBy == ColourBy::Waste) add(Kind::Note, "usable size as glibc malloc rounds it");
+    }
+    add(Kind::Heading, "occupancy bar: live bytes");
+    add(Kind::Gradient, "", {}, "0", timeline::bytesText(std::round(m_fullBytes)));
+    add(Kind::Note, m_bins ? "one scale for all bars; flat: busy" : "flat: blocks begin and end (busy)");
+    add(Kind::Note, "cushioned: nothing begins or ends (quiet)");
+    const auto& marks = m_model.accessMarks();
+    if (!marks.empty()) {
+        const auto writes = static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_write; }));
+        add(Kind::Heading, "access samples");
+        add(Kind::Swatch, "read (" + timeline::countText(marks.size() - writes) + ")", kReadColour);
+        add(Kind::Swatch, "write (" + timeline::countText(writes) + ")", kWriteColour);
+    }
+    const bool time = m_options.m_axis == timeline::XAxis::Time;
+    auto xText = [time](uint64_t value) {
+        return time ? timeline::durationText(static_cast<double>(value)) : "event " + timeline::countText(value);
+    };
+    if (!m_options.m_cursors.empty()) {
+        add(Kind::Heading, "cursors");
+        for (uint64_t cursor : m_options.m_cursors) add(Kind::Note, "at " + xText(cursor));
+    }
+    add(Kind::Heading, "reading the picture");
+    add(Kind::Note, std::string("x: ") + (time ? "time" : "event number") + ", y: address (low at the bottom)");
+    add(Kind::Note, "a block: from its allocation to its free");
+    add(Kind::Note, "only address ranges that held blocks;");
+    add(Kind::Note, "dashed line: a gap of 64 KiB or more removed");
+    add(Kind::Note, "\u03b1 = " + timeline::shortCountText(m_options.m_alpha) + ": thin blocks stay visible");
+    add(Kind::Note, std::string("cushions: ") + cushionName(m_options.m_cushion));
+    if (!m_bins) add(Kind::Note, "right of the view: the whole log, red frame = shown");
+    if (m_bins) add(Kind::Note, std::string("views aligned in ") + (m_options.m_layout == BinLayout::Time ? "time" : "address"));
+}
+
+void Report::paint(cairo_t* cr) const {
+    fillRect(cr, {0, 0, static_cast<double>(m_options.m_width), static_cast<double>(m_options.m_height)}, kPageColour);
+    paintHeader(cr);
+    for (const View& view : m_views) paintView(cr, view);
+    if (!m_bins) paintContext(cr);
+    const Rect& area = m_layout.m_legend;
+    drawLegend(cr, m_legend, {area.m_x, area.m_y, area.m_width, area.m_height}, m_layout.m_fontSize);
+}
+
+void Report::paintHeader(cairo_t* cr) const {
+    const timeline::Summary& s = m_model.summary();
+    const Rect& area = m_layout.m_header;
+    const double font = m_layout.m_fontSize;
+    const std::string exe = s.m_exe.empty() ? "(unknown program)" : s.m_exe;
+    const std::string name = exe.substr(exe.rfind('/') == std::string::npos ? 0 : exe.rfind('/') + 1);
+    setColour(cr, kTextColour);
+    setFont(cr, font * 1.7, true);
+    drawText(cr, "memlog \u00b7 " + name + "  (pid " + std::to_string(s.m_pid) + ")", area.m_x, area.m_y + font * 1.6,
+             Align::Left, area.m_width);
+    setFont(cr, font * 1.1);
+    auto counted = [](uint64_t n, const char* what) { return timeline::countText(n) + " " + what + (n == 1 ? "" : "s"); };
+    const std::string numbers = timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
+                                counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") +
+                                " \u00b7 peak " + timeline::bytesText(static_cast<double>(s.m_peakBytes)) + " in " +
+                                counted(s.m_peakBlocks, "block") + " \u00b7 leaked " +
+                                timeline::bytesText(static_cast<double>(s.m_leakedBytes)) + " in " +
+                                counted(s.m_leakedBlocks, "block") + " \u00b7 " + counted(s.m_threads, "thread");
+    drawText(cr, numbers, area.m_x, area.m_y + font * 3.3, Align::Left, area.m_width);
+    std::string details = exe + "  \u00b7  log " + m_options.m_logPath;
+    if (!s.m_complete) details += "  \u00b7  no clean end: read up to where it stops";
+    const timeline::XWindow extent = m_model.extent(m_options.m_axis);
+    const bool time = m_options.m_axis == timeline::XAxis::Time;
+    auto xText = [time](uint64_t v) { return time ? timeline::durationText(static_cast<double>(v)) : timeline::countText(v); };
+    if (m_window.m_from != extent.m_from || m_window.m_to != extent.m_to)
+        details += std::string("  \u00b7  showing ") + (time ? "" : "events ") + xText(m_window.m_from) + " to " +
+                   xText(m_window.m_to) + " (the log: " + xText(extent.m_from) + " to " + xText(extent.m_to) + ")";
+    if (m_options.m_addrLo != 0 || m_options.m_addrHi != UINT64_MAX)
+        details += "  \u00b7  addresses " + timeline::hexText(m_options.m_addrLo) + " to " +
+                   (m_options.m_addrHi == UINT64_MAX ? std::string("the top") : timeline::hexText(m_options.m_addrHi));
+    setColour(cr, kMutedTextColour);
+    setFont(cr, font);
+    drawText(cr, details, area.m_x, area.m_y + font * 5, Align::Left, area.m_width);
+}
+
+void Report::paintCursors(PixelBuffer target, double width) const {
+    const XScale scale(m_window, width);
+    for (uint64_t cursor : m_options.m_cursors) drawCushionCursor(target, scale.x(static_cast<double>(cursor)));
+}
+
+void Report::paintView(cairo_t* cr, const View& view) const {
+    const ViewCell& cell = view.m_cell;
+    const ViewSpec spec = specOf(view);
+    paintRaster(cr, cell.m_view, [&](PixelBuffer target) {
+        drawBlocks(m_model, spec, m_colouring, target);
+        drawAccessMarks(m_model.accessMarks(), spec, target, m_bins ? &m_binOfMark : nullptr);
+        paintCursors(target, cell.m_view.m_width);
+    });
+    strokeRect(cr, cell.m_view, kFrameColour);
+    paintRaster(cr, cell.m_bar, [&](PixelBuffer target) {
+        drawOccupancyBar(view.m_occupancy, m_fullBytes, m_options.m_cushion, target);
+        paintCursors(target, cell.m_bar.m_width);
+    });
+    strokeRect(cr, cell.m_bar, kFrameColour);
+    const double font = m_layout.m_fontSize;
+    const double labelFont = std::min(font * 0.95, cell.m_labels.m_width / 8.2);
+    drawAddressAxis(cr, view.m_scale, cell.m_view, cell.m_labels.right(), labelFont, cell.m_labels.m_width > 0);
+    if (view.m_scale.bands().empty()) {
+        setColour(cr, kMutedTextColour);
+        setFont(cr, font);
+        drawText(cr, "no blocks here", cell.m_view.m_x + cell.m_view.m_width / 2, cell.m_view.m_y + cell.m_view.m_height / 2,
+                 Align::Centre);
+    }
+    if (cell.m_axis.m_height > 0)
+        drawXAxis(cr, m_options.m_axis, m_window, cell.m_axis.m_x, cell.m_axis.m_width, cell.m_axis.m_y, font * 0.95,
+                  m_layout.m_axisTitle && &view == &m_views.back());
+    if (m_bins) {
+        setColour(cr, kTextColour);
+        setFont(cr, font, true);
+        drawText(cr, m_bins->label(static_cast<size_t>(view.m_bin)), cell.m_title.m_x, cell.m_title.bottom() - font * 0.45,
+                 Align::Left, cell.m_title.m_width);
+    } else {
+        setColour(cr, kMutedTextColour);
+        setFont(cr, font * 0.9);
+        drawText(cr, "occupancy", cell.m_labels.right(), cell.m_bar.m_y + cell.m_bar.m_height / 2 + font * 0.35, Align::Right);
+    }
+}
+
+void Report::paintContext(cairo_t* cr) const {
+    const Rect& area = m_layout.m_context;
+    ViewSpec spec = specOf(m_views.front());
+    spec.m_window = m_model.extent(m_options.m_axis);
+    spec.m_scale = &m_contextScale;
+    paintRaster(cr, area, [&](PixelBuffer target) { drawBlocks(m_model, spec, m_colouring, target); });
+    strokeRect(cr, area, kFrameColour);
+    // The shown window, framed in red as MemoView's slider.
+    const XScale scale(spec.m_window, area.m_width);
+    const double left = area.m_x + scale.x(static_cast<double>(m_window.m_from));
+    const double right = area.m_x + scale.x(static_cast<double>(m_window.m_to));
+    const auto& ranges = m_views.front().m_scale.ranges().ranges();
+    double top = area.m_y, bottom = area.bottom();
+    if (!ranges.empty()) {
+        top = area.m_y + m_contextScale.nearestY(ranges.back().m_hi - 1);
+        bottom = area.m_y + m_contextScale.nearestY(ranges.front().m_lo);
+    }
+    setColour(cr, {0.85, 0.1, 0.1});
+    cairo_set_line_width(cr, 2);
+    cairo_rectangle(cr, left, top - 1, std::max(right - left, 2.0), std::max(bottom - top, 1.0) + 2);
+    cairo_stroke(cr);
+    setColour(cr, kMutedTextColour);
+    setFont(cr, m_layout.m_fontSize * 0.9);
+    drawText(cr, "whole log", area.m_x + area.m_width / 2, area.bottom() + m_layout.m_fontSize * 1.4, Align::Centre);
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> Report::pointAt(double x, double y) const {
+    for (const View& view : m_views) {
+        const Rect& r = view.m_cell.m_view;
+        if (x < r.m_x || x >= r.right() || y < r.m_y || y >= r.bottom()) continue;
+        const auto addr = view.m_scale.addressAt(y - r.m_y);
+        if (!addr) return std::nullopt;
+        const XScale scale(m_window, r.m_width);
+        return std::pair{static_cast<uint64_t>(scale.value(x - r.m_x)), *addr};
+    }
+    return std::nullopt;
+}
+
+}  // namespace memlog::render

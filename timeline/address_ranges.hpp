@@ -1,0 +1,58 @@
+// Address compaction: the address space is huge and sparse, so a picture shows only the ranges
+// that ever held a block, each rounded out to pages, and draws the gaps between them as thin
+// separators. Gaps smaller than a threshold stay inside a range as empty space (honest free
+// memory); a picture with room for only so many ranges merges the smallest gaps first.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace memlog::timeline {
+
+struct AddressRange {
+    uint64_t m_lo = 0;  // [m_lo, m_hi)
+    uint64_t m_hi = 0;
+    uint64_t bytes() const { return m_hi - m_lo; }
+};
+
+class AddressRanges {
+public:
+    static constexpr uint64_t kPage = 4096;
+    static constexpr uint64_t kKeepGapsBelow = 64 * 1024;  // as the CS348C report compacts
+
+    // Collects [lo, hi) intervals in any order; consecutive blocks in one range cost O(1).
+    class Builder {
+    public:
+        explicit Builder(uint64_t granularity = kPage) : m_granularity(granularity) {}
+        Builder(const Builder&) = delete;  // m_last points into m_union
+        Builder& operator=(const Builder&) = delete;
+        void add(uint64_t lo, uint64_t hi);
+        // The union; gaps below `keepGapsBelow` kept inside ranges; at most `maxRanges` ranges
+        // (the smallest gaps merged first; 0: no limit).
+        AddressRanges finish(uint64_t keepGapsBelow = kKeepGapsBelow, size_t maxRanges = 0) const;
+
+    private:
+        uint64_t m_granularity;
+        std::map<uint64_t, uint64_t> m_union;  // lo -> hi, disjoint and not touching
+        std::map<uint64_t, uint64_t>::iterator m_last = m_union.end();
+    };
+
+    AddressRanges() = default;
+    explicit AddressRanges(std::vector<AddressRange> ranges);
+
+    const std::vector<AddressRange>& ranges() const { return m_ranges; }
+    bool empty() const { return m_ranges.empty(); }
+    uint64_t bytes() const { return m_bytes; }  // all ranges together
+    // The range holding `addr`, or nullopt for an address in a gap.
+    std::optional<size_t> rangeOf(uint64_t addr) const;
+    // The parts of the ranges inside [lo, hi).
+    AddressRanges clip(uint64_t lo, uint64_t hi) const;
+
+private:
+    std::vector<AddressRange> m_ranges;
+    uint64_t m_bytes = 0;
+};
+
+}  // namespace memlog::timeline
