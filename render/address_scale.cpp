@@ -22,6 +22,30 @@ AddressScale::AddressScale(timeline::AddressRanges ranges, double height) : m_ra
     }
 }
 
+AddressScale AddressScale::windowed(double top, double height) const {
+    AddressScale view;
+    view.m_height = height;
+    std::vector<timeline::AddressRange> shown;
+    for (const Band& band : m_bands) {
+        if (band.m_bottom <= top || band.m_top >= top + height) continue;
+        view.m_bands.push_back({band.m_top - top, band.m_bottom - top, band.m_range});
+        shown.push_back(band.m_range);
+    }
+    view.m_ranges = timeline::AddressRanges(std::move(shown));
+    return view;
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> AddressScale::shownAddresses() const {
+    std::optional<uint64_t> lowest, highest;
+    for (const Band& band : m_bands) {  // bottom (low addresses) up
+        if (band.m_bottom <= 0 || band.m_top >= m_height) continue;
+        if (!lowest) lowest = band.m_bottom <= m_height ? band.m_range.m_lo : addressAt(m_height - 0.5);
+        highest = band.m_top >= 0 ? band.m_range.m_hi - 1 : addressAt(0);
+    }
+    if (!lowest || !highest) return std::nullopt;
+    return std::pair{*lowest, *highest};
+}
+
 size_t AddressScale::maxRanges(double height) {
     return static_cast<size_t>(std::max(1.0, height / (2 * (kMinRangePixels + kSeparatorPixels))));
 }

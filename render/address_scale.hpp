@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "timeline/address_ranges.hpp"
@@ -26,6 +27,13 @@ public:
 
     // How many ranges fit a view of `height` pixels: what to ask AddressRanges::Builder for.
     static size_t maxRanges(double height);
+
+    // The rows [top, top + height) of this scale as a scale of its own, for a view scrolled
+    // over a taller one (the window's zoom). Bands keep their whole ranges and their slope, so
+    // a band cut by the view's edge reaches past it: rows may be negative or beyond `height`.
+    AddressScale windowed(double top, double height) const;
+    // The lowest and the highest address on rows [0, height), or nullopt when no band is.
+    std::optional<std::pair<uint64_t, uint64_t>> shownAddresses() const;
 
     const timeline::AddressRanges& ranges() const { return m_ranges; }
     const std::vector<Band>& bands() const { return m_bands; }  // bands()[i] shows ranges()[i]

@@ -28,10 +28,13 @@ void drawAddressAxis(cairo_t* cr, const AddressScale& scale, const Rect& view, d
         cairo_line_to(cr, view.m_x, std::round(row) + 0.5);
         cairo_stroke(cr);
     };
+    // A scrolled scale (the window's zoom) has bands reaching past the view: only what is on
+    // it is labelled, and a tall band's labels are found in its visible rows alone.
+    const auto visible = [&](double row) { return row >= view.m_y && row <= view.bottom(); };
     const auto& bands = scale.bands();
     for (const AddressScale::Band& band : bands) {
         const double row = view.m_y + band.m_bottom;
-        if (labels && free(row)) label(band.m_range.m_lo, row, kTextColour);
+        if (labels && visible(row) && free(row)) label(band.m_range.m_lo, row, kTextColour);
     }
     // Round addresses inside tall bands: powers of two apart, about four labels' height.
     for (const AddressScale::Band& band : labels ? bands : std::vector<AddressScale::Band>{}) {
@@ -40,9 +43,14 @@ void drawAddressAxis(cairo_t* cr, const AddressScale& scale, const Rect& view, d
         const double bytesPerPixel = static_cast<double>(band.m_range.bytes()) / height;
         uint64_t step = 1;
         while (static_cast<double>(step) < bytesPerPixel * 4 * spacing) step <<= 1;
-        for (uint64_t addr = (band.m_range.m_lo / step + 1) * step; addr < band.m_range.m_hi; addr += step) {
+        // The addresses at the view's bottom and top edges, within the band.
+        const double lowRow = std::min(band.m_bottom, view.m_height), highRow = std::max(band.m_top, 0.0);
+        const auto lowest = scale.addressAt(std::max(lowRow - 0.5, highRow));
+        const auto highest = scale.addressAt(highRow);
+        if (!lowest || !highest) continue;
+        for (uint64_t addr = (*lowest / step + 1) * step; addr <= *highest && addr < band.m_range.m_hi; addr += step) {
             const auto y = scale.y(addr);
-            if (y && free(view.m_y + *y)) label(addr, view.m_y + *y, kMutedTextColour);
+            if (y && visible(view.m_y + *y) && free(view.m_y + *y)) label(addr, view.m_y + *y, kMutedTextColour);
         }
     }
     // Separators: a dashed line in the middle of each removed gap.
@@ -52,6 +60,7 @@ void drawAddressAxis(cairo_t* cr, const AddressScale& scale, const Rect& view, d
     cairo_set_dash(cr, dashes, 2, 0);
     for (size_t i = 1; i < bands.size(); ++i) {
         const double row = std::round(view.m_y + (bands[i].m_bottom + bands[i - 1].m_top) / 2) + 0.5;
+        if (!visible(row)) continue;
         cairo_move_to(cr, view.m_x, row);
         cairo_line_to(cr, view.right(), row);
         cairo_stroke(cr);

@@ -46,8 +46,12 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
                                       m_layout.m_context.m_height);
     }
     for (View& view : m_views) {
-        view.m_scale = m_sharedAddresses && &view != &m_views.front() ? m_views.front().m_scale
-                                                                       : scaleFor(m_sharedAddresses ? -1 : view.m_bin, view.m_cell.m_view);
+        if (m_options.m_addressScale && !m_bins)
+            view.m_scale = *m_options.m_addressScale;
+        else
+            view.m_scale = m_sharedAddresses && &view != &m_views.front()
+                               ? m_views.front().m_scale
+                               : scaleFor(m_sharedAddresses ? -1 : view.m_bin, view.m_cell.m_view);
         timeline::OccupancyQuery query;
         query.m_axis = m_options.m_axis;
         query.m_window = m_window;
@@ -229,11 +233,10 @@ void Report::paintContext(cairo_t* cr) const {
     const XScale scale(spec.m_window, area.m_width);
     const double left = area.m_x + scale.x(static_cast<double>(m_window.m_from));
     const double right = area.m_x + scale.x(static_cast<double>(m_window.m_to));
-    const auto& ranges = m_views.front().m_scale.ranges().ranges();
     double top = area.m_y, bottom = area.bottom();
-    if (!ranges.empty()) {
-        top = area.m_y + m_contextScale.nearestY(ranges.back().m_hi - 1);
-        bottom = area.m_y + m_contextScale.nearestY(ranges.front().m_lo);
+    if (const auto shown = m_views.front().m_scale.shownAddresses()) {
+        top = area.m_y + m_contextScale.nearestY(shown->second);
+        bottom = area.m_y + m_contextScale.nearestY(shown->first);
     }
     setColour(cr, {0.85, 0.1, 0.1});
     cairo_set_line_width(cr, 2);

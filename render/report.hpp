@@ -32,6 +32,9 @@ struct ReportOptions {
     std::optional<timeline::BinKind> m_bins;       // correlated views
     BinLayout m_layout = BinLayout::Time;
     std::vector<uint64_t> m_cursors;               // in units of m_axis
+    // The window's zoom: the main view's address axis, given (a scrolled AddressScale of the
+    // whole log, as tall as mainLayout's view) instead of fitted to the blocks in view.
+    std::optional<AddressScale> m_addressScale;
     std::string m_logPath;                         // for the header
 };
 

@@ -1,8 +1,14 @@
-// What part of the log the window shows: an x window (ns or event numbers) and an address
-// window on the compacted address axis (bytes from the start of the first range), with the
-// zoom and pan a user asks for. Pure arithmetic: the window turns mouse and keys into these
-// calls with positions as fractions of the main view, so this needs no display to test.
+// What part of the log the window shows, and the zoom and pan a user asks for. x is a window
+// of time (or events); the address axis is the whole log's compacted scale laid out taller than
+// the view (zoom) and scrolled (AddressScale::windowed), so small ranges keep their few pixels
+// and a zoom keeps the address under the pointer where it was. No display: tests drive it.
 #pragma once
+
+#include <cstdint>
+
+#include "render/address_scale.hpp"
+#include "timeline/address_ranges.hpp"
+#include "timeline/block_model.hpp"
 
 namespace memlog::render {
 
@@ -14,35 +20,46 @@ struct Span {
 
 class Viewport {
 public:
-    // The whole log: x over [xFrom, xTo), addresses over [0, addressBytes).
-    Viewport(double xFrom, double xTo, double addressBytes);
-
-    const Span& x() const { return m_x; }
-    const Span& address() const { return m_address; }
-
-    // Deepest zoom: one x unit (a ns, or one event) across the view, and kMinAddressSpan bytes
+    // The deepest zoom: one x unit (a ns, or one event) across the view, and kMinAddressBytes
     // down it, so that single bytes of a block are rows of their own.
     static constexpr double kMinXSpan = 1;
-    static constexpr double kMinAddressSpan = 16;
+    static constexpr uint64_t kMinAddressBytes = 16;
+
+    // The whole log: x over `whole`, addresses over `ranges` (its compaction), in a view
+    // `viewHeight` rows tall.
+    Viewport(timeline::XWindow whole, timeline::AddressRanges ranges, double viewHeight);
 
     void reset();
-    // Zooms by `factor` (> 1: closer) about a point at fractions (0..1) of the view, which stays
-    // under the pointer; each axis alone or both.
+
+    // x: zoom by `factor` (> 1: closer) about a fraction (0..1) of the view's width, which stays
+    // under the pointer; pan by fractions of the width.
+    const Span& x() const { return m_x; }
+    timeline::XWindow xWindow() const;  // whole units, at least one wide
     void zoomX(double factor, double atFraction);
-    void zoomAddress(double factor, double atFraction);
-    // Moves by fractions of the view (0.1: a tenth of its width or height).
     void panX(double fraction);
-    void panAddress(double fraction);
-    // Shows the box between two points given as fractions of the view (a dragged rectangle).
-    void zoomToBox(double x0, double address0, double x1, double address1);
-    // Shows exactly these windows (clamped to the log).
-    void show(Span x, Span address);
+
+    // Addresses: rows count from the view's top (high addresses) down.
+    void setViewHeight(double rows);
+    double viewHeight() const { return m_viewHeight; }
+    const AddressScale& addressScale() const { return m_shown; }  // as tall as the view
+    double addressZoom() const { return m_zoom; }
+    void zoomAddress(double factor, double atRow);
+    void panAddress(double rows);
+    // The box between two points, x as fractions of the width and addresses as rows.
+    void zoomToBox(double x0, double row0, double x1, double row1);
+    // Centres the view on an address (the context view's slider), keeping the zoom.
+    void centreAddress(uint64_t address);
 
 private:
-    static void clamp(Span& span, const Span& whole, double minimum);
+    void layOut();  // m_full and m_shown from m_zoom and m_top
+    double rowOf(uint64_t address) const;  // in m_full
 
-    Span m_wholeX, m_wholeAddress;
-    Span m_x, m_address;
+    Span m_wholeX, m_x;
+    timeline::AddressRanges m_ranges;
+    double m_viewHeight;
+    double m_zoom = 1;  // m_full is m_zoom view heights tall
+    double m_top = 0;   // the first row of m_full in view
+    AddressScale m_full, m_shown;
 };
 
 }  // namespace memlog::render

@@ -1,0 +1,49 @@
+// AddressScale scrolled for the window's zoom: the rows of a tall scale seen through a view.
+#include <catch2/catch.hpp>
+
+#include "render/address_scale.hpp"
+
+using memlog::render::AddressScale;
+using memlog::timeline::AddressRange;
+using memlog::timeline::AddressRanges;
+using Catch::Detail::Approx;
+
+namespace {
+
+// Two ranges, 1 MiB and 64 KiB, laid out 10,000 rows tall (a 10x zoom of a 1,000-row view).
+AddressScale tallScale() {
+    return AddressScale(AddressRanges({{0x10000000, 0x10100000}, {0x7f0000000000, 0x7f0000010000}}), 10000);
+}
+
+}  // namespace
+
+TEST_CASE("a scrolled scale maps addresses as the tall one did, shifted by the scroll") {
+    const AddressScale tall = tallScale();
+    const AddressScale view = tall.windowed(9000, 1000);  // the bottom tenth: low addresses
+    REQUIRE(view.bands().size() == 1);
+    CHECK(view.height() == 1000);
+    for (uint64_t addr : {0x10000000ull, 0x10080000ull, 0x100fffffull})
+        CHECK(*view.y(addr) == Approx(*tall.y(addr) - 9000));
+    // The band reaches above the view: its rows run negative, its range stays whole.
+    CHECK(view.bands()[0].m_top < 0);
+    CHECK(view.bands()[0].m_range.m_hi == 0x10100000);
+    const uint64_t atMiddle = *view.addressAt(500);
+    CHECK(atMiddle == *tall.addressAt(9500));
+}
+
+TEST_CASE("shownAddresses names the lowest and highest address on the view's rows") {
+    const AddressScale tall = tallScale();
+    const auto whole = tall.shownAddresses();
+    REQUIRE(whole);
+    CHECK(whole->first == 0x10000000);
+    CHECK(whole->second == 0x7f000000ffff);
+    const AddressScale bottom = tall.windowed(9000, 1000);
+    const auto shown = bottom.shownAddresses();
+    REQUIRE(shown);
+    CHECK(shown->first == 0x10000000);
+    CHECK(shown->second == *tall.addressAt(9000));
+    CHECK(shown->second < 0x10100000);
+    // Scrolled past everything: nothing shown.
+    CHECK_FALSE(tall.windowed(20000, 1000).shownAddresses());
+    CHECK(tall.windowed(20000, 1000).bands().empty());
+}
