@@ -189,7 +189,8 @@ void Report::paintView(cairo_t* cr, const View& view) const {
     const ViewSpec spec = specOf(view);
     paintRaster(cr, cell.m_view, [&](PixelBuffer target) {
         drawBlocks(m_model, spec, m_colouring, target);
-        drawAccessMarks(m_model.accessMarks(), spec, target, m_bins ? &m_binOfMark : nullptr);
+        if (m_options.m_accessMarks)
+            drawAccessMarks(m_model.accessMarks(), spec, target, m_bins ? &m_binOfMark : nullptr);
         paintCursors(target, cell.m_view.m_width);
     });
     strokeRect(cr, cell.m_view, kFrameColour);
@@ -257,6 +258,37 @@ std::optional<std::pair<uint64_t, uint64_t>> Report::pointAt(double x, double y)
         return std::pair{static_cast<uint64_t>(scale.value(x - r.m_x)), *addr};
     }
     return std::nullopt;
+}
+
+std::optional<std::pair<uint64_t, size_t>> Report::barPointAt(double x, double y) const {
+    for (size_t i = 0; i < m_views.size(); ++i) {
+        const Rect& r = m_views[i].m_cell.m_bar;
+        if (x < r.m_x || x >= r.right() || y < r.m_y || y >= r.bottom()) continue;
+        const XScale scale(m_window, r.m_width);
+        return std::pair{static_cast<uint64_t>(scale.value(x - r.m_x)), i};
+    }
+    return std::nullopt;
+}
+
+std::vector<Rect> Report::blockRects(const Block& block) const {
+    std::vector<Rect> rects;
+    auto place = [&](const ViewSpec& spec, const Rect& area) {
+        PixelRect rect;
+        if (!blockRect(block, spec, XScale(spec.m_window, area.m_width), rect)) return;
+        const double left = std::max(rect.m_x0, 0.0), right = std::min(rect.m_x1, area.m_width);
+        const double top = std::max(rect.m_y0, 0.0), bottom = std::min(rect.m_y1, area.m_height);
+        if (right <= left || bottom <= top) return;
+        rects.push_back({area.m_x + left, area.m_y + top, right - left, bottom - top});
+    };
+    for (const View& view : m_views)
+        if (!m_bins || m_bins->binOf(block) == view.m_bin) place(specOf(view), view.m_cell.m_view);
+    if (!m_bins) {
+        ViewSpec spec = specOf(m_views.front());
+        spec.m_window = m_model.extent(m_options.m_axis);
+        spec.m_scale = &m_contextScale;
+        place(spec, m_layout.m_context);
+    }
+    return rects;
 }
 
 }  // namespace memlog::render

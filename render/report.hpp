@@ -35,6 +35,7 @@ struct ReportOptions {
     // The window's zoom: the main view's address axis, given (a scrolled AddressScale of the
     // whole log, as tall as mainLayout's view) instead of fitted to the blocks in view.
     std::optional<AddressScale> m_addressScale;
+    bool m_accessMarks = true;                     // draw the log's access samples, if any
     std::string m_logPath;                         // for the header
 };
 
@@ -58,6 +59,13 @@ public:
 
     // What is under a page pixel: (x in axis units, address) inside a view, for brushing.
     std::optional<std::pair<uint64_t, uint64_t>> pointAt(double x, double y) const;
+    // The same for an occupancy bar: the x under a page pixel in a view's bar, and that view.
+    std::optional<std::pair<uint64_t, size_t>> barPointAt(double x, double y) const;
+    // Where `block` is drawn, in page pixels, in every view that shows it (the context view
+    // too): for outlining the block under the pointer everywhere at once.
+    std::vector<Rect> blockRects(const timeline::Block& block) const;
+    // The context view's x window and address scale (the whole log), for its slider.
+    const AddressScale& contextScale() const { return m_contextScale; }
 
 private:
     struct View {

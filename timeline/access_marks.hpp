@@ -16,6 +16,7 @@ struct AccessMark {
                               // block begins at the call's second sequence number)
     uint32_t m_tid = 0;
     bool m_write = false;     // a write (else a read)
+    uint32_t m_stack = 0;     // of the accessing code; 0 = none
 };
 
 }  // namespace memlog::timeline

@@ -157,7 +157,7 @@ private:
 
 class ModelBuilder final : public BlockObserver {
 public:
-    explicit ModelBuilder(BlockModel& model) : m_model(model) {}
+    ModelBuilder(BlockModel& model, bool keepFreeStacks) : m_model(model), m_keepFreeStacks(keepFreeStacks) {}
 
     void begin(const BlockChange& change) override {
         // A piece that munmap left keeps the thread of the mapping it came from.
@@ -173,12 +173,17 @@ public:
             Block& block = m_model.at(*index);
             block.close(std::max(change.m_timeNs, block.beginNs()), std::max(change.m_seq, block.beginSeq()), false);
             m_lastEndedThread = block.thread();
+            if (m_keepFreeStacks) {
+                if (m_freeStacks.size() <= *index) m_freeStacks.resize(m_model.size(), 0);
+                m_freeStacks[*index] = change.m_callStack;
+            }
         }
         note(change);
     }
 
     void access(const AccessSample& sample) override {
-        m_marks.push_back({sample.m_seq, sample.m_timeNs, sample.m_addr, sample.m_blockSeq, sample.m_tid, sample.m_write});
+        m_marks.push_back({sample.m_seq, sample.m_timeNs, sample.m_addr, sample.m_blockSeq, sample.m_tid, sample.m_write,
+                           sample.m_stack});
     }
 
     // Closes what is still live at the end of the log.
@@ -188,6 +193,10 @@ public:
         m_open.forEach([&](uint64_t index) { m_model.at(index).close(endNs, endSeq, true); });
         m_model.finish(summary, m_threads, endNs, endSeq, stackCount);
         m_model.setAccessMarks(std::move(m_marks));
+        if (m_keepFreeStacks) {
+            m_freeStacks.resize(m_model.size(), 0);
+            m_model.setFreeStacks(std::move(m_freeStacks));
+        }
     }
 
 private:
@@ -208,6 +217,8 @@ private:
     }
 
     BlockModel& m_model;
+    bool m_keepFreeStacks;
+    std::vector<uint32_t> m_freeStacks;
     OpenBlocks m_open;
     std::unordered_map<uint32_t, uint32_t> m_threadIndex;
     std::vector<uint32_t> m_threads;
@@ -218,9 +229,9 @@ private:
 
 }  // namespace
 
-BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress) {
+BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress, bool keepFreeStacks) {
     BlockModel model;
-    ModelBuilder builder(model);
+    ModelBuilder builder(model, keepFreeStacks);
     const Summary summary = summarize(reader, progress, &builder);
     const format::FileHeader& header = reader.header();
     uint64_t endNs = 0;

@@ -106,6 +106,10 @@ public:
     // time lands on the event axis. The end of the log when nothing comes after.
     uint64_t seqAtTime(uint64_t ns) const;
 
+    // The stack of the call that ended block `index` (its free, or the realloc that moved it);
+    // 0 for a block never freed, a free without a stack, or a model built without them.
+    uint32_t freeStack(size_t index) const { return index < m_freeStacks.size() ? m_freeStacks[index] : 0; }
+
     // The block at (x, addr), if any: for brushing. A linear scan (about 50 ms for ten million
     // blocks), enough for a click.
     std::optional<size_t> blockAt(XAxis axis, uint64_t x, uint64_t addr) const;
@@ -115,6 +119,7 @@ public:
     Block& at(size_t index) { return m_chunks[index >> kChunkBits][index & kChunkMask]; }
     void finish(const Summary& summary, const std::vector<uint32_t>& threads, uint64_t endNs, uint64_t endSeq,
                 uint32_t stackCount);
+    void setFreeStacks(std::vector<uint32_t> stacks) { m_freeStacks = std::move(stacks); }
 
 private:
     // Fixed chunks rather than one vector: growing never copies, so the peak stays at the
@@ -128,9 +133,13 @@ private:
     uint64_t m_firstNs = 0, m_firstSeq = 0, m_endSeq = 0;
     uint32_t m_stackCount = 1;
     std::vector<AccessMark> m_accessMarks;
+    std::vector<uint32_t> m_freeStacks;  // by block index, when kept
 };
 
 // Reads the whole log once. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.
-BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress = {});
+// `keepFreeStacks`: also remember each block's freeing stack (4 bytes a block more), for the
+// window's brushing; a report does not need them.
+BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress = {},
+                           bool keepFreeStacks = false);
 
 }  // namespace memlog::timeline

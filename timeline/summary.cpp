@@ -42,6 +42,7 @@ public:
         m_seq = event.m_seq;
         m_timeNs = event.m_timeNs;
         m_tid = event.m_tid;
+        m_callStack = event.m_stack;
         const auto kindIndex = static_cast<size_t>(event.m_kind);
         switch (format::kindInfo(event.m_kind).m_family) {
         case Family::Allocate:
@@ -101,7 +102,7 @@ private:
 
     // The change at the moment being applied.
     BlockChange change(uint64_t addr, uint64_t size, uint32_t stack, bool mapping) const {
-        return {addr, size, m_seq, m_timeNs, stack, m_tid, mapping, false};
+        return {addr, size, m_seq, m_timeNs, stack, m_tid, mapping, false, m_callStack};
     }
 
     void grow(const BlockChange& change) {
@@ -235,6 +236,7 @@ private:
             m_seq = begin.m_seq;
             m_timeNs = begin.m_timeNs;
             m_tid = begin.m_tid;
+            m_callStack = begin.m_stack;
             if (begin.m_mapping)
                 beginMapping(begin.m_addr, begin.m_size, begin.m_stack);
             else
@@ -252,6 +254,7 @@ private:
     uint64_t m_seq = 0;  // of the event being applied
     uint64_t m_timeNs = 0;
     uint32_t m_tid = 0;
+    uint32_t m_callStack = 0;
     AddressTable m_blocks;
     std::map<uint64_t, Mapping> m_mappings;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;

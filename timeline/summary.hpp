@@ -70,6 +70,7 @@ struct BlockChange {
     uint32_t m_tid = 0;      // the thread whose call made the change
     bool m_mapping = false;  // an anonymous mapping rather than a heap block
     bool m_piece = false;    // begin: what munmap left of a mapping it cut (the same allocation)
+    uint32_t m_callStack = 0;  // the stack of the call that made the change (an end: the free's)
 };
 
 // Told of every block as it begins and ends. A munmap that cuts a mapping ends the whole

@@ -1,5 +1,5 @@
-// memtimeline: draws a .memlog log as a report (PNG, SVG, PDF). The interactive window comes
-// with issue 6; the report is the same drawing.
+// memtimeline: draws a .memlog log in a window (render/window/) or as a report file (PNG, SVG,
+// PDF); both are the same drawing (render/report.hpp).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +13,8 @@
 #include "render/cli/options.hpp"
 #include "render/export.hpp"
 #include "render/report.hpp"
+#include "render/window/sdl_window.hpp"
+#include "render/window/timeline_window.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
@@ -78,7 +80,51 @@ std::optional<uint64_t> onAxis(const XValue& value, timeline::XAxis axis, const 
     return value.m_value;
 }
 
+// Without --export: the window. A missing display or an unreadable log is found before any
+// window opens; the rest of the log is read behind a progress bar.
+int runWindow(TimelineOptions& options) {
+    if (const std::string problem = render::SdlWindow::displayProblem(); !problem.empty())
+        return fail(problem + ": the window needs one; use --export REPORT.png to write the picture to a file");
+    { timeline::LogReader check(options.m_log); }  // throws LogError: bad magic, version, chunks
+    render::WindowOptions window;
+    window.m_log = options.m_log;
+    const render::ReportOptions& report = options.m_report;
+    render::WindowState& state = window.m_state;
+    state.m_colourBy = report.m_colourBy;
+    state.m_alpha = report.m_alpha;
+    state.m_cushion = report.m_cushion;
+    state.m_axis = report.m_axis;
+    state.m_bins = report.m_bins;
+    state.m_layout = report.m_layout;
+    if (options.m_sizeGiven) {
+        window.m_width = report.m_width;
+        window.m_height = report.m_height;
+    }
+    window.m_follow = options.m_follow;
+    window.m_trace = options.m_trace;
+    // --range and --cursor are resolved against the model once it is read: a time on the
+    // event axis needs the log's order of events.
+    window.m_resolve = [options](const timeline::BlockModel& model, render::WindowState& resolved,
+                                 std::optional<timeline::XWindow>& range) {
+        const timeline::XAxis axis = resolved.m_axis;
+        if (options.m_rangeFrom || options.m_rangeTo) {
+            timeline::XWindow shown = model.extent(axis);
+            if (options.m_rangeFrom) {
+                if (const auto from = onAxis(*options.m_rangeFrom, axis, model, "--range")) shown.m_from = *from;
+            }
+            if (options.m_rangeTo) {
+                if (const auto to = onAxis(*options.m_rangeTo, axis, model, "--range")) shown.m_to = *to;
+            }
+            if (shown.m_from < shown.m_to) range = shown;
+        }
+        for (const XValue& cursor : options.m_cursors)
+            if (const auto at = onAxis(cursor, axis, model, "--cursor")) resolved.m_cursors.push_back(*at);
+    };
+    return render::runWindow(window);
+}
+
 int run(TimelineOptions& options) {
+    if (options.m_export.empty()) return runWindow(options);
     OutputFile output(options.m_export);
     if (!output.file()) return fail("cannot write " + options.m_export + ": " + output.error());
     render::ReportOptions& report = options.m_report;
@@ -142,5 +188,7 @@ int main(int argc, char** argv) {
         return cli::fail(error.what());
     } catch (const std::bad_alloc&) {
         return cli::fail("out of memory reading " + options.m_log);
+    } catch (const render::WindowError& error) {
+        return cli::fail(error.what());
     }
 }

@@ -8,7 +8,8 @@
 
 namespace memlog::cli {
 
-const char* const kHelp = R"(usage: memtimeline LOG --export REPORT [OPTIONS]
+const char* const kHelp = R"(usage: memtimeline LOG [OPTIONS]                  explore LOG in a window
+       memtimeline LOG --export REPORT [OPTIONS]  write a report to a file
 
 Draws a .memlog log as MemoView draws a heap: x is time, y is address, every
 block a rectangle from its allocation to its free (or the end of the log),
@@ -16,11 +17,16 @@ with an occupancy bar, a context view, a legend and a header. The address
 axis shows only the ranges that held blocks. A pixel covered by many small
 blocks shows them all (equation 1 of Moreta & Telea, with the bias --alpha).
 
+Without --export, memtimeline opens a window (it needs a display) that draws
+the same picture: zoom and pan with the wheel, drags and keys, hover a block
+for its size, times and sites, click it for its call stacks, switch colours,
+cushions, axis and views from the strip at the top; press h there for every
+key. The options below set where the window starts.
+
   --export REPORT       write the report to REPORT: .png, .svg or .pdf (by the
-                        name). Without it memtimeline would open a window,
-                        which is not built yet.
-  --size WxH            pixels (PNG) or points (SVG, PDF): width 200 to 16384,
-                        height 150 to 16384; default 1600x1000
+                        name) and open no window
+  --size WxH            pixels (PNG) or points (SVG, PDF, the window): width
+                        200 to 16384, height 150 to 16384; default 1600x1000
   --color-by WHAT       site (the allocating function, default), thread, size,
                         lifetime, age (at the end of the log), waste (usable
                         size, as glibc rounds it, minus the requested size)
@@ -40,11 +46,15 @@ blocks shows them all (equation 1 of Moreta & Telea, with the bias --alpha).
                         or in address (side by side)
   --cursor T            a cushion cursor at T (a time, or an event number with
                         --x events), over every view; repeatable
+  --follow              the window: re-read the log when it grows (a program
+                        still being recorded), keeping the view at its end
+  --trace               the window: one line on stderr per frame drawn (the
+                        view, the choices, how long it took)
   -h, --help            this text
   --version             the version
 
-Exit status: 0 success, 2 bad usage, a log that cannot be read or a report
-that cannot be written (one line on stderr).
+Exit status: 0 success, 2 bad usage, a log that cannot be read, a report
+that cannot be written, or no display for the window (one line on stderr).
 )";
 
 int fail(const std::string& message) {
@@ -98,7 +108,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             return options;
         }
         if (argument == "--version") {
-            std::puts("memtimeline 0.1.0 (log format 1)");
+            std::puts("memtimeline 0.1.0 (log format 2)");
             options.m_exit = 0;
             return options;
         }
@@ -106,6 +116,10 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                                 argument == "--alpha" || argument == "--cushion" || argument == "--x" ||
                                 argument == "--range" || argument == "--addr" || argument == "--bins" ||
                                 argument == "--layout" || argument == "--cursor";
+        if (argument == "--follow" || argument == "--trace") {
+            (argument == "--follow" ? options.m_follow : options.m_trace) = true;
+            continue;
+        }
         if (!takesValue) {
             if (!argument.empty() && argument[0] == '-') return error("unknown option '" + argument + "'");
             if (!options.m_log.empty()) return error("one log at a time ('" + options.m_log + "', '" + argument + "')");
@@ -129,6 +143,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                 return error("--size " + value + ": width must be 200 to 16384 and height 150 to 16384");
             report.m_width = static_cast<int>(width);
             report.m_height = static_cast<int>(height);
+            options.m_sizeGiven = true;
         } else if (argument == "--color-by") {
             if (!render::parseColourBy(value, report.m_colourBy))
                 return error("--color-by " + value + ": one of site, thread, size, lifetime, age, waste");
@@ -176,8 +191,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         }
     }
     if (options.m_log.empty()) return error("which log?");
-    if (options.m_export.empty())
-        return error("the interactive window is not built yet: give --export REPORT.png (or .svg, .pdf)");
+    if (!options.m_export.empty() && (options.m_follow || options.m_trace))
+        return error(std::string(options.m_follow ? "--follow" : "--trace") + " is for the window, not --export");
     return options;
 }
 

@@ -25,6 +25,9 @@ struct TimelineOptions {
     render::ReportOptions m_report;
     std::optional<XValue> m_rangeFrom, m_rangeTo;
     std::vector<XValue> m_cursors;
+    bool m_follow = false;  // the window: re-read the log as it grows
+    bool m_trace = false;   // the window: one line per frame on stderr
+    bool m_sizeGiven = false;
     int m_exit = -1;  // >= 0: stop with this status (help printed, or a usage error)
 };
 

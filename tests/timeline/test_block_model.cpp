@@ -210,3 +210,23 @@ TEST_CASE("the log's access samples become the model's access marks, in sequence
     CHECK(marks[2].m_timeNs == 5 * LogBuilder::kTicksPerSeq);
     for (const auto& mark : marks) CHECK(mark.m_blockSeq == model[0].beginSeq());
 }
+
+TEST_CASE("asked to, the model keeps the stack of the call that ended each block") {
+    LogBuilder log;
+    log.thread(1).malloc(1, 0x1000, 64, 5).malloc(2, 0x2000, 64, 5).free(3, 0x1000, 8);
+    auto moved = resize(Kind::Realloc, 4, 5, 0x2000, 0x3000, 128);
+    moved.m_stack = 9;
+    log.thread(2).heap(moved).free(6, 0x3000, 0);
+    const std::string path = "/tmp/memlog-free-stacks-" + std::to_string(getpid()) + ".memlog";
+    log.write(path);
+    memlog::timeline::LogReader reader(path);
+    const BlockModel kept = memlog::timeline::buildBlockModel(reader, {}, true);
+    REQUIRE(kept.size() == 3);
+    CHECK(kept.freeStack(0) == 8);  // freed by a call from stack 8
+    CHECK(kept.freeStack(1) == 9);  // ended by the realloc that moved it
+    CHECK(kept.freeStack(2) == 0);  // freed without a stack
+    memlog::timeline::LogReader again(path);
+    const BlockModel plain = memlog::timeline::buildBlockModel(again);
+    CHECK(plain.freeStack(0) == 0);  // not kept unless asked for
+    unlink(path.c_str());
+}

@@ -1,0 +1,112 @@
+// Loading in stages, each with its share of the progress bar: reading the log and building the
+// model (most of the time), naming the stacks, compacting addresses, indexing both x axes.
+#include "render/window/loaded_log.hpp"
+
+#include <sys/stat.h>
+
+namespace memlog::render {
+
+using timeline::Block;
+using timeline::XAxis;
+
+namespace {
+
+timeline::IndexBox boxOf(const Block& block, XAxis axis) {
+    const uint64_t from = block.from(axis);
+    return {from, std::max(block.to(axis), from + 1), block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1)};
+}
+
+}  // namespace
+
+std::optional<size_t> LoadedLog::blockAt(XAxis axis, uint64_t x, uint64_t addr) const {
+    std::optional<size_t> found;
+    const timeline::IndexBox point{x, x + 1, addr, addr + 1};
+    index(axis).query(point, [](const timeline::BlockIndex::Node&) { return false; },
+                      [&](uint32_t i) {
+                          if (!found && boxOf(m_model[i], axis).intersects(point)) found = i;
+                      });
+    return found;
+}
+
+std::pair<uint64_t, uint64_t> LoadedLog::liveAt(XAxis axis, uint64_t x) const {
+    uint64_t bytes = 0, blocks = 0;
+    const timeline::IndexBox line{x, x + 1, 0, UINT64_MAX};
+    index(axis).query(line, [](const timeline::BlockIndex::Node&) { return false; },
+                      [&](uint32_t i) {
+                          const Block& block = m_model[i];
+                          // Live at x: begun at or before it, not yet ended.
+                          if (block.from(axis) <= x && x < block.to(axis)) {
+                              bytes += block.size();
+                              ++blocks;
+                          }
+                      });
+    return {bytes, blocks};
+}
+
+std::unique_ptr<LoadedLog> loadLog(const std::string& path, const std::function<void(const char*, double)>& progress) {
+    auto tell = [&](const char* stage, double fraction) {
+        if (progress) progress(stage, fraction);
+    };
+    auto log = std::make_unique<LoadedLog>();
+    log->m_path = path;
+    log->m_reader = std::make_unique<timeline::LogReader>(path);
+    log->m_fileBytes = log->m_reader->fileBytes();
+    tell("reading the log", 0);
+    log->m_model = timeline::buildBlockModel(*log->m_reader, [&](double f) { tell("reading the log", 0.6 * f); }, true);
+    tell("naming the stacks", 0.6);
+    log->m_names = std::make_unique<timeline::StackNames>(
+        *log->m_reader, [&](const std::string& problem) { log->m_warnings.push_back(problem); });
+    log->m_sites = timeline::indexSites(*log->m_names, log->m_model.stackCount());
+    tell("compacting addresses", 0.75);
+    timeline::AddressRanges::Builder ranges;
+    log->m_model.forEach([&](const Block& b) { ranges.add(b.addr(), b.endAddr()); });
+    log->m_ranges = ranges.finish();
+    tell("indexing", 0.8);
+    const timeline::BlockModel& model = log->m_model;
+    log->m_byTime = timeline::BlockIndex(model.size(), [&](size_t i) { return boxOf(model[i], XAxis::Time); },
+                                         [&](double f) { tell("indexing", 0.8 + 0.1 * f); });
+    log->m_byEvents = timeline::BlockIndex(model.size(), [&](size_t i) { return boxOf(model[i], XAxis::Events); },
+                                           [&](double f) { tell("indexing", 0.9 + 0.1 * f); });
+    tell("done", 1);
+    return log;
+}
+
+LogLoader::LogLoader(std::string path, std::function<void()> onProgress)
+    : m_path(std::move(path)), m_onProgress(std::move(onProgress)), m_thread([this] { run(); }) {}
+
+LogLoader::~LogLoader() {
+    if (m_thread.joinable()) m_thread.join();
+}
+
+std::string LogLoader::stage() const {
+    std::lock_guard<std::mutex> lock(m_stageLock);
+    return m_stage;
+}
+
+void LogLoader::report(const char* stage, double fraction) {
+    {
+        std::lock_guard<std::mutex> lock(m_stageLock);
+        m_stage = stage;
+    }
+    m_progress.store(fraction);
+    if (m_onProgress) m_onProgress();
+}
+
+void LogLoader::run() {
+    try {
+        m_log = loadLog(m_path, [this](const char* stage, double fraction) { report(stage, fraction); });
+    } catch (const timeline::LogError& error) {
+        m_error = error.what();
+    } catch (const std::bad_alloc&) {
+        m_error = "out of memory reading " + m_path;
+    }
+    m_done.store(true);
+    if (m_onProgress) m_onProgress();
+}
+
+std::unique_ptr<LoadedLog> LogLoader::take() {
+    if (m_thread.joinable()) m_thread.join();
+    return std::move(m_log);
+}
+
+}  // namespace memlog::render

@@ -1,0 +1,77 @@
+// Everything the window knows of a log, read on a thread of its own so the window stays
+// responsive while a big log loads: the block model (with freeing stacks, for brushing), the
+// stacks' names and sites, the whole log's address compaction, and an index per x axis.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "timeline/address_ranges.hpp"
+#include "timeline/block_index.hpp"
+#include "timeline/block_model.hpp"
+#include "timeline/log_reader.hpp"
+#include "timeline/sites.hpp"
+#include "timeline/stack_sites.hpp"
+
+namespace memlog::render {
+
+struct LoadedLog {
+    std::string m_path;
+    uint64_t m_fileBytes = 0;
+    std::unique_ptr<timeline::LogReader> m_reader;  // kept: the names need its module map
+    timeline::BlockModel m_model;
+    std::unique_ptr<timeline::StackNames> m_names;
+    timeline::SiteIndex m_sites;
+    timeline::AddressRanges m_ranges;  // the whole log, compacted
+    timeline::BlockIndex m_byTime, m_byEvents;
+    std::vector<std::string> m_warnings;  // a changed binary and the like, once each
+
+    const timeline::BlockIndex& index(timeline::XAxis axis) const {
+        return axis == timeline::XAxis::Time ? m_byTime : m_byEvents;
+    }
+    // The block under (x, addr), if any: the index finds the few whose boxes hold the point.
+    std::optional<size_t> blockAt(timeline::XAxis axis, uint64_t x, uint64_t addr) const;
+    // Live bytes and blocks at x (a vertical line through the index).
+    std::pair<uint64_t, uint64_t> liveAt(timeline::XAxis axis, uint64_t x) const;
+};
+
+// Reads a log into a LoadedLog on a background thread. The window polls progress() and takes
+// the result when done(); `onProgress` is called from the loading thread (to wake the window).
+class LogLoader {
+public:
+    LogLoader(std::string path, std::function<void()> onProgress);
+    ~LogLoader();
+    LogLoader(const LogLoader&) = delete;
+    LogLoader& operator=(const LogLoader&) = delete;
+
+    double progress() const { return m_progress.load(); }
+    std::string stage() const;
+    bool done() const { return m_done.load(); }
+    // After done(): the log, or nullptr with error() saying why.
+    std::unique_ptr<LoadedLog> take();
+    const std::string& error() const { return m_error; }
+
+private:
+    void run();
+    void report(const char* stage, double fraction);
+
+    std::string m_path;
+    std::function<void()> m_onProgress;
+    std::atomic<double> m_progress{0};
+    std::atomic<bool> m_done{false};
+    mutable std::mutex m_stageLock;
+    std::string m_stage = "opening";
+    std::unique_ptr<LoadedLog> m_log;
+    std::string m_error;
+    std::thread m_thread;
+};
+
+// Reads a log in the calling thread (the same steps, for tests and benchmarks).
+std::unique_ptr<LoadedLog> loadLog(const std::string& path,
+                                   const std::function<void(const char*, double)>& progress = {});
+
+}  // namespace memlog::render

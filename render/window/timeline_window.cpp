@@ -1,0 +1,346 @@
+// The window's frames: the loading screen until the log is read, then per frame a Report for
+// the current view painted below the control strip, and the overlays. Also loading, following
+// a growing log, export and the --trace lines the tests read.
+#include "render/window/timeline_window.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+
+#include "render/export.hpp"
+#include "render/window/overlays.hpp"
+#include "timeline/text_format.hpp"
+
+namespace memlog::render {
+
+using timeline::Block;
+using timeline::XAxis;
+
+namespace {
+
+uint32_t s_wakeEvent = 0;  // an SDL user event: the loader has news
+
+void wake() {
+    SDL_Event event{};
+    event.type = s_wakeEvent;
+    SDL_PushEvent(&event);  // thread-safe
+}
+
+std::string baseName(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+int runWindow(const WindowOptions& options) {
+    TimelineWindow window(options);
+    return window.run();
+}
+
+TimelineWindow::TimelineWindow(const WindowOptions& options)
+    : m_options(options), m_state(options.m_state),
+      m_window("memtimeline \u00b7 " + baseName(options.m_log), options.m_width, options.m_height) {
+    if (!s_wakeEvent) s_wakeEvent = SDL_RegisterEvents(1);
+    startLoading();
+}
+
+int TimelineWindow::run() {
+    for (;;) {
+        SDL_Event event;
+        // Wait for input, but wake now and then to follow a growing log and end a toast.
+        if (m_window.nextEvent(event, m_options.m_follow || m_toastUntil ? 250 : -1)) {
+            do {
+                if (!handle(event)) return 0;
+            } while (m_window.nextEvent(event, 0));
+        }
+        if (m_loader && m_loader->done()) finishLoading();
+        if (!m_loadError.empty() && !m_log) {
+            std::fprintf(stderr, "memtimeline: %s\n", m_loadError.c_str());
+            return 2;
+        }
+        if (m_toastUntil && SDL_GetTicks() > m_toastUntil) {
+            m_toastUntil = 0;
+            m_dirty = true;
+        }
+        if (m_options.m_follow) checkFollow();
+        if (m_dirty || !m_log) drawFrame();
+    }
+}
+
+// --- loading -------------------------------------------------------------------------------------
+
+void TimelineWindow::startLoading() {
+    m_loader = std::make_unique<LogLoader>(m_options.m_log, wake);
+}
+
+void TimelineWindow::finishLoading() {
+    std::unique_ptr<LoadedLog> log = m_loader->take();
+    const std::string error = m_loader->error();
+    m_loader.reset();
+    if (!log) {
+        if (m_reloading) {
+            toast("could not re-read the log: " + error);  // keep showing what was read before
+            m_reloading = false;
+        } else {
+            m_loadError = error;
+        }
+        return;
+    }
+    for (const std::string& warning : log->m_warnings) std::fprintf(stderr, "memtimeline: %s\n", warning.c_str());
+    const bool first = !m_log;
+    std::optional<Viewport> previous = m_view;
+    const timeline::XWindow oldWhole = m_log ? m_log->m_model.extent(m_state.m_axis) : timeline::XWindow{};
+    m_log = std::move(log);
+    m_reloading = false;
+    resetView();
+    std::optional<timeline::XWindow> range;
+    if (first && m_options.m_resolve) m_options.m_resolve(m_log->m_model, m_state, range);
+    if (range) {
+        const timeline::XWindow whole = m_log->m_model.extent(m_state.m_axis);
+        const double from = static_cast<double>(range->m_from), to = static_cast<double>(range->m_to);
+        m_view->zoomX(static_cast<double>(whole.width()) / std::max(to - from, 1.0), 0);
+        m_view->panX((from - m_view->x().m_from) / m_view->x().width());
+    } else if (previous) {
+        // Following: a view that reached the end of the log keeps reaching it.
+        const bool atEnd = previous->x().m_to >= static_cast<double>(oldWhole.m_to);
+        const double width = previous->x().width(), from = previous->x().m_from;
+        const double whole = static_cast<double>(m_log->m_model.extent(m_state.m_axis).width());
+        m_view->zoomX(whole / width, 0);
+        m_view->panX(atEnd ? 1e9 : (from - m_view->x().m_from) / m_view->x().width());
+    }
+    if (m_state.m_pinned && *m_state.m_pinned >= m_log->m_model.size()) m_state.m_pinned.reset();
+    m_dirty = true;
+}
+
+void TimelineWindow::checkFollow() {
+    const uint32_t now = SDL_GetTicks();
+    if (now - m_lastFollowCheck < 1000 || m_loader || !m_log) return;
+    m_lastFollowCheck = now;
+    struct stat info {};
+    if (stat(m_options.m_log.c_str(), &info) != 0) return;
+    if (static_cast<uint64_t>(info.st_size) == m_log->m_fileBytes) return;
+    m_reloading = true;
+    startLoading();
+}
+
+void TimelineWindow::resetView() {
+    const Rect view = mainView();
+    m_view.emplace(m_log->m_model.extent(m_state.m_axis), m_log->m_ranges, std::max(view.m_height, 1.0));
+}
+
+// --- frames --------------------------------------------------------------------------------------
+
+Rect TimelineWindow::mainView() const {
+    const int width = m_window.pixelWidth(), height = m_window.pixelHeight() - static_cast<int>(m_stripHeight);
+    const ReportLayout layout = mainLayout(width, std::max(height, 150));
+    Rect view = layout.m_cells.front().m_view;
+    view.m_y += m_stripHeight;
+    return view;
+}
+
+ReportOptions TimelineWindow::reportOptions(int width, int height) {
+    ReportOptions options;
+    options.m_width = width;
+    options.m_height = height;
+    options.m_colourBy = m_state.m_colourBy;
+    options.m_alpha = m_state.m_alpha;
+    options.m_cushion = m_state.m_cushion;
+    options.m_axis = m_state.m_axis;
+    options.m_window = m_view->xWindow();
+    options.m_bins = m_state.m_bins;
+    options.m_layout = m_state.m_layout;
+    options.m_cursors = m_state.m_cursors;
+    options.m_logPath = m_options.m_log;
+    options.m_accessMarks = m_state.m_accessMarks;
+    if (!m_state.m_bins) {
+        m_view->setViewHeight(mainView().m_height);
+        options.m_addressScale = m_view->addressScale();
+    }
+    return options;
+}
+
+void TimelineWindow::drawFrame() {
+    const auto started = std::chrono::steady_clock::now();
+    const int width = m_window.pixelWidth(), height = m_window.pixelHeight();
+    m_fontSize = mainLayout(width, std::max(height, 150)).m_fontSize;
+    m_stripHeight = std::round(m_fontSize * 2.6);
+    m_window.present([&](cairo_t* cr) {
+        const Rect whole{0, 0, static_cast<double>(width), static_cast<double>(height)};
+        if (!m_log) {
+            const double fraction = m_loader ? m_loader->progress() : 0;
+            const std::string stage = m_loader ? m_loader->stage() : "opening";
+            drawProgress(cr, whole, stage + " " + baseName(m_options.m_log) + " \u2026 " +
+                                        std::to_string(static_cast<int>(fraction * 100)) + " %",
+                         fraction, m_fontSize);
+            return;
+        }
+        const int reportHeight = std::max(height - static_cast<int>(m_stripHeight), 150);
+        m_report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, reportOptions(width, reportHeight));
+        cairo_save(cr);
+        cairo_translate(cr, 0, m_stripHeight);
+        m_report->paint(cr);
+        cairo_restore(cr);
+        m_strip = ControlStrip(cr, m_state, {0, 0, static_cast<double>(width), m_stripHeight}, m_fontSize);
+        m_strip.paint(cr, m_state);
+        paintOverlays(cr);
+    });
+    m_dirty = false;
+    ++m_frames;
+    if (m_options.m_trace)
+        trace(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+}
+
+void TimelineWindow::paintOverlays(cairo_t* cr) {
+    const Rect whole{0, 0, static_cast<double>(m_window.pixelWidth()), static_cast<double>(m_window.pixelHeight())};
+    auto outline = [&](size_t index, bool pinned) {
+        for (Rect rect : m_report->blockRects(m_log->m_model[index])) {
+            rect.m_y += m_stripHeight;
+            drawOutline(cr, rect, pinned);
+        }
+    };
+    if (m_state.m_pinned) {
+        outline(*m_state.m_pinned, true);
+        Rect panel = m_report->layout().m_legend;
+        panel.m_y += m_stripHeight;
+        std::vector<std::string> lines = blockLines(*m_state.m_pinned, true);
+        const std::string title = lines.front();
+        lines.erase(lines.begin());
+        drawPanel(cr, panel, title, lines, m_fontSize);
+    }
+    if (m_hovered && m_hovered != m_state.m_pinned) outline(*m_hovered, false);
+    if (m_drag == Drag::Box && m_moved)
+        drawRubberBand(cr, {std::min(m_pressX, m_pointerX), std::min(m_pressY, m_pointerY), std::fabs(m_pointerX - m_pressX),
+                            std::fabs(m_pointerY - m_pressY)});
+    std::vector<std::string> tip;
+    if (m_hoveredMark) {
+        const timeline::AccessMark& mark = m_log->m_model.accessMarks()[*m_hoveredMark];
+        tip.push_back(std::string(mark.m_write ? "write" : "read") + " at " + timeline::hexText(mark.m_addr));
+        tip.push_back("at " + timeline::durationText(static_cast<double>(mark.m_timeNs)) + ", event " +
+                      timeline::countText(mark.m_seq) + ", thread " + std::to_string(mark.m_tid));
+        const auto frames = m_log->m_names->frames(mark.m_stack);
+        tip.push_back("in " + (frames.empty() ? std::string("(no stack)") : timeline::siteLabel(frames.front())));
+        for (const std::string& line : stackLines(mark.m_stack)) tip.push_back(line);
+    } else if (m_hovered && m_drag == Drag::None) {
+        tip = blockLines(*m_hovered, false);
+        tip.push_back(m_state.m_pinned == m_hovered ? "click to unpin" : "click to pin: both call stacks in the panel");
+    } else if (m_hoveredBar) {
+        const auto [bytes, blocks] = m_log->liveAt(m_state.m_axis, m_hoveredBar->first);
+        const bool time = m_state.m_axis == XAxis::Time;
+        tip.push_back(time ? "at " + timeline::durationText(static_cast<double>(m_hoveredBar->first))
+                           : "at event " + timeline::countText(m_hoveredBar->first));
+        tip.push_back(timeline::bytesText(static_cast<double>(bytes)) + " live in " + timeline::countText(blocks) +
+                      (blocks == 1 ? " block" : " blocks"));
+    }
+    if (!tip.empty() && m_pointerX >= 0) drawTooltip(cr, m_pointerX, m_pointerY, tip, m_fontSize, whole);
+    if (m_state.m_help) drawHelp(cr, whole, m_fontSize);
+    if (m_toastUntil) drawToast(cr, whole, m_toast, m_fontSize);
+}
+
+std::string TimelineWindow::siteText(uint32_t stack) const {
+    if (stack == 0) return "(no stack)";
+    return timeline::siteLabel(m_log->m_names->site(stack));
+}
+
+std::vector<std::string> TimelineWindow::stackLines(uint32_t stack) const {
+    std::vector<std::string> lines;
+    for (const unwind::SourceFrame& frame : m_log->m_names->frames(stack)) lines.push_back("  " + timeline::siteLabel(frame));
+    if (lines.empty()) lines.push_back("  (no stack recorded)");
+    return lines;
+}
+
+std::vector<std::string> TimelineWindow::blockLines(size_t index, bool full) const {
+    const timeline::BlockModel& model = m_log->m_model;
+    const Block& block = model[index];
+    const uint32_t freeStack = model.freeStack(index);
+    auto at = [&](uint64_t ns, uint64_t seq) {
+        return timeline::durationText(static_cast<double>(ns)) + " (event " + timeline::countText(seq) + ")";
+    };
+    std::vector<std::string> lines;
+    lines.push_back(std::string(block.mapping() ? "mapping " : "block ") + timeline::hexText(block.addr()) + ", " +
+                    timeline::bytesText(static_cast<double>(block.size())) +
+                    (block.size() >= 1024 ? " (" + timeline::countText(block.size()) + " bytes)" : ""));
+    lines.push_back("allocated at " + at(block.beginNs(), block.beginSeq()) + " by thread " +
+                    std::to_string(model.threads()[std::min<size_t>(block.thread(), model.threads().size() - 1)]));
+    if (block.liveAtEnd())
+        lines.push_back("never freed: live at the end of the log");
+    else
+        lines.push_back("freed at " + at(block.endNs(), block.endSeq()) + ", lived " +
+                        timeline::durationText(static_cast<double>(block.endNs() - block.beginNs())));
+    lines.push_back("allocated in " + siteText(block.stack()));
+    if (!block.liveAtEnd()) lines.push_back("freed in " + siteText(freeStack));
+    if (full) {
+        lines.push_back("");
+        lines.push_back("allocation stack:");
+        for (const std::string& line : stackLines(block.stack())) lines.push_back(line);
+        if (!block.liveAtEnd()) {
+            lines.push_back("");
+            lines.push_back("free stack:");
+            for (const std::string& line : stackLines(freeStack)) lines.push_back(line);
+        }
+    }
+    return lines;
+}
+
+void TimelineWindow::toast(const std::string& text) {
+    m_toast = text;
+    m_toastUntil = SDL_GetTicks() + 4000;
+    m_dirty = true;
+}
+
+// `e`: the current view exactly, as --export would draw it, into a new file beside the log's
+// name in the current directory.
+void TimelineWindow::exportView() {
+    if (!m_log || !m_report) return;
+    std::string stem = baseName(m_options.m_log);
+    if (stem.size() > 7 && stem.ends_with(".memlog")) stem.resize(stem.size() - 7);
+    std::string path;
+    int fd = -1;
+    for (int attempt = 0; attempt < 1000 && fd < 0; ++attempt) {
+        path = stem + "-view-" + std::to_string(++m_exports) + ".png";
+        fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    }
+    std::FILE* out = fd >= 0 ? fdopen(fd, "wb") : nullptr;
+    if (!out) {
+        toast("cannot write an export here: " + std::string(std::strerror(errno)));
+        if (fd >= 0) close(fd);
+        return;
+    }
+    try {
+        exportReport(*m_report, OutputFormat::Png, out, path);
+        std::fclose(out);
+        std::fprintf(stderr, "memtimeline: exported the view to %s\n", path.c_str());
+        toast("exported the view to " + path);
+    } catch (const ExportError& error) {
+        std::fclose(out);
+        unlink(path.c_str());
+        toast(error.what());
+    }
+}
+
+void TimelineWindow::trace(double milliseconds) {
+    std::string hover = m_hovered ? std::to_string(*m_hovered) : "-";
+    std::string pinned = m_state.m_pinned ? std::to_string(*m_state.m_pinned) : "-";
+    if (!m_log) {
+        std::fprintf(stderr, "frame %" PRIu64 " loading %.2f\n", m_frames, m_loader ? m_loader->progress() : 0.0);
+        return;
+    }
+    const auto shown = m_state.m_bins ? std::nullopt : m_view->addressScale().shownAddresses();
+    const timeline::XWindow x = m_view->xWindow();
+    std::fprintf(stderr,
+                 "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
+                 "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu\n",
+                 m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
+                 m_state.m_axis == XAxis::Time ? "time" : "events",
+                 shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
+                 m_view->addressZoom(), colourByName(m_state.m_colourBy), cushionName(m_state.m_cushion),
+                 m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
+                 m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
+                 m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size());
+}
+
+}  // namespace memlog::render

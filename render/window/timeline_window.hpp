@@ -1,0 +1,99 @@
+// memtimeline's interactive window. Every frame is the report of render/report.hpp drawn for
+// the current view (so the window shows what --export writes), with the control strip above
+// and overlays on top: the block under the pointer outlined in every view with a tooltip, a
+// pinned block's call stacks in a side panel, cursors, help, progress while a log loads.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "render/report.hpp"
+#include "render/window/control_strip.hpp"
+#include "render/window/loaded_log.hpp"
+#include "render/window/sdl_window.hpp"
+#include "render/window/viewport.hpp"
+#include "render/window/window_state.hpp"
+
+namespace memlog::render {
+
+struct WindowOptions {
+    std::string m_log;
+    WindowState m_state;                            // the choices to start with
+    // Called once the log is read: the x window to start with (--range) and cursors.
+    std::function<void(const timeline::BlockModel&, WindowState&, std::optional<timeline::XWindow>&)> m_resolve;
+    int m_width = 1600, m_height = 1000;            // window points
+    bool m_follow = false;                          // re-read the log as it grows
+    bool m_trace = false;                           // one line per frame on stderr
+};
+
+// Opens the window and runs until it is closed. Returns the exit status.
+int runWindow(const WindowOptions& options);
+
+class TimelineWindow {
+public:
+    explicit TimelineWindow(const WindowOptions& options);
+    int run();
+
+private:
+    // Loading and following.
+    void startLoading();
+    void finishLoading();
+    void checkFollow();
+
+    // Frames (timeline_window.cpp).
+    void drawFrame();
+    ReportOptions reportOptions(int width, int height);
+    void paintOverlays(cairo_t* cr);
+    std::vector<std::string> blockLines(size_t index, bool full) const;
+    std::vector<std::string> stackLines(uint32_t stack) const;
+    std::string siteText(uint32_t stack) const;
+    void exportView();
+    void toast(const std::string& text);
+    void trace(double milliseconds);
+
+    // Input (window_input.cpp). Coordinates are drawable pixels.
+    bool handle(const SDL_Event& event);  // false: quit
+    void perform(Action action);
+    void onPress(int button, double x, double y, uint16_t modifiers);
+    void onRelease(int button, double x, double y);
+    void onMotion(double x, double y);
+    void onWheel(double notches, uint16_t modifiers);
+    void clickControl(Control control, double x);
+    void updateHover();
+    void moveContext(double x, double y);
+    std::optional<size_t> cursorAt(double x, double y) const;
+    std::optional<size_t> markAt(double x, double y) const;
+    Rect mainView() const;   // in window pixels
+    double reportTop() const { return m_stripHeight; }
+    void resetView();
+
+    WindowOptions m_options;
+    WindowState m_state;
+    SdlWindow m_window;
+    std::unique_ptr<LogLoader> m_loader;
+    std::unique_ptr<LoadedLog> m_log;
+    std::optional<Viewport> m_view;
+    std::unique_ptr<Report> m_report;  // the last frame's, for hit tests
+    ControlStrip m_strip;
+    double m_stripHeight = 30, m_fontSize = 11;
+    std::string m_loadError;
+
+    enum class Drag { None, Pan, Box, Context, Cursor, Alpha };
+    Drag m_drag = Drag::None;
+    double m_pointerX = -1, m_pointerY = -1, m_pressX = 0, m_pressY = 0;
+    bool m_moved = false;
+    size_t m_dragCursor = 0;
+    std::optional<size_t> m_hovered, m_hoveredMark;
+    std::optional<std::pair<uint64_t, size_t>> m_hoveredBar;
+    std::string m_toast;
+    uint32_t m_toastUntil = 0;
+    uint64_t m_frames = 0;
+    uint32_t m_lastFollowCheck = 0;
+    int m_exports = 0;
+    bool m_dirty = true;
+    bool m_reloading = false;
+};
+
+}  // namespace memlog::render
