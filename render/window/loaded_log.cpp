@@ -43,14 +43,21 @@ std::pair<uint64_t, uint64_t> LoadedLog::liveAt(XAxis axis, uint64_t x) const {
     return {bytes, blocks};
 }
 
+std::string fileVersion(const std::string& path) {
+    struct stat info {};
+    if (stat(path.c_str(), &info) != 0) return "";
+    return std::to_string(info.st_ino) + ":" + std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) +
+           "." + std::to_string(info.st_mtim.tv_nsec);
+}
+
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, const std::function<void(const char*, double)>& progress) {
     auto tell = [&](const char* stage, double fraction) {
         if (progress) progress(stage, fraction);
     };
     auto log = std::make_unique<LoadedLog>();
     log->m_path = path;
+    log->m_version = fileVersion(path);
     log->m_reader = std::make_unique<timeline::LogReader>(path);
-    log->m_fileBytes = log->m_reader->fileBytes();
     tell("reading the log", 0);
     log->m_model = timeline::buildBlockModel(*log->m_reader, [&](double f) { tell("reading the log", 0.6 * f); }, true);
     tell("naming the stacks", 0.6);

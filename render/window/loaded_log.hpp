@@ -21,7 +21,7 @@ namespace memlog::render {
 
 struct LoadedLog {
     std::string m_path;
-    uint64_t m_fileBytes = 0;
+    std::string m_version;  // fileVersion() of the file as it was when reading began
     std::unique_ptr<timeline::LogReader> m_reader;  // kept: the names need its module map
     timeline::BlockModel m_model;
     std::unique_ptr<timeline::StackNames> m_names;
@@ -69,6 +69,11 @@ private:
     std::string m_error;
     std::thread m_thread;
 };
+
+// The file's inode, size and modification time as text: it changes when a recorder writes to
+// a new page of the log (its size alone changes seldom: chunks are reserved ahead) or when the
+// file is replaced. "" when the file cannot be looked at.
+std::string fileVersion(const std::string& path);
 
 // Reads a log in the calling thread (the same steps, for tests and benchmarks).
 std::unique_ptr<LoadedLog> loadLog(const std::string& path,

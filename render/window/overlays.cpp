@@ -9,7 +9,6 @@
 namespace memlog::render {
 namespace {
 
-constexpr Rgb kPanelColour{1.0, 1.0, 0.97};
 constexpr Rgb kHoverColour{0.1, 0.1, 0.1};
 constexpr Rgb kPinnedColour{0.9, 0.1, 0.1};
 
@@ -17,7 +16,7 @@ void box(cairo_t* cr, const Rect& rect) {
     setColour(cr, {0, 0, 0}, 0.18);
     cairo_rectangle(cr, rect.m_x + 2, rect.m_y + 2, rect.m_width, rect.m_height);
     cairo_fill(cr);
-    fillRect(cr, rect, kPanelColour);
+    fillRect(cr, rect, kPaperColour);
     strokeRect(cr, rect, kFrameColour);
 }
 

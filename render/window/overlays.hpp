@@ -12,6 +12,8 @@
 
 namespace memlog::render {
 
+inline constexpr Rgb kPaperColour{1.0, 1.0, 0.97};  // tooltips, panels, the help
+
 // A block outlined in one view: pinned blocks in a stronger colour than hovered ones.
 void drawOutline(cairo_t* cr, const Rect& rect, bool pinned);
 

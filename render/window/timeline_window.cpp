@@ -75,6 +75,7 @@ int TimelineWindow::run() {
 // --- loading -------------------------------------------------------------------------------------
 
 void TimelineWindow::startLoading() {
+    m_loadStartedAt = SDL_GetTicks();
     m_loader = std::make_unique<LogLoader>(m_options.m_log, wake);
 }
 
@@ -82,6 +83,8 @@ void TimelineWindow::finishLoading() {
     std::unique_ptr<LoadedLog> log = m_loader->take();
     const std::string error = m_loader->error();
     m_loader.reset();
+    m_loadFinishedAt = SDL_GetTicks();
+    m_lastLoadMs = m_loadFinishedAt - m_loadStartedAt;
     if (!log) {
         if (m_reloading) {
             toast("could not re-read the log: " + error);  // keep showing what was read before
@@ -105,25 +108,40 @@ void TimelineWindow::finishLoading() {
         const double from = static_cast<double>(range->m_from), to = static_cast<double>(range->m_to);
         m_view->zoomX(static_cast<double>(whole.width()) / std::max(to - from, 1.0), 0);
         m_view->panX((from - m_view->x().m_from) / m_view->x().width());
-    } else if (previous) {
-        // Following: a view that reached the end of the log keeps reaching it.
+    } else if (previous && (previous->x().m_from > static_cast<double>(oldWhole.m_from) ||
+                            previous->x().m_to < static_cast<double>(oldWhole.m_to))) {
+        // Following a zoomed view: its width stays, and if it reached the end of the log it
+        // keeps reaching it. (A view of the whole log stays the whole, grown, log.)
         const bool atEnd = previous->x().m_to >= static_cast<double>(oldWhole.m_to);
         const double width = previous->x().width(), from = previous->x().m_from;
         const double whole = static_cast<double>(m_log->m_model.extent(m_state.m_axis).width());
         m_view->zoomX(whole / width, 0);
         m_view->panX(atEnd ? 1e9 : (from - m_view->x().m_from) / m_view->x().width());
     }
+    if (previous && previous->addressZoom() > 1) {
+        // The addresses a user zoomed into stay in view across a re-read.
+        const double middle = previous->viewHeight() / 2;
+        const auto centre = previous->addressScale().addressAt(middle);
+        m_view->zoomAddress(previous->addressZoom(), middle);
+        if (centre) m_view->centreAddress(*centre);
+    }
     if (m_state.m_pinned && *m_state.m_pinned >= m_log->m_model.size()) m_state.m_pinned.reset();
     m_dirty = true;
 }
 
+// A log whose program still runs (no clean end) is read again every so often: its recorder
+// writes into chunks reserved ahead, so neither its size nor (until writeback) its time need
+// change. The pause grows with the time a read takes, so following costs at most a fifth of a
+// core. A finished log is read again only when the file changes (a new recording over it).
 void TimelineWindow::checkFollow() {
     const uint32_t now = SDL_GetTicks();
-    if (now - m_lastFollowCheck < 1000 || m_loader || !m_log) return;
+    if (m_loader || !m_log) return;
+    const uint32_t pause = std::max<uint32_t>(1000, 4 * m_lastLoadMs);
+    if (now - m_loadFinishedAt < pause || now - m_lastFollowCheck < 1000) return;
     m_lastFollowCheck = now;
-    struct stat info {};
-    if (stat(m_options.m_log.c_str(), &info) != 0) return;
-    if (static_cast<uint64_t>(info.st_size) == m_log->m_fileBytes) return;
+    const std::string version = fileVersion(m_options.m_log);
+    if (version.empty()) return;
+    if (m_log->m_reader->complete() && version == m_log->m_version) return;
     m_reloading = true;
     startLoading();
 }

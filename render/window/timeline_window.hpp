@@ -91,6 +91,7 @@ private:
     uint32_t m_toastUntil = 0;
     uint64_t m_frames = 0;
     uint32_t m_lastFollowCheck = 0;
+    uint32_t m_loadStartedAt = 0, m_loadFinishedAt = 0, m_lastLoadMs = 0;
     int m_exports = 0;
     bool m_dirty = true;
     bool m_reloading = false;

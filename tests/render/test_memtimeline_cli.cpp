@@ -33,6 +33,7 @@ std::unique_ptr<Ran> memtimeline(std::vector<std::string> arguments, const std::
     if (prepare) prepare(dir);
     test::Run run;
     run.m_preload = false;
+    run.m_unset = {"DISPLAY", "WAYLAND_DISPLAY"};  // these runs must never open a window
     run.m_argv = {MEMLOG_TEST_TIMELINE};
     for (std::string& argument : arguments) {
         if (const size_t at = argument.find("{dir}"); at != std::string::npos) argument.replace(at, 5, dir);
@@ -136,7 +137,9 @@ TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--addr", "0x9:0x1"}, "LO must be below HI"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--bins", "colour"}, "--bins colour"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--cursor"}, "--cursor needs a value"},
-        {{"{dir}/app.memlog"}, "the interactive window is not built yet"},
+        {{"{dir}/app.memlog"}, "no display (DISPLAY and WAYLAND_DISPLAY are not set): the window needs one; use --export"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--follow"}, "--follow is for the window, not --export"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--trace"}, "--trace is for the window, not --export"},
         {{"--export", "{dir}/r.png"}, "which log?"},
         {{"{dir}/app.memlog", "{dir}/other.memlog", "--export", "{dir}/r.png"}, "one log at a time"},
     };

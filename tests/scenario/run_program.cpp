@@ -51,6 +51,7 @@ Outcome runProgram(const Run& run) {
             setenv("LD_PRELOAD", recorderLibrary().c_str(), 1);
         else
             unsetenv("LD_PRELOAD");
+        for (const std::string& name : run.m_unset) unsetenv(name.c_str());
         for (const auto& [name, value] : run.m_env) {
             std::string expanded = value;
             if (const size_t at = expanded.find("{dir}"); at != std::string::npos)

@@ -23,6 +23,7 @@ struct Outcome {
 struct Run {
     std::vector<std::string> m_argv;
     std::map<std::string, std::string> m_env;  // added to the environment; "{dir}" = run directory
+    std::vector<std::string> m_unset;          // removed from the environment
     bool m_preload = true;                     // LD_PRELOAD the recorder
     double m_killAfterSeconds = 0;             // >0: SIGKILL after this long (see m_killWhenFile)
     std::string m_killWhenFile;                // with a kill: wait for this file in the run dir first

@@ -32,7 +32,7 @@ const std::vector<ScenarioRun> kScenarios = {
     {"fork_exec", {}},              {"forever", {"progress"}, SIGKILL, 0.2}, {"leaks", {}},
     {"linked_list", {}},            {"many_threads", {}},      {"mapped_region", {}},
     {"matrix_multiply", {"row", "64"}}, {"new_delete_forms", {}}, {"producer_consumer", {}},
-    {"random_churn", {}},           {"realloc_growth", {}},
+    {"random_churn", {}},           {"realloc_growth", {}},    {"trickle", {"1"}},
 };
 
 Outcome recordScenario(const ScenarioRun& scenario) {

@@ -233,7 +233,7 @@ TEST_CASE("`empty` runs: every scenario starts and exits cleanly, and the record
     for (const char* scenario : {"abort_halfway", "aligned_calls", "allocation_sites", "bench_alloc", "crash",
                                  "cxx_containers", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks",
                                  "linked_list", "many_threads", "mapped_region", "matrix_multiply", "new_delete_forms",
-                                 "producer_consumer", "random_churn", "realloc_growth"}) {
+                                 "producer_consumer", "random_churn", "realloc_growth", "trickle"}) {
         INFO(scenario);
         const auto s = record(scenario, {"empty"});  // exit status 0 and one log
         CHECK(s.m_complete);

@@ -1,0 +1,646 @@
+// memtimeline's window, used as a person would: a real SDL2 window on a private X server,
+// mouse and keys from xdotool, and assertions on what it drew (the framebuffer) and on the
+// view its --trace lines report.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "log_builder.hpp"
+#include "render/cairo_draw.hpp"
+#include "render/report_layout.hpp"
+#include "render/window/control_strip.hpp"
+#include "render/window/loaded_log.hpp"
+#include "render/window/overlays.hpp"
+#include "render/window/viewport.hpp"
+#include "timeline/text_format.hpp"
+#include "window_process.hpp"
+
+using namespace memlog;
+using test::Frame;
+using test::LogBuilder;
+using test::Screenshot;
+using test::WindowProcess;
+using test::XvfbSession;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kWidth = 1200, kHeight = 800;  // the window, in points (no HiDPI under Xvfb)
+
+struct Directory {
+    std::string m_path;
+    Directory() {
+        char pattern[] = "/tmp/memlog-gui-XXXXXX";
+        REQUIRE(mkdtemp(pattern));
+        m_path = pattern;
+    }
+    ~Directory() { fs::remove_all(m_path); }
+};
+
+// Four blocks in two address ranges: A 4 KiB and B 256 B side by side, C 24 B briefly, D a
+// 64 KiB block far above that is never freed. Times are seq * 1 us.
+void writeHeapLog(const std::string& path, uint64_t extraBlocks = 0) {
+    LogBuilder log;
+    auto& main = log.thread(1);
+    main.malloc(1, 0x10000000, 4096).malloc(2, 0x10002000, 256).malloc(3, 0x10003000, 24).free(4, 0x10003000);
+    log.thread(2).malloc(5, 0x7f0000000000, 65536);
+    main.free(8, 0x10002000).free(10, 0x10000000);
+    for (uint64_t i = 0; i < extraBlocks; ++i) main.malloc(11 + 2 * i, 0x10004000 + 64 * i, 48).free(12 + 2 * i, 0x10004000 + 64 * i);
+    log.write(path);
+}
+
+// Where things are in the window, computed as the window computes them.
+struct Geometry {
+    double m_font = 0, m_strip = 0;
+    render::Rect m_view, m_context, m_legend, m_bar;
+    Geometry(int width, int height) {
+        m_font = render::mainLayout(width, height).m_fontSize;
+        m_strip = std::round(m_font * 2.6);
+        const render::ReportLayout layout = render::mainLayout(width, height - static_cast<int>(m_strip));
+        m_view = layout.m_cells.front().m_view;
+        m_context = layout.m_context;
+        m_legend = layout.m_legend;
+        m_bar = layout.m_cells.front().m_bar;
+        for (render::Rect* r : {&m_view, &m_context, &m_legend, &m_bar}) r->m_y += m_strip;
+    }
+};
+
+Frame frameWith(const WindowProcess& window, const std::string& field, const std::string& value) {
+    return window.waitForFrame([&](const Frame& f) { return f[field] == value; });
+}
+
+std::pair<double, double> span(const std::string& text) {  // "12:345" or "0x10:0x20"
+    const size_t colon = text.find(':');
+    return {std::stod(text.substr(0, colon)), std::stod(text.substr(colon + 1))};
+}
+
+std::pair<uint64_t, uint64_t> addresses(const Frame& frame) {
+    const std::string& text = frame["addr"];
+    const size_t colon = text.find(':');
+    return {std::stoull(text.substr(0, colon), nullptr, 16), std::stoull(text.substr(colon + 1), nullptr, 16)};
+}
+
+// The window's own mapping for the log at its current zoom, to aim the pointer.
+struct Aim {
+    std::unique_ptr<render::LoadedLog> m_log;
+    Geometry m_geometry;
+    Aim(const std::string& log) : m_log(render::loadLog(log)), m_geometry(kWidth, kHeight) {}
+    // The point at (x value, address) for a frame's view.
+    std::pair<int, int> at(const Frame& frame, double x, uint64_t addr) const {
+        const auto [from, to] = span(frame["x"]);
+        render::Viewport view(m_log->m_model.extent(timeline::XAxis::Time), m_log->m_ranges, m_geometry.m_view.m_height);
+        const double row = *view.addressScale().y(addr);
+        return {static_cast<int>(m_geometry.m_view.m_x + (x - from) / (to - from) * m_geometry.m_view.m_width),
+                static_cast<int>(m_geometry.m_view.m_y + row)};
+    }
+};
+
+// `text` drawn as the window draws a tooltip's line (same font machinery), on `background`.
+Screenshot renderedText(const std::string& text, double fontSize, bool bold, uint32_t background, int width, int height,
+                        double baseline, double left = 0) {
+    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+    cairo_t* cr = cairo_create(surface);
+    render::fillRect(cr, {0, 0, static_cast<double>(width), static_cast<double>(height)},
+                     {((background >> 16) & 255) / 255.0, ((background >> 8) & 255) / 255.0, (background & 255) / 255.0});
+    render::setFont(cr, fontSize, bold);
+    render::setColour(cr, render::kTextColour);
+    render::drawText(cr, text, left, baseline);
+    cairo_destroy(cr);
+    cairo_surface_flush(surface);
+    Screenshot shot;
+    shot.m_width = width;
+    shot.m_height = height;
+    const auto* data = cairo_image_surface_get_data(surface);
+    const int stride = cairo_image_surface_get_stride(surface);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+            shot.m_pixels.push_back(reinterpret_cast<const uint32_t*>(data + y * stride)[x] & 0xffffff);
+    cairo_surface_destroy(surface);
+    return shot;
+}
+
+// Whole pixels that `text` spans in the window's font.
+int textWidth(const std::string& text, double font, bool bold) {
+    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t* cr = cairo_create(surface);
+    render::setFont(cr, font, bold);
+    const double width = render::textWidth(cr, text);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surface);
+    return static_cast<int>(std::ceil(width));
+}
+
+// A colour as Cairo puts it in an RGB24 pixel.
+uint32_t pixelOf(const render::Rgb& colour) {
+    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t* cr = cairo_create(surface);
+    render::fillRect(cr, {0, 0, 1, 1}, colour);
+    cairo_destroy(cr);
+    cairo_surface_flush(surface);
+    const uint32_t pixel = *reinterpret_cast<const uint32_t*>(cairo_image_surface_get_data(surface)) & 0xffffff;
+    cairo_surface_destroy(surface);
+    return pixel;
+}
+
+// True when the screen shows `text` as line `line` of a tooltip near the pointer at (x, y) of
+// the window at (left, top). The box is found by its paper colour (it flips to stay on the
+// screen), the line drawn as the window draws it and compared pixel by pixel.
+bool tooltipShows(const Screenshot& screen, int left, int top, int x, int y, const std::string& text, double font,
+                  int line = 0) {
+    const uint32_t kPaper = pixelOf(render::kPaperColour);
+    int boxX = -1, boxY = -1;
+    for (int row = std::max(0, top + y - 400); row < std::min(screen.m_height, top + y + 400) && boxY < 0; ++row)
+        for (int column = std::max(0, left + x - 600); column < std::min(screen.m_width, left + x + 600); ++column)
+            if (screen.at(column, row) == kPaper) {
+                boxX = column - 1;  // inside its one-pixel frame
+                boxY = row - 1;
+                break;
+            }
+    if (boxY < 0) {
+        screen.writePng("/tmp/memlog-gui-screen.png");
+        return false;
+    }
+    // The window draws the text at the box's corner plus a padding that is not a whole number
+    // of pixels: the template is drawn at the same fraction of a pixel. The corner found from
+    // the paper colour may be a pixel off (the frame's line blends into it): try around it.
+    const double pad = font * 0.6, lineHeight = font * 1.35;
+    size_t best = SIZE_MAX;
+    Screenshot bestShown, bestWanted;
+    for (int dy = -2; dy <= 2; ++dy)
+        for (int dx = -2; dx <= 2; ++dx) {
+            const double textX = boxX + dx + pad, baselineY = boxY + dy + pad / 2 + lineHeight * (line + 0.8);
+            const int cropX = static_cast<int>(std::floor(textX)), cropY = static_cast<int>(std::floor(baselineY - font));
+            const int width = textWidth(text, font, line == 0) + 1, height = static_cast<int>(font * 1.3);
+            Screenshot wanted = renderedText(text, font, line == 0, kPaper, width, height, baselineY - cropY, textX - cropX);
+            Screenshot shown = screen.crop(cropX, cropY, width, height);
+            size_t differing = 0;
+            for (size_t i = 0; i < wanted.m_pixels.size(); ++i) differing += wanted.m_pixels[i] != shown.m_pixels[i];
+            if (differing < best) {
+                best = differing;
+                bestShown = std::move(shown);
+                bestWanted = std::move(wanted);
+            }
+        }
+    const bool same = best <= bestWanted.m_pixels.size() / 200;  // the same pixels, but for a stray few
+    if (!same) {
+        screen.writePng("/tmp/memlog-gui-screen.png");
+        bestShown.writePng("/tmp/memlog-gui-shown.png");
+        bestWanted.writePng("/tmp/memlog-gui-wanted.png");
+    }
+    return same;
+}
+
+// Where the window's top-left corner is on the screen.
+std::pair<int, int> windowOrigin(const XvfbSession& session, const std::string& window) {
+    const std::string geometry = session.xdotool({"getwindowgeometry", "--shell", window});
+    int x = 0, y = 0;
+    for (size_t at = 0; at < geometry.size();) {
+        const size_t end = geometry.find('\n', at);
+        const std::string line = geometry.substr(at, end - at);
+        if (line.rfind("X=", 0) == 0) x = std::stoi(line.substr(2));
+        if (line.rfind("Y=", 0) == 0) y = std::stoi(line.substr(2));
+        at = end == std::string::npos ? geometry.size() : end + 1;
+    }
+    return {x, y};
+}
+
+struct Session {
+    XvfbSession m_x{kWidth + 200, kHeight + 200};
+    Directory m_dir;
+    std::string m_log = m_dir.m_path + "/heap.memlog";
+};
+
+std::vector<std::string> sized() { return {"--size", std::to_string(kWidth) + "x" + std::to_string(kHeight)}; }
+
+}  // namespace
+
+TEST_CASE("the wheel zooms in time about the pointer, shift+wheel in addresses, arrows pan, 0 resets") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Geometry g(kWidth, kHeight);
+    const Frame whole = window.lastFrame();
+    const auto [from, to] = span(whole["x"]);
+    // A quarter of the way across the view: that moment stays under the pointer.
+    const int px = static_cast<int>(g.m_view.m_x + g.m_view.m_width / 4), py = static_cast<int>(g.m_view.m_y + 100);
+    const double anchor = from + (to - from) * (px - g.m_view.m_x) / g.m_view.m_width;
+    s.m_x.wheel(window.window(), px, py, 3);
+    const Frame zoomed = window.waitForFrame([&](const Frame& f) { return span(f["x"]).second - span(f["x"]).first < (to - from) / 1.9; });
+    const auto [zfrom, zto] = span(zoomed["x"]);
+    CHECK((zto - zfrom) == Approx((to - from) / std::pow(1.25, 3)).epsilon(0.01));
+    CHECK(zfrom + (zto - zfrom) * (px - g.m_view.m_x) / g.m_view.m_width == Approx(anchor).epsilon(0.001));
+    CHECK(zoomed["zoom"] == "1");  // the wheel alone leaves the addresses
+
+    s.m_x.xdotool({"keydown", "shift"});
+    s.m_x.wheel(window.window(), px, py, 4);
+    s.m_x.xdotool({"keyup", "shift"});
+    const Frame deeper = window.waitForFrame([](const Frame& f) { return f.number("zoom") > 2; });
+    CHECK(deeper.number("zoom") == Approx(std::pow(1.25, 4)).epsilon(0.01));
+    CHECK(deeper["x"] == zoomed["x"]);
+
+    s.m_x.key(window.window(), "Right");
+    const Frame panned = window.waitForFrame([&](const Frame& f) { return f["x"] != zoomed["x"]; });
+    CHECK(span(panned["x"]).first == Approx(zfrom + (zto - zfrom) / 10).epsilon(0.001));
+    s.m_x.key(window.window(), "0");
+    const Frame reset = window.waitForFrame([&](const Frame& f) { return f["x"] == whole["x"] && f["zoom"] == "1"; });
+    CHECK(reset["addr"] == whole["addr"]);
+}
+
+TEST_CASE("a dragged box becomes the view, and keys zoom as deep as single bytes") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Geometry g(kWidth, kHeight);
+    const Frame whole = window.lastFrame();
+    const auto [from, to] = span(whole["x"]);
+    // Right-drag from 20 % to 60 % of the width.
+    const int x0 = static_cast<int>(g.m_view.m_x + 0.2 * g.m_view.m_width), x1 = static_cast<int>(g.m_view.m_x + 0.6 * g.m_view.m_width);
+    const int y0 = static_cast<int>(g.m_view.m_y + 0.5 * g.m_view.m_height), y1 = static_cast<int>(g.m_view.m_y + 0.7 * g.m_view.m_height);
+    s.m_x.drag(window.window(), x0, y0, x1, y1, 3);
+    const Frame boxed = window.waitForFrame([](const Frame& f) { return f.number("zoom") > 1; });
+    const auto [bfrom, bto] = span(boxed["x"]);
+    CHECK(bfrom == Approx(from + (to - from) * (x0 - g.m_view.m_x) / g.m_view.m_width).epsilon(0.01));
+    CHECK(bto == Approx(from + (to - from) * (x1 - g.m_view.m_x) / g.m_view.m_width).epsilon(0.01));
+    CHECK(boxed.number("zoom") == Approx(g.m_view.m_height / (y1 - y0)).epsilon(0.05));
+
+    // Back to the whole log; then y zooms in addresses only, about the pointer (on block A),
+    // until 16 bytes fill the view. Hiding accesses after the last y marks its frame.
+    s.m_x.key(window.window(), "0");
+    frameWith(window, "zoom", "1");
+    const Aim aim(s.m_log);
+    const auto [ax, ay] = aim.at(window.lastFrame(), 5000, 0x10000800);
+    s.m_x.moveMouse(window.window(), ax, ay);
+    for (int i = 0; i < 160; ++i) s.m_x.xdotool({"key", "y"});
+    s.m_x.xdotool({"key", "a"});
+    const Frame deep = frameWith(window, "accesses", "0");
+    const auto [lo, hi] = addresses(deep);
+    CHECK(hi - lo + 1 >= 16);
+    CHECK(hi - lo + 1 < 32);
+    CHECK(lo >= 0x10000000);  // inside block A, about where the pointer was
+    CHECK(hi < 0x10001000);
+    // Inside one block at that depth: the view is that block's colour from top to bottom.
+    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
+    window.nextFrame();
+    const Screenshot screen = s.m_x.stableScreenshot();
+    const auto [left, top] = windowOrigin(s.m_x, window.window());
+    const int column = left + ax;
+    const uint32_t colour = screen.at(column, top + static_cast<int>(g.m_view.m_y + g.m_view.m_height / 2));
+    CHECK(colour != 0xffffff);  // not free memory
+    for (int row : {10, 100, 300})
+        CHECK(screen.at(column, top + static_cast<int>(g.m_view.m_y) + row) == colour);
+}
+
+TEST_CASE("hovering a block shows its real size in a tooltip and outlines it in the view and the context view") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Aim aim(s.m_log);
+    const Frame first = window.lastFrame();
+    // Block A: 4 KiB at 0x10000000 from 1 us to 10 us; aim at 5 us, 1 KiB into it.
+    const auto [x, y] = aim.at(first, 5000, 0x10000400);
+    s.m_x.moveMouse(window.window(), x, y);
+    const Frame hovered = window.waitForFrame([](const Frame& f) { return f["hover"] != "-"; });
+    CHECK(hovered["hover"] == "0");  // the first block the log began
+    const Screenshot screen = s.m_x.stableScreenshot();
+    const auto [left, top] = windowOrigin(s.m_x, window.window());
+    CHECK(tooltipShows(screen, left, top, x, y, "block 0x10000000, 4 KiB (4,096 bytes)", aim.m_geometry.m_font));
+    // Outlined in the context view too: dark outline pixels appear at its edge there.
+    const render::Rect& context = aim.m_geometry.m_context;
+    int dark = 0;
+    for (int row = static_cast<int>(context.m_y); row < static_cast<int>(context.bottom()); ++row)
+        for (int column = static_cast<int>(context.m_x); column < static_cast<int>(context.right()); ++column)
+            dark += (screen.at(left + column, top + row) & 0xffffff) <= 0x202020;
+    CHECK(dark > 20);
+    // Block B, 256 bytes, elsewhere: its own size.
+    const auto [bx, by] = aim.at(first, 5000, 0x10002080);
+    s.m_x.moveMouse(window.window(), bx, by);
+    frameWith(window, "hover", "1");
+    CHECK(tooltipShows(s.m_x.stableScreenshot(), left, top, bx, by, "block 0x10002000, 256 B", aim.m_geometry.m_font));
+}
+
+TEST_CASE("a click pins the block and shows its stacks in the side panel, Esc unpins") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Aim aim(s.m_log);
+    const auto [x, y] = aim.at(window.lastFrame(), 5000, 0x10002080);
+    const auto [left, top] = windowOrigin(s.m_x, window.window());
+    const render::Rect& legend = aim.m_geometry.m_legend;
+    auto redInLegend = [&](const Screenshot& screen) {
+        int red = 0;
+        for (int row = static_cast<int>(legend.m_y); row < static_cast<int>(legend.m_y + 40); ++row)
+            for (int column = static_cast<int>(legend.m_x); column < static_cast<int>(legend.right()); ++column) {
+                const uint32_t p = screen.at(left + column, top + row);
+                red += ((p >> 16) & 255) > 180 && ((p >> 8) & 255) < 90 && (p & 255) < 90;
+            }
+        return red;
+    };
+    CHECK(redInLegend(s.m_x.stableScreenshot()) == 0);
+    s.m_x.click(window.window(), x, y);
+    frameWith(window, "pinned", "1");
+    CHECK(redInLegend(s.m_x.stableScreenshot()) > 30);  // the panel's title, in the pinned colour
+    s.m_x.moveMouse(window.window(), 5, 5);  // off the blocks: the pin stays
+    window.nextFrame();
+    CHECK(window.lastFrame()["pinned"] == "1");
+    s.m_x.key(window.window(), "Escape");
+    frameWith(window, "pinned", "-");
+    CHECK(redInLegend(s.m_x.stableScreenshot()) == 0);
+}
+
+TEST_CASE("e exports exactly the view on screen, as --export draws it") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    s.m_x.key(window.window(), "t");  // zoomed in time: the export is of this view, not the whole log
+    const Frame zoomed = window.waitForFrame([&](const Frame& f) { return f.m_number > 1 && f["zoom"] == "1"; });
+    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);  // no tooltip in the picture
+    s.m_x.key(window.window(), "e");
+    const std::string exported = s.m_dir.m_path + "/heap-view-1.png";
+    window.waitForFrame([&](const Frame&) { return window.stderrText().find("exported the view to heap-view-1.png") != std::string::npos; });
+    cairo_surface_t* png = cairo_image_surface_create_from_png(exported.c_str());
+    REQUIRE(cairo_surface_status(png) == CAIRO_STATUS_SUCCESS);
+    const Geometry g(kWidth, kHeight);
+    const int width = cairo_image_surface_get_width(png), height = cairo_image_surface_get_height(png);
+    CHECK(width == kWidth);
+    CHECK(height == kHeight - static_cast<int>(g.m_strip));
+    // Wait for the toast to go, then compare the report's pixels under the strip, one by one.
+    window.waitForFrame([&](const Frame& f) { return f.m_number > zoomed.m_number + 1; }, 10);
+    std::this_thread::sleep_for(std::chrono::milliseconds(4500));
+    const Screenshot screen = s.m_x.stableScreenshot();
+    const auto [left, top] = windowOrigin(s.m_x, window.window());
+    const auto* data = cairo_image_surface_get_data(png);
+    const int stride = cairo_image_surface_get_stride(png);
+    size_t differing = 0;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+            differing += (reinterpret_cast<const uint32_t*>(data + y * stride)[x] & 0xffffff) !=
+                         screen.at(left + x, top + static_cast<int>(g.m_strip) + y);
+    cairo_surface_destroy(png);
+    CHECK(differing == 0);
+}
+
+TEST_CASE("keys and the control strip switch colour, cushions, axis, views and accesses") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Geometry g(kWidth, kHeight);
+    s.m_x.key(window.window(), "c");
+    frameWith(window, "colour", "thread");
+    s.m_x.key(window.window(), "u");
+    frameWith(window, "cushion", "parabolic");
+    s.m_x.key(window.window(), "x");
+    const Frame events = frameWith(window, "axis", "events");
+    CHECK(span(events["x"]).second <= 11);  // event numbers now, not nanoseconds
+    s.m_x.key(window.window(), "b");
+    frameWith(window, "bins", "size");
+    s.m_x.key(window.window(), "l");
+    frameWith(window, "layout", "address");
+    // The first button of the strip is the colour: a click moves it on.
+    s.m_x.click(window.window(), 20, static_cast<int>(g.m_strip / 2));
+    frameWith(window, "colour", "size");
+    const double alpha = window.lastFrame().number("alpha");
+    s.m_x.key(window.window(), "bracketleft");
+    const Frame lower = window.waitForFrame([&](const Frame& f) { return f.number("alpha") < alpha - 0.01; });
+    CHECK(lower.number("alpha") == Approx(alpha - 0.05));
+    s.m_x.key(window.window(), "a");
+    frameWith(window, "accesses", "0");
+}
+
+TEST_CASE("the alpha slider, dragged live, makes a block thinner than a pixel stand out") {
+    Session s;
+    LogBuilder log;
+    // A 1 MiB block, and 48 KiB above it (free memory, the same range) 16 bytes: a 100th of a
+    // pixel tall, alone in its pixel.
+    log.thread(1).malloc(1, 0x20000000, 1 << 20).malloc(2, 0x2010c000, 16).free(8, 0x2010c000).free(9, 0x20000000);
+    log.write(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Aim aim(s.m_log);
+    const auto [x, y] = aim.at(window.lastFrame(), 5000, 0x2010c008);
+    const auto [left, top] = windowOrigin(s.m_x, window.window());
+    // Where the slider's ends are: the strip laid out as the window lays it out.
+    cairo_surface_t* scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 10, 10);
+    cairo_t* cr = cairo_create(scratch);
+    render::WindowState state;
+    const render::ControlStrip strip(cr, state, {0, 0, static_cast<double>(kWidth), aim.m_geometry.m_strip}, aim.m_geometry.m_font);
+    cairo_destroy(cr);
+    cairo_surface_destroy(scratch);
+    double knob = 0, leftEnd = 0, rightEnd = 0;
+    for (double at = 0; at < kWidth; at += 0.5) {
+        if (!leftEnd && strip.alphaAt(at) > render::ControlStrip::kMinAlpha) leftEnd = at - 0.5;
+        if (!knob && strip.alphaAt(at) >= state.m_alpha) knob = at;
+        if (!rightEnd && strip.alphaAt(at) >= 1) rightEnd = at;
+    }
+    const int knobY = static_cast<int>(aim.m_geometry.m_strip / 2);
+    auto darkness = [&]() {
+        const Screenshot screen = s.m_x.stableScreenshot();
+        const uint32_t p = screen.at(left + x, top + y);
+        return 255 - (0.3 * ((p >> 16) & 255) + 0.59 * ((p >> 8) & 255) + 0.11 * (p & 255));
+    };
+    s.m_x.drag(window.window(), static_cast<int>(knob), knobY, static_cast<int>(rightEnd) + 5, knobY);
+    frameWith(window, "alpha", "1.00");
+    const double atOne = darkness();
+    s.m_x.drag(window.window(), static_cast<int>(rightEnd), knobY, static_cast<int>(leftEnd) - 5, knobY);
+    frameWith(window, "alpha", "0.05");
+    const double atLow = darkness();
+    CHECK(atOne < 10);          // a hundredth of a pixel, weighed as such: barely there
+    CHECK(atLow > atOne + 60);  // boosted by f^alpha: plainly visible
+}
+
+TEST_CASE("cursors: k places one at the pointer, a drag moves it, a right click removes it") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Geometry g(kWidth, kHeight);
+    const int x = static_cast<int>(g.m_view.m_x + g.m_view.m_width / 2), y = static_cast<int>(g.m_view.m_y + 20);
+    const auto [left, top] = windowOrigin(s.m_x, window.window());
+    const int barRow = top + static_cast<int>(g.m_bar.m_y + g.m_bar.m_height / 2);
+    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
+    window.nextFrame();
+    const Screenshot before = s.m_x.stableScreenshot();
+    s.m_x.moveMouse(window.window(), x, y);
+    s.m_x.key(window.window(), "k");
+    frameWith(window, "cursors", "1");
+    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
+    window.nextFrame();
+    // A cushion across the views and bars: the picture changes where it stands, not 30 px away.
+    const Screenshot placed = s.m_x.stableScreenshot();
+    auto luminance = [](uint32_t p) { return 0.3 * ((p >> 16) & 255) + 0.59 * ((p >> 8) & 255) + 0.11 * (p & 255); };
+    CHECK(std::fabs(luminance(placed.at(left + x, barRow)) - luminance(before.at(left + x, barRow))) > 1);
+    CHECK(placed.at(left + x + 30, barRow) == before.at(left + x + 30, barRow));
+    // Dragged 100 px right: the ridge moves with it.
+    s.m_x.drag(window.window(), x, y, x + 100, y);
+    window.nextFrame();
+    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
+    window.nextFrame();
+    const Screenshot moved = s.m_x.stableScreenshot();
+    CHECK(moved.at(left + x, barRow) == before.at(left + x, barRow));
+    CHECK(std::fabs(luminance(moved.at(left + x + 100, barRow)) - luminance(before.at(left + x + 100, barRow))) > 1);
+    s.m_x.click(window.window(), x + 100, y, 3);
+    frameWith(window, "cursors", "0");
+}
+
+TEST_CASE("a click in the context view moves the view there, keeping its zoom") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Geometry g(kWidth, kHeight);
+    s.m_x.key(window.window(), "plus");
+    s.m_x.key(window.window(), "plus");
+    s.m_x.key(window.window(), "plus");
+    const Frame zoomed = window.waitForFrame([](const Frame& f) { return f.number("zoom") > 1.9; });
+    // Near the top of the context view: the high range (the 64 KiB block at 0x7f0000000000).
+    s.m_x.click(window.window(), static_cast<int>(g.m_context.m_x + g.m_context.m_width * 0.9), static_cast<int>(g.m_context.m_y + 3));
+    const Frame moved = window.waitForFrame([&](const Frame& f) { return f["addr"] != zoomed["addr"]; });
+    CHECK(moved["zoom"] == zoomed["zoom"]);
+    CHECK(addresses(moved).second >= 0x7f0000000000);
+    const auto [from, to] = span(moved["x"]);
+    const auto [zfrom, zto] = span(zoomed["x"]);
+    CHECK(to - from == Approx(zto - zfrom).epsilon(0.001));
+    CHECK(from > zfrom);  // towards the end of the log
+}
+
+TEST_CASE("hovering the occupancy bar tells the live bytes and blocks at that time") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Geometry g(kWidth, kHeight);
+    const auto [from, to] = span(window.lastFrame()["x"]);
+    // At 6 us: A (4,096), B (256) and D (65,536) are live; C ended at 4 us.
+    const int x = static_cast<int>(std::ceil(g.m_bar.m_x + (6000 - from) / (to - from) * g.m_bar.m_width));
+    const int y = static_cast<int>(g.m_bar.m_y + g.m_bar.m_height / 2);
+    s.m_x.moveMouse(window.window(), x, y);
+    window.nextFrame();
+    const auto [left, top] = windowOrigin(s.m_x, window.window());
+    const Screenshot screen = s.m_x.stableScreenshot();
+    // The second line of the tooltip: one line further down than the first.
+    const std::string line = timeline::bytesText(4096 + 256 + 65536) + " live in 3 blocks";
+    CHECK(tooltipShows(screen, left, top, x, y, line, g.m_font, 1));
+}
+
+TEST_CASE("access samples are drawn, hidden with a, and a hovered one names the access") {
+    Session s;
+    LogBuilder log;
+    log.thread(1).malloc(1, 0x10000000, 4096).free(40, 0x10000000);
+    log.thread(2).write(10, 1, 0x10000000, 0x100).read(30, 1, 0x10000000, 0xe00);
+    log.write(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    const Aim aim(s.m_log);
+    const auto [x, y] = aim.at(window.lastFrame(), 10000, 0x10000100);
+    const auto [left, top] = windowOrigin(s.m_x, window.window());
+    auto writeColourNear = [&](const Screenshot& screen) {
+        int found = 0;
+        for (int dy = -2; dy <= 2; ++dy)
+            for (int dx = -2; dx <= 2; ++dx) found += screen.at(left + x + dx, top + y + dy) == (render::toArgb(render::kWriteColour) & 0xffffff);
+        return found;
+    };
+    CHECK(writeColourNear(s.m_x.stableScreenshot()) > 0);
+    s.m_x.moveMouse(window.window(), x, y);
+    window.nextFrame();
+    CHECK(tooltipShows(s.m_x.stableScreenshot(), left, top, x, y, "write at 0x10000100", aim.m_geometry.m_font));
+    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
+    s.m_x.key(window.window(), "a");
+    frameWith(window, "accesses", "0");
+    CHECK(writeColourNear(s.m_x.stableScreenshot()) == 0);
+}
+
+TEST_CASE("following a growing log: re-read, the view keeps showing its end") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, {"--follow", "--size", "1200x800"}, s.m_dir.m_path);
+    CHECK(window.lastFrame()["blocks"] == "4");
+    // The program goes on: a longer log replaces the file (written beside it, then renamed).
+    writeHeapLog(s.m_log + ".new", 20);
+    fs::rename(s.m_log + ".new", s.m_log);
+    const Frame grown = frameWith(window, "blocks", "24");
+    CHECK(span(grown["x"]).second >= 50 * 1000);  // the view reaches the new end
+}
+
+TEST_CASE("following a log while its program still runs: the window shows more blocks as they come") {
+    Session s;
+    const std::string log = s.m_dir.m_path + "/live.memlog";
+    const pid_t recorder = fork();
+    if (recorder == 0) {
+        const std::string trickle = std::string(MEMLOG_TEST_SCENARIOS) + "/trickle";
+        execl(MEMLOG_TEST_CLI, MEMLOG_TEST_CLI, "run", "-q", "-o", log.c_str(), "--", trickle.c_str(), "4",
+              static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    // The log exists from the program's start; give it a few blocks first.
+    for (int i = 0; i < 200 && !fs::exists(log); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    WindowProcess window(s.m_x, log, {"--follow", "--size", "1200x800"}, s.m_dir.m_path);
+    const double first = window.lastFrame().number("blocks");
+    const Frame later = window.waitForFrame([&](const Frame& f) { return f.number("blocks") >= first + 50; }, 10);
+    const Frame latest = window.waitForFrame([&](const Frame& f) { return f.number("blocks") >= later.number("blocks") + 50; }, 10);
+    CHECK(span(latest["x"]).second > span(later["x"]).second);  // the view follows the log's end
+    int status = 0;
+    waitpid(recorder, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("the window resizes, and the help overlay opens with h and closes with Esc") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    s.m_x.resize(window.window(), 900, 640);
+    frameWith(window, "size", "900x640");
+    s.m_x.key(window.window(), "h");
+    frameWith(window, "help", "1");
+    const auto [left, top] = windowOrigin(s.m_x, window.window());
+    // The help's box over the middle of the picture: paper, with lines of text on it.
+    const Screenshot screen = s.m_x.stableScreenshot();
+    int paper = 0;
+    for (int y = 300; y < 340; ++y)
+        for (int x = 400; x < 500; ++x) paper += screen.at(left + x, top + y) == pixelOf(render::kPaperColour);
+    CHECK(paper > 4000 * 6 / 10);
+    s.m_x.key(window.window(), "Escape");
+    frameWith(window, "help", "0");
+    s.m_x.key(window.window(), "q");
+    CHECK(window.waitForExit() == 0);
+}
+
+TEST_CASE("a log that cannot be read: one line and exit status 2, before or after the window opens") {
+    Session s;
+    auto runToExit = [&](const std::string& log) {
+        int err[2];
+        REQUIRE(pipe(err) == 0);
+        const pid_t child = fork();
+        if (child == 0) {
+            dup2(err[1], 2);
+            close(err[0]);
+            setenv("DISPLAY", s.m_x.display().c_str(), 1);
+            execl(MEMLOG_TEST_TIMELINE, MEMLOG_TEST_TIMELINE, log.c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        close(err[1]);
+        std::string text;
+        char buffer[4096];
+        for (ssize_t got; (got = read(err[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(got));
+        close(err[0]);
+        int status = 0;
+        waitpid(child, &status, 0);
+        return std::pair{WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+    };
+    // Not a log at all: refused before any window.
+    std::ofstream(s.m_log) << "not a memlog log at all, but long enough for a header";
+    const auto [status, text] = runToExit(s.m_log);
+    CHECK(status == 2);
+    CHECK(text == "memtimeline: " + s.m_log + ": offset 0: not a memlog log (bad magic)\n");
+    // A corrupt record inside: found while loading, behind the window's progress bar.
+    LogBuilder log;
+    log.thread(1).malloc(1, 0x1000, 10).malloc(2, 0x2000, 20);
+    auto bytes = log.bytes();
+    bytes[4096 + 16] = 0x1f;  // an unknown tag where the first record starts, data after it
+    std::ofstream(s.m_log, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const auto [corruptStatus, corruptText] = runToExit(s.m_log);
+    CHECK(corruptStatus == 2);
+    CHECK(corruptText == "memtimeline: " + s.m_log + ": offset 4112: corrupt record (unknown tag 31)\n");
+}
