@@ -26,7 +26,8 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
         // Side by side, bins of one heap (sizes, threads, sites) share its address axis, so an
         // address is at the same height in every view; regions are apart by definition.
         m_sharedAddresses = m_options.m_layout == BinLayout::Address && *m_options.m_bins != timeline::BinKind::Region;
-        m_layout = binsLayout(m_options.m_width, m_options.m_height, m_bins->count(), m_options.m_layout, m_sharedAddresses);
+        m_layout = binsLayout(m_options.m_width, m_options.m_height, m_bins->count(), m_options.m_layout, m_sharedAddresses,
+                              m_options.m_uiScale);
         for (size_t bin = 0; bin < m_bins->count(); ++bin) {
             View view;
             view.m_cell = m_layout.m_cells[bin];
@@ -34,7 +35,7 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
             m_views.push_back(std::move(view));
         }
     } else {
-        m_layout = mainLayout(m_options.m_width, m_options.m_height);
+        m_layout = mainLayout(m_options.m_width, m_options.m_height, m_options.m_uiScale);
         View view;
         view.m_cell = m_layout.m_cells.front();
         m_views.push_back(std::move(view));

@@ -36,6 +36,7 @@ struct ReportOptions {
     // whole log, as tall as mainLayout's view) instead of fitted to the blocks in view.
     std::optional<AddressScale> m_addressScale;
     bool m_accessMarks = true;                     // draw the log's access samples, if any
+    double m_uiScale = 1;                          // text and margins grown further (mainLayout)
     std::string m_logPath;                         // for the header
 };
 

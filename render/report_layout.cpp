@@ -15,9 +15,9 @@ struct Frame {
     Rect m_header;
 };
 
-Frame frameOf(int width, int height, ReportLayout& layout) {
+Frame frameOf(int width, int height, ReportLayout& layout, double uiScale) {
     Frame f{};
-    f.m_scale = std::clamp(std::min(width / 1600.0, height / 1000.0), 0.55, 2.5);
+    f.m_scale = std::clamp(std::min(width / 1600.0, height / 1000.0), 0.55, 2.5) * uiScale;
     const double s = f.m_scale;
     layout.m_scale = s;
     layout.m_fontSize = std::round(11 * s * 2) / 2;
@@ -40,9 +40,9 @@ Rect rounded(double x, double y, double right, double bottom) {
 
 }  // namespace
 
-ReportLayout mainLayout(int width, int height) {
+ReportLayout mainLayout(int width, int height, double uiScale) {
     ReportLayout layout;
-    const Frame f = frameOf(width, height, layout);
+    const Frame f = frameOf(width, height, layout, uiScale);
     const double contextWidth = std::round(std::clamp(width * 0.06, 48 * f.m_scale, 110 * f.m_scale));
     const double barHeight = std::round(std::clamp(height * 0.04, 14.0, 44 * f.m_scale));
     const double barGap = std::round(6 * f.m_scale);
@@ -58,9 +58,10 @@ ReportLayout mainLayout(int width, int height) {
     return layout;
 }
 
-ReportLayout binsLayout(int width, int height, size_t cells, BinLayout arrangement, bool sharedAddresses) {
+ReportLayout binsLayout(int width, int height, size_t cells, BinLayout arrangement, bool sharedAddresses,
+                        double uiScale) {
     ReportLayout layout;
-    const Frame f = frameOf(width, height, layout);
+    const Frame f = frameOf(width, height, layout, uiScale);
     const double titleHeight = std::round(layout.m_fontSize * 1.6);
     const double left = f.m_margin, right = layout.m_legend.m_x - f.m_gap;
     const double top = f.m_top, bottom = height - f.m_margin;

@@ -29,10 +29,12 @@ struct ReportLayout {
     bool m_axisTitle = true;        // the x axis title under the last axis
 };
 
-// The main view with its bar, context view and legend.
-ReportLayout mainLayout(int width, int height);
+// The main view with its bar, context view and legend. `uiScale` grows text and margins beyond
+// what the page size gives them (a HiDPI screen that reports no scale of its own: --scale).
+ReportLayout mainLayout(int width, int height, double uiScale = 1);
 // `cells` views in a grid aligned in time (one column) or in address (one row). Views side by
 // side that share one address axis (`sharedAddresses`) have its labels once, on the left.
-ReportLayout binsLayout(int width, int height, size_t cells, BinLayout layout, bool sharedAddresses = false);
+ReportLayout binsLayout(int width, int height, size_t cells, BinLayout layout, bool sharedAddresses = false,
+                        double uiScale = 1);
 
 }  // namespace memlog::render

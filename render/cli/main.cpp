@@ -101,6 +101,13 @@ int runWindow(TimelineOptions& options) {
         window.m_height = report.m_height;
     }
     window.m_follow = options.m_follow;
+    window.m_scale = options.m_scale;
+    if (window.m_scale == 0) {
+        // X11 desktops that scale for HiDPI tell their programs so through GDK_SCALE.
+        const char* gdk = std::getenv("GDK_SCALE");
+        const double scale = gdk ? std::atof(gdk) : 1;
+        window.m_scale = scale >= 0.5 && scale <= 4 ? scale : 1;
+    }
     window.m_trace = options.m_trace;
     // --range and --cursor are resolved against the model once it is read: a time on the
     // event axis needs the log's order of events.

@@ -50,6 +50,9 @@ key. The options below set where the window starts.
                         still being recorded), keeping the view at its end
   --trace               the window: one line on stderr per frame drawn (the
                         view, the choices, how long it took)
+  --scale F             the window: text and controls F times larger, 0.5 to 4,
+                        for a HiDPI screen whose desktop does not scale windows
+                        (default: GDK_SCALE when set, else 1)
   -h, --help            this text
   --version             the version
 
@@ -115,7 +118,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         const bool takesValue = argument == "--export" || argument == "--size" || argument == "--color-by" ||
                                 argument == "--alpha" || argument == "--cushion" || argument == "--x" ||
                                 argument == "--range" || argument == "--addr" || argument == "--bins" ||
-                                argument == "--layout" || argument == "--cursor";
+                                argument == "--layout" || argument == "--cursor" || argument == "--scale";
         if (argument == "--follow" || argument == "--trace") {
             (argument == "--follow" ? options.m_follow : options.m_trace) = true;
             continue;
@@ -184,6 +187,11 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             if (value == "time") report.m_layout = render::BinLayout::Time;
             else if (value == "address") report.m_layout = render::BinLayout::Address;
             else return error("--layout " + value + ": time or address");
+        } else if (argument == "--scale") {
+            char* end = nullptr;
+            const double scale = std::strtod(value.c_str(), &end);
+            if (!end || *end || !(scale >= 0.5 && scale <= 4)) return error("--scale " + value + ": a number from 0.5 to 4");
+            options.m_scale = scale;
         } else if (argument == "--cursor") {
             XValue at;
             if (!parseXValue(value, at)) return error("--cursor " + value + ": a time with a unit (1.5s) or an event number");
@@ -191,8 +199,9 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         }
     }
     if (options.m_log.empty()) return error("which log?");
-    if (!options.m_export.empty() && (options.m_follow || options.m_trace))
-        return error(std::string(options.m_follow ? "--follow" : "--trace") + " is for the window, not --export");
+    if (!options.m_export.empty() && (options.m_follow || options.m_trace || options.m_scale))
+        return error(std::string(options.m_follow ? "--follow" : options.m_trace ? "--trace" : "--scale") +
+                     " is for the window, not --export");
     return options;
 }
 

@@ -155,7 +155,7 @@ void TimelineWindow::resetView() {
 
 Rect TimelineWindow::mainView() const {
     const int width = m_window.pixelWidth(), height = m_window.pixelHeight() - static_cast<int>(m_stripHeight);
-    const ReportLayout layout = mainLayout(width, std::max(height, 150));
+    const ReportLayout layout = mainLayout(width, std::max(height, 150), m_options.m_scale);
     Rect view = layout.m_cells.front().m_view;
     view.m_y += m_stripHeight;
     return view;
@@ -175,6 +175,7 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     options.m_cursors = m_state.m_cursors;
     options.m_logPath = m_options.m_log;
     options.m_accessMarks = m_state.m_accessMarks;
+    options.m_uiScale = m_options.m_scale;
     if (!m_state.m_bins) {
         m_view->setViewHeight(mainView().m_height);
         options.m_addressScale = m_view->addressScale();
@@ -185,7 +186,7 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
 void TimelineWindow::drawFrame() {
     const auto started = std::chrono::steady_clock::now();
     const int width = m_window.pixelWidth(), height = m_window.pixelHeight();
-    m_fontSize = mainLayout(width, std::max(height, 150)).m_fontSize;
+    m_fontSize = mainLayout(width, std::max(height, 150), m_options.m_scale).m_fontSize;
     m_stripHeight = std::round(m_fontSize * 2.6);
     m_window.present([&](cairo_t* cr) {
         const Rect whole{0, 0, static_cast<double>(width), static_cast<double>(height)};
@@ -351,14 +352,16 @@ void TimelineWindow::trace(double milliseconds) {
     const timeline::XWindow x = m_view->xWindow();
     std::fprintf(stderr,
                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
-                 "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu\n",
+                 "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
+                 "font=%.1f\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
                  m_view->addressZoom(), colourByName(m_state.m_colourBy), cushionName(m_state.m_cushion),
                  m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
                  m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
-                 m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size());
+                 m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
+                 m_fontSize);
 }
 
 }  // namespace memlog::render

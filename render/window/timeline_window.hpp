@@ -24,6 +24,7 @@ struct WindowOptions {
     // Called once the log is read: the x window to start with (--range) and cursors.
     std::function<void(const timeline::BlockModel&, WindowState&, std::optional<timeline::XWindow>&)> m_resolve;
     int m_width = 1600, m_height = 1000;            // window points
+    double m_scale = 1;                             // --scale: text and controls grown (HiDPI on X11)
     bool m_follow = false;                          // re-read the log as it grows
     bool m_trace = false;                           // one line per frame on stderr
 };

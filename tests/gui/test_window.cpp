@@ -585,6 +585,43 @@ TEST_CASE("following a log while its program still runs: the window shows more b
     CHECK(WEXITSTATUS(status) == 0);
 }
 
+TEST_CASE("a HiDPI scale: --scale 2 and GDK_SCALE=2 draw text and controls twice as large") {
+    Session s;
+    writeHeapLog(s.m_log);
+    const Geometry g(kWidth, kHeight);
+    auto stripRows = [&](const WindowProcess& window) {
+        // The strip's grey runs down from the window's top to the first row of the page.
+        const Screenshot screen = s.m_x.stableScreenshot();
+        const auto [left, top] = windowOrigin(s.m_x, window.window());
+        const uint32_t strip = screen.at(left + 2, top + 2);  // left of the first button
+        int rows = 0;
+        while (rows < kHeight && screen.at(left + 2, top + rows) == strip) ++rows;
+        return rows;
+    };
+    double font = 0;
+    int rows = 0;
+    {
+        WindowProcess plain(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+        font = plain.lastFrame().number("font");
+        rows = stripRows(plain);
+    }
+    CHECK(font == Approx(g.m_font));
+    CHECK(rows == static_cast<int>(g.m_strip));
+    std::vector<std::string> scaled = sized();
+    scaled.insert(scaled.end(), {"--scale", "2"});
+    {
+        WindowProcess big(s.m_x, s.m_log, scaled, s.m_dir.m_path);
+        CHECK(big.lastFrame().number("font") == Approx(2 * font).epsilon(0.05));  // half points
+        CHECK(std::abs(stripRows(big) - 2 * rows) <= 2);
+    }
+    setenv("GDK_SCALE", "2", 1);  // the desktop's way of saying it; WindowProcess passes the environment on
+    {
+        WindowProcess fromDesktop(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+        CHECK(fromDesktop.lastFrame().number("font") == Approx(2 * font).epsilon(0.05));
+    }
+    unsetenv("GDK_SCALE");
+}
+
 TEST_CASE("the window resizes, and the help overlay opens with h and closes with Esc") {
     Session s;
     writeHeapLog(s.m_log);

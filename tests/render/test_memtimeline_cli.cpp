@@ -140,6 +140,8 @@ TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
         {{"{dir}/app.memlog"}, "no display (DISPLAY and WAYLAND_DISPLAY are not set): the window needs one; use --export"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--follow"}, "--follow is for the window, not --export"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--trace"}, "--trace is for the window, not --export"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--scale", "2"}, "--scale is for the window, not --export"},
+        {{"{dir}/app.memlog", "--scale", "9"}, "--scale 9: a number from 0.5 to 4"},
         {{"--export", "{dir}/r.png"}, "which log?"},
         {{"{dir}/app.memlog", "{dir}/other.memlog", "--export", "{dir}/r.png"}, "one log at a time"},
     };
