@@ -343,6 +343,8 @@ void TimelineWindow::exportView() {
 
 void TimelineWindow::trace(double milliseconds) {
     std::string hover = m_hovered ? std::to_string(*m_hovered) : "-";
+    std::string cursors;
+    for (uint64_t cursor : m_state.m_cursors) cursors += (cursors.empty() ? "" : ",") + std::to_string(cursor);
     std::string pinned = m_state.m_pinned ? std::to_string(*m_state.m_pinned) : "-";
     if (!m_log) {
         std::fprintf(stderr, "frame %" PRIu64 " loading %.2f\n", m_frames, m_loader ? m_loader->progress() : 0.0);
@@ -353,7 +355,7 @@ void TimelineWindow::trace(double milliseconds) {
     std::fprintf(stderr,
                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
-                 "font=%.1f\n",
+                 "font=%.1f at=%s\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
@@ -361,7 +363,7 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
                  m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
-                 m_fontSize);
+                 m_fontSize, cursors.empty() ? "-" : cursors.c_str());
 }
 
 }  // namespace memlog::render

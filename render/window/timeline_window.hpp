@@ -65,6 +65,8 @@ private:
     void updateHover();
     void moveContext(double x, double y);
     std::optional<size_t> cursorAt(double x, double y) const;
+    uint64_t xUnder(double x, double y) const;
+    Rect areaUnder(double x, double y) const;
     std::optional<size_t> markAt(double x, double y) const;
     Rect mainView() const;   // in window pixels
     double reportTop() const { return m_stripHeight; }

@@ -66,8 +66,8 @@ bool TimelineWindow::handle(const SDL_Event& event) {
 void TimelineWindow::perform(Action action) {
     m_dirty = true;
     if (!m_log) return;
-    const Rect view = mainView();
-    // Keys zoom about the pointer when it is over the view, else about the middle.
+    const Rect view = areaUnder(m_pointerX, m_pointerY);
+    // Keys zoom about the pointer when it is over a view, else about the middle.
     const bool over = inside(view, m_pointerX, m_pointerY);
     const double fraction = over ? (m_pointerX - view.m_x) / view.m_width : 0.5;
     const double row = over ? m_pointerY - view.m_y : view.m_height / 2;
@@ -116,11 +116,7 @@ void TimelineWindow::perform(Action action) {
     case Action::AlphaUp: m_state.m_alpha = std::min(1.0, std::round((m_state.m_alpha + 0.05) * 100) / 100); break;
     case Action::ToggleAccesses: m_state.m_accessMarks = !m_state.m_accessMarks; break;
     case Action::AddCursor:
-        if (m_report && m_pointerX >= 0) {
-            const double from = static_cast<double>(m_view->xWindow().m_from), width = static_cast<double>(m_view->xWindow().width());
-            const double at = from + width * std::clamp((m_pointerX - view.m_x) / view.m_width, 0.0, 1.0);
-            m_state.m_cursors.push_back(static_cast<uint64_t>(at));
-        }
+        if (m_report && m_pointerX >= 0) m_state.m_cursors.push_back(xUnder(m_pointerX, m_pointerY));
         break;
     case Action::ClearCursors: m_state.m_cursors.clear(); break;
     case Action::Unpin:
@@ -212,14 +208,10 @@ void TimelineWindow::onMotion(double x, double y) {
     case Drag::Context:
         moveContext(x, y);
         return;
-    case Drag::Cursor: {
-        const timeline::XWindow window = m_view->xWindow();
-        const double at = static_cast<double>(window.m_from) +
-                          static_cast<double>(window.width()) * std::clamp((x - view.m_x) / view.m_width, 0.0, 1.0);
-        m_state.m_cursors[m_dragCursor] = static_cast<uint64_t>(at);
+    case Drag::Cursor:
+        m_state.m_cursors[m_dragCursor] = xUnder(x, y);
         m_dirty = true;
         return;
-    }
     case Drag::Alpha:
         m_state.m_alpha = m_strip.alphaAt(x);
         m_dirty = true;
@@ -237,9 +229,8 @@ void TimelineWindow::onMotion(double x, double y) {
 
 void TimelineWindow::onWheel(double notches, uint16_t modifiers) {
     if (!m_log || notches == 0) return;
-    const Rect view = mainView();
-    if (!inside(view, m_pointerX, m_pointerY) && !(m_state.m_bins && m_report && m_report->pointAt(m_pointerX, m_pointerY - reportTop())))
-        return;
+    const Rect view = areaUnder(m_pointerX, m_pointerY);
+    if (!inside(view, m_pointerX, m_pointerY)) return;
     const double factor = std::pow(kZoomStep, notches);
     const double fraction = (m_pointerX - view.m_x) / view.m_width, row = m_pointerY - view.m_y;
     const bool addressOnly = (modifiers & KMOD_SHIFT) && !(modifiers & KMOD_CTRL);
@@ -277,6 +268,23 @@ void TimelineWindow::moveContext(double x, double y) {
     const double row = std::clamp(reportY - area.m_y, 0.0, area.m_height - 1);
     if (const auto address = m_report->contextScale().addressAt(row)) m_view->centreAddress(*address);
     m_dirty = true;
+}
+
+// The view or bar under a pointer, in window pixels (correlated views each have their own),
+// else the main view.
+Rect TimelineWindow::areaUnder(double x, double y) const {
+    if (m_report)
+        for (const ViewCell& cell : m_report->layout().m_cells)
+            for (const Rect* candidate : {&cell.m_view, &cell.m_bar})
+                if (inside(*candidate, x, y - reportTop())) return {candidate->m_x, candidate->m_y + reportTop(), candidate->m_width, candidate->m_height};
+    return mainView();
+}
+
+// The x value under a pointer, clamped to the edges of the view it is over.
+uint64_t TimelineWindow::xUnder(double x, double y) const {
+    const Rect area = areaUnder(x, y);
+    const XScale scale(m_view->xWindow(), area.m_width);
+    return static_cast<uint64_t>(scale.value(std::clamp(x - area.m_x, 0.0, area.m_width)));
 }
 
 std::optional<size_t> TimelineWindow::cursorAt(double x, double y) const {

@@ -18,6 +18,7 @@
 #include "render/window/loaded_log.hpp"
 #include "render/window/overlays.hpp"
 #include "render/window/viewport.hpp"
+#include "timeline/bins.hpp"
 #include "timeline/text_format.hpp"
 #include "window_process.hpp"
 
@@ -483,6 +484,30 @@ TEST_CASE("cursors: k places one at the pointer, a drag moves it, a right click 
     CHECK(std::fabs(luminance(moved.at(left + x + 100, barRow)) - luminance(before.at(left + x + 100, barRow))) > 1);
     s.m_x.click(window.window(), x + 100, y, 3);
     frameWith(window, "cursors", "0");
+}
+
+TEST_CASE("in correlated views a cursor goes where the pointer is in the view it is over") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    s.m_x.key(window.window(), "b");  // views by size class
+    s.m_x.key(window.window(), "l");  // side by side: each view narrower than the main view was
+    const Frame binned = frameWith(window, "layout", "address");
+    const auto [from, to] = span(binned["x"]);
+    // The views as the window lays them out: the report's layout for its size classes.
+    const Aim aim(s.m_log);
+    const auto bins = timeline::Bins::make(timeline::BinKind::Size, aim.m_log->m_model, timeline::XAxis::Time);
+    const render::ReportLayout layout = render::binsLayout(kWidth, kHeight - static_cast<int>(aim.m_geometry.m_strip),
+                                                           bins.count(), render::BinLayout::Address, true);
+    REQUIRE(layout.m_cells.size() >= 2);
+    const render::Rect second = layout.m_cells[1].m_view;
+    const int x = static_cast<int>(second.m_x + second.m_width * 0.25);
+    s.m_x.moveMouse(window.window(), x, static_cast<int>(aim.m_geometry.m_strip + second.m_y + second.m_height / 2));
+    s.m_x.key(window.window(), "k");
+    const Frame placed = window.waitForFrame([](const Frame& f) { return f["cursors"] == "1"; });
+    const double at = std::stod(placed["at"]);
+    const double wanted = from + (to - from) * (x - second.m_x) / second.m_width;
+    CHECK(at == Approx(wanted).margin((to - from) / second.m_width));  // within a pixel's worth
 }
 
 TEST_CASE("a click in the context view moves the view there, keeping its zoom") {
