@@ -37,6 +37,10 @@ std::string baseName(const std::string& path) {
 
 }  // namespace
 
+TimelineWindow::~TimelineWindow() {
+    if (m_picture) cairo_surface_destroy(m_picture);
+}
+
 int runWindow(const WindowOptions& options) {
     TimelineWindow window(options);
     return window.run();
@@ -99,6 +103,7 @@ void TimelineWindow::finishLoading() {
     std::optional<Viewport> previous = m_view;
     const timeline::XWindow oldWhole = m_log ? m_log->m_model.extent(m_state.m_axis) : timeline::XWindow{};
     m_log = std::move(log);
+    ++m_loads;
     m_reloading = false;
     resetView();
     std::optional<timeline::XWindow> range;
@@ -199,11 +204,22 @@ void TimelineWindow::drawFrame() {
             return;
         }
         const int reportHeight = std::max(height - static_cast<int>(m_stripHeight), 150);
-        m_report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, reportOptions(width, reportHeight));
-        cairo_save(cr);
-        cairo_translate(cr, 0, m_stripHeight);
-        m_report->paint(cr);
-        cairo_restore(cr);
+        ReportOptions options = reportOptions(width, reportHeight);
+        const std::string key = pictureKey(options);
+        // Only what the report shows redraws it: hovering, tooltips, the help and a dragged box
+        // are drawn over the picture of the last frame, kept as an image.
+        if (!m_picture || key != m_pictureKey) {
+            m_report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
+            if (m_picture) cairo_surface_destroy(m_picture);
+            m_picture = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, reportHeight);
+            cairo_t* page = cairo_create(m_picture);
+            m_report->paint(page);
+            cairo_destroy(page);
+            m_pictureKey = key;
+            ++m_pictures;
+        }
+        cairo_set_source_surface(cr, m_picture, 0, m_stripHeight);
+        cairo_paint(cr);
         m_strip = ControlStrip(cr, m_state, {0, 0, static_cast<double>(width), m_stripHeight}, m_fontSize);
         m_strip.paint(cr, m_state);
         paintOverlays(cr);
@@ -212,6 +228,22 @@ void TimelineWindow::drawFrame() {
     ++m_frames;
     if (m_options.m_trace)
         trace(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+}
+
+// Everything a report's pixels depend on, as text: equal keys draw equal pictures.
+std::string TimelineWindow::pictureKey(const ReportOptions& options) const {
+    char text[512];
+    const auto shown = m_view->addressScale().shownAddresses();
+    std::snprintf(text, sizeof text, "%d %d %d %.4f %d %d %" PRIu64 " %" PRIu64 " %d %d %d %d %.3f %.6g %.6f %" PRIu64 " %" PRIu64 " %" PRIu64,
+                  options.m_width, options.m_height, static_cast<int>(options.m_colourBy), options.m_alpha,
+                  static_cast<int>(options.m_cushion), static_cast<int>(options.m_axis), options.m_window->m_from,
+                  options.m_window->m_to, options.m_bins ? static_cast<int>(*options.m_bins) : -1,
+                  static_cast<int>(options.m_layout), options.m_accessMarks ? 1 : 0,
+                  options.m_addressScale ? 1 : 0, options.m_uiScale, m_view->addressZoom(),
+                  m_view->viewHeight(), shown ? shown->first : 0, shown ? shown->second : 0, m_loads);
+    std::string key = text;
+    for (uint64_t cursor : options.m_cursors) key += " c" + std::to_string(cursor);
+    return key;
 }
 
 void TimelineWindow::paintOverlays(cairo_t* cr) {
@@ -355,7 +387,7 @@ void TimelineWindow::trace(double milliseconds) {
     std::fprintf(stderr,
                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
-                 "font=%.1f at=%s\n",
+                 "font=%.1f at=%s pictures=%" PRIu64 "\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
@@ -363,7 +395,7 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
                  m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
-                 m_fontSize, cursors.empty() ? "-" : cursors.c_str());
+                 m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures);
 }
 
 }  // namespace memlog::render

@@ -35,6 +35,9 @@ int runWindow(const WindowOptions& options);
 class TimelineWindow {
 public:
     explicit TimelineWindow(const WindowOptions& options);
+    ~TimelineWindow();
+    TimelineWindow(const TimelineWindow&) = delete;
+    TimelineWindow& operator=(const TimelineWindow&) = delete;
     int run();
 
 private:
@@ -46,6 +49,7 @@ private:
     // Frames (timeline_window.cpp).
     void drawFrame();
     ReportOptions reportOptions(int width, int height);
+    std::string pictureKey(const ReportOptions& options) const;
     void paintOverlays(cairo_t* cr);
     std::vector<std::string> blockLines(size_t index, bool full) const;
     std::vector<std::string> stackLines(uint32_t stack) const;
@@ -78,7 +82,11 @@ private:
     std::unique_ptr<LogLoader> m_loader;
     std::unique_ptr<LoadedLog> m_log;
     std::optional<Viewport> m_view;
-    std::unique_ptr<Report> m_report;  // the last frame's, for hit tests
+    std::unique_ptr<Report> m_report;  // the last picture's, for hit tests
+    cairo_surface_t* m_picture = nullptr;  // the report as last drawn, under the overlays
+    std::string m_pictureKey;
+    uint64_t m_pictures = 0;  // reports drawn (a frame may reuse the last)
+    uint64_t m_loads = 0;     // logs read (following re-reads)
     ControlStrip m_strip;
     double m_stripHeight = 30, m_fontSize = 11;
     std::string m_loadError;

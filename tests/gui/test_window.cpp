@@ -318,6 +318,8 @@ TEST_CASE("hovering a block shows its real size in a tooltip and outlines it in 
         for (int column = static_cast<int>(context.m_x); column < static_cast<int>(context.right()); ++column)
             dark += (screen.at(left + column, top + row) & 0xffffff) <= 0x202020;
     CHECK(dark > 20);
+    // The tooltip and outlines are drawn over the picture as it was: hovering redraws no report.
+    CHECK(hovered["pictures"] == first["pictures"]);
     // Block B, 256 bytes, elsewhere: its own size.
     const auto [bx, by] = aim.at(first, 5000, 0x10002080);
     s.m_x.moveMouse(window.window(), bx, by);
