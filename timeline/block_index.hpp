@@ -44,6 +44,9 @@ public:
     const std::vector<Node>& nodes() const { return m_nodes; }  // the root is the last node
     const std::vector<uint32_t>& order() const { return m_order; }  // item indices, leaf by leaf
     const Node* root() const { return m_nodes.empty() ? nullptr : &m_nodes.back(); }
+    // The position of a node in nodes(). Children always come before their parent, so one pass
+    // over nodes() in order can sum anything up from the leaves.
+    size_t indexOf(const Node& node) const { return static_cast<size_t>(&node - m_nodes.data()); }
 
     // What intersects `window`. For each node in the way, `fold(node)` may answer true to take
     // the node whole (its items are not visited one by one: a picture draws a summary of them);
