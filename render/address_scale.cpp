@@ -46,6 +46,20 @@ bool AddressScale::span(uint64_t lo, uint64_t hi, double& top, double& bottom) c
     return true;
 }
 
+bool AddressScale::rowsOf(uint64_t lo, uint64_t hi, double& top, double& bottom, bool& oneBand) const {
+    // Bands go up in address: the first that ends above lo, the last that starts below hi.
+    const auto first = std::upper_bound(m_bands.begin(), m_bands.end(), lo,
+                                        [](uint64_t a, const Band& band) { return a < band.m_range.m_hi; });
+    const auto end = std::lower_bound(m_bands.begin(), m_bands.end(), hi,
+                                      [](const Band& band, uint64_t a) { return band.m_range.m_lo < a; });
+    if (first >= end) return false;
+    const Band& last = *std::prev(end);
+    bottom = rowIn(*first, std::max(lo, first->m_range.m_lo));
+    top = rowIn(last, std::min(hi, last.m_range.m_hi));
+    oneBand = &*first == &last && lo >= first->m_range.m_lo && hi <= first->m_range.m_hi;
+    return true;
+}
+
 std::optional<double> AddressScale::y(uint64_t addr) const {
     const auto range = m_ranges.rangeOf(addr);
     if (!range) return std::nullopt;

@@ -34,6 +34,9 @@ public:
     // The rows of [lo, hi) clipped to the range that holds lo (blocks never straddle ranges):
     // false when none of it is shown.
     bool span(uint64_t lo, uint64_t hi, double& top, double& bottom) const;
+    // The rows of any [lo, hi), across gaps and ranges (an index node's box): false when none
+    // of it is shown. `oneBand`: all of it lies inside one band, where rows are linear in bytes.
+    bool rowsOf(uint64_t lo, uint64_t hi, double& top, double& bottom, bool& oneBand) const;
     // The row of an address, or nullopt for one in a gap or outside.
     std::optional<double> y(uint64_t addr) const;
     // The address shown at a row, or nullopt on a separator (for brushing).

@@ -3,6 +3,7 @@
 // access marks on top. Pure pixels: the same code fills a PNG report and, later, a window.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "render/address_scale.hpp"
@@ -26,6 +27,26 @@ struct ViewSpec {
     double m_alpha = 0.5;                   // equation 1's bias: lower shows thin blocks more
     CushionStyle m_cushion = CushionStyle::Plateau;
 };
+
+// Equation 1 for one pixel: C = (F c(a) + B c_B) / (F + B), F = sum f^alpha, B = (1 - sum
+// f)^alpha, with c(a) the weighted mean attribute (or colour) dimmed by the weighted mean
+// cushion; `shade` points to sum f^alpha (luminance - 1), or is null without cushions. Shared
+// by every path that draws blocks, so that they agree to the bit.
+inline uint32_t pixelColour(const PixelSums& p, bool categorical, const PowerTable& power, const float* shade) {
+    if (p.m_weight <= 1e-9) return toArgb(kBackground);
+    const double covered = std::clamp(p.m_coverage, 0.0, 1.0);
+    const double background = power(1 - covered);
+    const double weight = p.m_weight;
+    Rgb colour = categorical ? Rgb{p.m_attribute[0] / weight, p.m_attribute[1] / weight, p.m_attribute[2] / weight}
+                             : ordinalColour(p.m_attribute[0] / weight);
+    if (shade) colour = scaled(colour, std::max(0.0, 1 + *shade / weight));
+    return toArgb(mixed(kBackground, colour, weight / (weight + background)));
+}
+
+// Adds sum f^alpha * (luminance - 1) of one block at least kMinCushionPixels both ways to
+// `shade` (width x height, row-major): pixel by pixel, which big blocks can afford.
+void addCushion(const PixelRect& rect, CushionStyle style, const PowerTable& power, int width, int height,
+                std::vector<float>& shade);
 
 // Where a block lands in a view `scale.width()` pixels wide: false when it is outside the
 // window or its address range. The rectangle is in pixels, unclipped.
