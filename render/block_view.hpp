@@ -36,10 +36,10 @@ inline uint32_t pixelColour(const PixelSums& p, bool categorical, const PowerTab
     if (p.m_weight <= 1e-9) return toArgb(kBackground);
     const double covered = std::clamp(p.m_coverage, 0.0, 1.0);
     const double background = power(1 - covered);
-    const double weight = p.m_weight;
-    Rgb colour = categorical ? Rgb{p.m_attribute[0] / weight, p.m_attribute[1] / weight, p.m_attribute[2] / weight}
-                             : ordinalColour(p.m_attribute[0] / weight);
-    if (shade) colour = scaled(colour, std::max(0.0, 1 + *shade / weight));
+    const double weight = p.m_weight, inverse = 1 / weight;  // one division, not five
+    Rgb colour = categorical ? Rgb{p.m_attribute[0] * inverse, p.m_attribute[1] * inverse, p.m_attribute[2] * inverse}
+                             : ordinalColour(p.m_attribute[0] * inverse);
+    if (shade) colour = scaled(colour, std::max(0.0, 1 + *shade * inverse));
     return toArgb(mixed(kBackground, colour, weight / (weight + background)));
 }
 

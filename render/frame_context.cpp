@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <atomic>
 #include <thread>
 
 namespace memlog::render {
@@ -92,17 +93,28 @@ FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bo
     inputs.m_spec = spec;
     inputs.m_spec.m_bins = nullptr;
     inputs.m_foldPixels = levelOfDetail ? m_foldPixels : 0;
-    // Two bands of columns, one a thread: each has its own arrays, and a block across the line
-    // adds its part to each (a clip at whole columns keeps every column's coverage as it was).
-    const int split = target.m_width >= 64 ? target.m_width / 2 : 0;
-    FrameStats left, right;
+    // Bands of columns, each with its own arrays (a block across a line between bands adds
+    // its part to each: a clip at whole columns keeps every column's coverage as it was). Two
+    // threads take the next band until none is left, so neither waits long for the other
+    // however the blocks lie.
+    constexpr int kBandCount = 4;
+    const int bandCount = std::clamp(target.m_width / 32, 1, kBandCount);
+    if (m_bands.size() < static_cast<size_t>(bandCount)) m_bands.resize(static_cast<size_t>(bandCount));
+    std::vector<FrameStats> stats(static_cast<size_t>(bandCount));
+    std::atomic<int> next{0};
+    auto work = [&] {
+        for (int band; (band = next.fetch_add(1)) < bandCount;) {
+            const int left = target.m_width * band / bandCount, right = target.m_width * (band + 1) / bandCount;
+            stats[static_cast<size_t>(band)] = m_bands[static_cast<size_t>(band)].draw(inputs, target, left, right - left);
+        }
+    };
     {
         std::jthread helper;
-        if (split > 0) helper = std::jthread([&] { left = m_bands[0].draw(inputs, target, 0, split); });
-        right = m_bands[1].draw(inputs, target, split, target.m_width - split);
+        if (bandCount > 1) helper = std::jthread(work);
+        work();
     }
-    m_lastStats = left;
-    m_lastStats += right;
+    m_lastStats = {};
+    for (const FrameStats& band : stats) m_lastStats += band;
     return m_lastStats;
 }
 

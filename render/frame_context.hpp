@@ -37,7 +37,7 @@ public:
     const BlockColouring& colouring() const { return m_colouring; }
 
     // Fills `target` with the blocks of `spec` (its axis the prepared one, no bins), as
-    // drawBlocks does: columns split in two bands drawn on two threads. With `levelOfDetail`,
+    // drawBlocks does: columns split in four bands, drawn by two threads. With `levelOfDetail`,
     // nodes of at most m_foldPixels are folded.
     FrameStats drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
 
@@ -62,7 +62,7 @@ private:
     FrameColours m_colours;
     double m_nodeAlpha = -1;  // the alpha of the nodes' summaries; -1: none yet
     uint64_t m_generation = 0;  // grows whenever the index or the colours change
-    BandRaster m_bands[2];
+    std::vector<BandRaster> m_bands;
     FrameStats m_lastStats;
 
     struct WholeScale {

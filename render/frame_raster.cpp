@@ -111,12 +111,29 @@ FrameStats BandRaster::draw(const FrameInputs& shared, PixelBuffer target, int l
     m_accumulator.resolveAndClear([&](int column, const uint64_t* sums) {
         const float* shade = shaded ? &m_shade[static_cast<size_t>(column) * static_cast<size_t>(height)] : nullptr;
         uint32_t* out = target.m_pixels + left + column;
+        // Inside a block, pixel after pixel has the same sums (and no cushion slope): the colour
+        // of the one before, without equation 1 again (which was half of a zoomed-in frame).
+        uint64_t before[2 + CoverageAccumulator::kMaxAttributes] = {};
+        float shadeBefore = 0;
+        uint32_t colourBefore = background;
         for (int y = 0; y < height; ++y, sums += channels, out += target.m_stride) {
             // A weight of at most 1 in fixed point is below pixelColour's 1e-9: background, as it
             // would say, without the conversions.
-            *out = static_cast<int64_t>(sums[1]) <= 1
-                       ? background
-                       : pixelColour(CoverageAccumulator::toPixelSums(sums, channels), categorical, power, shade ? shade + y : nullptr);
+            if (static_cast<int64_t>(sums[1]) <= 1) {
+                *out = background;
+                continue;
+            }
+            const float shadeHere = shade ? shade[y] : 0.0f;
+            uint64_t differ = 0;  // not std::equal: that is a memcmp call
+            for (int c = 0; c < channels; ++c) differ |= sums[c] ^ before[c];
+            if (shadeHere == shadeBefore && differ == 0) {
+                *out = colourBefore;
+                continue;
+            }
+            colourBefore = pixelColour(CoverageAccumulator::toPixelSums(sums, channels), categorical, power, shade ? shade + y : nullptr);
+            for (int c = 0; c < channels; ++c) before[c] = sums[c];
+            shadeBefore = shadeHere;
+            *out = colourBefore;
         }
     });
     return stats;

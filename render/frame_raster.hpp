@@ -57,7 +57,7 @@ public:
 private:
     CoverageAccumulator m_accumulator{0, 0, 0.5, 1};
     std::vector<float> m_shade;      // cushions of the band, column by column; zeroed when a frame first needs it
-    std::vector<uint64_t> m_leaves;  // one bit a leaf of the index: its blocks are to be drawn
+    std::vector<uint64_t> m_leaves;  // one bit a leaf (by its place in order()): to be opened
 };
 
 }  // namespace memlog::render
