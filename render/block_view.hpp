@@ -50,7 +50,14 @@ void addCushion(const PixelRect& rect, CushionStyle style, const PowerTable& pow
 
 // Where a block lands in a view `scale.width()` pixels wide: false when it is outside the
 // window or its address range. The rectangle is in pixels, unclipped.
-bool blockRect(const timeline::Block& block, const ViewSpec& spec, const XScale& scale, PixelRect& rect);
+// Inline: every block of every frame comes through here.
+inline bool blockRect(const timeline::Block& block, const ViewSpec& spec, const XScale& scale, PixelRect& rect) {
+    // A block shorter than the axis unit, or of size 0, still existed: one unit, one byte.
+    const uint64_t from = block.from(spec.m_axis), to = std::max(block.to(spec.m_axis), from + 1);
+    if (to <= spec.m_window.m_from || from >= spec.m_window.m_to) return false;
+    rect = {scale.x(static_cast<double>(from)), scale.x(static_cast<double>(to)), 0, 0, 0};
+    return spec.m_scale->span(block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1), rect.m_y0, rect.m_y1);
+}
 
 // Fills `target` (every pixel) with the blocks of `spec` on the background.
 void drawBlocks(const timeline::BlockModel& model, const ViewSpec& spec, const BlockColouring& colouring,

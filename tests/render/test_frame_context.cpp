@@ -144,6 +144,46 @@ TEST_CASE("a report through a frame context is the exact report when nothing is 
     }
 }
 
+TEST_CASE("a zoomed report through a frame context has the address scale and occupancy of the walk") {
+    test::RandomHeap spec;
+    spec.m_events = 50'000;
+    spec.m_slots = 120;
+    spec.m_regions = 5;
+    const timeline::BlockModel model = test::randomHeap(spec);
+    FrameContext frame(model, nullptr);
+    const XWindow extent = model.extent(XAxis::Time);
+    std::mt19937_64 random(3);
+    for (int trial = 0; trial < 12; ++trial) {
+        render::ReportOptions options;
+        options.m_width = 1000;
+        options.m_height = 700;
+        const uint64_t width = extent.width() / (1 + random() % 40);
+        const uint64_t from = extent.m_from + random() % (extent.width() - width + 1);
+        options.m_window = XWindow{from, from + width};
+        if (trial % 2) {
+            options.m_addrLo = spec.m_base + random() % (3 << 20);
+            options.m_addrHi = options.m_addrLo + 1 + random() % (2 << 20);
+        }
+        const render::Report walked(model, nullptr, options);
+        options.m_frame = &frame;
+        options.m_levelOfDetail = true;
+        const render::Report fast(model, nullptr, options);
+        INFO("trial " << trial);
+        const auto& a = walked.scale(0).ranges().ranges();
+        const auto& b = fast.scale(0).ranges().ranges();
+        REQUIRE(a.size() == b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            CHECK(a[i].m_lo == b[i].m_lo);
+            CHECK(a[i].m_hi == b[i].m_hi);
+        }
+        REQUIRE(walked.occupancy(0).size() == fast.occupancy(0).size());
+        for (size_t c = 0; c < walked.occupancy(0).size(); ++c) {
+            CHECK(fast.occupancy(0)[c].m_events == walked.occupancy(0)[c].m_events);
+            CHECK(fast.occupancy(0)[c].m_liveBytes == Approx(walked.occupancy(0)[c].m_liveBytes).margin(1e-6 * walked.fullBytes()));
+        }
+    }
+}
+
 // A heap of 100,000 blocks in 50 x 40 pixels, 50 blocks a pixel: nearly all of them fold, in
 // nodes smaller than a pixel. Folding moves a node's coverage about inside its box and weighs
 // its blocks as if they were equal; it may not change the picture beyond that. Measured, in
