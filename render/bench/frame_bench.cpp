@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,22 @@ namespace {
 
 using namespace memlog;
 using Clock = std::chrono::steady_clock;
+
+// Memory of this process from /proc/self/status, MiB: "VmRSS" (resident now) or "VmHWM" (peak).
+double statusMiB(const char* field) {
+    std::FILE* status = std::fopen("/proc/self/status", "r");
+    if (!status) return 0;
+    char line[256];
+    double kib = 0;
+    const size_t length = std::strlen(field);
+    while (std::fgets(line, sizeof line, status))
+        if (std::strncmp(line, field, length) == 0 && line[length] == ':') {
+            kib = std::atof(line + length + 1);
+            break;
+        }
+    std::fclose(status);
+    return kib / 1024;
+}
 
 double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -142,13 +159,15 @@ int run(const Settings& settings) {
         model = timeline::buildBlockModel(reader);
     }
     const double modelMs = millisecondsSince(start);
+    const double modelMiB = statusMiB("VmRSS");
     render::FrameContext frame(model, nullptr);
     frame.m_foldPixels = settings.m_foldPixels;
     start = Clock::now();
     frame.prepare(timeline::XAxis::Time, settings.m_colourBy);
     const double prepareMs = millisecondsSince(start);
-    std::printf("{\"log\": \"%s\", \"blocks\": %zu, \"model_ms\": %.1f, \"prepare_ms\": %.1f}\n", settings.m_log.c_str(),
-                model.size(), modelMs, prepareMs);
+    std::printf("{\"log\": \"%s\", \"blocks\": %zu, \"model_ms\": %.1f, \"prepare_ms\": %.1f, \"model_mib\": %.1f, "
+                "\"prepared_mib\": %.1f, \"peak_mib\": %.1f}\n",
+                settings.m_log.c_str(), model.size(), modelMs, prepareMs, modelMiB, statusMiB("VmRSS"), statusMiB("VmHWM"));
 
     const timeline::XWindow extent = model.extent(timeline::XAxis::Time);
     const auto& ranges = frame.wholeScale(1000).ranges();
