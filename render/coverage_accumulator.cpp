@@ -10,7 +10,7 @@
 namespace memlog::render {
 
 CoverageAccumulator::CoverageAccumulator(int width, int height, double alpha, int attributes)
-    : m_width(0), m_height(0), m_alpha(alpha), m_power(alpha), m_channels(0) {
+    : m_width(0), m_height(0), m_alpha(-1), m_power(alpha), m_channels(0) {
     reset(width, height, alpha, attributes);
 }
 
@@ -18,7 +18,12 @@ void CoverageAccumulator::reset(int width, int height, double alpha, int attribu
     width = std::max(width, 0);
     height = std::max(height, 0);
     const int channels = 2 + std::clamp(attributes, 1, kMaxAttributes);
-    if (alpha != m_alpha) m_power = PowerTable(alpha);
+    if (alpha != m_alpha) {
+        m_power = PowerTable(alpha);
+        m_fixedPower.resize(kAxisOne + 1);
+        for (int64_t i = 0; i <= kAxisOne; ++i)
+            m_fixedPower[static_cast<size_t>(i)] = static_cast<int32_t>(m_power(static_cast<double>(i) / kAxisOne) * kAxisOne + 0.5);
+    }
     m_alpha = alpha;
     const size_t size = static_cast<size_t>(width + 1) * static_cast<size_t>(height + 1) * static_cast<size_t>(channels);
     if (width != m_width || height != m_height || channels != m_channels || !m_clean || m_deltas.size() != size)
@@ -100,7 +105,10 @@ void CoverageAccumulator::add(const PixelRect& rect, const double* attributes) {
 void CoverageAccumulator::add(const PixelRect& rect, const uint64_t* attributes) {
     // value >= 0: + 0.5 and truncation round as llround, without the call.
     auto coverage = [](double covered) { return static_cast<int64_t>(covered * kAxisOne + 0.5); };
-    auto weight = [&](double covered) { return static_cast<int64_t>(m_power(covered) * kAxisOne + 0.5); };
+    auto weight = [&](double covered) -> int64_t {
+        if (covered >= kTableFrom) return m_fixedPower[static_cast<size_t>(covered * kAxisOne + 0.5)];
+        return static_cast<int64_t>(m_power(covered) * kAxisOne + 0.5);
+    };
     Steps x, y;
     if (!steps(rect.m_x0, rect.m_x1, m_width, coverage, weight, x)) return;
     if (!steps(rect.m_y0, rect.m_y1, m_height, coverage, weight, y)) return;
