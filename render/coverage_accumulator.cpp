@@ -55,16 +55,25 @@ bool CoverageAccumulator::steps(double lo, double hi, int limit, Coverage&& cove
     last = std::min(last, limit - 1);
     if (first == last) {
         const int64_t f = coverage(hi - lo), w = weight(hi - lo);
-        s = {2, {first, first + 1}, {f, -f}, {w, -w}};
+        s.set(0, first, f, w);
+        s.set(1, first + 1, -f, -w);
+        s.m_count = 2;
         return true;
     }
     const double head = first + 1 - lo, tail = hi - last;
     const int64_t f1 = coverage(head), w1 = weight(head), f2 = coverage(tail), w2 = weight(tail);
     if (last == first + 1) {
-        s = {3, {first, last, last + 1}, {f1, f2 - f1, -f2}, {w1, w2 - w1, -w2}};
+        s.set(0, first, f1, w1);
+        s.set(1, last, f2 - f1, w2 - w1);
+        s.set(2, last + 1, -f2, -w2);
+        s.m_count = 3;
     } else {
         const int64_t f = coverage(1.0), w = weight(1.0);
-        s = {4, {first, first + 1, last, last + 1}, {f1, f - f1, f2 - f, -f2}, {w1, w - w1, w2 - w, -w2}};
+        s.set(0, first, f1, w1);
+        s.set(1, first + 1, f - f1, w - w1);
+        s.set(2, last, f2 - f, w2 - w);
+        s.set(3, last + 1, -f2, -w2);
+        s.m_count = 4;
     }
     return true;
 }

@@ -82,9 +82,14 @@ private:
     // One axis of a rectangle as the steps of a step function: where its value changes and by
     // how much, for f and for f^alpha (at most three runs of pixels, so four steps).
     struct Steps {
-        int m_count = 0;
+        int m_count;  // no initialisers: filling all of it for every block showed in profiles
         int m_at[4];
         int64_t m_coverage[4], m_weight[4];
+        void set(int i, int at, int64_t coverage, int64_t weight) {
+            m_at[i] = at;
+            m_coverage[i] = coverage;
+            m_weight[i] = weight;
+        }
     };
     template <typename Coverage, typename Weight>
     static bool steps(double lo, double hi, int limit, Coverage&& coverage, Weight&& weight, Steps& steps);
