@@ -72,8 +72,7 @@ FrameStats BandRaster::draw(const FrameInputs& shared, PixelBuffer target, int l
         if (!spec.m_scale->rowsOf(box.m_y0, box.m_y1, rowTop, rowBottom, oneBand)) return true;
         if (!(inputs.m_foldPixels > 0) || !oneBand || x1 - x0 > inputs.m_foldPixels || rowBottom - rowTop > inputs.m_foldPixels) {
             if (!node.m_leaf) return false;
-            const size_t leaf = node.m_first / BlockIndex::kFanout;  // leaves hold kFanout items, the last fewer
-            m_leaves[leaf / 64] |= uint64_t{1} << (leaf % 64);
+            BlockIndex::mark(node, m_leaves);
             return true;
         }
         const double pixelsPerArea = (x1 - x0) / static_cast<double>(box.m_x1 - box.m_x0) * (rowBottom - rowTop) /
@@ -90,27 +89,24 @@ FrameStats BandRaster::draw(const FrameInputs& shared, PixelBuffer target, int l
 
     if (!bands.empty() && columns > 0) {
         const IndexBox window{spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo, bands.back().m_range.m_hi};
-        const auto& order = index.index().order();
-        m_leaves.assign((order.size() / BlockIndex::kFanout + 64) / 64, 0);
+        index.index().clearMarks(m_leaves);
         index.index().query(window, visitNode, addBlock);
-        for (size_t word = 0; word < m_leaves.size(); ++word)
-            for (uint64_t bits = m_leaves[word]; bits; bits &= bits - 1) {
-                const size_t first = (word * 64 + static_cast<size_t>(__builtin_ctzll(bits))) * BlockIndex::kFanout;
-                const size_t end = std::min(first + BlockIndex::kFanout, order.size());
-                for (size_t k = first; k < end; ++k) {
-                    // The blocks of a slice are near each other in the model, but in no order:
-                    // asking early for the next ones (both lines of a 40-byte block) and for
-                    // their colours hides most of their misses.
-                    if (k + 8 < order.size()) {
-                        const uint32_t next = order[k + 8];
-                        const char* block = reinterpret_cast<const char*>(&model[next]);
-                        __builtin_prefetch(block);
-                        __builtin_prefetch(block + sizeof(timeline::Block) - 1);
-                        __builtin_prefetch(&colours.m_blockKey[next]);
-                    }
-                    addBlock(order[k]);
+        // The blocks of a leaf are near each other in the model, but in no order: asking early
+        // for the next ones (both lines of a 40-byte block) and for their colours hides most of
+        // their misses.
+        const auto& order = index.index().order();
+        index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
+            for (size_t k = first; k < end; ++k) {
+                if (k + 8 < order.size()) {
+                    const uint32_t next = order[k + 8];
+                    const char* block = reinterpret_cast<const char*>(&model[next]);
+                    __builtin_prefetch(block);
+                    __builtin_prefetch(block + sizeof(timeline::Block) - 1);
+                    __builtin_prefetch(&colours.m_blockKey[next]);
                 }
+                addBlock(order[k]);
             }
+        });
     }
 
     const int channels = m_accumulator.channels();

@@ -83,6 +83,11 @@ private:
         std::vector<EndSums> m_checkSums; // sums over the entries before each of those
     };
 
+    // A query whose leaves are not visited as the tree is walked but marked, then visited in
+    // the order of their items with the blocks asked for early: the walk reaches the leaves in
+    // no order the model's memory follows, and a block read there was a cache miss.
+    template <typename Fold, typename Item>
+    void queryInOrder(const IndexBox& window, Fold&& fold, Item&& item) const;
     std::vector<OccupancyColumn> occupancyEverywhere(const OccupancyQuery& query) const;
     std::vector<OccupancyColumn> occupancyInside(const OccupancyQuery& query) const;
     void sumNodes();
