@@ -184,6 +184,44 @@ TEST_CASE("a zoomed report through a frame context has the address scale and occ
     }
 }
 
+TEST_CASE("a frame context kept across axes, colourings and alphas draws what a new one draws") {
+    test::RandomHeap spec;
+    spec.m_events = 60'000;
+    spec.m_slots = 100;
+    const timeline::BlockModel model = test::randomHeap(spec);
+    FrameContext kept(model, nullptr);
+    struct Step {
+        XAxis m_axis;
+        ColourBy m_by;
+        double m_alpha;
+    };
+    for (const Step step : {Step{XAxis::Time, ColourBy::Size, 0.3}, Step{XAxis::Events, ColourBy::Size, 0.3},
+                            Step{XAxis::Events, ColourBy::Thread, 0.3}, Step{XAxis::Events, ColourBy::Thread, 0.7},
+                            Step{XAxis::Time, ColourBy::Lifetime, 0.5}}) {
+        FrameContext fresh(model, nullptr);
+        kept.prepare(step.m_axis, step.m_by);
+        fresh.prepare(step.m_axis, step.m_by);
+        const XWindow extent = model.extent(step.m_axis);
+        // Small enough that nodes fold, so the summaries (per alpha) are used too.
+        const FrameView a(kept, step.m_axis, extent, 0, UINT64_MAX, 60, 45, step.m_alpha);
+        const FrameView b(fresh, step.m_axis, extent, 0, UINT64_MAX, 60, 45, step.m_alpha);
+        FrameStats stats;
+        const Image fromKept = a.throughFrame(kept, true, &stats);
+        INFO(render::colourByName(step.m_by) << " alpha " << step.m_alpha << ": " << stats.m_foldedNodes << " nodes folded");
+        CHECK(stats.m_foldedNodes > 0);
+        CHECK(fromKept.m_pixels == b.throughFrame(fresh, true).m_pixels);
+        // The whole log's picture is kept per size and settings, and redrawn when they change.
+        std::vector<uint32_t> whole(60 * 45), wholeFresh(60 * 45);
+        const AddressScale& scaleKept = kept.wholeScale(45);
+        render::ViewSpec wholeSpec = a.m_spec;
+        wholeSpec.m_scale = &scaleKept;
+        kept.drawWhole(wholeSpec, {whole.data(), 60, 45, 60}, true);
+        wholeSpec.m_scale = &fresh.wholeScale(45);
+        fresh.drawWhole(wholeSpec, {wholeFresh.data(), 60, 45, 60}, true);
+        CHECK(whole == wholeFresh);
+    }
+}
+
 // A heap of 100,000 blocks in 50 x 40 pixels, 50 blocks a pixel: nearly all of them fold, in
 // nodes smaller than a pixel. Folding moves a node's coverage about inside its box and weighs
 // its blocks as if they were equal; it may not change the picture beyond that. Measured, in
