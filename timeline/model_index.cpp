@@ -127,6 +127,17 @@ void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, Add
         });
 }
 
+std::optional<size_t> ModelIndex::blockAt(uint64_t x, uint64_t addr) const {
+    // The lowest index among the blocks that hold the point: BlockModel::blockAt's answer, were
+    // a block of no time or no bytes ever to hold one.
+    std::optional<size_t> found;
+    m_index.query({x, x + 1, addr, addr + 1}, [](const BlockIndex::Node&) { return false; }, [&](uint32_t i) {
+        const Block& b = (*m_model)[i];
+        if (b.from(m_axis) <= x && x < b.to(m_axis) && b.addr() <= addr && addr < b.endAddr() && (!found || i < *found)) found = i;
+    });
+    return found;
+}
+
 size_t ModelIndex::countIn(const IndexBox& window) const {
     size_t count = 0;
     m_index.query(window, [](const BlockIndex::Node&) { return false; },

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "timeline/address_ranges.hpp"
@@ -45,6 +46,10 @@ public:
     // address window: from the index, taking at once each node that lies inside the window and
     // inside one column. Equal to the walk but for rounding (relative 1e-12).
     std::vector<OccupancyColumn> occupancy(const OccupancyQuery& query) const;
+
+    // The block at (x, addr), as BlockModel::blockAt answers it, in O(log blocks) rather than a
+    // scan: for the window's brushing. Live blocks never overlap, so there is at most one.
+    std::optional<size_t> blockAt(uint64_t x, uint64_t addr) const;
 
     // How many blocks have a box that meets `window` (tests and benchmarks).
     size_t countIn(const IndexBox& window) const;

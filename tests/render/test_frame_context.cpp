@@ -3,6 +3,7 @@
 // block disappears, and a zoomed-in frame opens few blocks.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -336,4 +337,20 @@ TEST_CASE("a zoomed-in frame opens far fewer blocks than the model holds") {
         CHECK(stats.m_items > 0);
         CHECK(stats.m_items + stats.m_foldedItems < model.size() / 100);
     }
+}
+
+TEST_CASE("a report of an empty model through a frame context says there are no blocks") {
+    const timeline::BlockModel model = test::randomHeap({.m_events = 0});
+    FrameContext frame(model, nullptr);
+    render::ReportOptions options;
+    options.m_width = 800;
+    options.m_height = 500;
+    options.m_frame = &frame;
+    options.m_levelOfDetail = true;
+    const render::Report report(model, nullptr, options);
+    const Image page = test::imageOf(report);
+    CHECK(report.scale(0).bands().empty());
+    CHECK(frame.lastStats().m_items == 0);
+    const auto view = page.region(report.layout().m_cells.front().m_view);
+    CHECK(std::count(view.begin(), view.end(), 0u) == 0);  // painted, not left empty
 }

@@ -159,3 +159,38 @@ TEST_CASE("a zoomed-in window meets far fewer blocks than the model holds, and t
     CHECK(index.countIn(window) == expected);
     CHECK(visited < model.size() / 50);
 }
+
+TEST_CASE("the block at a point from the index is the one the scan finds") {
+    test::RandomHeap spec;
+    spec.m_events = 20'000;
+    const BlockModel model = test::randomHeap(spec);
+    std::mt19937_64 random(9);
+    for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
+        const ModelIndex index(model, axis);
+        const XWindow extent = model.extent(axis);
+        size_t hits = 0;
+        for (int trial = 0; trial < 2'000; ++trial) {
+            const uint64_t x = extent.m_from + random() % extent.width();
+            // In a region's slots (regions 1 MiB apart, 22 slots of 4 KiB each).
+            const uint64_t addr = spec.m_base + (random() % 3 << 20) + random() % (22 * spec.m_slotBytes);
+            const auto expected = model.blockAt(axis, x, addr);
+            INFO("x " << x << " addr " << std::hex << addr);
+            CHECK(index.blockAt(x, addr) == expected);
+            hits += expected.has_value();
+        }
+        CHECK(hits > 100);  // the points land on blocks often enough for the test to mean something
+    }
+}
+
+TEST_CASE("an index of an empty model answers nothing and no bytes") {
+    const BlockModel model = test::randomHeap({.m_events = 0});
+    const ModelIndex index(model, XAxis::Time);
+    OccupancyQuery query;
+    query.m_window = {0, 100};
+    query.m_columns = 10;
+    for (const auto& column : index.occupancy(query)) CHECK(column.m_liveBytes == 0);
+    timeline::AddressRanges::Builder builder;
+    index.addRanges({0, 100}, 0, UINT64_MAX, builder);
+    CHECK(builder.finish().empty());
+    CHECK(!index.blockAt(5, 5));
+}
