@@ -3,6 +3,7 @@
 // index node's colour (per colouring), the whole log's address scale and picture (the report's
 // context view), and the rasteriser's buffers. A Report given one (ReportOptions::m_frame)
 // draws through it; ReportOptions::m_levelOfDetail lets it fold what is smaller than a pixel.
+// One frame at a time: it is not to be shared between threads (it runs its own two).
 #pragma once
 
 #include <memory>
@@ -26,10 +27,12 @@ public:
     // as one summary of its blocks. 1: what a pixel cannot tell apart anyway.
     double m_foldPixels = 1.0;
 
-    // Makes it ready for frames on `axis` coloured `by`. The index is built when the axis
-    // changes (about 2 s for ten million blocks), the colours when either changes (a pass over
-    // the blocks); otherwise this costs nothing. The colouring covers the whole log, so that
-    // colours stay put while the window zooms.
+    // Makes it ready for frames on `axis` coloured `by` (a Report calls it). The index is built
+    // when the axis changes (0.3 s for a million blocks, 3.5 s for ten million), the colours
+    // when either changes (a pass over the blocks); otherwise this costs nothing. The colouring
+    // covers the whole log, so that colours stay put while the window zooms. The first frame
+    // with level of detail after a change of alpha also sums the nodes' colours for it.
+    // About 21 bytes a block, and as much again while the index is built.
     void prepare(timeline::XAxis axis, ColourBy by);
 
     timeline::XAxis axis() const { return m_axis; }
@@ -42,7 +45,8 @@ public:
     FrameStats drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
 
     // The address scale of the whole log (every range) for a view `height` pixels tall, and its
-    // picture over the whole x extent: made once per size and settings, then copied.
+    // picture (`spec`: the whole x extent on that scale): made once per size and settings,
+    // then copied.
     const AddressScale& wholeScale(double height);
     void drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
 
