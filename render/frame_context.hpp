@@ -32,7 +32,7 @@ public:
     // when either changes (a pass over the blocks); otherwise this costs nothing. The colouring
     // covers the whole log, so that colours stay put while the window zooms. The first frame
     // with level of detail after a change of alpha also sums the nodes' colours for it.
-    // About 21 bytes a block, and as much again while the index is built.
+    // About 21 bytes a block, and some 30 more while the index is built.
     void prepare(timeline::XAxis axis, ColourBy by);
 
     timeline::XAxis axis() const { return m_axis; }
