@@ -65,7 +65,24 @@ int largestDistance(const Image& a, const Image& b) {
     return worst;
 }
 
-// Blocks of at least `minBytes` that live at least `minEvents` events: big against the pixels
+// The walk's address scale and occupancy bar against those of the frame context: the same
+// ranges, the same events, the same live bytes but for the walk's rounding.
+void checkSameScaleAndOccupancy(const render::Report& walked, const render::Report& fast) {
+    const auto& a = walked.scale(0).ranges().ranges();
+    const auto& b = fast.scale(0).ranges().ranges();
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].m_lo == b[i].m_lo);
+        CHECK(a[i].m_hi == b[i].m_hi);
+    }
+    REQUIRE(walked.occupancy(0).size() == fast.occupancy(0).size());
+    for (size_t c = 0; c < walked.occupancy(0).size(); ++c) {
+        CHECK(fast.occupancy(0)[c].m_events == walked.occupancy(0)[c].m_events);
+        CHECK(fast.occupancy(0)[c].m_liveBytes == Approx(walked.occupancy(0)[c].m_liveBytes).margin(1e-6 * walked.fullBytes()));
+    }
+}
+
+// Blocks of at least 1,500 bytes that live at least 3 events: big against the pixels
 // of the views below, so nothing in them is smaller than a pixel.
 timeline::BlockModel bigBlocks(uint32_t seed) {
     test::RandomHeap spec;
@@ -138,11 +155,7 @@ TEST_CASE("a report through a frame context is the exact report when nothing is 
     const Image a = test::imageOf(exact), b = test::imageOf(fast);
     CHECK(frame.lastStats().m_foldedNodes == 0);
     CHECK(largestDistance(a, b) <= 1);
-    CHECK(exact.scale(0).ranges().ranges().size() == fast.scale(0).ranges().ranges().size());
-    for (size_t c = 0; c < exact.occupancy(0).size(); ++c) {
-        CHECK(fast.occupancy(0)[c].m_events == exact.occupancy(0)[c].m_events);
-        CHECK(fast.occupancy(0)[c].m_liveBytes == Approx(exact.occupancy(0)[c].m_liveBytes).margin(1e-6 * exact.fullBytes()));
-    }
+    checkSameScaleAndOccupancy(exact, fast);
 }
 
 TEST_CASE("a zoomed report through a frame context has the address scale and occupancy of the walk") {
@@ -170,18 +183,7 @@ TEST_CASE("a zoomed report through a frame context has the address scale and occ
         options.m_levelOfDetail = true;
         const render::Report fast(model, nullptr, options);
         INFO("trial " << trial);
-        const auto& a = walked.scale(0).ranges().ranges();
-        const auto& b = fast.scale(0).ranges().ranges();
-        REQUIRE(a.size() == b.size());
-        for (size_t i = 0; i < a.size(); ++i) {
-            CHECK(a[i].m_lo == b[i].m_lo);
-            CHECK(a[i].m_hi == b[i].m_hi);
-        }
-        REQUIRE(walked.occupancy(0).size() == fast.occupancy(0).size());
-        for (size_t c = 0; c < walked.occupancy(0).size(); ++c) {
-            CHECK(fast.occupancy(0)[c].m_events == walked.occupancy(0)[c].m_events);
-            CHECK(fast.occupancy(0)[c].m_liveBytes == Approx(walked.occupancy(0)[c].m_liveBytes).margin(1e-6 * walked.fullBytes()));
-        }
+        checkSameScaleAndOccupancy(walked, fast);
     }
 }
 
