@@ -86,6 +86,11 @@ void FrameContext::summariseNodes(double alpha) {
 }
 
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
+    m_lastStats = draw(m_bands, spec, target, levelOfDetail);
+    return m_lastStats;
+}
+
+FrameStats FrameContext::draw(std::vector<BandRaster>& bands, const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
     if (levelOfDetail && spec.m_alpha != m_nodeAlpha) summariseNodes(spec.m_alpha);
     FrameInputs inputs;
     inputs.m_index = m_index.get();
@@ -99,13 +104,13 @@ FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bo
     // however the blocks lie.
     constexpr int kBandCount = 4;
     const int bandCount = std::clamp(target.m_width / 32, 1, kBandCount);
-    if (m_bands.size() < static_cast<size_t>(bandCount)) m_bands.resize(static_cast<size_t>(bandCount));
+    if (bands.size() < static_cast<size_t>(bandCount)) bands.resize(static_cast<size_t>(bandCount));
     std::vector<FrameStats> stats(static_cast<size_t>(bandCount));
     std::atomic<int> next{0};
     auto work = [&] {
         for (int band; (band = next.fetch_add(1)) < bandCount;) {
             const int left = target.m_width * band / bandCount, right = target.m_width * (band + 1) / bandCount;
-            stats[static_cast<size_t>(band)] = m_bands[static_cast<size_t>(band)].draw(inputs, target, left, right - left);
+            stats[static_cast<size_t>(band)] = bands[static_cast<size_t>(band)].draw(inputs, target, left, right - left);
         }
     };
     {
@@ -113,9 +118,9 @@ FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bo
         if (bandCount > 1) helper = std::jthread(work);
         work();
     }
-    m_lastStats = {};
-    for (const FrameStats& band : stats) m_lastStats += band;
-    return m_lastStats;
+    FrameStats total;
+    for (const FrameStats& band : stats) total += band;
+    return total;
 }
 
 const AddressScale& FrameContext::wholeScale(double height) {
@@ -132,11 +137,11 @@ const AddressScale& FrameContext::wholeScale(double height) {
 
 void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
     WholePicture& cached = m_wholePictures[levelOfDetail];
-    if (cached.m_width != target.m_width || cached.m_height != target.m_height || cached.m_alpha != spec.m_alpha || cached.m_cushion != spec.m_cushion || cached.m_generation != m_generation) {
+    if (cached.m_width != target.m_width || cached.m_height != target.m_height || cached.m_alpha != spec.m_alpha ||
+        cached.m_cushion != spec.m_cushion || cached.m_generation != m_generation) {
         cached.m_pixels.assign(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height), 0);
-        const FrameStats frameStats = m_lastStats;  // those of the main view stay
-        drawBlocks(spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, levelOfDetail);
-        m_lastStats = frameStats;
+        // Bands of its own: the main view's keep their arrays' size from frame to frame.
+        draw(m_wholeBands, spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, levelOfDetail);
         cached.m_width = target.m_width;
         cached.m_height = target.m_height;
         cached.m_alpha = spec.m_alpha;

@@ -56,6 +56,7 @@ public:
 private:
     void buildColours();
     void summariseNodes(double alpha);
+    FrameStats draw(std::vector<BandRaster>& bands, const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
 
     const timeline::BlockModel& m_model;
     const timeline::SiteIndex* m_sites;
@@ -66,7 +67,7 @@ private:
     FrameColours m_colours;
     double m_nodeAlpha = -1;  // the alpha of the nodes' summaries; -1: none yet
     uint64_t m_generation = 0;  // grows whenever the index or the colours change
-    std::vector<BandRaster> m_bands;
+    std::vector<BandRaster> m_bands, m_wholeBands;  // the main view's, the whole log's
     FrameStats m_lastStats;
 
     struct WholeScale {
