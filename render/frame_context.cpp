@@ -17,17 +17,21 @@ FrameContext::FrameContext(const timeline::BlockModel& model, const timeline::Si
 
 FrameContext::~FrameContext() = default;
 
-void FrameContext::prepare(timeline::XAxis axis, ColourBy by) {
+void FrameContext::prepare(timeline::XAxis axis, ColourBy by, const std::function<void(double)>& progress) {
     const bool newIndex = !m_index || axis != m_axis;
     if (!newIndex && by == m_colourBy) return;
     m_axis = axis;
     m_colourBy = by;
     if (newIndex) {
         m_index.reset();  // the old one's memory first
-        m_index = std::make_unique<timeline::ModelIndex>(m_model, axis);
+        m_index = std::make_unique<timeline::ModelIndex>(m_model, axis, [&](double done) {
+            if (progress) progress(done * 0.85);
+        });
     }
+    if (progress) progress(0.85);
     buildColours();
     ++m_generation;
+    if (progress) progress(1.0);
 }
 
 void FrameContext::buildColours() {

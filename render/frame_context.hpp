@@ -6,6 +6,7 @@
 // One frame at a time: it is not to be shared between threads (it runs its own two).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -33,7 +34,9 @@ public:
     // covers the whole log, so that colours stay put while the window zooms. The first frame
     // with level of detail after a change of alpha also sums the nodes' colours for it.
     // About 21 bytes a block, and some 30 more while the index is built.
-    void prepare(timeline::XAxis axis, ColourBy by);
+    // `progress` hears 0..1 while anything is built (a window may call this itself, with a
+    // progress bar, before its first frame).
+    void prepare(timeline::XAxis axis, ColourBy by, const std::function<void(double)>& progress = {});
 
     timeline::XAxis axis() const { return m_axis; }
     const timeline::ModelIndex& index() const { return *m_index; }

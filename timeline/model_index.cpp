@@ -33,14 +33,19 @@ IndexBox ModelIndex::boxOf(const Block& block, XAxis axis) {
     return {from, std::max(block.to(axis), from + 1), block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1)};
 }
 
-ModelIndex::ModelIndex(const BlockModel& model, XAxis axis) : m_model(&model), m_axis(axis) {
+ModelIndex::ModelIndex(const BlockModel& model, XAxis axis, const std::function<void(double)>& progress)
+    : m_model(&model), m_axis(axis) {
     // The ends are sorted on a second thread while the tree is packed: the two dearest steps.
     {
         std::jthread endsThread([&] { m_ends = SortedEnds(model, axis, true); });
-        m_index = BlockIndex(model.size(), [&](size_t i) { return boxOf(model[i], axis); });
+        m_index = BlockIndex(model.size(), [&](size_t i) { return boxOf(model[i], axis); }, [&](double done) {
+            if (progress) progress(done * 0.8);
+        });
         m_beginnings = SortedEnds(model, axis, false);
     }  // joined here, also when the index throws
+    if (progress) progress(0.9);
     sumNodes();
+    if (progress) progress(1.0);
 }
 
 void ModelIndex::sumNodes() {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -25,7 +26,8 @@ public:
         bool m_solid = false;   // their pages leave no gap of AddressRanges::kKeepGapsBelow or more
     };
 
-    ModelIndex(const BlockModel& model, XAxis axis);
+    // `progress` hears 0..1 as it is built (from this thread).
+    ModelIndex(const BlockModel& model, XAxis axis, const std::function<void(double)>& progress = {});
 
     const BlockModel& model() const { return *m_model; }
     XAxis axis() const { return m_axis; }

@@ -202,7 +202,10 @@ TEST_CASE("a frame context kept across axes, colourings and alphas draws what a 
                             Step{XAxis::Events, ColourBy::Thread, 0.3}, Step{XAxis::Events, ColourBy::Thread, 0.7},
                             Step{XAxis::Time, ColourBy::Lifetime, 0.5}}) {
         FrameContext fresh(model, nullptr);
-        kept.prepare(step.m_axis, step.m_by);
+        std::vector<double> heard;
+        kept.prepare(step.m_axis, step.m_by, [&](double done) { heard.push_back(done); });
+        CHECK(std::is_sorted(heard.begin(), heard.end()));  // progress only goes forwards, to 1
+        CHECK((heard.empty() || heard.back() == 1.0));
         fresh.prepare(step.m_axis, step.m_by);
         const XWindow extent = model.extent(step.m_axis);
         // Small enough that nodes fold, so the summaries (per alpha) are used too.
