@@ -17,7 +17,7 @@ AddressScale::AddressScale(timeline::AddressRanges ranges, double height) : m_ra
     double bottom = height;
     for (const timeline::AddressRange& range : list) {
         const double extent = minimum + proportional * static_cast<double>(range.bytes()) / totalBytes;
-        m_bands.push_back({bottom - extent, bottom, range});
+        m_bands.push_back({bottom - extent, bottom, range, extent / static_cast<double>(range.bytes())});
         bottom -= extent + kSeparatorPixels;
     }
 }
@@ -50,12 +50,7 @@ size_t AddressScale::maxRanges(double height) {
     return static_cast<size_t>(std::max(1.0, height / (2 * (kMinRangePixels + kSeparatorPixels))));
 }
 
-double AddressScale::rowIn(const Band& band, uint64_t addr) const {
-    const double fraction = static_cast<double>(addr - band.m_range.m_lo) / static_cast<double>(band.m_range.bytes());
-    return band.m_bottom - fraction * (band.m_bottom - band.m_top);
-}
-
-bool AddressScale::span(uint64_t lo, uint64_t hi, double& top, double& bottom) const {
+bool AddressScale::spanSearched(uint64_t lo, uint64_t hi, double& top, double& bottom) const {
     if (m_bands.empty()) return false;
     // The last band starting at or below lo; a block cut by an address window may start in a
     // gap before the next band.
@@ -63,10 +58,20 @@ bool AddressScale::span(uint64_t lo, uint64_t hi, double& top, double& bottom) c
                                [](uint64_t a, const Band& band) { return a < band.m_range.m_lo; });
     if (it != m_bands.begin() && lo < std::prev(it)->m_range.m_hi) --it;
     if (it == m_bands.end()) return false;
-    const uint64_t from = std::max(lo, it->m_range.m_lo), to = std::min(hi, it->m_range.m_hi);
-    if (from >= to) return false;
-    bottom = rowIn(*it, from);
-    top = rowIn(*it, to);
+    return spanIn(*it, lo, hi, top, bottom);
+}
+
+bool AddressScale::rowsOf(uint64_t lo, uint64_t hi, double& top, double& bottom, bool& oneBand) const {
+    // Bands go up in address: the first that ends above lo, the last that starts below hi.
+    const auto first = std::upper_bound(m_bands.begin(), m_bands.end(), lo,
+                                        [](uint64_t a, const Band& band) { return a < band.m_range.m_hi; });
+    const auto end = std::lower_bound(m_bands.begin(), m_bands.end(), hi,
+                                      [](const Band& band, uint64_t a) { return band.m_range.m_lo < a; });
+    if (first >= end) return false;
+    const Band& last = *std::prev(end);
+    bottom = rowIn(*first, std::max(lo, first->m_range.m_lo));
+    top = rowIn(last, std::min(hi, last.m_range.m_hi));
+    oneBand = &*first == &last && lo >= first->m_range.m_lo && hi <= first->m_range.m_hi;
     return true;
 }
 

@@ -20,6 +20,7 @@ public:
     struct Band {
         double m_top = 0, m_bottom = 0;  // pixel rows, m_top < m_bottom
         timeline::AddressRange m_range;
+        double m_rowsPerByte = 0;  // (m_bottom - m_top) / bytes: a multiplication per block, not a division
     };
 
     AddressScale() = default;
@@ -41,7 +42,14 @@ public:
 
     // The rows of [lo, hi) clipped to the range that holds lo (blocks never straddle ranges):
     // false when none of it is shown.
-    bool span(uint64_t lo, uint64_t hi, double& top, double& bottom) const;
+    bool span(uint64_t lo, uint64_t hi, double& top, double& bottom) const {
+        // Every block of a frame asks: inline, and one band (the usual case) needs no search.
+        if (m_bands.size() == 1) return spanIn(m_bands.front(), lo, hi, top, bottom);
+        return spanSearched(lo, hi, top, bottom);
+    }
+    // The rows of any [lo, hi), across gaps and ranges (an index node's box): false when none
+    // of it is shown. `oneBand`: all of it lies inside one band, where rows are linear in bytes.
+    bool rowsOf(uint64_t lo, uint64_t hi, double& top, double& bottom, bool& oneBand) const;
     // The row of an address, or nullopt for one in a gap or outside.
     std::optional<double> y(uint64_t addr) const;
     // The address shown at a row, or nullopt on a separator (for brushing).
@@ -50,7 +58,17 @@ public:
     double nearestY(uint64_t addr) const;
 
 private:
-    double rowIn(const Band& band, uint64_t addr) const;
+    bool spanIn(const Band& band, uint64_t lo, uint64_t hi, double& top, double& bottom) const {
+        const uint64_t from = lo > band.m_range.m_lo ? lo : band.m_range.m_lo, to = hi < band.m_range.m_hi ? hi : band.m_range.m_hi;
+        if (from >= to) return false;
+        bottom = rowIn(band, from);
+        top = rowIn(band, to);
+        return true;
+    }
+    bool spanSearched(uint64_t lo, uint64_t hi, double& top, double& bottom) const;
+    double rowIn(const Band& band, uint64_t addr) const {
+        return band.m_bottom - static_cast<double>(addr - band.m_range.m_lo) * band.m_rowsPerByte;
+    }
     timeline::AddressRanges m_ranges;
     std::vector<Band> m_bands;
     double m_height = 0;

@@ -149,8 +149,12 @@ double BlockColouring::scalar(const Block& b) const {
 
 Rgb BlockColouring::colour(const Block& block) const {
     if (!categorical()) return ordinalColour(scalar(block));
+    return categoryColour(slot(block));
+}
+
+size_t BlockColouring::slot(const Block& block) const {
     const uint32_t key = keyOf(block);
-    return categoryColour(key < m_slotOfKey.size() ? m_slotOfKey[key] : kPaletteSize);
+    return key < m_slotOfKey.size() ? m_slotOfKey[key] : kPaletteSize;
 }
 
 std::string BlockColouring::title() const {

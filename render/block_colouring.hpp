@@ -32,6 +32,8 @@ public:
     bool categorical() const { return m_by == ColourBy::Thread || m_by == ColourBy::Site; }
     double scalar(const timeline::Block& block) const;  // [0, 1]: quantities
     Rgb colour(const timeline::Block& block) const;
+    // Categories: the palette slot of a block, categoryColour(slot) its colour (kPaletteSize: "other").
+    size_t slot(const timeline::Block& block) const;
 
     // The legend: a title, then named colours (categories) or the two ends of the map.
     std::string title() const;

@@ -15,9 +15,6 @@ namespace memlog::render {
 
 using timeline::Block;
 
-namespace {
-
-// Adds sum f^alpha * (luminance - 1) of one big block to `shade` (the view's size).
 void addCushion(const PixelRect& rect, CushionStyle style, const PowerTable& power, int width, int height,
                 std::vector<float>& shade) {
     const int x0 = std::max(0, static_cast<int>(std::floor(rect.m_x0)));
@@ -42,16 +39,6 @@ void addCushion(const PixelRect& rect, CushionStyle style, const PowerTable& pow
             row[x] += static_cast<float>(weight * (cushionLuminance(slopeX[i], slopeY) - 1));
         }
     }
-}
-
-}  // namespace
-
-bool blockRect(const Block& block, const ViewSpec& spec, const XScale& scale, PixelRect& rect) {
-    // A block shorter than the axis unit, or of size 0, still existed: one unit, one byte.
-    const uint64_t from = block.from(spec.m_axis), to = std::max(block.to(spec.m_axis), from + 1);
-    if (to <= spec.m_window.m_from || from >= spec.m_window.m_to) return false;
-    rect = {scale.x(static_cast<double>(from)), scale.x(static_cast<double>(to)), 0, 0, 0};
-    return spec.m_scale->span(block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1), rect.m_y0, rect.m_y1);
 }
 
 namespace {
@@ -88,26 +75,11 @@ void drawBand(const timeline::BlockModel& model, const ViewSpec& spec, const Blo
         }
     });
 
-    // Equation 1: C = (F c(a) + B c_B) / (F + B), F = sum f^alpha, B = (1 - sum f)^alpha, with
-    // c(a) the weighted mean attribute (or colour) dimmed by the weighted mean cushion.
     const PowerTable& power = accumulator.power();
     accumulator.resolveRows([&](int y, const PixelSums* sums) {
         uint32_t* out = target.row(top + y);
         const float* shadeRow = shade.empty() ? nullptr : &shade[static_cast<size_t>(y) * static_cast<size_t>(width)];
-        for (int x = 0; x < width; ++x) {
-            const PixelSums& p = sums[x];
-            if (p.m_weight <= 1e-9) {
-                out[x] = toArgb(kBackground);
-                continue;
-            }
-            const double covered = std::clamp(p.m_coverage, 0.0, 1.0);
-            const double background = power(1 - covered);
-            const double weight = p.m_weight;
-            Rgb colour = categorical ? Rgb{p.m_attribute[0] / weight, p.m_attribute[1] / weight, p.m_attribute[2] / weight}
-                                     : ordinalColour(p.m_attribute[0] / weight);
-            if (shadeRow) colour = scaled(colour, std::max(0.0, 1 + shadeRow[x] / weight));
-            out[x] = toArgb(mixed(kBackground, colour, weight / (weight + background)));
-        }
+        for (int x = 0; x < width; ++x) out[x] = pixelColour(sums[x], categorical, power, shadeRow ? shadeRow + x : nullptr);
     });
 }
 

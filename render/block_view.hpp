@@ -3,6 +3,7 @@
 // access marks on top. Pure pixels: the same code fills a PNG report and, later, a window.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "render/address_scale.hpp"
@@ -27,9 +28,36 @@ struct ViewSpec {
     CushionStyle m_cushion = CushionStyle::Plateau;
 };
 
+// Equation 1 for one pixel: C = (F c(a) + B c_B) / (F + B), F = sum f^alpha, B = (1 - sum
+// f)^alpha, with c(a) the weighted mean attribute (or colour) dimmed by the weighted mean
+// cushion; `shade` points to sum f^alpha (luminance - 1), or is null without cushions. Shared
+// by every path that draws blocks, so that they agree to the bit.
+inline uint32_t pixelColour(const PixelSums& p, bool categorical, const PowerTable& power, const float* shade) {
+    if (p.m_weight <= 1e-9) return toArgb(kBackground);
+    const double covered = std::clamp(p.m_coverage, 0.0, 1.0);
+    const double background = power(1 - covered);
+    const double weight = p.m_weight, inverse = 1 / weight;  // one division, not five
+    Rgb colour = categorical ? Rgb{p.m_attribute[0] * inverse, p.m_attribute[1] * inverse, p.m_attribute[2] * inverse}
+                             : ordinalColour(p.m_attribute[0] * inverse);
+    if (shade) colour = scaled(colour, std::max(0.0, 1 + *shade * inverse));
+    return toArgb(mixed(kBackground, colour, weight / (weight + background)));
+}
+
+// Adds sum f^alpha * (luminance - 1) of one block at least kMinCushionPixels both ways to
+// `shade` (width x height, row-major): pixel by pixel, which big blocks can afford.
+void addCushion(const PixelRect& rect, CushionStyle style, const PowerTable& power, int width, int height,
+                std::vector<float>& shade);
+
 // Where a block lands in a view `scale.width()` pixels wide: false when it is outside the
 // window or its address range. The rectangle is in pixels, unclipped.
-bool blockRect(const timeline::Block& block, const ViewSpec& spec, const XScale& scale, PixelRect& rect);
+// Inline: every block of every frame comes through here.
+inline bool blockRect(const timeline::Block& block, const ViewSpec& spec, const XScale& scale, PixelRect& rect) {
+    // A block shorter than the axis unit, or of size 0, still existed: one unit, one byte.
+    const uint64_t from = block.from(spec.m_axis), to = std::max(block.to(spec.m_axis), from + 1);
+    if (to <= spec.m_window.m_from || from >= spec.m_window.m_to) return false;
+    rect = {scale.x(static_cast<double>(from)), scale.x(static_cast<double>(to)), 0, 0, 0};
+    return spec.m_scale->span(block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1), rect.m_y0, rect.m_y1);
+}
 
 // Fills `target` (every pixel) with the blocks of `spec` on the background.
 void drawBlocks(const timeline::BlockModel& model, const ViewSpec& spec, const BlockColouring& colouring,

@@ -21,13 +21,7 @@ constexpr Rgb hex(uint32_t rgb) {
 constexpr Rgb kPalette[kPaletteSize] = {hex(0x4578b3), hex(0xf28c26), hex(0x54a64d), hex(0xdb4747), hex(0x8f6bc2),
                                         hex(0x996b4d), hex(0x61c2cc), hex(0xe0c738), hex(0xf59eb8), hex(0x8cb22e)};
 
-double channel(double value) { return std::clamp(value, 0.0, 1.0); }
-
 }  // namespace
-
-Rgb mixed(const Rgb& a, const Rgb& b, double t) {
-    return {a.m_r + (b.m_r - a.m_r) * t, a.m_g + (b.m_g - a.m_g) * t, a.m_b + (b.m_b - a.m_b) * t};
-}
 
 Rgb ordinalColour(double t) {
     t = std::isfinite(t) ? std::clamp(t, 0.0, 1.0) : 0.0;
@@ -38,18 +32,9 @@ Rgb ordinalColour(double t) {
 
 Rgb categoryColour(size_t index) { return index < kPaletteSize ? kPalette[index] : kOtherColour; }
 
-uint32_t toArgb(const Rgb& colour) {
-    auto byte = [](double value) { return static_cast<uint32_t>(std::lround(channel(value) * 255.0)); };
-    return 0xff00'0000u | byte(colour.m_r) << 16 | byte(colour.m_g) << 8 | byte(colour.m_b);
-}
-
 Rgb fromArgb(uint32_t pixel) {
     return {static_cast<double>(pixel >> 16 & 0xff) / 255.0, static_cast<double>(pixel >> 8 & 0xff) / 255.0,
             static_cast<double>(pixel & 0xff) / 255.0};
-}
-
-Rgb scaled(const Rgb& colour, double factor) {
-    return {channel(colour.m_r * factor), channel(colour.m_g * factor), channel(colour.m_b * factor)};
 }
 
 }  // namespace memlog::render

@@ -25,11 +25,24 @@ inline constexpr Rgb kBackground{1.0, 1.0, 1.0};  // free memory
 inline constexpr Rgb kReadColour{0.05, 0.05, 0.05};
 inline constexpr Rgb kWriteColour{0.93, 0.0, 0.55};
 
+// Inline: every pixel of every frame goes through these (and lround, a libm call, was a tenth
+// of a frame: a clamped value + 0.5, truncated, rounds the same way).
+inline double clampedChannel(double value) { return value < 0 ? 0 : value > 1 ? 1 : value; }
+
 // Opaque CAIRO_FORMAT_ARGB32 (and SDL_PIXELFORMAT_ARGB8888): 0xAARRGGBB in native order.
-uint32_t toArgb(const Rgb& colour);
+inline uint32_t toArgb(const Rgb& colour) {
+    auto byte = [](double value) { return static_cast<uint32_t>(clampedChannel(value) * 255.0 + 0.5); };
+    return 0xff00'0000u | byte(colour.m_r) << 16 | byte(colour.m_g) << 8 | byte(colour.m_b);
+}
 Rgb fromArgb(uint32_t pixel);
 
-Rgb scaled(const Rgb& colour, double factor);  // clamped to [0, 1]
-Rgb mixed(const Rgb& a, const Rgb& b, double t);  // a at t = 0, b at t = 1
+// Clamped to [0, 1].
+inline Rgb scaled(const Rgb& colour, double factor) {
+    return {clampedChannel(colour.m_r * factor), clampedChannel(colour.m_g * factor), clampedChannel(colour.m_b * factor)};
+}
+// a at t = 0, b at t = 1.
+inline Rgb mixed(const Rgb& a, const Rgb& b, double t) {
+    return {a.m_r + (b.m_r - a.m_r) * t, a.m_g + (b.m_g - a.m_g) * t, a.m_b + (b.m_b - a.m_b) * t};
+}
 
 }  // namespace memlog::render

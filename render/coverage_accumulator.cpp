@@ -10,104 +10,154 @@
 namespace memlog::render {
 
 CoverageAccumulator::CoverageAccumulator(int width, int height, double alpha, int attributes)
-    : m_width(std::max(width, 0)), m_height(std::max(height, 0)), m_alpha(alpha), m_power(alpha),
-      m_channels(2 + std::clamp(attributes, 1, kMaxAttributes)),
-      m_deltas(static_cast<size_t>(m_width + 1) * static_cast<size_t>(m_height + 1) * static_cast<size_t>(m_channels), 0) {}
-
-int64_t CoverageAccumulator::quantise(double covered, bool boosted) const {
-    const double value = boosted ? m_power(covered) : covered;
-    return static_cast<int64_t>(value * kAxisOne + 0.5);  // value >= 0: rounds as llround, without the call
+    : m_width(0), m_height(0), m_alpha(-1), m_power(alpha), m_channels(0) {
+    reset(width, height, alpha, attributes);
 }
 
-int CoverageAccumulator::profile(double lo, double hi, int limit, bool boosted, Run* runs, int* end) const {
+void CoverageAccumulator::reset(int width, int height, double alpha, int attributes) {
+    width = std::max(width, 0);
+    height = std::max(height, 0);
+    const int channels = 2 + std::clamp(attributes, 1, kMaxAttributes);
+    if (alpha != m_alpha) {
+        m_power = PowerTable(alpha);
+        m_fixedPower.resize(kAxisOne + 1);
+        for (int64_t i = 0; i <= kAxisOne; ++i)
+            m_fixedPower[static_cast<size_t>(i)] = static_cast<int32_t>(m_power(static_cast<double>(i) / kAxisOne) * kAxisOne + 0.5);
+    }
+    m_alpha = alpha;
+    const size_t size = static_cast<size_t>(width + 1) * static_cast<size_t>(height + 1) * static_cast<size_t>(channels);
+    if (width != m_width || height != m_height || channels != m_channels || !m_clean || m_deltas.size() != size)
+        m_deltas.assign(size, 0);
+    m_width = width;
+    m_height = height;
+    m_channels = channels;
+    // From here on the arrays count as written: add() does not say so itself, because a flag
+    // written with every block would share its cache line with the other band's thread.
+    m_clean = false;
+}
+
+uint64_t CoverageAccumulator::quantiseAttribute(double value) {
+    return static_cast<uint64_t>(std::llround(std::clamp(value, 0.0, 1.0) * static_cast<double>(kAttributeOne)));
+}
+
+// The runs of [lo, hi) on a pixel axis: one partial pixel, or a partial one, full ones and a
+// partial one; `coverage` and `weight` turn the fraction of a pixel a run covers into its
+// fixed-point values. This and addCorners are the cost of a block (about 40 ns), so both are
+// written for the compiler to unroll: no calls, no loops of unknown length over channels.
+template <typename Coverage, typename Weight>
+bool CoverageAccumulator::steps(double lo, double hi, int limit, Coverage&& coverage, Weight&& weight, Steps& s) {
     lo = std::max(lo, 0.0);
     hi = std::min(hi, static_cast<double>(limit));
-    if (!(hi > lo)) return 0;
-    const int first = static_cast<int>(std::floor(lo));
-    const int last = std::min(static_cast<int>(std::ceil(hi)) - 1, limit - 1);
-    int count = 0;
+    if (!(hi > lo)) return false;
+    const int first = static_cast<int>(lo);  // lo >= 0: truncation is floor
+    int last = static_cast<int>(hi);
+    if (static_cast<double>(last) == hi) --last;  // ceil(hi) - 1
+    last = std::min(last, limit - 1);
     if (first == last) {
-        runs[count++] = {first, quantise(hi - lo, boosted)};
-    } else {
-        runs[count++] = {first, quantise(first + 1 - lo, boosted)};
-        if (last > first + 1) runs[count++] = {first + 1, kAxisOne};
-        runs[count++] = {last, quantise(hi - last, boosted)};
+        const int64_t f = coverage(hi - lo), w = weight(hi - lo);
+        s.set(0, first, f, w);
+        s.set(1, first + 1, -f, -w);
+        s.m_count = 2;
+        return true;
     }
-    *end = last + 1;
-    return count;
+    const double head = first + 1 - lo, tail = hi - last;
+    const int64_t f1 = coverage(head), w1 = weight(head), f2 = coverage(tail), w2 = weight(tail);
+    if (last == first + 1) {
+        s.set(0, first, f1, w1);
+        s.set(1, last, f2 - f1, w2 - w1);
+        s.set(2, last + 1, -f2, -w2);
+        s.m_count = 3;
+    } else {
+        const int64_t f = coverage(1.0), w = weight(1.0);
+        s.set(0, first, f1, w1);
+        s.set(1, first + 1, f - f1, w - w1);
+        s.set(2, last, f2 - f, w2 - w);
+        s.set(3, last + 1, -f2, -w2);
+        s.m_count = 4;
+    }
+    return true;
+}
+
+template <int kAttributes>
+void CoverageAccumulator::addCorners(const Steps& x, const Steps& y, const uint64_t* attributes) {
+    constexpr size_t channels = 2 + kAttributes;
+    const size_t stride = static_cast<size_t>(m_width + 1) * channels;
+    uint64_t attribute[kAttributes];
+    for (int c = 0; c < kAttributes; ++c) attribute[c] = attributes[c];
+    for (int j = 0; j < y.m_count; ++j) {
+        uint64_t* row = &m_deltas[static_cast<size_t>(y.m_at[j]) * stride];
+        // Unsigned products: they wrap as the sums do, and a spread node's may be large.
+        const uint64_t yf = static_cast<uint64_t>(y.m_coverage[j]), yw = static_cast<uint64_t>(y.m_weight[j]);
+        for (int i = 0; i < x.m_count; ++i) {
+            uint64_t* cell = row + static_cast<size_t>(x.m_at[i]) * channels;
+            const uint64_t weight = static_cast<uint64_t>(x.m_weight[i]) * yw;
+            cell[0] += static_cast<uint64_t>(x.m_coverage[i]) * yf;
+            cell[1] += weight;
+            for (int c = 0; c < kAttributes; ++c) cell[2 + c] += weight * attribute[c];
+        }
+    }
+}
+
+void CoverageAccumulator::addCorners(const Steps& x, const Steps& y, const uint64_t* attributes) {
+    if (m_channels == 5) addCorners<3>(x, y, attributes);
+    else addCorners<1>(x, y, attributes);
 }
 
 void CoverageAccumulator::add(const PixelRect& rect) { add(rect, &rect.m_attribute); }
 
 void CoverageAccumulator::add(const PixelRect& rect, const double* attributes) {
-    Run xf[3], xa[3], yf[3], ya[3];
-    int xEnd, yEnd;
-    const int nx = profile(rect.m_x0, rect.m_x1, m_width, false, xf, &xEnd);
-    const int ny = profile(rect.m_y0, rect.m_y1, m_height, false, yf, &yEnd);
-    if (nx == 0 || ny == 0) return;
-    profile(rect.m_x0, rect.m_x1, m_width, true, xa, &xEnd);
-    profile(rect.m_y0, rect.m_y1, m_height, true, ya, &yEnd);
-    const int attributeCount = m_channels - 2;
-    uint64_t attribute[kMaxAttributes];
-    for (int c = 0; c < attributeCount; ++c)
-        attribute[c] = static_cast<uint64_t>(
-            std::llround(std::clamp(attributes[c], 0.0, 1.0) * static_cast<double>(kAttributeOne)));
+    uint64_t quantised[kMaxAttributes];
+    for (int c = 0; c < m_channels - 2; ++c) quantised[c] = quantiseAttribute(attributes[c]);
+    add(rect, quantised);
+}
 
-    // Step changes of each profile: run starts carry (value - previous value), the end -value.
-    auto steps = [](const Run* runs, int count, int end, int* at, int64_t* delta) {
-        int64_t previous = 0;
-        for (int i = 0; i < count; ++i) {
-            at[i] = runs[i].m_from;
-            delta[i] = runs[i].m_value - previous;
-            previous = runs[i].m_value;
-        }
-        at[count] = end;
-        delta[count] = -previous;
-        return count + 1;
+void CoverageAccumulator::add(const PixelRect& rect, const uint64_t* attributes) {
+    // value >= 0: + 0.5 and truncation round as llround, without the call.
+    auto coverage = [](double covered) { return static_cast<int64_t>(covered * kAxisOne + 0.5); };
+    auto weight = [&](double covered) -> int64_t {
+        if (covered >= kTableFrom) return m_fixedPower[static_cast<size_t>(covered * kAxisOne + 0.5)];
+        return static_cast<int64_t>(m_power(covered) * kAxisOne + 0.5);
     };
-    int xAt[4], yAt[4];
-    int64_t xfD[4], xaD[4], yfD[4], yaD[4];
-    const int sx = steps(xf, nx, xEnd, xAt, xfD);
-    steps(xa, nx, xEnd, xAt, xaD);
-    const int sy = steps(yf, ny, yEnd, yAt, yfD);
-    steps(ya, ny, yEnd, yAt, yaD);
-    const size_t stride = static_cast<size_t>(m_width + 1);
-    const size_t channels = static_cast<size_t>(m_channels);
-    for (int j = 0; j < sy; ++j)
-        for (int i = 0; i < sx; ++i) {
-            uint64_t* cell = &m_deltas[(static_cast<size_t>(yAt[j]) * stride + static_cast<size_t>(xAt[i])) * channels];
-            const uint64_t weight = static_cast<uint64_t>(xaD[i] * yaD[j]);
-            cell[0] += static_cast<uint64_t>(xfD[i] * yfD[j]);
-            cell[1] += weight;
-            for (int c = 0; c < attributeCount; ++c) cell[2 + c] += weight * attribute[c];
-        }
+    Steps x, y;
+    if (!steps(rect.m_x0, rect.m_x1, m_width, coverage, weight, x)) return;
+    if (!steps(rect.m_y0, rect.m_y1, m_height, coverage, weight, y)) return;
+    addCorners(x, y, attributes);
+}
+
+void CoverageAccumulator::addSpread(const PixelRect& rect, double coverage, double weight, const uint64_t* attributes) {
+    // Each axis as the share of the rectangle in each pixel (summing to 1 over the whole of
+    // it); the totals ride on x. A share is never rounded to nothing before the product, as
+    // coverage 1e-6 of a pixel would be.
+    const double width = rect.m_x1 - rect.m_x0, height = rect.m_y1 - rect.m_y0;
+    auto spread = [](double total, double extent) {
+        return [scale = total / extent * kAxisOne](double covered) { return static_cast<int64_t>(covered * scale + 0.5); };
+    };
+    const auto share = spread(1.0, height);
+    Steps x, y;
+    if (!steps(rect.m_x0, rect.m_x1, m_width, spread(coverage, width), spread(weight, width), x)) return;
+    if (!steps(rect.m_y0, rect.m_y1, m_height, share, share, y)) return;
+    addCorners(x, y, attributes);
+}
+
+PixelSums CoverageAccumulator::toPixelSums(const uint64_t* sums, int channels) {
+    constexpr double kOne = static_cast<double>(kAxisOne) * static_cast<double>(kAxisOne);
+    constexpr double kAttributeScale = kOne * static_cast<double>(kAttributeOne);
+    PixelSums pixel;
+    pixel.m_coverage = static_cast<double>(static_cast<int64_t>(sums[0])) / kOne;
+    pixel.m_weight = static_cast<double>(static_cast<int64_t>(sums[1])) / kOne;
+    for (int c = 0; c < kMaxAttributes; ++c)
+        pixel.m_attribute[c] = c + 2 < channels ? static_cast<double>(static_cast<int64_t>(sums[2 + c])) / kAttributeScale : 0.0;
+    return pixel;
 }
 
 void CoverageAccumulator::resolveRows(const std::function<void(int y, const PixelSums* row)>& onRow) const {
-    const size_t stride = static_cast<size_t>(m_width + 1);
-    const size_t channels = static_cast<size_t>(m_channels);
-    // Running column sums of the rows above, then a running sum along the row.
-    std::vector<uint64_t> column(stride * channels, 0);
+    // Integration never writes when it does not clear.
     std::vector<PixelSums> row(static_cast<size_t>(m_width));
-    constexpr double kOne = static_cast<double>(kAxisOne) * static_cast<double>(kAxisOne);
-    constexpr double kAttributeScale = kOne * static_cast<double>(kAttributeOne);
-    for (int y = 0; y < m_height; ++y) {
-        uint64_t sum[2 + kMaxAttributes] = {};
-        const uint64_t* delta = &m_deltas[static_cast<size_t>(y) * stride * channels];
-        for (int x = 0; x < m_width; ++x) {
-            uint64_t* running = &column[static_cast<size_t>(x) * channels];
-            for (size_t c = 0; c < channels; ++c) {
-                running[c] += delta[static_cast<size_t>(x) * channels + c];
-                sum[c] += running[c];
-            }
-            PixelSums& pixel = row[static_cast<size_t>(x)];
-            pixel.m_coverage = static_cast<double>(static_cast<int64_t>(sum[0])) / kOne;
-            pixel.m_weight = static_cast<double>(static_cast<int64_t>(sum[1])) / kOne;
-            for (size_t c = 0; c < static_cast<size_t>(kMaxAttributes); ++c)
-                pixel.m_attribute[c] = c + 2 < channels ? static_cast<double>(static_cast<int64_t>(sum[2 + c])) / kAttributeScale : 0.0;
-        }
+    integrate(const_cast<uint64_t*>(m_deltas.data()), false, [&](int y, const uint64_t* sums) {
+        for (int x = 0; x < m_width; ++x)
+            row[static_cast<size_t>(x)] = toPixelSums(sums + static_cast<size_t>(x) * static_cast<size_t>(m_channels), m_channels);
         onRow(y, row.data());
-    }
+    });
 }
 
 std::vector<PixelSums> CoverageAccumulator::resolve() const {

@@ -4,10 +4,12 @@
 // than a pixel still changes that pixel; with alpha < 1 it counts for more.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "render/large_buffer.hpp"
 #include "render/power_table.hpp"
 
 namespace memlog::render {
@@ -26,6 +28,10 @@ struct PixelSums {
     double m_attribute[3];  // sum of f^alpha * attribute, per attribute channel
 };
 
+// Fixed point of one axis: coverage 1 is kAxisOne; products of two axes are exact in int64.
+inline constexpr int64_t kAxisOne = 1 << 15;
+inline constexpr int64_t kAttributeOne = 1 << 12;
+
 class CoverageAccumulator {
 public:
     static constexpr int kMaxAttributes = 3;
@@ -35,40 +41,111 @@ public:
     // category numbers would show a third category that is not there.
     CoverageAccumulator(int width, int height, double alpha, int attributes = 1);
 
+    // Makes it a zeroed accumulator of that shape, keeping its memory: a window redraws with
+    // the same arrays. After resolveAndClear() the arrays are zero already and cost nothing here.
+    void reset(int width, int height, double alpha, int attributes);
+
     // At most 16 point updates into the difference arrays; clipped to the image.
     void add(const PixelRect& rect);                            // channel 0 = m_attribute
     void add(const PixelRect& rect, const double* attributes);  // one value per channel, each in [0, 1]
+    // The same with attributes already in fixed point (quantiseAttribute): no rounding per block.
+    void add(const PixelRect& rect, const uint64_t* attributes);
+    static uint64_t quantiseAttribute(double value);
+
+    // Many blocks summarised as one (a folded index node): `coverage` (their sum of f) and
+    // `weight` (their sum of f^alpha, estimated) spread evenly over `rect`, with the mean
+    // attributes `attributes`. The sums of the image grow by exactly coverage and weight (but
+    // for what falls outside it), so nothing inside disappears.
+    void addSpread(const PixelRect& rect, double coverage, double weight, const uint64_t* attributes);
 
     // Integrates the difference arrays (one 2-D prefix sum) row by row, top row first.
     void resolveRows(const std::function<void(int y, const PixelSums* row)>& onRow) const;
     std::vector<PixelSums> resolve() const;  // all rows, row-major
 
+    // The same integration for a frame: `onRow(y, sums)` receives each row as raw fixed-point
+    // sums, channels() per pixel (toPixelSums reads one), and the arrays are zeroed as they are
+    // read, so the next frame starts without clearing them.
+    template <typename OnRow>
+    void resolveAndClear(OnRow&& onRow) {
+        integrate(m_deltas.data(), true, onRow);
+        m_clean = true;
+    }
+    static PixelSums toPixelSums(const uint64_t* sums, int channels);
+
     int width() const { return m_width; }
     int height() const { return m_height; }
+    int channels() const { return m_channels; }
     double alpha() const { return m_alpha; }
     const PowerTable& power() const { return m_power; }  // x^alpha
 
 private:
-    struct Run {
-        int m_from;       // first pixel of the run
-        int64_t m_value;  // per-pixel value, fixed point
+    // One axis of a rectangle as the steps of a step function: where its value changes and by
+    // how much, for f and for f^alpha (at most three runs of pixels, so four steps).
+    struct Steps {
+        int m_count;  // no initialisers: filling all of it for every block showed in profiles
+        int m_at[4];
+        int64_t m_coverage[4], m_weight[4];
+        void set(int i, int at, int64_t coverage, int64_t weight) {
+            m_at[i] = at;
+            m_coverage[i] = coverage;
+            m_weight[i] = weight;
+        }
     };
-    // The 1-D coverage profile of [lo, hi) on the pixel axis as at most three runs (partial,
-    // full, partial), for f (exponent 1) and for f^alpha, in fixed point.
-    int profile(double lo, double hi, int limit, bool boosted, Run* runs, int* end) const;
-    int64_t quantise(double covered, bool boosted) const;
+    template <typename Coverage, typename Weight>
+    static bool steps(double lo, double hi, int limit, Coverage&& coverage, Weight&& weight, Steps& steps);
+    // Adds the outer product of the x and y steps to channels 0 (coverage) and 1.. (weight,
+    // then weight times each attribute).
+    template <int kAttributes>
+    void addCorners(const Steps& x, const Steps& y, const uint64_t* attributes);
+    void addCorners(const Steps& x, const Steps& y, const uint64_t* attributes);
+
+    template <typename OnRow>
+    void integrate(uint64_t* deltas, bool clear, OnRow&& onRow) const {
+        // Channels and clearing as constants: this loop reads every cell of every frame.
+        if (m_channels == 5) clear ? integrate<5, true>(deltas, onRow) : integrate<5, false>(deltas, onRow);
+        else clear ? integrate<3, true>(deltas, onRow) : integrate<3, false>(deltas, onRow);
+    }
+    template <size_t kChannels, bool kClear, typename OnRow>
+    void integrate(uint64_t* deltas, OnRow& onRow) const {
+        const size_t stride = static_cast<size_t>(m_width + 1);
+        // Running column sums of the rows above, then a running sum along the row.
+        m_column.assign(stride * kChannels, 0);
+        m_row.resize(static_cast<size_t>(m_width) * kChannels);
+        for (int y = 0; y < m_height; ++y) {
+            uint64_t sum[kChannels] = {};
+            uint64_t* delta = &deltas[static_cast<size_t>(y) * stride * kChannels];
+            uint64_t* out = m_row.data();
+            uint64_t* running = m_column.data();
+            for (int x = 0; x < m_width; ++x, delta += kChannels, out += kChannels, running += kChannels)
+                for (size_t c = 0; c < kChannels; ++c) {
+                    running[c] += delta[c];
+                    sum[c] += running[c];
+                    out[c] = sum[c];
+                    if (kClear) delta[c] = 0;
+                }
+            if (kClear)  // the last column's deltas only ever cancel, but are written all the same
+                for (size_t c = 0; c < kChannels; ++c) delta[c] = 0;
+            onRow(y, static_cast<const uint64_t*>(m_row.data()));
+        }
+        if (kClear)
+            std::fill(deltas + static_cast<size_t>(m_height) * stride * kChannels,
+                      deltas + static_cast<size_t>(m_height + 1) * stride * kChannels, 0);
+    }
 
     int m_width, m_height;
     double m_alpha;
     PowerTable m_power;
+    // f^alpha in fixed point for f on the fixed-point grid, read for f >= 1/64 (below, where a
+    // step of the grid is a larger share of f, from m_power): a load instead of a computation,
+    // four of which a block needs. Off by at most 3 units of 2^-15 from m_power's value.
+    std::vector<int32_t> m_fixedPower;
+    static constexpr double kTableFrom = 1.0 / 64;
     int m_channels;  // 2 + attributes
     // (width + 1) x (height + 1) difference arrays, channels interleaved. Unsigned so that the
     // running sums may wrap: only the final per-pixel values need to fit.
-    std::vector<uint64_t> m_deltas;
+    std::vector<uint64_t, LargePageAllocator<uint64_t>> m_deltas;
+    bool m_clean = false;  // m_deltas is all zero and nothing has been added since
+    mutable std::vector<uint64_t> m_column, m_row;  // integration scratch, kept between frames
 };
-
-// Fixed point of one axis: coverage 1 is kAxisOne; products of two axes are exact in int64.
-inline constexpr int64_t kAxisOne = 1 << 15;
-inline constexpr int64_t kAttributeOne = 1 << 12;
 
 }  // namespace memlog::render

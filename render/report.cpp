@@ -19,7 +19,12 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
     const timeline::XWindow extent = model.extent(m_options.m_axis);
     m_window = m_options.m_window.value_or(extent);
     if (m_window.m_to <= m_window.m_from) m_window.m_to = m_window.m_from + 1;
-    m_colouring = BlockColouring::make(m_options.m_colourBy, model, m_options.m_axis, m_window, sites);
+    if (m_options.m_frame && !m_options.m_bins) {
+        m_options.m_frame->prepare(m_options.m_axis, m_options.m_colourBy);
+        m_colouring = m_options.m_frame->colouring();
+    } else {
+        m_colouring = BlockColouring::make(m_options.m_colourBy, model, m_options.m_axis, m_window, sites);
+    }
     if (m_options.m_bins) {
         m_bins = timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
         m_binOfMark = binsOfMarks(model, *m_bins);
@@ -40,11 +45,15 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
         view.m_cell = m_layout.m_cells.front();
         m_views.push_back(std::move(view));
         // The context view: the whole log, every range.
-        timeline::AddressRanges::Builder builder;
-        model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
-        m_contextScale = AddressScale(builder.finish(timeline::AddressRanges::kKeepGapsBelow,
-                                                     AddressScale::maxRanges(m_layout.m_context.m_height)),
-                                      m_layout.m_context.m_height);
+        if (FrameContext* frame = this->frame()) {
+            m_contextScale = frame->wholeScale(m_layout.m_context.m_height);
+        } else {
+            timeline::AddressRanges::Builder builder;
+            model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
+            m_contextScale = AddressScale(builder.finish(timeline::AddressRanges::kKeepGapsBelow,
+                                                         AddressScale::maxRanges(m_layout.m_context.m_height)),
+                                          m_layout.m_context.m_height);
+        }
     }
     for (View& view : m_views) {
         if (m_options.m_addressScale && !m_bins)
@@ -61,7 +70,7 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
         query.m_addrHi = m_options.m_addrHi;
         query.m_bins = m_bins ? &*m_bins : nullptr;
         query.m_bin = view.m_bin;
-        view.m_occupancy = timeline::occupancy(model, query);
+        view.m_occupancy = frame() ? frame()->index().occupancy(query) : timeline::occupancy(model, query);
         for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
     }
     buildLegend();
@@ -71,7 +80,8 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
 AddressScale Report::scaleFor(int bin, const Rect& view) const {
     timeline::AddressRanges::Builder builder;
     const timeline::XAxis axis = m_options.m_axis;
-    m_model.forEach([&](const Block& b) {
+    if (FrameContext* frame = this->frame()) frame->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
+    else m_model.forEach([&](const Block& b) {
         if (b.from(axis) >= m_window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= m_window.m_from) return;
         if (b.endAddr() <= m_options.m_addrLo || b.addr() >= m_options.m_addrHi) return;
         if (bin >= 0 && m_bins->binOf(b) != bin) return;
@@ -189,7 +199,8 @@ void Report::paintView(cairo_t* cr, const View& view) const {
     const ViewCell& cell = view.m_cell;
     const ViewSpec spec = specOf(view);
     paintRaster(cr, cell.m_view, [&](PixelBuffer target) {
-        drawBlocks(m_model, spec, m_colouring, target);
+        if (FrameContext* frame = this->frame()) frame->drawBlocks(spec, target, m_options.m_levelOfDetail);
+        else drawBlocks(m_model, spec, m_colouring, target);
         if (m_options.m_accessMarks)
             drawAccessMarks(m_model.accessMarks(), spec, target, m_bins ? &m_binOfMark : nullptr);
         paintCursors(target, cell.m_view.m_width);
@@ -229,7 +240,10 @@ void Report::paintContext(cairo_t* cr) const {
     ViewSpec spec = specOf(m_views.front());
     spec.m_window = m_model.extent(m_options.m_axis);
     spec.m_scale = &m_contextScale;
-    paintRaster(cr, area, [&](PixelBuffer target) { drawBlocks(m_model, spec, m_colouring, target); });
+    paintRaster(cr, area, [&](PixelBuffer target) {
+        if (FrameContext* frame = this->frame()) frame->drawWhole(spec, target, m_options.m_levelOfDetail);
+        else drawBlocks(m_model, spec, m_colouring, target);
+    });
     strokeRect(cr, area, kFrameColour);
     // The shown window, framed in red as MemoView's slider.
     const XScale scale(spec.m_window, area.m_width);

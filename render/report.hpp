@@ -14,6 +14,7 @@
 #include "render/address_scale.hpp"
 #include "render/block_colouring.hpp"
 #include "render/block_view.hpp"
+#include "render/frame_context.hpp"
 #include "render/legend.hpp"
 #include "render/report_layout.hpp"
 #include "timeline/bins.hpp"
@@ -38,6 +39,12 @@ struct ReportOptions {
     bool m_accessMarks = true;                     // draw the log's access samples, if any
     double m_uiScale = 1;                          // text and margins grown further (mainLayout)
     std::string m_logPath;                         // for the header
+    // The window's frames: drawn through a context kept between frames (its index, colours and
+    // buffers; the colouring is the context's, over the whole log) instead of walks over every
+    // block. Correlated views (m_bins) do not use it yet. With m_levelOfDetail, what is smaller
+    // than m_frame->m_foldPixels is folded; without, the picture is exact.
+    FrameContext* m_frame = nullptr;
+    bool m_levelOfDetail = false;
 };
 
 class Report {
@@ -77,6 +84,7 @@ private:
     };
 
     AddressScale scaleFor(int bin, const Rect& view) const;
+    FrameContext* frame() const { return m_bins ? nullptr : m_options.m_frame; }
     ViewSpec specOf(const View& view) const;
     void buildLegend();
     void paintHeader(cairo_t* cr) const;

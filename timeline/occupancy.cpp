@@ -1,6 +1,4 @@
-// Occupancy by difference arrays: a block adds its bytes times its coverage of each column,
-// which is constant but for the two end columns, so at most four updates; exact in 128-bit
-// fixed point, so a column that nothing changes in reads exactly the live bytes.
+// Occupancy by difference arrays, exact in 128-bit fixed point.
 #include "timeline/occupancy.hpp"
 
 #include <algorithm>
@@ -8,53 +6,66 @@
 
 namespace memlog::timeline {
 
-std::vector<OccupancyColumn> occupancy(const BlockModel& model, const OccupancyQuery& query) {
-    const size_t columns = query.m_columns;
-    std::vector<OccupancyColumn> result(columns);
-    if (columns == 0 || query.m_window.width() == 0) return result;
-    constexpr int64_t kOne = int64_t{1} << 20;  // coverage of a whole column
-    std::vector<__int128> deltas(columns + 1, 0);
-    const double from = static_cast<double>(query.m_window.m_from);
-    const double perColumn = static_cast<double>(query.m_window.width()) / static_cast<double>(columns);
-    const double limit = static_cast<double>(columns);
-    auto column = [&](uint64_t x) { return (static_cast<double>(x) - from) / perColumn; };
-    auto count = [&](double position) {
-        if (position >= 0 && position < limit) ++result[static_cast<size_t>(position)].m_events;
+OccupancyColumns::OccupancyColumns(const OccupancyQuery& query)
+    : m_axis(query.m_axis), m_addrLo(query.m_addrLo), m_addrHi(query.m_addrHi),
+      m_from(static_cast<double>(query.m_window.m_from)),
+      m_perColumn(static_cast<double>(std::max<uint64_t>(query.m_window.width(), 1)) /
+                  static_cast<double>(std::max<size_t>(query.m_columns, 1))),
+      m_result(query.m_window.width() ? query.m_columns : 0), m_deltas(m_result.size() + 1, 0) {}
+
+void OccupancyColumns::add(const Block& block) {
+    const size_t columns = m_result.size();
+    if (columns == 0) return;
+    const uint64_t lo = std::max(block.addr(), m_addrLo), hi = std::min(block.endAddr(), m_addrHi);
+    if (lo >= hi && !(block.size() == 0 && block.addr() >= m_addrLo && block.addr() < m_addrHi)) return;
+    const double x0 = position(block.from(m_axis)), x1 = position(block.to(m_axis));
+    count(x0);
+    if (!block.liveAtEnd()) count(x1);
+    const double a = std::max(x0, 0.0), b = std::min(x1, static_cast<double>(columns));
+    if (!(b > a)) return;
+    const __int128 bytes = hi > lo ? hi - lo : 0;
+    const size_t first = static_cast<size_t>(a), last = std::min(static_cast<size_t>(std::ceil(b)) - 1, columns - 1);
+    auto add = [&](size_t at, int64_t coverage) {
+        m_deltas[at] += bytes * coverage;
+        m_deltas[at + 1] -= bytes * coverage;
     };
-    model.forEach([&](const Block& block) {
-        if (query.m_bins && query.m_bins->binOf(block) != query.m_bin) return;
-        const uint64_t lo = std::max(block.addr(), query.m_addrLo), hi = std::min(block.endAddr(), query.m_addrHi);
-        if (lo >= hi && !(block.size() == 0 && block.addr() >= query.m_addrLo && block.addr() < query.m_addrHi))
-            return;
-        const double x0 = column(block.from(query.m_axis)), x1 = column(block.to(query.m_axis));
-        count(x0);
-        if (!block.liveAtEnd()) count(x1);
-        const double a = std::max(x0, 0.0), b = std::min(x1, limit);
-        if (!(b > a)) return;
-        const __int128 bytes = hi > lo ? hi - lo : 0;
-        const size_t first = static_cast<size_t>(a), last = std::min(static_cast<size_t>(std::ceil(b)) - 1, columns - 1);
-        auto add = [&](size_t at, int64_t coverage) {
-            deltas[at] += bytes * coverage;
-            deltas[at + 1] -= bytes * coverage;
-        };
-        auto fixed = [&](double covered) { return static_cast<int64_t>(std::llround(covered * kOne)); };
-        if (first == last) {
-            add(first, fixed(b - a));
-        } else {
-            add(first, fixed(static_cast<double>(first + 1) - a));
-            add(last, fixed(b - static_cast<double>(last)));
-            if (last > first + 1) {  // the full columns between: one run
-                deltas[first + 1] += bytes * kOne;
-                deltas[last] -= bytes * kOne;
-            }
+    // covered >= 0: + 0.5 and truncation round as llround does, without a libm call per block.
+    auto fixed = [&](double covered) { return static_cast<int64_t>(covered * kOne + 0.5); };
+    if (first == last) {
+        add(first, fixed(b - a));
+    } else {
+        add(first, fixed(static_cast<double>(first + 1) - a));
+        add(last, fixed(b - static_cast<double>(last)));
+        if (last > first + 1) {  // the full columns between: one run
+            m_deltas[first + 1] += bytes * kOne;
+            m_deltas[last] -= bytes * kOne;
         }
-    });
-    __int128 running = 0;
-    for (size_t i = 0; i < columns; ++i) {
-        running += deltas[i];
-        result[i].m_liveBytes = static_cast<double>(running) / static_cast<double>(kOne);
     }
-    return result;
+}
+
+void OccupancyColumns::addInside(size_t column, double byteTime, uint32_t events) {
+    const auto amount = static_cast<__int128>(std::round(byteTime / m_perColumn * static_cast<double>(kOne)));
+    m_deltas[column] += amount;
+    m_deltas[column + 1] -= amount;
+    m_result[column].m_events += events;
+}
+
+std::vector<OccupancyColumn> OccupancyColumns::finish() {
+    __int128 running = 0;
+    for (size_t i = 0; i < m_result.size(); ++i) {
+        running += m_deltas[i];
+        m_result[i].m_liveBytes = static_cast<double>(running) / static_cast<double>(kOne);
+    }
+    return std::move(m_result);
+}
+
+std::vector<OccupancyColumn> occupancy(const BlockModel& model, const OccupancyQuery& query) {
+    OccupancyColumns columns(query);
+    if (columns.columns() == 0) return std::vector<OccupancyColumn>(query.m_columns);
+    model.forEach([&](const Block& block) {
+        if (!query.m_bins || query.m_bins->binOf(block) == query.m_bin) columns.add(block);
+    });
+    return columns.finish();
 }
 
 }  // namespace memlog::timeline

@@ -1,6 +1,7 @@
 // Occupancy over time, per column of a picture: the live bytes averaged over each column, and
 // how many blocks began or ended in it (the bar under a view; columns without events are the
-// quiet intervals it cushions). One pass over the blocks plus one over the columns.
+// quiet intervals it cushions). One pass over the blocks plus one over the columns; the window's
+// frames ask ModelIndex::occupancy instead, which answers the same without the pass.
 #pragma once
 
 #include <cstdint>
@@ -26,5 +27,36 @@ struct OccupancyQuery {
 };
 
 std::vector<OccupancyColumn> occupancy(const BlockModel& model, const OccupancyQuery& query);
+
+// The columns of one query as difference arrays in 128-bit fixed point: a block adds its bytes
+// times its coverage of each column, constant but for its two end columns, so at most four
+// updates; a column that nothing changes in reads exactly the live bytes.
+class OccupancyColumns {
+public:
+    explicit OccupancyColumns(const OccupancyQuery& query);
+
+    // Where x falls, in columns: column k is [k, k + 1).
+    double position(uint64_t x) const { return (static_cast<double>(x) - m_from) / m_perColumn; }
+    size_t columns() const { return m_result.size(); }
+
+    // A block of the query (its bin already chosen): its bytes inside the address window.
+    void add(const Block& block);
+    // Blocks that all begin and end inside `column` and inside the address window, with
+    // `byteTime` bytes times axis units between them and `events` beginnings and ends.
+    void addInside(size_t column, double byteTime, uint32_t events);
+
+    std::vector<OccupancyColumn> finish();
+
+private:
+    static constexpr int64_t kOne = int64_t{1} << 20;  // coverage of a whole column
+    void count(double position) {
+        if (position >= 0 && position < static_cast<double>(m_result.size())) ++m_result[static_cast<size_t>(position)].m_events;
+    }
+    XAxis m_axis;
+    uint64_t m_addrLo, m_addrHi;
+    double m_from, m_perColumn;
+    std::vector<OccupancyColumn> m_result;
+    std::vector<__int128> m_deltas;
+};
 
 }  // namespace memlog::timeline

@@ -11,6 +11,7 @@
 using memlog::render::CoverageAccumulator;
 using memlog::render::PixelRect;
 using memlog::render::PixelSums;
+using memlog::render::kAxisOne;
 
 namespace {
 
@@ -111,4 +112,75 @@ TEST_CASE("the power table is x^alpha to 1e-8 over the whole range of coverages"
         CHECK(power(1) == 1);
         CHECK(power(1e-310) == (alpha == 1.0 ? 1e-310 : 0.0));  // below any meaningful share of a pixel
     }
+}
+
+TEST_CASE("a spread summary adds exactly its coverage and weight, evenly over its rectangle") {
+    std::mt19937 random(21);
+    for (int trial = 0; trial < 200; ++trial) {
+        CoverageAccumulator accumulator(20, 15, 0.3, 3);
+        const double x0 = std::uniform_real_distribution<>(0, 18)(random), y0 = std::uniform_real_distribution<>(0, 13)(random);
+        const PixelRect rect{x0, x0 + std::uniform_real_distribution<>(1e-4, 2)(random), y0,
+                             y0 + std::uniform_real_distribution<>(1e-4, 2)(random), 0};
+        const double area = (rect.m_x1 - rect.m_x0) * (rect.m_y1 - rect.m_y0);
+        const double coverage = area * std::uniform_real_distribution<>(0.01, 1)(random);  // blocks fill part of it
+        const double weight = std::uniform_real_distribution<>(0.01, 20)(random);
+        const uint64_t colour[3] = {4096, 2048, 0};
+        accumulator.addSpread(rect, coverage, weight, colour);
+        double coverageSum = 0, weightSum = 0;
+        const auto pixels = accumulator.resolve();
+        for (int y = 0; y < 15; ++y)
+            for (int x = 0; x < 20; ++x) {
+                const PixelSums& p = pixels[static_cast<size_t>(y * 20 + x)];
+                coverageSum += p.m_coverage;
+                weightSum += p.m_weight;
+                const double share = overlap(rect.m_x0, rect.m_x1, x, x + 1) * overlap(rect.m_y0, rect.m_y1, y, y + 1) / area;
+                INFO("trial " << trial << " pixel " << x << "," << y);
+                // Each pixel gets its share of the rectangle; nothing lands outside it. Each axis
+                // is rounded to 2^-15 of its total before the product.
+                CHECK(p.m_coverage == Approx(coverage * share).margin((1 + coverage) * 2.0 / kAxisOne));
+                CHECK(p.m_weight == Approx(weight * share).margin((1 + weight) * 2.0 / kAxisOne));
+                if (p.m_weight > 1e-3) {
+                    CHECK(p.m_attribute[0] / p.m_weight == Approx(1.0).epsilon(1e-3));  // the mean colour, as given
+                    CHECK(p.m_attribute[1] / p.m_weight == Approx(0.5).epsilon(1e-3));
+                }
+            }
+        CHECK(coverageSum == Approx(coverage).margin(16.0 / kAxisOne));
+        CHECK(weightSum == Approx(weight).epsilon(1e-3));
+    }
+}
+
+TEST_CASE("a summary on a sliver of a pixel still weighs what it was given") {
+    // A millionth of a pixel wide: as a coverage profile it would round to nothing.
+    CoverageAccumulator accumulator(4, 4, 0.5);
+    const uint64_t attribute = 4096;
+    accumulator.addSpread({1.5, 1.500001, 2.2, 2.200001, 0}, 1e-12, 0.02, &attribute);
+    const auto pixels = accumulator.resolve();
+    CHECK(pixels[2 * 4 + 1].m_weight == Approx(0.02).epsilon(1e-3));
+}
+
+TEST_CASE("resolveAndClear leaves the arrays ready for the next frame and reset keeps them") {
+    std::mt19937 random(8);
+    std::vector<PixelRect> first, second;
+    for (int i = 0; i < 300; ++i) {
+        auto& list = i % 2 ? first : second;
+        const double x = std::uniform_real_distribution<>(-2, 30)(random), y = std::uniform_real_distribution<>(-2, 20)(random);
+        list.push_back({x, x + std::uniform_real_distribution<>(0.01, 6)(random), y, y + std::uniform_real_distribution<>(0.01, 6)(random),
+                        std::uniform_real_distribution<>(0, 1)(random)});
+    }
+    CoverageAccumulator reused(28, 18, 0.4);
+    for (const PixelRect& r : first) reused.add(r);
+    reused.resolveAndClear([](int, const uint64_t*) {});
+    reused.reset(28, 18, 0.4, 1);
+    for (const PixelRect& r : second) reused.add(r);
+    CoverageAccumulator fresh(28, 18, 0.4);
+    for (const PixelRect& r : second) fresh.add(r);
+    const auto a = reused.resolve(), b = fresh.resolve();
+    for (size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].m_coverage == b[i].m_coverage);
+        CHECK(a[i].m_weight == b[i].m_weight);
+        CHECK(a[i].m_attribute[0] == b[i].m_attribute[0]);
+    }
+    // A reset without a resolve between (a frame cut short) clears what was added.
+    reused.reset(28, 18, 0.4, 1);
+    for (const auto& p : reused.resolve()) CHECK(p.m_weight == 0);
 }

@@ -1,0 +1,257 @@
+// memtimeline-frame-bench: how long one frame of the window takes. Builds the model of a log,
+// then draws whole report pages (a Report built and painted on a Cairo image, as the window
+// does every frame) of four views, each three ways: the exact path that walks every block
+// (what --export does), the frame context without folding (exact pixels, index culling), and
+// the frame context with level of detail. Prints one JSON object a line; scripts/bench-frame
+// runs it and makes the table.
+//
+// usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] [--color-by KIND]
+//                                    [--fold PIXELS] [--png DIR] [--views whole,time,address,million] [--no-walk]
+#include <cairo.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "render/export.hpp"
+#include "render/frame_context.hpp"
+#include "render/report.hpp"
+#include "timeline/log_reader.hpp"
+
+namespace {
+
+using namespace memlog;
+using Clock = std::chrono::steady_clock;
+
+// Memory of this process from /proc/self/status, MiB: "VmRSS" (resident now) or "VmHWM" (peak).
+double statusMiB(const char* field) {
+    std::FILE* status = std::fopen("/proc/self/status", "r");
+    if (!status) return 0;
+    char line[256];
+    double kib = 0;
+    const size_t length = std::strlen(field);
+    while (std::fgets(line, sizeof line, status))
+        if (std::strncmp(line, field, length) == 0 && line[length] == ':') {
+            kib = std::atof(line + length + 1);
+            break;
+        }
+    std::fclose(status);
+    return kib / 1024;
+}
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+struct Settings {
+    std::string m_log, m_pngDirectory;
+    int m_frames = 20, m_walkFrames = 3, m_width = 1600, m_height = 1000;
+    render::ColourBy m_colourBy = render::ColourBy::Thread;
+    double m_foldPixels = 1.0;
+    std::string m_views = "whole,time,address,million";  // which views
+    bool m_walk = true;                                   // time the walk over every block too
+};
+
+struct View {
+    std::string m_name;
+    timeline::XWindow m_window;
+    uint64_t m_addrLo = 0, m_addrHi = UINT64_MAX;
+};
+
+// The options the window would give a Report for this view.
+render::ReportOptions optionsFor(const Settings& settings, const View& view, render::FrameContext* frame, bool levelOfDetail) {
+    render::ReportOptions options;
+    options.m_width = settings.m_width;
+    options.m_height = settings.m_height;
+    options.m_colourBy = settings.m_colourBy;
+    options.m_window = view.m_window;
+    options.m_addrLo = view.m_addrLo;
+    options.m_addrHi = view.m_addrHi;
+    options.m_logPath = settings.m_log;
+    options.m_frame = frame;
+    options.m_levelOfDetail = levelOfDetail;
+    return options;
+}
+
+struct Timing {
+    double m_median = 0, m_max = 0, m_first = 0;
+    render::FrameStats m_stats;
+    std::vector<uint32_t> m_view;  // the main view's pixels of the last frame
+};
+
+// Draws `frames` pages of `view` and times each; with a frame context, one more first, which
+// fills its caches, timed apart.
+Timing timeFrames(const timeline::BlockModel& model, const Settings& settings, const View& view, render::FrameContext* frame,
+                  bool levelOfDetail, int frames, cairo_surface_t* surface) {
+    Timing timing;
+    std::vector<double> times;
+    for (int i = frame ? 0 : 1; i <= frames; ++i) {
+        const auto start = Clock::now();
+        const render::Report report(model, nullptr, optionsFor(settings, view, frame, levelOfDetail));
+        cairo_t* cr = cairo_create(surface);
+        report.paint(cr);
+        cairo_destroy(cr);
+        cairo_surface_flush(surface);
+        const double ms = millisecondsSince(start);
+        if (i == 0) timing.m_first = ms;
+        else times.push_back(ms);
+        if (i == frames) {
+            const render::Rect& r = report.layout().m_cells.front().m_view;
+            const int stride = cairo_image_surface_get_stride(surface) / 4;
+            const auto* data = reinterpret_cast<const uint32_t*>(cairo_image_surface_get_data(surface));
+            for (int y = static_cast<int>(r.m_y); y < static_cast<int>(r.bottom()); ++y)
+                timing.m_view.insert(timing.m_view.end(), data + static_cast<long>(y) * stride + static_cast<long>(r.m_x),
+                                     data + static_cast<long>(y) * stride + static_cast<long>(r.right()));
+        }
+    }
+    if (frame) timing.m_stats = frame->lastStats();
+    std::sort(times.begin(), times.end());
+    if (!times.empty()) {
+        timing.m_median = times[times.size() / 2];
+        timing.m_max = times.back();
+    } else {
+        timing.m_median = timing.m_max = timing.m_first;  // one frame only: it is the figure
+    }
+    return timing;
+}
+
+// Channel differences between two pictures of one view, in levels of 255: mean and largest.
+std::pair<double, int> difference(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+    double total = 0;
+    int worst = 0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+        for (int shift : {0, 8, 16}) {
+            const int d = std::abs(static_cast<int>(a[i] >> shift & 0xff) - static_cast<int>(b[i] >> shift & 0xff));
+            total += d;
+            worst = std::max(worst, d);
+        }
+    return {a.empty() ? 0 : total / (3.0 * static_cast<double>(a.size())), worst};
+}
+
+// The address `fraction` of the way up the whole log's compacted address axis.
+uint64_t addressAt(const timeline::AddressRanges& ranges, double fraction) {
+    double left = fraction * static_cast<double>(ranges.bytes());
+    for (const auto& range : ranges.ranges()) {
+        if (left < static_cast<double>(range.bytes())) return range.m_lo + static_cast<uint64_t>(left);
+        left -= static_cast<double>(range.bytes());
+    }
+    return ranges.empty() ? 0 : ranges.ranges().back().m_hi;
+}
+
+void savePng(const Settings& settings, const std::string& name, const timeline::BlockModel& model, const View& view,
+             render::FrameContext* frame, bool levelOfDetail) {
+    const render::Report report(model, nullptr, optionsFor(settings, view, frame, levelOfDetail));
+    cairo_surface_t* surface = render::renderImage(report);
+    cairo_surface_write_to_png(surface, (settings.m_pngDirectory + "/" + name + ".png").c_str());
+    cairo_surface_destroy(surface);
+}
+
+int run(const Settings& settings) {
+    auto start = Clock::now();
+    timeline::BlockModel model;
+    {
+        timeline::LogReader reader(settings.m_log);
+        model = timeline::buildBlockModel(reader);
+    }
+    const double modelMs = millisecondsSince(start);
+    const double modelMiB = statusMiB("VmRSS");
+    render::FrameContext frame(model, nullptr);
+    frame.m_foldPixels = settings.m_foldPixels;
+    start = Clock::now();
+    frame.prepare(timeline::XAxis::Time, settings.m_colourBy);
+    const double prepareMs = millisecondsSince(start);
+    std::printf("{\"log\": \"%s\", \"blocks\": %zu, \"model_ms\": %.1f, \"prepare_ms\": %.1f, \"model_mib\": %.1f, "
+                "\"prepared_mib\": %.1f, \"peak_mib\": %.1f}\n",
+                settings.m_log.c_str(), model.size(), modelMs, prepareMs, modelMiB, statusMiB("VmRSS"), statusMiB("VmHWM"));
+
+    const timeline::XWindow extent = model.extent(timeline::XAxis::Time);
+    const auto& ranges = frame.wholeScale(1000).ranges();
+    auto middle = [&](double share) {
+        const double width = static_cast<double>(extent.width()) * share;
+        const double from = static_cast<double>(extent.m_from) + (static_cast<double>(extent.width()) - width) / 2;
+        return timeline::XWindow{static_cast<uint64_t>(from), static_cast<uint64_t>(from + std::max(width, 1.0))};
+    };
+    std::vector<View> views;
+    auto wanted = [&](const char* key) { return settings.m_views.find(key) != std::string::npos; };
+    if (wanted("whole")) views.push_back({"whole log", extent});
+    if (wanted("time")) views.push_back({"10x in time", middle(0.1)});
+    if (wanted("address")) views.push_back({"100x in address", extent, addressAt(ranges, 0.495), addressAt(ranges, 0.505)});
+    if (wanted("million"))
+        views.push_back({"1M blocks", middle(std::min(1.0, 1e6 / static_cast<double>(std::max<size_t>(model.size(), 1))))});
+
+    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, settings.m_width, settings.m_height);
+    for (const View& view : views) {
+        const size_t inView = frame.index().countIn({view.m_window.m_from, view.m_window.m_to, view.m_addrLo, view.m_addrHi});
+        const Timing walk = settings.m_walk ? timeFrames(model, settings, view, nullptr, false, settings.m_walkFrames, surface) : Timing{};
+        const Timing exact = timeFrames(model, settings, view, &frame, false, settings.m_frames, surface);
+        const Timing lod = timeFrames(model, settings, view, &frame, true, settings.m_frames, surface);
+        // The exact frame through the index against the walk (when timed), and the frame with
+        // level of detail against the exact one.
+        const auto [exactMean, exactWorst] = difference(walk.m_view, exact.m_view);
+        const auto [lodMean, lodWorst] = difference(exact.m_view, lod.m_view);
+        std::printf("{\"view\": \"%s\", \"in_view\": %zu, \"walk_ms\": %.2f, \"walk_max_ms\": %.2f, "
+                    "\"exact_ms\": %.2f, \"exact_max_ms\": %.2f, \"exact_first_ms\": %.2f, \"exact_items\": %zu, "
+                    "\"lod_ms\": %.2f, \"lod_max_ms\": %.2f, \"lod_first_ms\": %.2f, \"lod_items\": %zu, "
+                    "\"lod_folded_nodes\": %zu, \"lod_folded_items\": %zu, \"walk_exact_diff_mean\": %.3f, "
+                    "\"walk_exact_diff_max\": %d, \"lod_diff_mean\": %.3f, \"lod_diff_max\": %d}\n",
+                    view.m_name.c_str(), inView, walk.m_median, walk.m_max, exact.m_median, exact.m_max, exact.m_first,
+                    exact.m_stats.m_items, lod.m_median, lod.m_max, lod.m_first, lod.m_stats.m_items,
+                    lod.m_stats.m_foldedNodes, lod.m_stats.m_foldedItems, settings.m_walk ? exactMean : -1.0,
+                    settings.m_walk ? exactWorst : -1, lodMean, lodWorst);
+        std::fflush(stdout);
+        if (!settings.m_pngDirectory.empty()) {
+            std::string name = view.m_name;
+            std::replace(name.begin(), name.end(), ' ', '-');
+            savePng(settings, name + "-exact", model, view, nullptr, false);
+            savePng(settings, name + "-lod", model, view, &frame, true);
+        }
+    }
+    cairo_surface_destroy(surface);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Settings settings;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "memtimeline-frame-bench: %s needs a value\n", arg.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (arg == "--frames") settings.m_frames = std::atoi(value().c_str());
+        else if (arg == "--walk-frames") settings.m_walkFrames = std::atoi(value().c_str());
+        else if (arg == "--fold") settings.m_foldPixels = std::atof(value().c_str());
+        else if (arg == "--png") settings.m_pngDirectory = value();
+        else if (arg == "--views") settings.m_views = value();
+        else if (arg == "--no-walk") settings.m_walk = false;
+        else if (arg == "--size") {
+            const std::string size = value();
+            if (std::sscanf(size.c_str(), "%dx%d", &settings.m_width, &settings.m_height) != 2) return 2;
+        } else if (arg == "--color-by") {
+            if (!render::parseColourBy(value(), settings.m_colourBy)) return 2;
+        } else if (arg[0] != '-' && settings.m_log.empty()) {
+            settings.m_log = arg;
+        } else {
+            std::fprintf(stderr, "usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] "
+                                 "[--color-by KIND] [--fold PIXELS] [--png DIR] [--views LIST] [--no-walk]\n");
+            return 2;
+        }
+    }
+    if (settings.m_log.empty()) return 2;
+    try {
+        return run(settings);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "memtimeline-frame-bench: %s\n", error.what());
+        return 1;
+    }
+}

@@ -1,0 +1,145 @@
+// A band of columns of a view from the index. The query opens a node only when it meets the
+// window; here a node is also skipped when its columns miss the band, and folded when it is
+// small: its blocks' coverage F (their boxes' area in pixels) and, as if they shared it
+// equally, n^(1-alpha) F^alpha for the sum of f^alpha, spread over its box with their mean
+// colour. Blocks of opened leaves go through the same steps as drawBlocks (blockRect, the
+// accumulator, cushions, pixelColour), so a frame in which nothing folds is the exact picture.
+//
+// The accumulator is used transposed: its rows are the view's pixel columns. Leaves are read in
+// the order of their items, time slice after time slice, each slice by address; a slice is a
+// few columns wide, so its blocks walk up a few of the accumulator's rows, through memory in
+// order, where row-major they would touch rows 40 KiB apart. Read in the tree's own order
+// (address strips across all of time) the blocks themselves missed the cache.
+#include "render/frame_raster.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace memlog::render {
+
+using timeline::BlockIndex;
+using timeline::IndexBox;
+
+namespace {
+
+PixelRect transposed(const PixelRect& rect, int left) {
+    return {rect.m_y0, rect.m_y1, rect.m_x0 - left, rect.m_x1 - left, rect.m_attribute};
+}
+
+}  // namespace
+
+FrameStats BandRaster::draw(const FrameInputs& shared, PixelBuffer target, int left, int columns) {
+    // A copy on this thread's stack: read with every block, the caller's lay next to the other
+    // thread's running counters, and the line bounced between the cores (two threads were no
+    // faster than one).
+    const FrameInputs inputs = shared;
+    FrameStats stats;
+    const ViewSpec& spec = inputs.m_spec;
+    const FrameColours& colours = *inputs.m_colours;
+    const timeline::ModelIndex& index = *inputs.m_index;
+    const timeline::BlockModel& model = index.model();
+    const int height = target.m_height;
+    const bool categorical = colours.m_categorical;
+    m_accumulator.reset(height, columns, spec.m_alpha, categorical ? 3 : 1);
+    const PowerTable& power = m_accumulator.power();
+    bool shaded = false;
+    const XScale scale(spec.m_window, target.m_width);
+    const auto& bands = spec.m_scale->bands();
+
+    auto addBlock = [&](uint32_t i) {
+        ++stats.m_items;
+        PixelRect rect;
+        if (!blockRect(model[i], spec, scale, rect) || rect.m_x1 <= left || rect.m_x0 >= left + columns) return;
+        const PixelRect flipped = transposed(rect, left);
+        const uint64_t scalar = colours.m_blockKey[i];
+        m_accumulator.add(flipped, categorical ? colours.m_slotChannels[scalar] : &scalar);
+        if (spec.m_cushion != CushionStyle::None && rect.m_x1 - rect.m_x0 >= kMinCushionPixels &&
+            rect.m_y1 - rect.m_y0 >= kMinCushionPixels) {
+            // Cushions are symmetric in x and y, so the transposed shade is the shade transposed.
+            if (!shaded) m_shade.assign(static_cast<size_t>(height) * static_cast<size_t>(columns), 0.0f);
+            shaded = true;
+            addCushion(flipped, spec.m_cushion, power, height, columns, m_shade);
+        }
+    };
+
+    // True: the node is done (outside the band, folded, or a leaf kept for later); false: open it.
+    auto visitNode = [&](const BlockIndex::Node& node) {
+        const IndexBox& box = node.m_box;
+        const double x0 = scale.x(static_cast<double>(box.m_x0)), x1 = scale.x(static_cast<double>(box.m_x1));
+        if (x1 <= left || x0 >= left + columns) return true;
+        double rowTop, rowBottom;
+        bool oneBand;
+        if (!spec.m_scale->rowsOf(box.m_y0, box.m_y1, rowTop, rowBottom, oneBand)) return true;
+        if (!(inputs.m_foldPixels > 0) || !oneBand || x1 - x0 > inputs.m_foldPixels || rowBottom - rowTop > inputs.m_foldPixels) {
+            if (!node.m_leaf) return false;
+            BlockIndex::mark(node, m_leaves);
+            return true;
+        }
+        const double pixelsPerArea = (x1 - x0) / static_cast<double>(box.m_x1 - box.m_x0) * (rowBottom - rowTop) /
+                                     static_cast<double>(box.m_y1 - box.m_y0);
+        const double coverage = index.sums(node).m_boxArea * pixelsPerArea;
+        const double weight = std::pow(static_cast<double>(node.m_items), 1 - spec.m_alpha) * std::pow(coverage, spec.m_alpha);
+        const auto& mean = colours.m_nodeMean[index.index().indexOf(node)];
+        const uint64_t attributes[3] = {mean[0], mean[1], mean[2]};
+        m_accumulator.addSpread(transposed({x0, x1, rowTop, rowBottom, 0}, left), coverage, weight, attributes);
+        ++stats.m_foldedNodes;
+        stats.m_foldedItems += node.m_items;
+        return true;
+    };
+
+    if (!bands.empty() && columns > 0) {
+        const IndexBox window{spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo, bands.back().m_range.m_hi};
+        index.index().clearMarks(m_leaves);
+        index.index().query(window, visitNode, addBlock);
+        // The blocks of a leaf are near each other in the model, but in no order: asking early
+        // for the next ones (both lines of a 40-byte block) and for their colours hides most of
+        // their misses.
+        const auto& order = index.index().order();
+        index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
+            for (size_t k = first; k < end; ++k) {
+                if (k + 8 < order.size()) {
+                    const uint32_t next = order[k + 8];
+                    const char* block = reinterpret_cast<const char*>(&model[next]);
+                    __builtin_prefetch(block);
+                    __builtin_prefetch(block + sizeof(timeline::Block) - 1);
+                    __builtin_prefetch(&colours.m_blockKey[next]);
+                }
+                addBlock(order[k]);
+            }
+        });
+    }
+
+    const int channels = m_accumulator.channels();
+    const uint32_t background = toArgb(kBackground);
+    m_accumulator.resolveAndClear([&](int column, const uint64_t* sums) {
+        const float* shade = shaded ? &m_shade[static_cast<size_t>(column) * static_cast<size_t>(height)] : nullptr;
+        uint32_t* out = target.m_pixels + left + column;
+        // Inside a block, pixel after pixel has the same sums (and no cushion slope): the colour
+        // of the one before, without equation 1 again (which was half of a zoomed-in frame).
+        uint64_t before[2 + CoverageAccumulator::kMaxAttributes] = {};
+        float shadeBefore = 0;
+        uint32_t colourBefore = background;
+        for (int y = 0; y < height; ++y, sums += channels, out += target.m_stride) {
+            // A weight of at most 1 in fixed point is below pixelColour's 1e-9: background, as it
+            // would say, without the conversions.
+            if (static_cast<int64_t>(sums[1]) <= 1) {
+                *out = background;
+                continue;
+            }
+            const float shadeHere = shade ? shade[y] : 0.0f;
+            uint64_t differ = 0;  // not std::equal: that is a memcmp call
+            for (int c = 0; c < channels; ++c) differ |= sums[c] ^ before[c];
+            if (shadeHere == shadeBefore && differ == 0) {
+                *out = colourBefore;
+                continue;
+            }
+            colourBefore = pixelColour(CoverageAccumulator::toPixelSums(sums, channels), categorical, power, shade ? shade + y : nullptr);
+            for (int c = 0; c < channels; ++c) before[c] = sums[c];
+            shadeBefore = shadeHere;
+            *out = colourBefore;
+        }
+    });
+    return stats;
+}
+
+}  // namespace memlog::render

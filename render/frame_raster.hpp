@@ -1,0 +1,63 @@
+// One band of columns of a view drawn from the model's index: only the index nodes that meet the
+// window and the band are opened, and with level of detail a node whose box is smaller than a
+// pixel or so is drawn as one summary of its blocks. The buffers stay between frames.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "render/block_view.hpp"
+#include "render/coverage_accumulator.hpp"
+#include "timeline/model_index.hpp"
+
+namespace memlog::render {
+
+// What a frame cost: how many blocks were drawn one by one, how many index nodes were drawn
+// as summaries and how many blocks those held. A block across the line between two bands of
+// columns is counted in both.
+struct FrameStats {
+    size_t m_items = 0;
+    size_t m_foldedNodes = 0;
+    size_t m_foldedItems = 0;
+    FrameStats& operator+=(const FrameStats& other) {
+        m_items += other.m_items;
+        m_foldedNodes += other.m_foldedNodes;
+        m_foldedItems += other.m_foldedItems;
+        return *this;
+    }
+};
+
+// The colours of blocks and nodes for one colouring, in the accumulator's fixed point.
+struct FrameColours {
+    bool m_categorical = false;
+    // Per block: the palette slot (categories) or the quantised attribute (quantities).
+    std::vector<uint16_t> m_blockKey;
+    // Per palette slot: its three channels, quantised.
+    uint64_t m_slotChannels[kPaletteSize + 1][3] = {};
+    // Per index node, for the alpha of the last frame with level of detail: the mean of its
+    // blocks' quantised attributes or channels, weighted by their box areas^alpha.
+    std::vector<std::array<uint16_t, 3>> m_nodeMean;
+};
+
+struct FrameInputs {
+    const timeline::ModelIndex* m_index = nullptr;
+    const FrameColours* m_colours = nullptr;
+    ViewSpec m_spec;            // no bins
+    double m_foldPixels = 0;    // fold nodes at most this many pixels both ways; 0: never
+};
+
+// One a thread, each on cache lines of its own.
+class alignas(64) BandRaster {
+public:
+    // Draws columns [left, left + columns) of `target` (the whole view: its width and height
+    // are the view's) from the index.
+    FrameStats draw(const FrameInputs& inputs, PixelBuffer target, int left, int columns);
+
+private:
+    CoverageAccumulator m_accumulator{0, 0, 0.5, 1};
+    std::vector<float> m_shade;      // cushions of the band, column by column; zeroed when a frame first needs it
+    std::vector<uint64_t> m_leaves;  // one bit a leaf (by its place in order()): to be opened
+};
+
+}  // namespace memlog::render

@@ -1,0 +1,196 @@
+// ModelIndex: the occupancy and the address ranges it answers from the index equal those of the
+// walk over every block, on random heaps, for every kind of window; a zoomed window meets few
+// blocks.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "random_heap.hpp"
+#include "timeline/model_index.hpp"
+#include "timeline/occupancy.hpp"
+
+using namespace memlog;
+using timeline::Block;
+using timeline::BlockModel;
+using timeline::ModelIndex;
+using timeline::OccupancyQuery;
+using timeline::XAxis;
+using timeline::XWindow;
+
+namespace {
+
+// A window of `extent` at a random place and a random width (whole, or a share of it).
+XWindow randomWindow(std::mt19937_64& random, XWindow extent) {
+    if (random() % 4 == 0) return extent;
+    const uint64_t width = 1 + random() % extent.width();
+    const uint64_t from = extent.m_from + random() % (extent.width() - width + 1);
+    return {from, from + width};
+}
+
+// Live bytes at x by brute force (blocks live over [from, to)), clipped to [lo, hi).
+double liveAt(const BlockModel& model, XAxis axis, double x, uint64_t lo, uint64_t hi) {
+    double live = 0;
+    model.forEach([&](const Block& b) {
+        const uint64_t a = std::max(b.addr(), lo), e = std::min(b.endAddr(), hi);
+        if (static_cast<double>(b.from(axis)) <= x && x < static_cast<double>(b.to(axis)) && e > a) live += static_cast<double>(e - a);
+    });
+    return live;
+}
+
+}  // namespace
+
+TEST_CASE("occupancy from the index equals the walk over every block") {
+    for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
+        for (uint32_t seed = 1; seed <= 4; ++seed) {
+            test::RandomHeap spec;
+            spec.m_seed = seed;
+            spec.m_events = 20'000;
+            spec.m_freeShare = seed % 2 ? 0.5 : 0.05;  // short-lived blocks, or long-lived ones
+            const BlockModel model = test::randomHeap(spec);
+            const ModelIndex index(model, axis);
+            std::mt19937_64 random(seed);
+            for (int trial = 0; trial < 30; ++trial) {
+                OccupancyQuery query;
+                query.m_axis = axis;
+                query.m_window = randomWindow(random, model.extent(axis));
+                query.m_columns = 1 + random() % 700;
+                if (trial % 2) {  // an address window, cutting through blocks
+                    query.m_addrLo = spec.m_base + random() % (3 << 20);
+                    query.m_addrHi = query.m_addrLo + 1 + random() % (2 << 20);
+                }
+                const auto walked = timeline::occupancy(model, query);
+                const auto indexed = index.occupancy(query);
+                REQUIRE(indexed.size() == walked.size());
+                double fullest = 1;
+                for (const auto& column : walked) fullest = std::max(fullest, column.m_liveBytes);
+                for (size_t c = 0; c < walked.size(); ++c) {
+                    INFO("axis " << (axis == XAxis::Time ? "time" : "events") << " seed " << seed << " trial " << trial
+                                 << " column " << c << " of " << walked.size());
+                    CHECK(indexed[c].m_events == walked[c].m_events);
+                    // The walk rounds each block's end to 2^-20 of a column; the index is exact.
+                    CHECK(indexed[c].m_liveBytes == Approx(walked[c].m_liveBytes).margin(fullest * 1e-6));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("occupancy from the index: a column nothing changes in reads exactly the live bytes") {
+    test::RandomHeap spec;
+    spec.m_events = 3'000;
+    const BlockModel model = test::randomHeap(spec);
+    const ModelIndex index(model, XAxis::Events);
+    OccupancyQuery query;
+    query.m_axis = XAxis::Events;
+    query.m_window = model.extent(XAxis::Events);
+    query.m_columns = query.m_window.width() * 3;  // three columns an event: most have none
+    const auto columns = index.occupancy(query);
+    size_t quiet = 0;
+    for (size_t c = 0; c < columns.size(); ++c) {
+        if (columns[c].m_events) continue;
+        ++quiet;
+        const double middle = static_cast<double>(query.m_window.m_from) + (c + 0.5) / 3.0;
+        INFO("column " << c);
+        CHECK(columns[c].m_liveBytes == liveAt(model, XAxis::Events, middle, 0, UINT64_MAX));
+    }
+    CHECK(quiet > columns.size() / 2);
+}
+
+TEST_CASE("address ranges from the index equal those of the walk over every block") {
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+        test::RandomHeap spec;
+        spec.m_seed = seed;
+        spec.m_events = 20'000;
+        spec.m_regions = 7;
+        if (seed % 2) {  // slots a page apart: each region one range
+            spec.m_slots = 200;
+            spec.m_slotBytes = 4096;
+        } else {  // small blocks 100 KB apart: gaps inside regions too
+            spec.m_slots = 63;
+            spec.m_slotBytes = 100'000;
+            spec.m_maxSize = 20'000;
+        }
+        const BlockModel model = test::randomHeap(spec);
+        for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
+            const ModelIndex index(model, axis);
+            std::mt19937_64 random(seed * 7);
+            for (int trial = 0; trial < 40; ++trial) {
+                const XWindow window = randomWindow(random, model.extent(axis));
+                uint64_t lo = 0, hi = UINT64_MAX;
+                if (trial % 2) {
+                    lo = spec.m_base + random() % (7 << 20);
+                    hi = lo + 1 + random() % (4 << 20);
+                }
+                const size_t maxRanges = trial % 3 ? 0 : 1 + random() % 6;
+                timeline::AddressRanges::Builder walked, indexed;
+                model.forEach([&](const Block& b) {
+                    if (b.from(axis) >= window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= window.m_from) return;
+                    if (b.endAddr() <= lo || b.addr() >= hi) return;
+                    walked.add(b.addr(), b.endAddr());
+                });
+                index.addRanges(window, lo, hi, indexed);
+                const auto expected = walked.finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
+                const auto found = indexed.finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
+                INFO("seed " << seed << " trial " << trial);
+                REQUIRE(found.size() == expected.size());
+                for (size_t i = 0; i < found.size(); ++i) {
+                    CHECK(found[i].m_lo == expected[i].m_lo);
+                    CHECK(found[i].m_hi == expected[i].m_hi);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("a zoomed-in window meets far fewer blocks than the model holds, and the index finds each") {
+    test::RandomHeap spec;
+    spec.m_events = 200'000;
+    spec.m_slots = 512;
+    const BlockModel model = test::randomHeap(spec);
+    const ModelIndex index(model, XAxis::Time);
+    const XWindow extent = model.extent(XAxis::Time);
+    // A hundredth of the time, a tenth of the addresses of the first region.
+    const uint64_t from = extent.m_from + extent.width() / 2;
+    const timeline::IndexBox window{from, from + extent.width() / 100, spec.m_base, spec.m_base + (spec.m_slots / 3) * spec.m_slotBytes / 10};
+    size_t visited = 0, expected = 0;
+    index.index().query(window, [](const timeline::BlockIndex::Node&) { return false; }, [&](uint32_t) { ++visited; });
+    model.forEach([&](const Block& b) { expected += ModelIndex::boxOf(b, XAxis::Time).intersects(window); });
+    CHECK(expected > 0);
+    CHECK(index.countIn(window) == expected);
+    CHECK(visited < model.size() / 50);
+}
+
+TEST_CASE("the block at a point from the index is the one the scan finds") {
+    test::RandomHeap spec;
+    spec.m_events = 20'000;
+    const BlockModel model = test::randomHeap(spec);
+    std::mt19937_64 random(9);
+    for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
+        const ModelIndex index(model, axis);
+        const XWindow extent = model.extent(axis);
+        size_t hits = 0;
+        for (int trial = 0; trial < 2'000; ++trial) {
+            const uint64_t x = extent.m_from + random() % extent.width();
+            // In a region's slots (regions 1 MiB apart, 22 slots of 4 KiB each).
+            const uint64_t addr = spec.m_base + (random() % 3 << 20) + random() % (22 * spec.m_slotBytes);
+            const auto expected = model.blockAt(axis, x, addr);
+            INFO("x " << x << " addr " << std::hex << addr);
+            CHECK(index.blockAt(x, addr) == expected);
+            hits += expected.has_value();
+        }
+        CHECK(hits > 100);  // the points land on blocks often enough for the test to mean something
+    }
+}
+
+TEST_CASE("an index of an empty model answers nothing and no bytes") {
+    const BlockModel model = test::randomHeap({.m_events = 0});
+    const ModelIndex index(model, XAxis::Time);
+    OccupancyQuery query;
+    query.m_window = {0, 100};
+    query.m_columns = 10;
+    for (const auto& column : index.occupancy(query)) CHECK(column.m_liveBytes == 0);
+    timeline::AddressRanges::Builder builder;
+    index.addRanges({0, 100}, 0, UINT64_MAX, builder);
+    CHECK(builder.finish().empty());
+    CHECK(!index.blockAt(5, 5));
+}

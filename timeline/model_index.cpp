@@ -1,0 +1,284 @@
+// The model's index: the R-tree, sums per node (children come before parents, so one pass in
+// node order sums everything up), and the two sorted lists of block ends that occupancy over
+// every address reads.
+#include "timeline/model_index.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+namespace memlog::timeline {
+
+namespace {
+
+constexpr uint64_t kPage = AddressRanges::kPage;
+uint64_t pageFloor(uint64_t addr) { return addr - addr % kPage; }
+uint64_t pageCeil(uint64_t addr) { return addr % kPage ? addr + kPage - addr % kPage : addr; }
+
+// True when [lo, hi) intervals, sorted by lo, leave no gap that address compaction keeps.
+bool noWideGap(std::vector<std::pair<uint64_t, uint64_t>>& pieces) {
+    std::sort(pieces.begin(), pieces.end());
+    uint64_t reached = pieces.front().second;
+    for (const auto& [lo, hi] : pieces) {
+        if (lo > reached && lo - reached >= AddressRanges::kKeepGapsBelow) return false;
+        reached = std::max(reached, hi);
+    }
+    return true;
+}
+
+}  // namespace
+
+IndexBox ModelIndex::boxOf(const Block& block, XAxis axis) {
+    const uint64_t from = block.from(axis);
+    return {from, std::max(block.to(axis), from + 1), block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1)};
+}
+
+ModelIndex::ModelIndex(const BlockModel& model, XAxis axis, const std::function<void(double)>& progress)
+    : m_model(&model), m_axis(axis) {
+    // The ends are sorted on a second thread while the tree is packed: the two dearest steps.
+    {
+        std::jthread endsThread([&] { m_ends = SortedEnds(model, axis, true); });
+        m_index = BlockIndex(model.size(), [&](size_t i) { return boxOf(model[i], axis); }, [&](double done) {
+            if (progress) progress(done * 0.8);
+        });
+        m_beginnings = SortedEnds(model, axis, false);
+    }  // joined here, also when the index throws
+    if (progress) progress(0.9);
+    sumNodes();
+    if (progress) progress(1.0);
+}
+
+void ModelIndex::sumNodes() {
+    const auto& nodes = m_index.nodes();
+    const auto& order = m_index.order();
+    m_sums.assign(nodes.size(), NodeSums{});
+    std::vector<std::pair<uint64_t, uint64_t>> pieces;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+        const BlockIndex::Node& node = nodes[n];
+        NodeSums& sums = m_sums[n];
+        pieces.clear();
+        if (node.m_leaf) {
+            for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) {
+                const Block& block = (*m_model)[order[i]];
+                const IndexBox box = boxOf(block, m_axis);
+                sums.m_boxArea += static_cast<double>(box.m_x1 - box.m_x0) * static_cast<double>(box.m_y1 - box.m_y0);
+                sums.m_byteTime += static_cast<double>(block.size()) * static_cast<double>(block.to(m_axis) - block.from(m_axis));
+                sums.m_events += block.liveAtEnd() ? 1 : 2;
+                pieces.emplace_back(pageFloor(box.m_y0), pageCeil(box.m_y1));
+                m_lowestAddr = std::min(m_lowestAddr, box.m_y0);
+                m_highestEnd = std::max(m_highestEnd, box.m_y1);
+            }
+            sums.m_solid = noWideGap(pieces);
+            continue;
+        }
+        bool childrenSolid = true;
+        for (uint32_t c = node.m_first; c < node.m_first + node.m_count; ++c) {
+            const NodeSums& child = m_sums[c];
+            sums.m_boxArea += child.m_boxArea;
+            sums.m_byteTime += child.m_byteTime;
+            sums.m_events += child.m_events;
+            childrenSolid = childrenSolid && child.m_solid;
+            pieces.emplace_back(pageFloor(nodes[c].m_box.m_y0), pageCeil(nodes[c].m_box.m_y1));
+        }
+        sums.m_solid = childrenSolid && noWideGap(pieces);
+    }
+}
+
+template <typename Fold, typename Item>
+void ModelIndex::queryInOrder(const IndexBox& window, Fold&& fold, Item&& item) const {
+    std::vector<uint64_t> marks;
+    m_index.clearMarks(marks);
+    m_index.query(
+        window,
+        [&](const BlockIndex::Node& node) {
+            if (fold(node)) return true;
+            if (!node.m_leaf) return false;
+            BlockIndex::mark(node, marks);
+            return true;
+        },
+        [](uint32_t) {});
+    const auto& order = m_index.order();
+    m_index.forEachMarkedLeaf(marks, [&](size_t first, size_t end) {
+        for (size_t k = first; k < end; ++k) {
+            if (k + 8 < order.size()) {
+                const char* block = reinterpret_cast<const char*>(&(*m_model)[order[k + 8]]);
+                __builtin_prefetch(block);
+                __builtin_prefetch(block + sizeof(Block) - 1);  // a block may straddle two lines
+            }
+            item(order[k]);
+        }
+    });
+}
+
+void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, AddressRanges::Builder& builder) const {
+    const IndexBox query{window.m_from, window.m_to, addrLo, addrHi};
+    queryInOrder(
+        query,
+        [&](const BlockIndex::Node& node) {
+            const IndexBox& box = node.m_box;
+            // Inside: every block passes the test below (box.m_y0 > addrLo: an empty block at
+            // addrLo ends at addrLo, which the test leaves out).
+            if (!sums(node).m_solid || box.m_x0 < window.m_from || box.m_x1 > window.m_to || box.m_y0 <= addrLo ||
+                box.m_y1 > addrHi)
+                return false;
+            builder.add(box.m_y0, box.m_y1);
+            return true;
+        },
+        [&](uint32_t i) {
+            const Block& b = (*m_model)[i];
+            if (b.from(m_axis) >= window.m_to || std::max(b.to(m_axis), b.from(m_axis) + 1) <= window.m_from) return;
+            if (b.endAddr() <= addrLo || b.addr() >= addrHi) return;
+            builder.add(b.addr(), b.endAddr());
+        });
+}
+
+std::optional<size_t> ModelIndex::blockAt(uint64_t x, uint64_t addr) const {
+    // The lowest index among the blocks that hold the point: BlockModel::blockAt's answer, were
+    // a block of no time or no bytes ever to hold one.
+    std::optional<size_t> found;
+    m_index.query({x, x + 1, addr, addr + 1}, [](const BlockIndex::Node&) { return false; }, [&](uint32_t i) {
+        const Block& b = (*m_model)[i];
+        if (b.from(m_axis) <= x && x < b.to(m_axis) && b.addr() <= addr && addr < b.endAddr() && (!found || i < *found)) found = i;
+    });
+    return found;
+}
+
+size_t ModelIndex::countIn(const IndexBox& window) const {
+    size_t count = 0;
+    m_index.query(window, [](const BlockIndex::Node&) { return false; },
+                  [&](uint32_t i) { count += boxOf((*m_model)[i], m_axis).intersects(window); });
+    return count;
+}
+
+std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query) const {
+    if (query.m_columns == 0 || query.m_window.width() == 0) return std::vector<OccupancyColumn>(query.m_columns);
+    if (query.m_addrLo <= m_lowestAddr && query.m_addrHi >= m_highestEnd) return occupancyEverywhere(query);
+    return occupancyInside(query);
+}
+
+std::vector<OccupancyColumn> ModelIndex::occupancyInside(const OccupancyQuery& query) const {
+    OccupancyColumns columns(query);
+    const double limit = static_cast<double>(columns.columns());
+    // One unit more on each side: a block that ends exactly where the window begins has its
+    // end counted there, though its box does not meet the window.
+    const IndexBox window{query.m_window.m_from ? query.m_window.m_from - 1 : 0, query.m_window.m_to + 1, query.m_addrLo,
+                          query.m_addrHi};
+    queryInOrder(
+        window,
+        [&](const BlockIndex::Node& node) {
+            const IndexBox& box = node.m_box;
+            if (box.m_y0 < query.m_addrLo || box.m_y1 > query.m_addrHi) return false;
+            const double first = columns.position(box.m_x0), last = columns.position(box.m_x1);
+            if (!(first >= 0) || !(last < limit) || std::floor(first) != std::floor(last)) return false;
+            const NodeSums& s = sums(node);
+            columns.addInside(static_cast<size_t>(first), s.m_byteTime, s.m_events);
+            return true;
+        },
+        [&](uint32_t i) { columns.add((*m_model)[i]); });
+    return columns.finish();
+}
+
+// Live bytes integrated up to X: I(X) = sum over begun blocks of size (X - from) minus the same
+// over ended ones of size (X - to) = X (bytes begun - bytes ended) - (bytesX begun - bytesX
+// ended). The integer part of X goes into 128-bit arithmetic, so the difference of two
+// neighbouring columns keeps its precision however far from zero they are.
+std::vector<OccupancyColumn> ModelIndex::occupancyEverywhere(const OccupancyQuery& query) const {
+    const OccupancyColumns columns(query);
+    const size_t count = columns.columns();
+    std::vector<OccupancyColumn> result(count);
+    const double from = static_cast<double>(query.m_window.m_from);
+    const double perColumn = static_cast<double>(query.m_window.width()) / static_cast<double>(count);
+    struct Boundary {
+        EndSums m_begun, m_ended;
+        uint64_t m_live;     // bytes live just before the boundary
+        __int128 m_integer;  // I at the boundary's integer part
+        double m_fraction;   // and what the fraction adds: fraction x live
+    };
+    size_t beginHint = 0, endHint = 0;
+    auto boundary = [&](size_t k) {
+        Boundary b;
+        const double limit = static_cast<double>(k);
+        auto before = [&](uint64_t x) { return columns.position(x) < limit; };
+        b.m_begun = m_beginnings.sumsBefore(before, beginHint);
+        b.m_ended = m_ends.sumsBefore(before, endHint);
+        b.m_live = b.m_begun.m_bytes - b.m_ended.m_bytes;
+        const double at = from + limit * perColumn;
+        const double whole = std::floor(at);
+        b.m_integer = static_cast<__int128>(whole) * b.m_live - (b.m_begun.m_bytesX - b.m_ended.m_bytesX);
+        b.m_fraction = (at - whole) * static_cast<double>(b.m_live);
+        return b;
+    };
+    Boundary left = boundary(0);
+    for (size_t k = 0; k < count; ++k) {
+        const Boundary right = boundary(k + 1);
+        OccupancyColumn& column = result[k];
+        column.m_events = (right.m_begun.m_events - left.m_begun.m_events) + (right.m_ended.m_events - left.m_ended.m_events);
+        if (right.m_begun.m_entries == left.m_begun.m_entries && right.m_ended.m_entries == left.m_ended.m_entries)
+            column.m_liveBytes = static_cast<double>(left.m_live);  // nothing changes inside: exact
+        else
+            column.m_liveBytes =
+                (static_cast<double>(right.m_integer - left.m_integer) + right.m_fraction - left.m_fraction) / perColumn;
+        left = right;
+    }
+    return result;
+}
+
+ModelIndex::SortedEnds::SortedEnds(const BlockModel& model, XAxis axis, bool ends)
+    : m_model(&model), m_axis(axis), m_ends(ends) {
+    const size_t count = model.size();
+    bool sorted = true;
+    for (size_t i = 1; i < count && sorted; ++i) sorted = xOf(model[i - 1]) <= xOf(model[i]);
+    if (!sorted) {
+        // Keys beside the indices: a sort that looked each key up in the model would wander.
+        std::vector<std::pair<uint64_t, uint32_t>> keyed(count);
+        for (size_t i = 0; i < count; ++i) keyed[i] = {xOf(model[i]), static_cast<uint32_t>(i)};
+        std::sort(keyed.begin(), keyed.end());
+        m_order.resize(count);
+        for (size_t i = 0; i < count; ++i) m_order[i] = keyed[i].second;
+    }
+    EndSums running;
+    for (size_t i = 0; i < count; ++i) {
+        const Block& block = entry(i);
+        const uint64_t x = xOf(block);
+        if (i % kStride == 0) {
+            m_checkX.push_back(x);
+            m_checkSums.push_back(running);
+        }
+        running.m_bytesX += static_cast<__int128>(block.size()) * x;
+        running.m_bytes += block.size();
+        ++running.m_entries;
+        running.m_events += !(m_ends && block.liveAtEnd());
+    }
+}
+
+template <typename Before>
+ModelIndex::EndSums ModelIndex::SortedEnds::sumsBefore(Before&& before, size_t& checkpoint) const {
+    // The first checkpoint not before, by galloping from the hint, then a binary search.
+    const size_t count = m_checkX.size();
+    size_t lo = std::min(checkpoint, count), step = 1, hi = lo;
+    while (hi < count && before(m_checkX[hi])) {
+        lo = hi + 1;
+        hi = std::min(count, hi + step);
+        step *= 2;
+    }
+    const size_t first = static_cast<size_t>(
+        std::partition_point(m_checkX.begin() + static_cast<long>(lo), m_checkX.begin() + static_cast<long>(hi), before) -
+        m_checkX.begin());
+    checkpoint = first ? first - 1 : 0;
+    if (first == 0) return {};
+    // Entries from the checkpoint before it: at most kStride of them are before.
+    EndSums sums = m_checkSums[first - 1];
+    const size_t end = std::min(first * kStride, m_model->size());
+    for (size_t i = (first - 1) * kStride; i < end; ++i) {
+        const Block& block = entry(i);
+        const uint64_t x = xOf(block);
+        if (!before(x)) break;
+        sums.m_bytesX += static_cast<__int128>(block.size()) * x;
+        sums.m_bytes += block.size();
+        ++sums.m_entries;
+        sums.m_events += !(m_ends && block.liveAtEnd());
+    }
+    return sums;
+}
+
+}  // namespace memlog::timeline
