@@ -28,7 +28,7 @@ AddressScale AddressScale::windowed(double top, double height) const {
     std::vector<timeline::AddressRange> shown;
     for (const Band& band : m_bands) {
         if (band.m_bottom <= top || band.m_top >= top + height) continue;
-        view.m_bands.push_back({band.m_top - top, band.m_bottom - top, band.m_range});
+        view.m_bands.push_back({band.m_top - top, band.m_bottom - top, band.m_range, band.m_rowsPerByte});
         shown.push_back(band.m_range);
     }
     view.m_ranges = timeline::AddressRanges(std::move(shown));

@@ -9,37 +9,21 @@ namespace memlog::render {
 using timeline::Block;
 using timeline::XAxis;
 
-namespace {
+std::optional<size_t> LoadedLog::blockAt(uint64_t x, uint64_t addr) const { return m_frame->index().blockAt(x, addr); }
 
-timeline::IndexBox boxOf(const Block& block, XAxis axis) {
-    const uint64_t from = block.from(axis);
-    return {from, std::max(block.to(axis), from + 1), block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1)};
-}
-
-}  // namespace
-
-std::optional<size_t> LoadedLog::blockAt(XAxis axis, uint64_t x, uint64_t addr) const {
-    std::optional<size_t> found;
-    const timeline::IndexBox point{x, x + 1, addr, addr + 1};
-    index(axis).query(point, [](const timeline::BlockIndex::Node&) { return false; },
-                      [&](uint32_t i) {
-                          if (!found && boxOf(m_model[i], axis).intersects(point)) found = i;
-                      });
-    return found;
-}
-
-std::pair<uint64_t, uint64_t> LoadedLog::liveAt(XAxis axis, uint64_t x) const {
+std::pair<uint64_t, uint64_t> LoadedLog::liveAt(uint64_t x) const {
+    const XAxis axis = m_frame->axis();
     uint64_t bytes = 0, blocks = 0;
     const timeline::IndexBox line{x, x + 1, 0, UINT64_MAX};
-    index(axis).query(line, [](const timeline::BlockIndex::Node&) { return false; },
-                      [&](uint32_t i) {
-                          const Block& block = m_model[i];
-                          // Live at x: begun at or before it, not yet ended.
-                          if (block.from(axis) <= x && x < block.to(axis)) {
-                              bytes += block.size();
-                              ++blocks;
-                          }
-                      });
+    m_frame->index().index().query(line, [](const timeline::BlockIndex::Node&) { return false; },
+                                   [&](uint32_t i) {
+                                       const Block& block = m_model[i];
+                                       // Live at x: begun at or before it, not yet ended.
+                                       if (block.from(axis) <= x && x < block.to(axis)) {
+                                           bytes += block.size();
+                                           ++blocks;
+                                       }
+                                   });
     return {bytes, blocks};
 }
 
@@ -50,7 +34,8 @@ std::string fileVersion(const std::string& path) {
            "." + std::to_string(info.st_mtim.tv_nsec);
 }
 
-std::unique_ptr<LoadedLog> loadLog(const std::string& path, const std::function<void(const char*, double)>& progress) {
+std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy by,
+                                   const std::function<void(const char*, double)>& progress) {
     auto tell = [&](const char* stage, double fraction) {
         if (progress) progress(stage, fraction);
     };
@@ -69,17 +54,15 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, const std::function<
     log->m_model.forEach([&](const Block& b) { ranges.add(b.addr(), b.endAddr()); });
     log->m_ranges = ranges.finish();
     tell("indexing", 0.8);
-    const timeline::BlockModel& model = log->m_model;
-    log->m_byTime = timeline::BlockIndex(model.size(), [&](size_t i) { return boxOf(model[i], XAxis::Time); },
-                                         [&](double f) { tell("indexing", 0.8 + 0.1 * f); });
-    log->m_byEvents = timeline::BlockIndex(model.size(), [&](size_t i) { return boxOf(model[i], XAxis::Events); },
-                                           [&](double f) { tell("indexing", 0.9 + 0.1 * f); });
+    log->m_frame = std::make_unique<FrameContext>(log->m_model, &log->m_sites);
+    log->m_frame->prepare(axis, by, [&](double f) { tell("indexing", 0.8 + 0.2 * f); });
     tell("done", 1);
     return log;
 }
 
-LogLoader::LogLoader(std::string path, std::function<void()> onProgress)
-    : m_path(std::move(path)), m_onProgress(std::move(onProgress)), m_thread([this] { run(); }) {}
+LogLoader::LogLoader(std::string path, XAxis axis, ColourBy by, std::function<void()> onProgress)
+    : m_path(std::move(path)), m_axis(axis), m_colourBy(by), m_onProgress(std::move(onProgress)),
+      m_thread([this] { run(); }) {}
 
 LogLoader::~LogLoader() {
     if (m_thread.joinable()) m_thread.join();
@@ -101,7 +84,7 @@ void LogLoader::report(const char* stage, double fraction) {
 
 void LogLoader::run() {
     try {
-        m_log = loadLog(m_path, [this](const char* stage, double fraction) { report(stage, fraction); });
+        m_log = loadLog(m_path, m_axis, m_colourBy, [this](const char* stage, double fraction) { report(stage, fraction); });
     } catch (const timeline::LogError& error) {
         m_error = error.what();
     } catch (const std::bad_alloc&) {

@@ -1,6 +1,7 @@
 // Everything the window knows of a log, read on a thread of its own so the window stays
 // responsive while a big log loads: the block model (with freeing stacks, for brushing), the
-// stacks' names and sites, the whole log's address compaction, and an index per x axis.
+// stacks' names and sites, the whole log's address compaction, and the frame context (the
+// model's index and colours, render/frame_context.hpp), prepared for the first frame.
 #pragma once
 
 #include <atomic>
@@ -10,8 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "render/frame_context.hpp"
 #include "timeline/address_ranges.hpp"
-#include "timeline/block_index.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
@@ -27,23 +28,21 @@ struct LoadedLog {
     std::unique_ptr<timeline::StackNames> m_names;
     timeline::SiteIndex m_sites;
     timeline::AddressRanges m_ranges;  // the whole log, compacted
-    timeline::BlockIndex m_byTime, m_byEvents;
+    std::unique_ptr<FrameContext> m_frame;  // after m_model and m_sites, which it refers to
     std::vector<std::string> m_warnings;  // a changed binary and the like, once each
 
-    const timeline::BlockIndex& index(timeline::XAxis axis) const {
-        return axis == timeline::XAxis::Time ? m_byTime : m_byEvents;
-    }
-    // The block under (x, addr), if any: the index finds the few whose boxes hold the point.
-    std::optional<size_t> blockAt(timeline::XAxis axis, uint64_t x, uint64_t addr) const;
-    // Live bytes and blocks at x (a vertical line through the index).
-    std::pair<uint64_t, uint64_t> liveAt(timeline::XAxis axis, uint64_t x) const;
+    // The block under (x, addr) on the frame context's axis, if any: the index finds it.
+    std::optional<size_t> blockAt(uint64_t x, uint64_t addr) const;
+    // Live bytes and blocks at x on that axis (a vertical line through the index).
+    std::pair<uint64_t, uint64_t> liveAt(uint64_t x) const;
 };
 
 // Reads a log into a LoadedLog on a background thread. The window polls progress() and takes
 // the result when done(); `onProgress` is called from the loading thread (to wake the window).
 class LogLoader {
 public:
-    LogLoader(std::string path, std::function<void()> onProgress);
+    // The frame context is prepared for frames on `axis` coloured `by`.
+    LogLoader(std::string path, timeline::XAxis axis, ColourBy by, std::function<void()> onProgress);
     ~LogLoader();
     LogLoader(const LogLoader&) = delete;
     LogLoader& operator=(const LogLoader&) = delete;
@@ -60,6 +59,8 @@ private:
     void report(const char* stage, double fraction);
 
     std::string m_path;
+    timeline::XAxis m_axis;
+    ColourBy m_colourBy;
     std::function<void()> m_onProgress;
     std::atomic<double> m_progress{0};
     std::atomic<bool> m_done{false};
@@ -76,7 +77,7 @@ private:
 std::string fileVersion(const std::string& path);
 
 // Reads a log in the calling thread (the same steps, for tests and benchmarks).
-std::unique_ptr<LoadedLog> loadLog(const std::string& path,
+std::unique_ptr<LoadedLog> loadLog(const std::string& path, timeline::XAxis axis, ColourBy by,
                                    const std::function<void(const char*, double)>& progress = {});
 
 }  // namespace memlog::render

@@ -104,8 +104,9 @@ void drawHelp(cairo_t* cr, const Rect& window, double fontSize) {
     }
 }
 
-void drawProgress(cairo_t* cr, const Rect& window, const std::string& label, double fraction, double fontSize) {
-    fillRect(cr, window, kPageColour);
+void drawProgress(cairo_t* cr, const Rect& window, const std::string& label, double fraction, double fontSize,
+                  bool opaque) {
+    if (opaque) fillRect(cr, window, kPageColour);
     const double width = std::min(window.m_width * 0.6, fontSize * 40), height = fontSize * 1.2;
     const Rect track{std::round(window.m_x + (window.m_width - width) / 2), std::round(window.m_y + window.m_height / 2),
                      std::round(width), std::round(height)};

@@ -28,8 +28,10 @@ void drawPanel(cairo_t* cr, const Rect& area, const std::string& title, const st
 // Every key and mouse gesture, in a box over the middle of `window`.
 void drawHelp(cairo_t* cr, const Rect& window, double fontSize);
 
-// The loading screen: what is being done and how far it got.
-void drawProgress(cairo_t* cr, const Rect& window, const std::string& label, double fraction, double fontSize);
+// The loading screen: what is being done and how far it got; over the page colour, or (not
+// `opaque`) over what is already there.
+void drawProgress(cairo_t* cr, const Rect& window, const std::string& label, double fraction, double fontSize,
+                  bool opaque = true);
 
 // A one-line message at the bottom of `window` (an export's path, a warning).
 void drawToast(cairo_t* cr, const Rect& window, const std::string& text, double fontSize);

@@ -38,6 +38,7 @@ std::string baseName(const std::string& path) {
 }  // namespace
 
 TimelineWindow::~TimelineWindow() {
+    if (m_preparer.joinable()) m_preparer.join();
     if (m_picture) cairo_surface_destroy(m_picture);
 }
 
@@ -63,6 +64,7 @@ int TimelineWindow::run() {
             } while (m_window.nextEvent(event, 0));
         }
         if (m_loader && m_loader->done()) finishLoading();
+        if (m_preparing && m_prepared.load()) finishPreparing();
         if (!m_loadError.empty() && !m_log) {
             std::fprintf(stderr, "memtimeline: %s\n", m_loadError.c_str());
             return 2;
@@ -72,7 +74,7 @@ int TimelineWindow::run() {
             m_dirty = true;
         }
         if (m_options.m_follow) checkFollow();
-        if (m_dirty || !m_log) drawFrame();
+        if (m_dirty || !m_log || m_preparing) drawFrame();
     }
 }
 
@@ -80,10 +82,35 @@ int TimelineWindow::run() {
 
 void TimelineWindow::startLoading() {
     m_loadStartedAt = SDL_GetTicks();
-    m_loader = std::make_unique<LogLoader>(m_options.m_log, wake);
+    m_loader = std::make_unique<LogLoader>(m_options.m_log, m_state.m_axis, m_state.m_colourBy, wake);
+}
+
+bool TimelineWindow::startPreparing() {
+    FrameContext& frame = *m_log->m_frame;
+    if (m_state.m_bins || (frame.axis() == m_state.m_axis && frame.colouring().by() == m_state.m_colourBy)) return false;
+    m_preparing = true;
+    m_prepared.store(false);
+    m_prepareProgress.store(0);
+    m_hovered.reset();
+    m_preparer = std::thread([this, &frame, axis = m_state.m_axis, by = m_state.m_colourBy] {
+        frame.prepare(axis, by, [this](double fraction) {
+            m_prepareProgress.store(fraction);
+            wake();
+        });
+        m_prepared.store(true);
+        wake();
+    });
+    return true;
+}
+
+void TimelineWindow::finishPreparing() {
+    m_preparer.join();
+    m_preparing = false;
+    m_dirty = true;
 }
 
 void TimelineWindow::finishLoading() {
+    if (m_preparing) finishPreparing();  // the old log's context must be left alone first
     std::unique_ptr<LoadedLog> log = m_loader->take();
     const std::string error = m_loader->error();
     m_loader.reset();
@@ -181,6 +208,9 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     options.m_logPath = m_options.m_log;
     options.m_accessMarks = m_state.m_accessMarks;
     options.m_uiScale = m_options.m_scale;
+    // Frames through the index, folding what is smaller than a pixel; correlated views walk.
+    options.m_frame = m_log->m_frame.get();
+    options.m_levelOfDetail = true;
     if (!m_state.m_bins) {
         m_view->setViewHeight(mainView().m_height);
         options.m_addressScale = m_view->addressScale();
@@ -204,6 +234,21 @@ void TimelineWindow::drawFrame() {
             return;
         }
         const int reportHeight = std::max(height - static_cast<int>(m_stripHeight), 150);
+        if (m_preparing || startPreparing()) {
+            // The last picture, dimmed, under the bar of what is being made ready.
+            if (m_picture) {
+                cairo_set_source_surface(cr, m_picture, 0, m_stripHeight);
+                cairo_paint_with_alpha(cr, 0.35);
+            }
+            const std::string what = m_state.m_axis != m_log->m_frame->axis() ? "indexing for the new x axis"
+                                                                                 : "colouring every block";
+            drawProgress(cr, {0, m_stripHeight, static_cast<double>(width), static_cast<double>(reportHeight)},
+                         what + " \u2026 " + std::to_string(static_cast<int>(m_prepareProgress.load() * 100)) + " %",
+                         m_prepareProgress.load(), m_fontSize, false);
+            m_strip = ControlStrip(cr, m_state, {0, 0, static_cast<double>(width), m_stripHeight}, m_fontSize);
+            m_strip.paint(cr, m_state);
+            return;
+        }
         ReportOptions options = reportOptions(width, reportHeight);
         const std::string key = pictureKey(options);
         // Only what the report shows redraws it: hovering, tooltips, the help and a dragged box
@@ -280,7 +325,7 @@ void TimelineWindow::paintOverlays(cairo_t* cr) {
         tip = blockLines(*m_hovered, false);
         tip.push_back(m_state.m_pinned == m_hovered ? "click to unpin" : "click to pin: both call stacks in the panel");
     } else if (m_hoveredBar) {
-        const auto [bytes, blocks] = m_log->liveAt(m_state.m_axis, m_hoveredBar->first);
+        const auto [bytes, blocks] = m_log->liveAt(m_hoveredBar->first);
         const bool time = m_state.m_axis == XAxis::Time;
         tip.push_back(time ? "at " + timeline::durationText(static_cast<double>(m_hoveredBar->first))
                            : "at event " + timeline::countText(m_hoveredBar->first));

@@ -4,8 +4,10 @@
 // pinned block's call stacks in a side panel, cursors, help, progress while a log loads.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <thread>
 #include <optional>
 #include <string>
 
@@ -45,6 +47,10 @@ private:
     void startLoading();
     void finishLoading();
     void checkFollow();
+    // A new x axis or colouring: the frame context is made ready for it on a thread of its
+    // own (seconds for ten million blocks) while the window shows the last picture and a bar.
+    bool startPreparing();
+    void finishPreparing();
 
     // Frames (timeline_window.cpp).
     void drawFrame();
@@ -87,6 +93,10 @@ private:
     std::string m_pictureKey;
     uint64_t m_pictures = 0;  // reports drawn (a frame may reuse the last)
     uint64_t m_loads = 0;     // logs read (following re-reads)
+    std::thread m_preparer;
+    std::atomic<double> m_prepareProgress{0};
+    std::atomic<bool> m_prepared{false};
+    bool m_preparing = false;
     ControlStrip m_strip;
     double m_stripHeight = 30, m_fontSize = 11;
     std::string m_loadError;

@@ -322,12 +322,13 @@ void TimelineWindow::updateHover() {
     m_hovered.reset();
     m_hoveredMark.reset();
     m_hoveredBar.reset();
-    if (!m_log || !m_report || m_pointerX < 0 || m_state.m_help) return;
+    // While the frame context is being prepared on its thread, nothing may ask it.
+    if (!m_log || !m_report || m_pointerX < 0 || m_state.m_help || m_preparing) return;
     const double reportY = m_pointerY - reportTop();
     m_hoveredMark = markAt(m_pointerX, m_pointerY);
     if (m_hoveredMark) return;
     if (const auto point = m_report->pointAt(m_pointerX, reportY)) {
-        const auto found = m_log->blockAt(m_state.m_axis, point->first, point->second);
+        const auto found = m_log->blockAt(point->first, point->second);
         // In correlated views only the view's own bin counts: the block must be drawn there.
         if (found) {
             for (const Rect& rect : m_report->blockRects(m_log->m_model[*found]))

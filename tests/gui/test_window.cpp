@@ -91,7 +91,8 @@ std::pair<uint64_t, uint64_t> addresses(const Frame& frame) {
 struct Aim {
     std::unique_ptr<render::LoadedLog> m_log;
     Geometry m_geometry;
-    Aim(const std::string& log) : m_log(render::loadLog(log)), m_geometry(kWidth, kHeight) {}
+    Aim(const std::string& log)
+        : m_log(render::loadLog(log, timeline::XAxis::Time, render::ColourBy::Site)), m_geometry(kWidth, kHeight) {}
     // The point at (x value, address) for a frame's view.
     std::pair<int, int> at(const Frame& frame, double x, uint64_t addr) const {
         const auto [from, to] = span(frame["x"]);
