@@ -51,6 +51,7 @@ private:
     void measure();
 
     SDL_Window* m_window = nullptr;
+    bool m_direct = false;  // drawing into the window's own surface; else the renderer's texture
     SDL_Renderer* m_renderer = nullptr;
     SDL_Texture* m_texture = nullptr;
     int m_textureWidth = 0, m_textureHeight = 0;

@@ -254,21 +254,37 @@ void TimelineWindow::drawFrame() {
         // Only what the report shows redraws it: hovering, tooltips, the help and a dragged box
         // are drawn over the picture of the last frame, kept as an image.
         if (!m_picture || key != m_pictureKey) {
+            const auto building = std::chrono::steady_clock::now();
             m_report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
-            if (m_picture) cairo_surface_destroy(m_picture);
-            m_picture = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, reportHeight);
+            const auto painting = std::chrono::steady_clock::now();
+            if (m_picture && (cairo_image_surface_get_width(m_picture) != width ||
+                              cairo_image_surface_get_height(m_picture) != reportHeight)) {
+                cairo_surface_destroy(m_picture);
+                m_picture = nullptr;
+            }
+            if (!m_picture) m_picture = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, reportHeight);
             cairo_t* page = cairo_create(m_picture);
             m_report->paint(page);
             cairo_destroy(page);
             m_pictureKey = key;
             ++m_pictures;
+            const auto painted = std::chrono::steady_clock::now();
+            m_buildMs = std::chrono::duration<double, std::milli>(painting - building).count();
+            m_paintMs = std::chrono::duration<double, std::milli>(painted - painting).count();
+        } else {
+            m_buildMs = m_paintMs = 0;
         }
+        // A copy, not a blend: the picture is opaque.
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
         cairo_set_source_surface(cr, m_picture, 0, m_stripHeight);
         cairo_paint(cr);
+        cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
         m_strip = ControlStrip(cr, m_state, {0, 0, static_cast<double>(width), m_stripHeight}, m_fontSize);
         m_strip.paint(cr, m_state);
         paintOverlays(cr);
+        m_drawnAt = std::chrono::steady_clock::now();
     });
+    m_showMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_drawnAt).count();
     m_dirty = false;
     ++m_frames;
     if (m_options.m_trace)
@@ -432,7 +448,7 @@ void TimelineWindow::trace(double milliseconds) {
     std::fprintf(stderr,
                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
-                 "font=%.1f at=%s pictures=%" PRIu64 "\n",
+                 "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
@@ -440,7 +456,8 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
                  m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
-                 m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures);
+                 m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
+                 m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems);
 }
 
 }  // namespace memlog::render

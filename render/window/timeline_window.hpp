@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -92,6 +93,9 @@ private:
     cairo_surface_t* m_picture = nullptr;  // the report as last drawn, under the overlays
     std::string m_pictureKey;
     uint64_t m_pictures = 0;  // reports drawn (a frame may reuse the last)
+    double m_buildMs = 0, m_paintMs = 0;  // the last frame's report: made, painted (0: reused)
+    double m_showMs = 0;                  // handing the frame to the display
+    std::chrono::steady_clock::time_point m_drawnAt;
     uint64_t m_loads = 0;     // logs read (following re-reads)
     std::thread m_preparer;
     std::atomic<double> m_prepareProgress{0};
