@@ -11,221 +11,18 @@
 #include <filesystem>
 #include <fstream>
 
-#include "log_builder.hpp"
-#include "render/cairo_draw.hpp"
-#include "render/report_layout.hpp"
 #include "render/window/control_strip.hpp"
-#include "render/window/loaded_log.hpp"
-#include "render/window/overlays.hpp"
-#include "render/window/viewport.hpp"
 #include "timeline/bins.hpp"
 #include "timeline/text_format.hpp"
-#include "window_process.hpp"
+#include "window_checks.hpp"
 
 using namespace memlog;
-using test::Frame;
-using test::LogBuilder;
-using test::Screenshot;
-using test::WindowProcess;
-using test::XvfbSession;
-namespace fs = std::filesystem;
+using namespace memlog::test::gui;
 
-namespace {
-
-constexpr int kWidth = 1200, kHeight = 800;  // the window, in points (no HiDPI under Xvfb)
-
-struct Directory {
-    std::string m_path;
-    Directory() {
-        char pattern[] = "/tmp/memlog-gui-XXXXXX";
-        REQUIRE(mkdtemp(pattern));
-        m_path = pattern;
-    }
-    ~Directory() { fs::remove_all(m_path); }
-};
-
-// Four blocks in two address ranges: A 4 KiB and B 256 B side by side, C 24 B briefly, D a
-// 64 KiB block far above that is never freed. Times are seq * 1 us.
-void writeHeapLog(const std::string& path, uint64_t extraBlocks = 0) {
-    LogBuilder log;
-    auto& main = log.thread(1);
-    main.malloc(1, 0x10000000, 4096).malloc(2, 0x10002000, 256).malloc(3, 0x10003000, 24).free(4, 0x10003000);
-    log.thread(2).malloc(5, 0x7f0000000000, 65536);
-    main.free(8, 0x10002000).free(10, 0x10000000);
-    for (uint64_t i = 0; i < extraBlocks; ++i) main.malloc(11 + 2 * i, 0x10004000 + 64 * i, 48).free(12 + 2 * i, 0x10004000 + 64 * i);
-    log.write(path);
-}
-
-// Where things are in the window, computed as the window computes them.
-struct Geometry {
-    double m_font = 0, m_strip = 0;
-    render::Rect m_view, m_context, m_legend, m_bar;
-    Geometry(int width, int height) {
-        m_font = render::mainLayout(width, height).m_fontSize;
-        m_strip = std::round(m_font * 2.6);
-        const render::ReportLayout layout = render::mainLayout(width, height - static_cast<int>(m_strip));
-        m_view = layout.m_cells.front().m_view;
-        m_context = layout.m_context;
-        m_legend = layout.m_legend;
-        m_bar = layout.m_cells.front().m_bar;
-        for (render::Rect* r : {&m_view, &m_context, &m_legend, &m_bar}) r->m_y += m_strip;
-    }
-};
-
-Frame frameWith(const WindowProcess& window, const std::string& field, const std::string& value) {
-    return window.waitForFrame([&](const Frame& f) { return f[field] == value; });
-}
-
-std::pair<double, double> span(const std::string& text) {  // "12:345" or "0x10:0x20"
-    const size_t colon = text.find(':');
-    return {std::stod(text.substr(0, colon)), std::stod(text.substr(colon + 1))};
-}
-
-std::pair<uint64_t, uint64_t> addresses(const Frame& frame) {
-    const std::string& text = frame["addr"];
-    const size_t colon = text.find(':');
-    return {std::stoull(text.substr(0, colon), nullptr, 16), std::stoull(text.substr(colon + 1), nullptr, 16)};
-}
-
-// The window's own mapping for the log at its current zoom, to aim the pointer.
-struct Aim {
-    std::unique_ptr<render::LoadedLog> m_log;
-    Geometry m_geometry;
-    Aim(const std::string& log)
-        : m_log(render::loadLog(log, timeline::XAxis::Time, render::ColourBy::Site)), m_geometry(kWidth, kHeight) {}
-    // The point at (x value, address) for a frame's view.
-    std::pair<int, int> at(const Frame& frame, double x, uint64_t addr) const {
-        const auto [from, to] = span(frame["x"]);
-        render::Viewport view(m_log->m_model.extent(timeline::XAxis::Time), m_log->m_ranges, m_geometry.m_view.m_height);
-        const double row = *view.addressScale().y(addr);
-        return {static_cast<int>(m_geometry.m_view.m_x + (x - from) / (to - from) * m_geometry.m_view.m_width),
-                static_cast<int>(m_geometry.m_view.m_y + row)};
-    }
-};
-
-// `text` drawn as the window draws a tooltip's line (same font machinery), on `background`.
-Screenshot renderedText(const std::string& text, double fontSize, bool bold, uint32_t background, int width, int height,
-                        double baseline, double left = 0) {
-    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
-    cairo_t* cr = cairo_create(surface);
-    render::fillRect(cr, {0, 0, static_cast<double>(width), static_cast<double>(height)},
-                     {((background >> 16) & 255) / 255.0, ((background >> 8) & 255) / 255.0, (background & 255) / 255.0});
-    render::setFont(cr, fontSize, bold);
-    render::setColour(cr, render::kTextColour);
-    render::drawText(cr, text, left, baseline);
-    cairo_destroy(cr);
-    cairo_surface_flush(surface);
-    Screenshot shot;
-    shot.m_width = width;
-    shot.m_height = height;
-    const auto* data = cairo_image_surface_get_data(surface);
-    const int stride = cairo_image_surface_get_stride(surface);
-    for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x)
-            shot.m_pixels.push_back(reinterpret_cast<const uint32_t*>(data + y * stride)[x] & 0xffffff);
-    cairo_surface_destroy(surface);
-    return shot;
-}
-
-// Whole pixels that `text` spans in the window's font.
-int textWidth(const std::string& text, double font, bool bold) {
-    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-    cairo_t* cr = cairo_create(surface);
-    render::setFont(cr, font, bold);
-    const double width = render::textWidth(cr, text);
-    cairo_destroy(cr);
-    cairo_surface_destroy(surface);
-    return static_cast<int>(std::ceil(width));
-}
-
-// A colour as Cairo puts it in an RGB24 pixel.
-uint32_t pixelOf(const render::Rgb& colour) {
-    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-    cairo_t* cr = cairo_create(surface);
-    render::fillRect(cr, {0, 0, 1, 1}, colour);
-    cairo_destroy(cr);
-    cairo_surface_flush(surface);
-    const uint32_t pixel = *reinterpret_cast<const uint32_t*>(cairo_image_surface_get_data(surface)) & 0xffffff;
-    cairo_surface_destroy(surface);
-    return pixel;
-}
-
-// True when the screen shows `text` as line `line` of a tooltip near the pointer at (x, y) of
-// the window at (left, top). The box is found by its paper colour (it flips to stay on the
-// screen), the line drawn as the window draws it and compared pixel by pixel.
-bool tooltipShows(const Screenshot& screen, int left, int top, int x, int y, const std::string& text, double font,
-                  int line = 0) {
-    const uint32_t kPaper = pixelOf(render::kPaperColour);
-    int boxX = -1, boxY = -1;
-    for (int row = std::max(0, top + y - 400); row < std::min(screen.m_height, top + y + 400) && boxY < 0; ++row)
-        for (int column = std::max(0, left + x - 600); column < std::min(screen.m_width, left + x + 600); ++column)
-            if (screen.at(column, row) == kPaper) {
-                boxX = column - 1;  // inside its one-pixel frame
-                boxY = row - 1;
-                break;
-            }
-    if (boxY < 0) {
-        screen.writePng("/tmp/memlog-gui-screen.png");
-        return false;
-    }
-    // The window draws the text at the box's corner plus a padding that is not a whole number
-    // of pixels: the template is drawn at the same fraction of a pixel. The corner found from
-    // the paper colour may be a pixel off (the frame's line blends into it): try around it.
-    const double pad = font * 0.6, lineHeight = font * 1.35;
-    size_t best = SIZE_MAX;
-    Screenshot bestShown, bestWanted;
-    for (int dy = -2; dy <= 2; ++dy)
-        for (int dx = -2; dx <= 2; ++dx) {
-            const double textX = boxX + dx + pad, baselineY = boxY + dy + pad / 2 + lineHeight * (line + 0.8);
-            const int cropX = static_cast<int>(std::floor(textX)), cropY = static_cast<int>(std::floor(baselineY - font));
-            const int width = textWidth(text, font, line == 0) + 1, height = static_cast<int>(font * 1.3);
-            Screenshot wanted = renderedText(text, font, line == 0, kPaper, width, height, baselineY - cropY, textX - cropX);
-            Screenshot shown = screen.crop(cropX, cropY, width, height);
-            size_t differing = 0;
-            for (size_t i = 0; i < wanted.m_pixels.size(); ++i) differing += wanted.m_pixels[i] != shown.m_pixels[i];
-            if (differing < best) {
-                best = differing;
-                bestShown = std::move(shown);
-                bestWanted = std::move(wanted);
-            }
-        }
-    const bool same = best <= bestWanted.m_pixels.size() / 200;  // the same pixels, but for a stray few
-    if (!same) {
-        screen.writePng("/tmp/memlog-gui-screen.png");
-        bestShown.writePng("/tmp/memlog-gui-shown.png");
-        bestWanted.writePng("/tmp/memlog-gui-wanted.png");
-    }
-    return same;
-}
-
-// Where the window's top-left corner is on the screen.
-std::pair<int, int> windowOrigin(const XvfbSession& session, const std::string& window) {
-    const std::string geometry = session.xdotool({"getwindowgeometry", "--shell", window});
-    int x = 0, y = 0;
-    for (size_t at = 0; at < geometry.size();) {
-        const size_t end = geometry.find('\n', at);
-        const std::string line = geometry.substr(at, end - at);
-        if (line.rfind("X=", 0) == 0) x = std::stoi(line.substr(2));
-        if (line.rfind("Y=", 0) == 0) y = std::stoi(line.substr(2));
-        at = end == std::string::npos ? geometry.size() : end + 1;
-    }
-    return {x, y};
-}
-
-struct Session {
-    XvfbSession m_x{kWidth + 200, kHeight + 200};
-    Directory m_dir;
-    std::string m_log = m_dir.m_path + "/heap.memlog";
-};
-
-std::vector<std::string> sized() { return {"--size", std::to_string(kWidth) + "x" + std::to_string(kHeight)}; }
-
-}  // namespace
 
 TEST_CASE("the wheel zooms in time about the pointer, shift+wheel in addresses, arrows pan, 0 resets") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     const Geometry g(kWidth, kHeight);
     const Frame whole = window.lastFrame();
     const auto [from, to] = span(whole["x"]);
@@ -255,9 +52,8 @@ TEST_CASE("the wheel zooms in time about the pointer, shift+wheel in addresses, 
 }
 
 TEST_CASE("a dragged box becomes the view, and keys zoom as deep as single bytes") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     const Geometry g(kWidth, kHeight);
     const Frame whole = window.lastFrame();
     const auto [from, to] = span(whole["x"]);
@@ -299,9 +95,8 @@ TEST_CASE("a dragged box becomes the view, and keys zoom as deep as single bytes
 }
 
 TEST_CASE("hovering a block shows its real size in a tooltip and outlines it in the view and the context view") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     const Aim aim(s.m_log);
     const Frame first = window.lastFrame();
     // Block A: 4 KiB at 0x10000000 from 1 us to 10 us; aim at 5 us, 1 KiB into it.
@@ -329,9 +124,8 @@ TEST_CASE("hovering a block shows its real size in a tooltip and outlines it in 
 }
 
 TEST_CASE("a click pins the block and shows its stacks in the side panel, Esc unpins") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     const Aim aim(s.m_log);
     const auto [x, y] = aim.at(window.lastFrame(), 5000, 0x10002080);
     const auto [left, top] = windowOrigin(s.m_x, window.window());
@@ -358,9 +152,8 @@ TEST_CASE("a click pins the block and shows its stacks in the side panel, Esc un
 }
 
 TEST_CASE("e exports exactly the view on screen, as --export draws it") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     s.m_x.key(window.window(), "t");  // zoomed in time: the export is of this view, not the whole log
     const Frame zoomed = window.waitForFrame([&](const Frame& f) { return f.m_number > 1 && f["zoom"] == "1"; });
     s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);  // no tooltip in the picture
@@ -390,9 +183,8 @@ TEST_CASE("e exports exactly the view on screen, as --export draws it") {
 }
 
 TEST_CASE("keys and the control strip switch colour, cushions, axis, views and accesses") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     const Geometry g(kWidth, kHeight);
     s.m_x.key(window.window(), "c");
     frameWith(window, "colour", "thread");
@@ -457,9 +249,8 @@ TEST_CASE("the alpha slider, dragged live, makes a block thinner than a pixel st
 }
 
 TEST_CASE("cursors: k places one at the pointer, a drag moves it, a right click removes it") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     const Geometry g(kWidth, kHeight);
     const int x = static_cast<int>(g.m_view.m_x + g.m_view.m_width / 2), y = static_cast<int>(g.m_view.m_y + 20);
     const auto [left, top] = windowOrigin(s.m_x, window.window());
@@ -490,9 +281,8 @@ TEST_CASE("cursors: k places one at the pointer, a drag moves it, a right click 
 }
 
 TEST_CASE("in correlated views a cursor goes where the pointer is in the view it is over") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     s.m_x.key(window.window(), "b");  // views by size class
     s.m_x.key(window.window(), "l");  // side by side: each view narrower than the main view was
     const Frame binned = frameWith(window, "layout", "address");
@@ -514,9 +304,8 @@ TEST_CASE("in correlated views a cursor goes where the pointer is in the view it
 }
 
 TEST_CASE("a click in the context view moves the view there, keeping its zoom") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     const Geometry g(kWidth, kHeight);
     s.m_x.key(window.window(), "plus");
     s.m_x.key(window.window(), "plus");
@@ -534,9 +323,8 @@ TEST_CASE("a click in the context view moves the view there, keeping its zoom") 
 }
 
 TEST_CASE("hovering the occupancy bar tells the live bytes and blocks at that time") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     const Geometry g(kWidth, kHeight);
     const auto [from, to] = span(window.lastFrame()["x"]);
     // At 6 us: A (4,096), B (256) and D (65,536) are live; C ended at 4 us.
@@ -651,9 +439,8 @@ TEST_CASE("a HiDPI scale: --scale 2 and GDK_SCALE=2 draw text and controls twice
 }
 
 TEST_CASE("the window resizes, and the help overlay opens with h and closes with Esc") {
-    Session s;
-    writeHeapLog(s.m_log);
-    WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
+    HeapWindow s;
+    WindowProcess& window = s.m_window;
     s.m_x.resize(window.window(), 900, 640);
     frameWith(window, "size", "900x640");
     s.m_x.key(window.window(), "h");
