@@ -408,6 +408,10 @@ void TimelineWindow::toast(const std::string& text) {
 // name in the current directory.
 void TimelineWindow::exportView() {
     if (!m_log || !m_report) return;
+    if (m_preparing) {  // the report draws through the context being prepared on its thread
+        toast("the view is being made ready: export it in a moment");
+        return;
+    }
     std::string stem = baseName(m_options.m_log);
     if (stem.size() > 7 && stem.ends_with(".memlog")) stem.resize(stem.size() - 7);
     std::string path;
