@@ -40,7 +40,6 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
         if (progress) progress(stage, fraction);
     };
     auto log = std::make_unique<LoadedLog>();
-    log->m_path = path;
     log->m_version = fileVersion(path);
     log->m_reader = std::make_unique<timeline::LogReader>(path);
     tell("reading the log", 0);

@@ -21,7 +21,6 @@
 namespace memlog::render {
 
 struct LoadedLog {
-    std::string m_path;
     std::string m_version;  // fileVersion() of the file as it was when reading began
     std::unique_ptr<timeline::LogReader> m_reader;  // kept: the names need its module map
     timeline::BlockModel m_model;

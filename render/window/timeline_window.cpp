@@ -136,19 +136,15 @@ void TimelineWindow::finishLoading() {
     std::optional<timeline::XWindow> range;
     if (first && m_options.m_resolve) m_options.m_resolve(m_log->m_model, m_state, range);
     if (range) {
-        const timeline::XWindow whole = m_log->m_model.extent(m_state.m_axis);
-        const double from = static_cast<double>(range->m_from), to = static_cast<double>(range->m_to);
-        m_view->zoomX(static_cast<double>(whole.width()) / std::max(to - from, 1.0), 0);
-        m_view->panX((from - m_view->x().m_from) / m_view->x().width());
+        m_view->showX(static_cast<double>(range->m_from), static_cast<double>(range->m_to));
     } else if (previous && (previous->x().m_from > static_cast<double>(oldWhole.m_from) ||
                             previous->x().m_to < static_cast<double>(oldWhole.m_to))) {
         // Following a zoomed view: its width stays, and if it reached the end of the log it
         // keeps reaching it. (A view of the whole log stays the whole, grown, log.)
         const bool atEnd = previous->x().m_to >= static_cast<double>(oldWhole.m_to);
-        const double width = previous->x().width(), from = previous->x().m_from;
-        const double whole = static_cast<double>(m_log->m_model.extent(m_state.m_axis).width());
-        m_view->zoomX(whole / width, 0);
-        m_view->panX(atEnd ? 1e9 : (from - m_view->x().m_from) / m_view->x().width());
+        const double width = previous->x().width();
+        const double from = atEnd ? static_cast<double>(m_log->m_model.extent(m_state.m_axis).m_to) - width : previous->x().m_from;
+        m_view->showX(from, from + width);
     }
     if (previous && previous->addressZoom() > 1) {
         // The addresses a user zoomed into stay in view across a re-read.

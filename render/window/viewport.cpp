@@ -40,6 +40,12 @@ void Viewport::panX(double fraction) {
     m_x = {from, from + width};
 }
 
+void Viewport::showX(double from, double to) {
+    const double width = std::clamp(to - from, std::min(kMinXSpan, m_wholeX.width()), m_wholeX.width());
+    const double start = std::clamp(from, m_wholeX.m_from, m_wholeX.m_to - width);
+    m_x = {start, start + width};
+}
+
 void Viewport::setViewHeight(double rows) {
     const double fraction = m_top / (m_viewHeight * m_zoom);
     m_viewHeight = std::max(rows, 1.0);
@@ -79,11 +85,7 @@ void Viewport::panAddress(double rows) {
 }
 
 void Viewport::zoomToBox(double x0, double row0, double x1, double row1) {
-    const double left = std::min(x0, x1), right = std::max(x0, x1);
-    const double from = m_x.m_from + m_x.width() * left, to = m_x.m_from + m_x.width() * right;
-    const double width = std::clamp(to - from, std::min(kMinXSpan, m_wholeX.width()), m_wholeX.width());
-    const double start = std::clamp(from, m_wholeX.m_from, m_wholeX.m_to - width);
-    m_x = {start, start + width};
+    showX(m_x.m_from + m_x.width() * std::min(x0, x1), m_x.m_from + m_x.width() * std::max(x0, x1));
     const double top = std::min(row0, row1), bottom = std::max(row0, row1);
     if (bottom - top < 1) return;
     // The rows between the two become the view: zoom by their share of it about their middle,

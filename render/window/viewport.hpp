@@ -37,6 +37,8 @@ public:
     timeline::XWindow xWindow() const;  // whole units, at least one wide
     void zoomX(double factor, double atFraction);
     void panX(double fraction);
+    // Shows [from, to) of x, clamped to the log and at least kMinXSpan wide.
+    void showX(double from, double to);
 
     // Addresses: rows count from the view's top (high addresses) down.
     void setViewHeight(double rows);

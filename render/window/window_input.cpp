@@ -102,11 +102,7 @@ void TimelineWindow::perform(Action action) {
         m_state.m_cursors.clear();  // cursors are in the old axis' units
         resetView();
         if (!whole && from == XAxis::Time) {
-            const double first = static_cast<double>(model.seqAtTime(shown.m_from));
-            const double last = static_cast<double>(model.seqAtTime(shown.m_to));
-            const double width = std::max(last - first, 1.0);
-            m_view->zoomX(m_view->x().width() / width, 0);
-            m_view->panX((first - m_view->x().m_from) / m_view->x().width());
+            m_view->showX(static_cast<double>(model.seqAtTime(shown.m_from)), static_cast<double>(model.seqAtTime(shown.m_to)));
         }
         break;
     }

@@ -99,6 +99,18 @@ TEST_CASE("a dragged box becomes the view, whichever corner the drag began at") 
     CHECK(shown.second >= (low + high) / 2);
 }
 
+TEST_CASE("showX shows a stretch of x, clamped to the log and one unit wide at least") {
+    Viewport view = heapView();
+    view.showX(300, 400);
+    CHECK(view.x().m_from == 300);
+    CHECK(view.x().m_to == 400);
+    view.showX(1050, 1200);  // past the end: the same width, ending with the log
+    CHECK(view.x().m_from == 950);
+    CHECK(view.x().m_to == 1100);
+    view.showX(500, 500);
+    CHECK(view.x().width() == Approx(Viewport::kMinXSpan));
+}
+
 TEST_CASE("a taller view keeps its place and its zoom") {
     Viewport view = heapView();
     view.zoomAddress(10, 500);
