@@ -14,6 +14,7 @@
 #include "render/window/control_strip.hpp"
 #include "timeline/bins.hpp"
 #include "timeline/text_format.hpp"
+#include "scenario/run_program.hpp"
 #include "window_checks.hpp"
 
 using namespace memlog;
@@ -460,25 +461,15 @@ TEST_CASE("the window resizes, and the help overlay opens with h and closes with
 
 TEST_CASE("a log that cannot be read: one line and exit status 2, before or after the window opens") {
     Session s;
+    // memtimeline on the session's display, as a user starts it: its exit status and stderr.
     auto runToExit = [&](const std::string& log) {
-        int err[2];
-        REQUIRE(pipe(err) == 0);
-        const pid_t child = fork();
-        if (child == 0) {
-            dup2(err[1], 2);
-            close(err[0]);
-            setenv("DISPLAY", s.m_x.display().c_str(), 1);
-            execl(MEMLOG_TEST_TIMELINE, MEMLOG_TEST_TIMELINE, log.c_str(), static_cast<char*>(nullptr));
-            _exit(127);
-        }
-        close(err[1]);
-        std::string text;
-        char buffer[4096];
-        for (ssize_t got; (got = read(err[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(got));
-        close(err[0]);
-        int status = 0;
-        waitpid(child, &status, 0);
-        return std::pair{WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+        test::Run run;
+        run.m_preload = false;
+        run.m_argv = {MEMLOG_TEST_TIMELINE, log};
+        run.m_env["DISPLAY"] = s.m_x.display();
+        const test::Outcome outcome = test::runProgram(run);
+        fs::remove_all(outcome.m_directory);
+        return std::pair{outcome.m_exitStatus, outcome.m_stderr};
     };
     // Not a log at all: refused before any window.
     std::ofstream(s.m_log) << "not a memlog log at all, but long enough for a header";
