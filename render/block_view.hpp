@@ -48,15 +48,21 @@ inline uint32_t pixelColour(const PixelSums& p, bool categorical, const PowerTab
 void addCushion(const PixelRect& rect, CushionStyle style, const PowerTable& power, int width, int height,
                 std::vector<float>& shade);
 
-// Where a block lands in a view `scale.width()` pixels wide: false when it is outside the
-// window or its address range. The rectangle is in pixels, unclipped.
-// Inline: every block of every frame comes through here.
-inline bool blockRect(const timeline::Block& block, const ViewSpec& spec, const XScale& scale, PixelRect& rect) {
-    // A block shorter than the axis unit, or of size 0, still existed: one unit, one byte.
-    const uint64_t from = block.from(spec.m_axis), to = std::max(block.to(spec.m_axis), from + 1);
+// Where [from, to) x [lo, hi) (axis units, addresses) lands in a view `scale.width()` pixels
+// wide: false when it is outside the window or its address range. The rectangle is in pixels,
+// unclipped. Inline: every block of every frame comes through here.
+inline bool boxRect(uint64_t from, uint64_t to, uint64_t lo, uint64_t hi, const ViewSpec& spec, const XScale& scale,
+                    PixelRect& rect) {
     if (to <= spec.m_window.m_from || from >= spec.m_window.m_to) return false;
     rect = {scale.x(static_cast<double>(from)), scale.x(static_cast<double>(to)), 0, 0, 0};
-    return spec.m_scale->span(block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1), rect.m_y0, rect.m_y1);
+    return spec.m_scale->span(lo, hi, rect.m_y0, rect.m_y1);
+}
+
+// The same for a block. One shorter than the axis unit, or of size 0, still existed: one unit,
+// one byte (as ModelIndex::boxOf has it).
+inline bool blockRect(const timeline::Block& block, const ViewSpec& spec, const XScale& scale, PixelRect& rect) {
+    const uint64_t from = block.from(spec.m_axis), to = std::max(block.to(spec.m_axis), from + 1);
+    return boxRect(from, to, block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1), spec, scale, rect);
 }
 
 // Fills `target` (every pixel) with the blocks of `spec` on the background.

@@ -26,8 +26,9 @@ void CoverageAccumulator::reset(int width, int height, double alpha, int attribu
     }
     m_alpha = alpha;
     const size_t size = static_cast<size_t>(width + 1) * static_cast<size_t>(height + 1) * static_cast<size_t>(channels);
-    if (width != m_width || height != m_height || channels != m_channels || !m_clean || m_deltas.size() != size)
-        m_deltas.assign(size, 0);
+    // Clean arrays are zero whatever their shape was: a tile of another shape only resizes them.
+    if (m_clean) m_deltas.resize(size, 0);
+    else m_deltas.assign(size, 0);
     m_width = width;
     m_height = height;
     m_channels = channels;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <atomic>
 #include <thread>
 
@@ -43,12 +44,13 @@ void FrameContext::buildColours() {
         const double channels[3] = {colour.m_r, colour.m_g, colour.m_b};
         for (int c = 0; c < 3; ++c) colours.m_slotChannels[slot][c] = CoverageAccumulator::quantiseAttribute(channels[c]);
     }
-    colours.m_blockKey.resize(m_model.size());
-    size_t i = 0;
-    m_model.forEach([&](const Block& block) {
-        colours.m_blockKey[i++] = static_cast<uint16_t>(
+    const auto& order = m_index->index().order();
+    colours.m_itemKey.resize(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+        const Block& block = m_model[order[k]];
+        colours.m_itemKey[k] = static_cast<uint16_t>(
             colours.m_categorical ? m_colouring.slot(block) : CoverageAccumulator::quantiseAttribute(m_colouring.scalar(block)));
-    });
+    }
     m_nodeAlpha = -1;  // the summaries follow at the first frame, for its alpha
 }
 
@@ -59,7 +61,7 @@ void FrameContext::buildColours() {
 void FrameContext::summariseNodes(double alpha) {
     FrameColours& colours = m_colours;
     const auto& nodes = m_index->index().nodes();
-    const auto& order = m_index->index().order();
+    const auto& boxes = m_index->index().boxes();
     struct Sums {
         double m_weight = 0, m_channel[3] = {0, 0, 0};
     };
@@ -70,9 +72,9 @@ void FrameContext::summariseNodes(double alpha) {
         Sums& sum = sums[n];
         if (node.m_leaf) {
             for (uint32_t k = node.m_first; k < node.m_first + node.m_count; ++k) {
-                const timeline::IndexBox box = timeline::ModelIndex::boxOf(m_model[order[k]], m_axis);
+                const timeline::IndexBox& box = boxes[k];
                 const double weight = std::pow(static_cast<double>(box.m_x1 - box.m_x0) * static_cast<double>(box.m_y1 - box.m_y0), alpha);
-                const uint16_t key = colours.m_blockKey[order[k]];
+                const uint16_t key = colours.m_itemKey[k];
                 sum.m_weight += weight;
                 for (int c = 0; c < 3; ++c)
                     sum.m_channel[c] += weight * static_cast<double>(colours.m_categorical ? colours.m_slotChannels[key][c] : (c == 0 ? key : 0));
@@ -90,11 +92,29 @@ void FrameContext::summariseNodes(double alpha) {
 }
 
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
-    m_lastStats = draw(m_bands, spec, target, levelOfDetail);
+    m_lastStats = draw(spec, target, levelOfDetail);
     return m_lastStats;
 }
 
-FrameStats FrameContext::draw(std::vector<BandRaster>& bands, const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
+std::vector<Tile> FrameContext::tilesOf(int width, int height, bool categorical) {
+    // About kTileBytes of difference arrays (40 or 24 bytes a pixel), so that they stay in a
+    // core's cache beside the colour tables. Square: taller or wider tiles cut more leaves of
+    // the index in two (scripts/bench-frame was no faster with tiles of 256 KiB or 1 MiB).
+    const int pixelBytes = static_cast<int>((categorical ? 5 : 3) * sizeof(uint64_t));
+    const double side = std::max(16.0, std::sqrt(static_cast<double>(kTileBytes) / pixelBytes));
+    // Tiles of equal size (to a pixel), none a sliver left over.
+    const int across = std::max(1, static_cast<int>(std::lround(width / side)));
+    const int down = std::max(1, static_cast<int>(std::lround(height / side)));
+    std::vector<Tile> tiles;
+    for (int i = 0; i < across; ++i)
+        for (int j = 0; j < down; ++j) {
+            const int left = width * i / across, top = height * j / down;
+            tiles.push_back({left, width * (i + 1) / across - left, top, height * (j + 1) / down - top});
+        }
+    return tiles;
+}
+
+FrameStats FrameContext::draw(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
     if (levelOfDetail && spec.m_alpha != m_nodeAlpha) summariseNodes(spec.m_alpha);
     FrameInputs inputs;
     inputs.m_index = m_index.get();
@@ -102,28 +122,24 @@ FrameStats FrameContext::draw(std::vector<BandRaster>& bands, const ViewSpec& sp
     inputs.m_spec = spec;
     inputs.m_spec.m_bins = nullptr;
     inputs.m_foldPixels = levelOfDetail ? m_foldPixels : 0;
-    // Bands of columns, each with its own arrays (a block across a line between bands adds
-    // its part to each: a clip at whole columns keeps every column's coverage as it was). Two
-    // threads take the next band until none is left, so neither waits long for the other
-    // however the blocks lie.
-    constexpr int kBandCount = 4;
-    const int bandCount = std::clamp(target.m_width / 32, 1, kBandCount);
-    if (bands.size() < static_cast<size_t>(bandCount)) bands.resize(static_cast<size_t>(bandCount));
-    std::vector<FrameStats> stats(static_cast<size_t>(bandCount));
-    std::atomic<int> next{0};
-    auto work = [&] {
-        for (int band; (band = next.fetch_add(1)) < bandCount;) {
-            const int left = target.m_width * band / bandCount, right = target.m_width * (band + 1) / bandCount;
-            stats[static_cast<size_t>(band)] = bands[static_cast<size_t>(band)].draw(inputs, target, left, right - left);
-        }
+    // Each tile with its own arrays (a block across a line between tiles adds its part to
+    // each: a clip at whole pixels keeps every pixel's coverage as it was). Two threads take
+    // the next tile until none is left, so neither waits long for the other however the
+    // blocks lie.
+    const std::vector<Tile> tiles = tilesOf(target.m_width, target.m_height, m_colours.m_categorical);
+    FrameStats stats[std::size(m_rasters)];
+    std::atomic<size_t> next{0};
+    auto work = [&](size_t thread) {
+        for (size_t tile; (tile = next.fetch_add(1)) < tiles.size();)
+            stats[thread] += m_rasters[thread].draw(inputs, target, tiles[tile]);
     };
     {
         std::jthread helper;
-        if (bandCount > 1) helper = std::jthread(work);
-        work();
+        if (tiles.size() > 1) helper = std::jthread(work, 1);
+        work(0);
     }
     FrameStats total;
-    for (const FrameStats& band : stats) total += band;
+    for (const FrameStats& thread : stats) total += thread;
     return total;
 }
 
@@ -144,8 +160,7 @@ void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool leve
     if (cached.m_width != target.m_width || cached.m_height != target.m_height || cached.m_alpha != spec.m_alpha ||
         cached.m_cushion != spec.m_cushion || cached.m_generation != m_generation) {
         cached.m_pixels.assign(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height), 0);
-        // Bands of its own: the main view's keep their arrays' size from frame to frame.
-        draw(m_wholeBands, spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, levelOfDetail);
+        draw(spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, levelOfDetail);
         cached.m_width = target.m_width;
         cached.m_height = target.m_height;
         cached.m_alpha = spec.m_alpha;

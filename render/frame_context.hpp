@@ -33,7 +33,8 @@ public:
     // when either changes (a pass over the blocks); otherwise this costs nothing. The colouring
     // covers the whole log, so that colours stay put while the window zooms. The first frame
     // with level of detail after a change of alpha also sums the nodes' colours for it.
-    // About 21 bytes a block, and some 30 more while the index is built.
+    // About 53 bytes a block (32 of them the index's copy of the blocks' boxes), and some 30
+    // more while the index is built.
     // `progress` hears 0..1 while anything is built (a window may call this itself, with a
     // progress bar, before its first frame).
     void prepare(timeline::XAxis axis, ColourBy by, const std::function<void(double)>& progress = {});
@@ -43,7 +44,7 @@ public:
     const BlockColouring& colouring() const { return m_colouring; }
 
     // Fills `target` with the blocks of `spec` (its axis the prepared one, no bins), as
-    // drawBlocks does: columns split in four bands, drawn by two threads. With `levelOfDetail`,
+    // drawBlocks does: split in tiles, drawn by two threads. With `levelOfDetail`,
     // nodes of at most m_foldPixels are folded.
     FrameStats drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
 
@@ -59,7 +60,9 @@ public:
 private:
     void buildColours();
     void summariseNodes(double alpha);
-    FrameStats draw(std::vector<BandRaster>& bands, const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
+    FrameStats draw(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
+    static constexpr size_t kTileBytes = 512 << 10;
+    static std::vector<Tile> tilesOf(int width, int height, bool categorical);
 
     const timeline::BlockModel& m_model;
     const timeline::SiteIndex* m_sites;
@@ -70,7 +73,7 @@ private:
     FrameColours m_colours;
     double m_nodeAlpha = -1;  // the alpha of the nodes' summaries; -1: none yet
     uint64_t m_generation = 0;  // grows whenever the index or the colours change
-    std::vector<BandRaster> m_bands, m_wholeBands;  // the main view's, the whole log's
+    TileRaster m_rasters[2];  // one a thread
     FrameStats m_lastStats;
 
     struct WholeScale {

@@ -1,15 +1,20 @@
-// A band of columns of a view from the index. The query opens a node only when it meets the
-// window; here a node is also skipped when its columns miss the band, and folded when it is
-// small: its blocks' coverage F (their boxes' area in pixels) and, as if they shared it
-// equally, n^(1-alpha) F^alpha for the sum of f^alpha, spread over its box with their mean
-// colour. Blocks of opened leaves go through the same steps as drawBlocks (blockRect, the
-// accumulator, cushions, pixelColour), so a frame in which nothing folds is the exact picture.
+// A tile of a view from the index. The query opens a node only when it meets the window; here
+// a node is also skipped when it misses the tile, and folded when it is small: its blocks'
+// coverage F (their boxes' area in pixels) and, as if they shared it equally, n^(1-alpha)
+// F^alpha for the sum of f^alpha, spread over its box with their mean colour. Blocks of opened
+// leaves go through the same steps as drawBlocks (blockRect, the accumulator, cushions,
+// pixelColour), so a frame in which nothing folds is the exact picture: a tile moves rectangles
+// by whole pixels, which changes no fraction of a pixel, and clips them at whole pixels.
 //
-// The accumulator is used transposed: its rows are the view's pixel columns. Leaves are read in
+// Why tiles: a block is 8 to 16 updates of the difference arrays, scattered over a few of their
+// rows. Arrays for the whole view (40 bytes a pixel: 64 MiB at 1600x1000) live in memory, not
+// in a cache, and every block waited for its updates there; a tile's arrays stay in the core's
+// own cache, and so does their integration.
+//
+// The accumulator is used transposed: its rows are the tile's pixel columns. Leaves are read in
 // the order of their items, time slice after time slice, each slice by address; a slice is a
 // few columns wide, so its blocks walk up a few of the accumulator's rows, through memory in
-// order, where row-major they would touch rows 40 KiB apart. Read in the tree's own order
-// (address strips across all of time) the blocks themselves missed the cache.
+// order.
 #include "render/frame_raster.hpp"
 
 #include <algorithm>
@@ -22,13 +27,14 @@ using timeline::IndexBox;
 
 namespace {
 
-PixelRect transposed(const PixelRect& rect, int left) {
-    return {rect.m_y0, rect.m_y1, rect.m_x0 - left, rect.m_x1 - left, rect.m_attribute};
+// Into the tile's accumulator: rows and columns swapped, moved by whole pixels (exact in double).
+PixelRect transposed(const PixelRect& rect, const Tile& tile) {
+    return {rect.m_y0 - tile.m_top, rect.m_y1 - tile.m_top, rect.m_x0 - tile.m_left, rect.m_x1 - tile.m_left, rect.m_attribute};
 }
 
 }  // namespace
 
-FrameStats BandRaster::draw(const FrameInputs& shared, PixelBuffer target, int left, int columns) {
+FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const Tile& tile) {
     // A copy on this thread's stack: read with every block, the caller's lay next to the other
     // thread's running counters, and the line bounced between the cores (two threads were no
     // faster than one).
@@ -37,39 +43,44 @@ FrameStats BandRaster::draw(const FrameInputs& shared, PixelBuffer target, int l
     const ViewSpec& spec = inputs.m_spec;
     const FrameColours& colours = *inputs.m_colours;
     const timeline::ModelIndex& index = *inputs.m_index;
-    const timeline::BlockModel& model = index.model();
-    const int height = target.m_height;
+    const int left = tile.m_left, columns = tile.m_columns, top = tile.m_top, rows = tile.m_rows;
     const bool categorical = colours.m_categorical;
-    m_accumulator.reset(height, columns, spec.m_alpha, categorical ? 3 : 1);
+    m_accumulator.reset(rows, columns, spec.m_alpha, categorical ? 3 : 1);
     const PowerTable& power = m_accumulator.power();
     bool shaded = false;
     const XScale scale(spec.m_window, target.m_width);
     const auto& bands = spec.m_scale->bands();
 
-    auto addBlock = [&](uint32_t i) {
+    const auto& boxes = index.index().boxes();
+    // The block at position k of the index's order.
+    auto addBlock = [&](size_t k) {
         ++stats.m_items;
         PixelRect rect;
-        if (!blockRect(model[i], spec, scale, rect) || rect.m_x1 <= left || rect.m_x0 >= left + columns) return;
-        const PixelRect flipped = transposed(rect, left);
-        const uint64_t scalar = colours.m_blockKey[i];
+        const IndexBox& box = boxes[k];
+        if (!boxRect(box.m_x0, box.m_x1, box.m_y0, box.m_y1, spec, scale, rect) || rect.m_x1 <= left ||
+            rect.m_x0 >= left + columns || rect.m_y1 <= top || rect.m_y0 >= top + rows)
+            return;
+        const PixelRect flipped = transposed(rect, tile);
+        const uint64_t scalar = colours.m_itemKey[k];
         m_accumulator.add(flipped, categorical ? colours.m_slotChannels[scalar] : &scalar);
         if (spec.m_cushion != CushionStyle::None && rect.m_x1 - rect.m_x0 >= kMinCushionPixels &&
             rect.m_y1 - rect.m_y0 >= kMinCushionPixels) {
             // Cushions are symmetric in x and y, so the transposed shade is the shade transposed.
-            if (!shaded) m_shade.assign(static_cast<size_t>(height) * static_cast<size_t>(columns), 0.0f);
+            if (!shaded) m_shade.assign(static_cast<size_t>(rows) * static_cast<size_t>(columns), 0.0f);
             shaded = true;
-            addCushion(flipped, spec.m_cushion, power, height, columns, m_shade);
+            addCushion(flipped, spec.m_cushion, power, rows, columns, m_shade);
         }
     };
 
-    // True: the node is done (outside the band, folded, or a leaf kept for later); false: open it.
+    // True: the node is done (outside the tile, folded, or a leaf kept for later); false: open it.
     auto visitNode = [&](const BlockIndex::Node& node) {
         const IndexBox& box = node.m_box;
         const double x0 = scale.x(static_cast<double>(box.m_x0)), x1 = scale.x(static_cast<double>(box.m_x1));
         if (x1 <= left || x0 >= left + columns) return true;
         double rowTop, rowBottom;
         bool oneBand;
-        if (!spec.m_scale->rowsOf(box.m_y0, box.m_y1, rowTop, rowBottom, oneBand)) return true;
+        if (!spec.m_scale->rowsOf(box.m_y0, box.m_y1, rowTop, rowBottom, oneBand) || rowBottom <= top || rowTop >= top + rows)
+            return true;
         if (!(inputs.m_foldPixels > 0) || !oneBand || x1 - x0 > inputs.m_foldPixels || rowBottom - rowTop > inputs.m_foldPixels) {
             if (!node.m_leaf) return false;
             BlockIndex::mark(node, m_leaves);
@@ -81,45 +92,34 @@ FrameStats BandRaster::draw(const FrameInputs& shared, PixelBuffer target, int l
         const double weight = std::pow(static_cast<double>(node.m_items), 1 - spec.m_alpha) * std::pow(coverage, spec.m_alpha);
         const auto& mean = colours.m_nodeMean[index.index().indexOf(node)];
         const uint64_t attributes[3] = {mean[0], mean[1], mean[2]};
-        m_accumulator.addSpread(transposed({x0, x1, rowTop, rowBottom, 0}, left), coverage, weight, attributes);
+        m_accumulator.addSpread(transposed({x0, x1, rowTop, rowBottom, 0}, tile), coverage, weight, attributes);
         ++stats.m_foldedNodes;
         stats.m_foldedItems += node.m_items;
         return true;
     };
 
-    if (!bands.empty() && columns > 0) {
+    if (!bands.empty() && columns > 0 && rows > 0) {
         const IndexBox window{spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo, bands.back().m_range.m_hi};
         index.index().clearMarks(m_leaves);
-        index.index().query(window, visitNode, addBlock);
-        // The blocks of a leaf are near each other in the model, but in no order: asking early
-        // for the next ones (both lines of a 40-byte block) and for their colours hides most of
-        // their misses.
-        const auto& order = index.index().order();
+        // Leaves are only marked there: their blocks are drawn afterwards, from the index's
+        // boxes and keys in their order, one run of memory after another.
+        index.index().query(window, visitNode, [](uint32_t) {});
         index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
-            for (size_t k = first; k < end; ++k) {
-                if (k + 8 < order.size()) {
-                    const uint32_t next = order[k + 8];
-                    const char* block = reinterpret_cast<const char*>(&model[next]);
-                    __builtin_prefetch(block);
-                    __builtin_prefetch(block + sizeof(timeline::Block) - 1);
-                    __builtin_prefetch(&colours.m_blockKey[next]);
-                }
-                addBlock(order[k]);
-            }
+            for (size_t k = first; k < end; ++k) addBlock(k);
         });
     }
 
     const int channels = m_accumulator.channels();
     const uint32_t background = toArgb(kBackground);
     m_accumulator.resolveAndClear([&](int column, const uint64_t* sums) {
-        const float* shade = shaded ? &m_shade[static_cast<size_t>(column) * static_cast<size_t>(height)] : nullptr;
-        uint32_t* out = target.m_pixels + left + column;
+        const float* shade = shaded ? &m_shade[static_cast<size_t>(column) * static_cast<size_t>(rows)] : nullptr;
+        uint32_t* out = target.row(top) + left + column;
         // Inside a block, pixel after pixel has the same sums (and no cushion slope): the colour
         // of the one before, without equation 1 again (which was half of a zoomed-in frame).
         uint64_t before[2 + CoverageAccumulator::kMaxAttributes] = {};
         float shadeBefore = 0;
         uint32_t colourBefore = background;
-        for (int y = 0; y < height; ++y, sums += channels, out += target.m_stride) {
+        for (int y = 0; y < rows; ++y, sums += channels, out += target.m_stride) {
             // A weight of at most 1 in fixed point is below pixelColour's 1e-9: background, as it
             // would say, without the conversions.
             if (static_cast<int64_t>(sums[1]) <= 1) {

@@ -1,6 +1,6 @@
-// One band of columns of a view drawn from the model's index: only the index nodes that meet the
-// window and the band are opened, and with level of detail a node whose box is smaller than a
-// pixel or so is drawn as one summary of its blocks. The buffers stay between frames.
+// One tile of a view drawn from the model's index: only the index nodes that meet the window
+// and the tile are opened, and with level of detail a node whose box is smaller than a pixel or
+// so is drawn as one summary of its blocks. The buffers stay between tiles and frames.
 #pragma once
 
 #include <array>
@@ -14,8 +14,8 @@
 namespace memlog::render {
 
 // What a frame cost: how many blocks were drawn one by one, how many index nodes were drawn
-// as summaries and how many blocks those held. A block across the line between two bands of
-// columns is counted in both.
+// as summaries and how many blocks those held. A block across the line between two tiles is
+// counted in both.
 struct FrameStats {
     size_t m_items = 0;
     size_t m_foldedNodes = 0;
@@ -31,8 +31,9 @@ struct FrameStats {
 // The colours of blocks and nodes for one colouring, in the accumulator's fixed point.
 struct FrameColours {
     bool m_categorical = false;
-    // Per block: the palette slot (categories) or the quantised attribute (quantities).
-    std::vector<uint16_t> m_blockKey;
+    // Per block, in the index's order (m_itemKey[k] is order()[k]'s): the palette slot
+    // (categories) or the quantised attribute (quantities).
+    std::vector<uint16_t> m_itemKey;
     // Per palette slot: its three channels, quantised.
     uint64_t m_slotChannels[kPaletteSize + 1][3] = {};
     // Per index node, for the alpha of the last frame with level of detail: the mean of its
@@ -47,16 +48,21 @@ struct FrameInputs {
     double m_foldPixels = 0;    // fold nodes at most this many pixels both ways; 0: never
 };
 
+// Columns [m_left, m_left + m_columns) and rows [m_top, m_top + m_rows) of a view.
+struct Tile {
+    int m_left, m_columns, m_top, m_rows;
+};
+
 // One a thread, each on cache lines of its own.
-class alignas(64) BandRaster {
+class alignas(64) TileRaster {
 public:
-    // Draws columns [left, left + columns) of `target` (the whole view: its width and height
-    // are the view's) from the index.
-    FrameStats draw(const FrameInputs& inputs, PixelBuffer target, int left, int columns);
+    // Draws `tile` of `target` (the whole view: its width and height are the view's) from the
+    // index.
+    FrameStats draw(const FrameInputs& inputs, PixelBuffer target, const Tile& tile);
 
 private:
     CoverageAccumulator m_accumulator{0, 0, 0.5, 1};
-    std::vector<float> m_shade;      // cushions of the band, column by column; zeroed when a frame first needs it
+    std::vector<float> m_shade;      // cushions of the tile, column by column; zeroed when a tile first needs it
     std::vector<uint64_t> m_leaves;  // one bit a leaf (by its place in order()): to be opened
 };
 

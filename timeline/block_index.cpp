@@ -33,30 +33,46 @@ void tileOrder(std::vector<uint32_t>& members, const std::vector<IndexBox>& boxe
     }
 }
 
+// Puts boxes[order[k]] at boxes[k] for every k, in place: one cycle of the permutation after
+// another, with a bit a box for the ones already moved (a sorted copy would double the
+// builder's peak).
+void gather(std::vector<IndexBox>& boxes, const std::vector<uint32_t>& order) {
+    std::vector<bool> moved(boxes.size());
+    for (size_t start = 0; start < boxes.size(); ++start) {
+        if (moved[start]) continue;
+        const IndexBox first = boxes[start];
+        size_t at = start;
+        for (size_t from = order[at]; from != start; at = from, from = order[at]) {
+            boxes[at] = boxes[from];
+            moved[at] = true;
+        }
+        boxes[at] = first;
+        moved[at] = true;
+    }
+}
+
 }  // namespace
 
 BlockIndex::BlockIndex(size_t count, const std::function<IndexBox(size_t)>& boxOf,
                        const std::function<void(double)>& progress) {
     if (count == 0) return;
     if (count > UINT32_MAX) throw std::length_error("a block index holds at most 2^32 blocks");
-    std::vector<IndexBox> boxes(count);
-    for (size_t i = 0; i < count; ++i) boxes[i] = boxOf(i);
+    m_boxes.resize(count);
+    for (size_t i = 0; i < count; ++i) m_boxes[i] = boxOf(i);
     if (progress) progress(0.2);
     m_order.resize(count);
     for (size_t i = 0; i < count; ++i) m_order[i] = static_cast<uint32_t>(i);
-    tileOrder(m_order, boxes);
+    tileOrder(m_order, m_boxes);
+    gather(m_boxes, m_order);
     if (progress) progress(0.7);
 
     // Leaves: runs of kFanout items in tile order.
     for (size_t first = 0; first < count; first += kFanout) {
-        Node leaf{boxes[m_order[first]], static_cast<uint32_t>(first),
-                  static_cast<uint32_t>(std::min<size_t>(kFanout, count - first)), 0, true};
-        for (uint32_t i = leaf.m_first; i < leaf.m_first + leaf.m_count; ++i) leaf.m_box = unite(leaf.m_box, boxes[m_order[i]]);
+        Node leaf{m_boxes[first], static_cast<uint32_t>(first), static_cast<uint32_t>(std::min<size_t>(kFanout, count - first)), 0, true};
+        for (uint32_t k = leaf.m_first; k < leaf.m_first + leaf.m_count; ++k) leaf.m_box = unite(leaf.m_box, m_boxes[k]);
         leaf.m_items = leaf.m_count;
         m_nodes.push_back(leaf);
     }
-    boxes.clear();
-    boxes.shrink_to_fit();
 
     // Levels above: the nodes of the level below, tiled and packed in the same way. A parent's
     // children must be consecutive, so each level's nodes are written in their tile order.

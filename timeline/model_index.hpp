@@ -1,7 +1,8 @@
 // The block model indexed for pictures drawn again and again (the window's frames): which
 // blocks meet a time x address window, the address ranges such a window shows, and the
 // occupancy under it, in time that follows what is in view rather than the size of the log.
-// Built once per model and x axis; about 21 bytes a block beside the model's 40.
+// Built once per model and x axis; about 53 bytes a block beside the model's 40 (32 of them the
+// boxes of the blocks in the index's order).
 #pragma once
 
 #include <cstdint>

@@ -84,8 +84,7 @@ TEST_CASE("a dragged box becomes the view, and keys zoom as deep as single bytes
     CHECK(lo >= 0x10000000);  // inside block A, about where the pointer was
     CHECK(hi < 0x10001000);
     // Inside one block at that depth: the view is that block's colour from top to bottom.
-    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
-    window.nextFrame();
+    window.frameAfter([&] { s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50); });
     const Screenshot screen = s.m_x.stableScreenshot();
     const auto [left, top] = windowOrigin(s.m_x, window.window());
     const int column = left + ax;
@@ -144,8 +143,7 @@ TEST_CASE("a click pins the block and shows its stacks in the side panel, Esc un
     s.m_x.click(window.window(), x, y);
     frameWith(window, "pinned", "1");
     CHECK(redInLegend(s.m_x.stableScreenshot()) > 30);  // the panel's title, in the pinned colour
-    s.m_x.moveMouse(window.window(), 5, 5);  // off the blocks: the pin stays
-    window.nextFrame();
+    window.frameAfter([&] { s.m_x.moveMouse(window.window(), 5, 5); });  // off the blocks: the pin stays
     CHECK(window.lastFrame()["pinned"] == "1");
     s.m_x.key(window.window(), "Escape");
     frameWith(window, "pinned", "-");
@@ -256,24 +254,20 @@ TEST_CASE("cursors: k places one at the pointer, a drag moves it, a right click 
     const int x = static_cast<int>(g.m_view.m_x + g.m_view.m_width / 2), y = static_cast<int>(g.m_view.m_y + 20);
     const auto [left, top] = windowOrigin(s.m_x, window.window());
     const int barRow = top + static_cast<int>(g.m_bar.m_y + g.m_bar.m_height / 2);
-    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
-    window.nextFrame();
+    window.frameAfter([&] { s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50); });
     const Screenshot before = s.m_x.stableScreenshot();
     s.m_x.moveMouse(window.window(), x, y);
     s.m_x.key(window.window(), "k");
     frameWith(window, "cursors", "1");
-    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
-    window.nextFrame();
+    window.frameAfter([&] { s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50); });
     // A cushion across the views and bars: the picture changes where it stands, not 30 px away.
     const Screenshot placed = s.m_x.stableScreenshot();
     auto luminance = [](uint32_t p) { return 0.3 * ((p >> 16) & 255) + 0.59 * ((p >> 8) & 255) + 0.11 * (p & 255); };
     CHECK(std::fabs(luminance(placed.at(left + x, barRow)) - luminance(before.at(left + x, barRow))) > 1);
     CHECK(placed.at(left + x + 30, barRow) == before.at(left + x + 30, barRow));
     // Dragged 100 px right: the ridge moves with it.
-    s.m_x.drag(window.window(), x, y, x + 100, y);
-    window.nextFrame();
-    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
-    window.nextFrame();
+    window.frameAfter([&] { s.m_x.drag(window.window(), x, y, x + 100, y); });
+    window.frameAfter([&] { s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50); });
     const Screenshot moved = s.m_x.stableScreenshot();
     CHECK(moved.at(left + x, barRow) == before.at(left + x, barRow));
     CHECK(std::fabs(luminance(moved.at(left + x + 100, barRow)) - luminance(before.at(left + x + 100, barRow))) > 1);
@@ -331,8 +325,7 @@ TEST_CASE("hovering the occupancy bar tells the live bytes and blocks at that ti
     // At 6 us: A (4,096), B (256) and D (65,536) are live; C ended at 4 us.
     const int x = static_cast<int>(std::ceil(g.m_bar.m_x + (6000 - from) / (to - from) * g.m_bar.m_width));
     const int y = static_cast<int>(g.m_bar.m_y + g.m_bar.m_height / 2);
-    s.m_x.moveMouse(window.window(), x, y);
-    window.nextFrame();
+    window.frameAfter([&] { s.m_x.moveMouse(window.window(), x, y); });
     const auto [left, top] = windowOrigin(s.m_x, window.window());
     const Screenshot screen = s.m_x.stableScreenshot();
     // The second line of the tooltip: one line further down than the first.
@@ -357,8 +350,7 @@ TEST_CASE("access samples are drawn, hidden with a, and a hovered one names the 
         return found;
     };
     CHECK(writeColourNear(s.m_x.stableScreenshot()) > 0);
-    s.m_x.moveMouse(window.window(), x, y);
-    window.nextFrame();
+    window.frameAfter([&] { s.m_x.moveMouse(window.window(), x, y); });
     CHECK(tooltipShows(s.m_x.stableScreenshot(), left, top, x, y, "write at 0x10000100", aim.m_geometry.m_font));
     s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
     s.m_x.key(window.window(), "a");

@@ -121,8 +121,9 @@ Frame WindowProcess::waitForFrame(const std::function<bool(const Frame&)>& wante
     }
 }
 
-Frame WindowProcess::nextFrame(double timeoutSeconds) const {
+Frame WindowProcess::frameAfter(const std::function<void()>& input, double timeoutSeconds) const {
     const uint64_t after = lastFrame().m_number;
+    input();
     return waitForFrame([after](const Frame& frame) { return frame.m_number > after; }, timeoutSeconds);
 }
 

@@ -38,8 +38,9 @@ public:
     // returned, so that a test's waits follow its input in order.
     Frame lastFrame() const;
     Frame waitForFrame(const std::function<bool(const Frame&)>& wanted, double timeoutSeconds = 10) const;
-    // Waits for the next frame after the current one.
-    Frame nextFrame(double timeoutSeconds = 10) const;
+    // Does `input` and waits for a frame drawn after it began. (Asking for the latest frame
+    // after the input raced a fast window: its frame was often the latest already.)
+    Frame frameAfter(const std::function<void()>& input, double timeoutSeconds = 10) const;
     // Waits until the program exits; its status (-1 when killed by a signal).
     int waitForExit(double timeoutSeconds = 10);
     std::string stderrText() const;
