@@ -19,8 +19,8 @@ std::string SdlWindow::displayProblem() {
 SdlWindow::SdlWindow(const std::string& title, int width, int height) {
     if (const std::string problem = displayProblem(); !problem.empty()) throw WindowError(problem);
     // SDL would otherwise back the window's surface with an OpenGL texture, and without a GPU
-    // that is Mesa's llvmpipe: three more copies of every frame, by threads that take the CPU
-    // from ours (12 ms a frame at 1600x1000 on Xvfb, against 2 ms for X11's shared memory).
+    // that is Mesa's llvmpipe: more copies of every frame, by threads that take the CPU from
+    // ours (11-16 ms a frame at 1600x1000 on Xvfb, against about 1 ms for X11's shared memory).
     // At default priority: SDL_FRAMEBUFFER_ACCELERATION in the environment still decides.
     SDL_SetHintWithPriority(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0", SDL_HINT_DEFAULT);
     m_window = SDL_CreateWindow(title.c_str(), SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, width, height,
