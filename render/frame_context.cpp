@@ -91,6 +91,26 @@ void FrameContext::summariseNodes(double alpha) {
     m_nodeAlpha = alpha;
 }
 
+FrameContext::BinCache& FrameContext::binCache(timeline::BinKind kind) {
+    BinCache& cache = m_binCache;
+    if (cache.m_generation != m_generation || cache.m_kind != kind) {
+        cache.m_bins = timeline::Bins::make(kind, m_model, m_axis, m_sites);
+        const auto& order = m_index->index().order();
+        cache.m_itemBin.resize(order.size());
+        for (size_t k = 0; k < order.size(); ++k) {
+            const int bin = cache.m_bins.binOf(m_model[order[k]]);
+            cache.m_itemBin[k] = bin < 0 ? kNoBin : static_cast<uint8_t>(bin);
+        }
+        cache.m_kind = kind;
+        cache.m_generation = m_generation;
+    }
+    return cache;
+}
+
+const timeline::Bins& FrameContext::bins(timeline::BinKind kind) { return binCache(kind).m_bins; }
+
+const std::vector<uint8_t>& FrameContext::itemBins(timeline::BinKind kind) { return binCache(kind).m_itemBin; }
+
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
     m_lastStats = draw(spec, target, levelOfDetail);
     return m_lastStats;
@@ -122,6 +142,11 @@ FrameStats FrameContext::draw(const ViewSpec& spec, PixelBuffer target, bool lev
     inputs.m_spec = spec;
     inputs.m_spec.m_bins = nullptr;
     inputs.m_foldPixels = levelOfDetail ? m_foldPixels : 0;
+    if (spec.m_bins) {
+        inputs.m_itemBin = itemBins(spec.m_bins->kind()).data();
+        inputs.m_bin = static_cast<uint8_t>(spec.m_bin);
+        inputs.m_foldPixels = 0;
+    }
     // Each tile with its own arrays (a block across a line between tiles adds its part to
     // each: a clip at whole pixels keeps every pixel's coverage as it was). Two threads take
     // the next tile until none is left, so neither waits long for the other however the

@@ -12,6 +12,7 @@
 
 #include "render/block_colouring.hpp"
 #include "render/frame_raster.hpp"
+#include "timeline/bins.hpp"
 #include "timeline/model_index.hpp"
 
 namespace memlog::render {
@@ -57,6 +58,43 @@ public:
     // What the last drawBlocks() cost.
     const FrameStats& lastStats() const { return m_lastStats; }
 
+    // Correlated views: the bins of `kind` over the whole log (made once per axis and kind,
+    // as the colours are) and the bin of each block by its position in the index's order
+    // (kNoBin: none). drawBlocks() draws one bin's blocks when its spec has bins of a kind
+    // made here, never folding (a node's summary mixes bins).
+    static constexpr uint8_t kNoBin = UINT8_MAX;
+    const timeline::Bins& bins(timeline::BinKind kind);
+    const std::vector<uint8_t>& itemBins(timeline::BinKind kind);
+
+    // Every block whose leaf meets `box`, as (position in the index's order, model index):
+    // for what a summary of a node cannot serve, such as one bin's occupancy. The caller
+    // tests each block.
+    template <typename Visit>
+    void forEachNear(const timeline::IndexBox& box, Visit&& visit) const {
+        const timeline::BlockIndex& index = m_index->index();
+        std::vector<uint64_t> leaves;
+        index.clearMarks(leaves);
+        index.query(
+            box,
+            [&](const timeline::BlockIndex::Node& node) {
+                if (!node.m_leaf) return false;
+                timeline::BlockIndex::mark(node, leaves);
+                return true;
+            },
+            [](uint32_t) {});
+        const auto& order = index.order();
+        index.forEachMarkedLeaf(leaves, [&](size_t first, size_t end) {
+            for (size_t k = first; k < end; ++k) {
+                if (k + 8 < order.size()) {  // the model's blocks are in no order here: ask early
+                    const char* block = reinterpret_cast<const char*>(&m_model[order[k + 8]]);
+                    __builtin_prefetch(block);
+                    __builtin_prefetch(block + sizeof(timeline::Block) - 1);
+                }
+                visit(k, order[k]);
+            }
+        });
+    }
+
 private:
     void buildColours();
     void summariseNodes(double alpha);
@@ -75,6 +113,14 @@ private:
     uint64_t m_generation = 0;  // grows whenever the index or the colours change
     TileRaster m_rasters[2];  // one a thread
     FrameStats m_lastStats;
+
+    struct BinCache {
+        timeline::BinKind m_kind = timeline::BinKind::Size;
+        uint64_t m_generation = 0;  // 0: nothing made
+        timeline::Bins m_bins;
+        std::vector<uint8_t> m_itemBin;
+    } m_binCache;
+    BinCache& binCache(timeline::BinKind kind);
 
     struct WholeScale {
         double m_height = -1;

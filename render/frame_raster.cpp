@@ -54,6 +54,7 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
     const auto& boxes = index.index().boxes();
     // The block at position k of the index's order.
     auto addBlock = [&](size_t k) {
+        if (inputs.m_itemBin && inputs.m_itemBin[k] != inputs.m_bin) return;
         ++stats.m_items;
         PixelRect rect;
         const IndexBox& box = boxes[k];

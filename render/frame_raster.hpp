@@ -44,8 +44,10 @@ struct FrameColours {
 struct FrameInputs {
     const timeline::ModelIndex* m_index = nullptr;
     const FrameColours* m_colours = nullptr;
-    ViewSpec m_spec;            // no bins
+    ViewSpec m_spec;            // no bins: m_itemBin says which blocks are drawn
     double m_foldPixels = 0;    // fold nodes at most this many pixels both ways; 0: never
+    const uint8_t* m_itemBin = nullptr;  // when set, by position in the index's order: only
+    uint8_t m_bin = 0;                   // the blocks of this bin are drawn
 };
 
 // Columns [m_left, m_left + m_columns) and rows [m_top, m_top + m_rows) of a view.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 
 #include "render/axes.hpp"
 #include "render/occupancy_bar.hpp"
@@ -19,14 +20,14 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
     const timeline::XWindow extent = model.extent(m_options.m_axis);
     m_window = m_options.m_window.value_or(extent);
     if (m_window.m_to <= m_window.m_from) m_window.m_to = m_window.m_from + 1;
-    if (m_options.m_frame && !m_options.m_bins) {
-        m_options.m_frame->prepare(m_options.m_axis, m_options.m_colourBy);
-        m_colouring = m_options.m_frame->colouring();
+    if (FrameContext* context = frame()) {
+        context->prepare(m_options.m_axis, m_options.m_colourBy);
+        m_colouring = context->colouring();
     } else {
         m_colouring = BlockColouring::make(m_options.m_colourBy, model, m_options.m_axis, m_window, sites);
     }
     if (m_options.m_bins) {
-        m_bins = timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
+        m_bins = frame() ? frame()->bins(*m_options.m_bins) : timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
         m_binOfMark = binsOfMarks(model, *m_bins);
         // Side by side, bins of one heap (sizes, threads, sites) share its address axis, so an
         // address is at the same height in every view; regions are apart by definition.
@@ -55,6 +56,11 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
                                           m_layout.m_context.m_height);
         }
     }
+    if (m_bins && frame()) {
+        binViewsThroughFrame();
+        buildLegend();
+        return;
+    }
     for (View& view : m_views) {
         if (m_options.m_addressScale && !m_bins)
             view.m_scale = *m_options.m_addressScale;
@@ -62,25 +68,68 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
             view.m_scale = m_sharedAddresses && &view != &m_views.front()
                                ? m_views.front().m_scale
                                : scaleFor(m_sharedAddresses ? -1 : view.m_bin, view.m_cell.m_view);
-        timeline::OccupancyQuery query;
-        query.m_axis = m_options.m_axis;
-        query.m_window = m_window;
-        query.m_columns = static_cast<size_t>(view.m_cell.m_bar.m_width);
-        query.m_addrLo = m_options.m_addrLo;
-        query.m_addrHi = m_options.m_addrHi;
-        query.m_bins = m_bins ? &*m_bins : nullptr;
-        query.m_bin = view.m_bin;
+        const timeline::OccupancyQuery query = occupancyQuery(view);
         view.m_occupancy = frame() ? frame()->index().occupancy(query) : timeline::occupancy(model, query);
         for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
     }
     buildLegend();
 }
 
+timeline::OccupancyQuery Report::occupancyQuery(const View& view) const {
+    timeline::OccupancyQuery query;
+    query.m_axis = m_options.m_axis;
+    query.m_window = m_window;
+    query.m_columns = static_cast<size_t>(view.m_cell.m_bar.m_width);
+    query.m_addrLo = m_options.m_addrLo;
+    query.m_addrHi = m_options.m_addrHi;
+    query.m_bins = m_bins ? &*m_bins : nullptr;
+    query.m_bin = view.m_bin;
+    return query;
+}
+
+// The views of the bins through the frame context: one pass over the blocks near the window
+// gives every bin its occupancy and its address ranges (as the walk would: the same tests of
+// each block), where the walk went over the whole log once per view for each.
+void Report::binViewsThroughFrame() {
+    FrameContext& frame = *this->frame();
+    const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
+    std::vector<timeline::OccupancyColumns> columns;
+    std::deque<timeline::AddressRanges::Builder> ranges(m_views.size());
+    for (const View& view : m_views) columns.emplace_back(occupancyQuery(view));
+    const timeline::XAxis axis = m_options.m_axis;
+    const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
+    // One unit wider than the window: a block that ends where the window begins has its end
+    // counted in the occupancy (as ModelIndex::occupancy does).
+    const timeline::IndexBox near{m_window.m_from ? m_window.m_from - 1 : 0, m_window.m_to + 1, lo, hi};
+    frame.forEachNear(near, [&](size_t position, uint32_t index) {
+        const uint8_t bin = itemBins[position];
+        if (bin >= m_views.size()) return;
+        const Block& b = m_model[index];
+        columns[bin].add(b);
+        if (b.from(axis) >= m_window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= m_window.m_from) return;
+        if (b.endAddr() <= lo || b.addr() >= hi) return;
+        ranges[bin].add(b.addr(), b.endAddr());
+    });
+    for (View& view : m_views) {
+        const size_t bin = static_cast<size_t>(view.m_bin);
+        if (m_sharedAddresses)
+            view.m_scale = &view == &m_views.front() ? scaleFor(-1, view.m_cell.m_view) : m_views.front().m_scale;
+        else
+            view.m_scale = AddressScale(ranges[bin]
+                                            .finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_cell.m_view.m_height))
+                                            .clip(lo, hi),
+                                        view.m_cell.m_view.m_height);
+        view.m_occupancy = columns[bin].finish();
+        for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
+    }
+}
+
 // The ranges that held a block of this view (bin, window, address window), as many as fit.
 AddressScale Report::scaleFor(int bin, const Rect& view) const {
     timeline::AddressRanges::Builder builder;
     const timeline::XAxis axis = m_options.m_axis;
-    if (FrameContext* frame = this->frame()) frame->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
+    FrameContext* frame = this->frame();
+    if (frame && bin < 0) frame->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
     else m_model.forEach([&](const Block& b) {
         if (b.from(axis) >= m_window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= m_window.m_from) return;
         if (b.endAddr() <= m_options.m_addrLo || b.addr() >= m_options.m_addrHi) return;

@@ -41,8 +41,9 @@ struct ReportOptions {
     std::string m_logPath;                         // for the header
     // The window's frames: drawn through a context kept between frames (its index, colours and
     // buffers; the colouring is the context's, over the whole log) instead of walks over every
-    // block. Correlated views (m_bins) do not use it yet. With m_levelOfDetail, what is smaller
-    // than m_frame->m_foldPixels is folded; without, the picture is exact.
+    // block; correlated views (m_bins) too, with the context's bins (over the whole log), never
+    // folded. With m_levelOfDetail, what is smaller than m_frame->m_foldPixels is folded;
+    // without, the picture is exact.
     FrameContext* m_frame = nullptr;
     bool m_levelOfDetail = false;
 };
@@ -84,7 +85,9 @@ private:
     };
 
     AddressScale scaleFor(int bin, const Rect& view) const;
-    FrameContext* frame() const { return m_bins ? nullptr : m_options.m_frame; }
+    FrameContext* frame() const { return m_options.m_frame; }
+    timeline::OccupancyQuery occupancyQuery(const View& view) const;
+    void binViewsThroughFrame();
     ViewSpec specOf(const View& view) const;
     void buildLegend();
     void paintHeader(cairo_t* cr) const;

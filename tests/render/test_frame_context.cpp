@@ -1,10 +1,11 @@
 // Frames through the FrameContext: without anything to fold they are the exact picture (the
-// same pixels as drawBlocks, the same report page); with folding they stay close to it, no
-// block disappears, and a zoomed-in frame opens few blocks.
+// same pixels as drawBlocks, the same report page, correlated views too); with folding they
+// stay close to it, no block disappears, and a zoomed-in frame opens few blocks.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "random_heap.hpp"
@@ -65,20 +66,24 @@ int largestDistance(const Image& a, const Image& b) {
     return worst;
 }
 
-// The walk's address scale and occupancy bar against those of the frame context: the same
-// ranges, the same events, the same live bytes but for the walk's rounding.
-void checkSameScaleAndOccupancy(const render::Report& walked, const render::Report& fast) {
-    const auto& a = walked.scale(0).ranges().ranges();
-    const auto& b = fast.scale(0).ranges().ranges();
-    REQUIRE(a.size() == b.size());
-    for (size_t i = 0; i < a.size(); ++i) {
-        CHECK(a[i].m_lo == b[i].m_lo);
-        CHECK(a[i].m_hi == b[i].m_hi);
-    }
-    REQUIRE(walked.occupancy(0).size() == fast.occupancy(0).size());
-    for (size_t c = 0; c < walked.occupancy(0).size(); ++c) {
-        CHECK(fast.occupancy(0)[c].m_events == walked.occupancy(0)[c].m_events);
-        CHECK(fast.occupancy(0)[c].m_liveBytes == Approx(walked.occupancy(0)[c].m_liveBytes).margin(1e-6 * walked.fullBytes()));
+// The walk's address scales and occupancy bars against those of the frame context, view by
+// view: the same ranges, the same events, the same live bytes but for the walk's rounding.
+void checkSameViews(const render::Report& walked, const render::Report& fast) {
+    REQUIRE(walked.viewCount() == fast.viewCount());
+    for (size_t v = 0; v < walked.viewCount(); ++v) {
+        INFO("view " << v);
+        const auto& a = walked.scale(v).ranges().ranges();
+        const auto& b = fast.scale(v).ranges().ranges();
+        REQUIRE(a.size() == b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            CHECK(a[i].m_lo == b[i].m_lo);
+            CHECK(a[i].m_hi == b[i].m_hi);
+        }
+        REQUIRE(walked.occupancy(v).size() == fast.occupancy(v).size());
+        for (size_t c = 0; c < walked.occupancy(v).size(); ++c) {
+            CHECK(fast.occupancy(v)[c].m_events == walked.occupancy(v)[c].m_events);
+            CHECK(fast.occupancy(v)[c].m_liveBytes == Approx(walked.occupancy(v)[c].m_liveBytes).margin(1e-6 * walked.fullBytes()));
+        }
     }
 }
 
@@ -155,10 +160,10 @@ TEST_CASE("a report through a frame context is the exact report when nothing is 
     const Image a = test::imageOf(exact), b = test::imageOf(fast);
     CHECK(frame.lastStats().m_foldedNodes == 0);
     CHECK(largestDistance(a, b) <= 1);
-    checkSameScaleAndOccupancy(exact, fast);
+    checkSameViews(exact, fast);
 }
 
-TEST_CASE("a zoomed report through a frame context has the address scale and occupancy of the walk") {
+TEST_CASE("a zoomed report through a frame context has the address scales and occupancy of the walk") {
     test::RandomHeap spec;
     spec.m_events = 50'000;
     spec.m_slots = 120;
@@ -178,12 +183,47 @@ TEST_CASE("a zoomed report through a frame context has the address scale and occ
             options.m_addrLo = spec.m_base + random() % (3 << 20);
             options.m_addrHi = options.m_addrLo + 1 + random() % (2 << 20);
         }
-        const render::Report walked(model, nullptr, options);
-        options.m_frame = &frame;
-        options.m_levelOfDetail = true;
-        const render::Report fast(model, nullptr, options);
-        INFO("trial " << trial);
-        checkSameScaleAndOccupancy(walked, fast);
+        // One view, then correlated views (one pass over the blocks near the window for all bins).
+        for (const auto bins : {std::optional<timeline::BinKind>{}, std::optional{timeline::BinKind::Size},
+                                std::optional{timeline::BinKind::Region}}) {
+            options.m_bins = bins;
+            options.m_frame = nullptr;
+            const render::Report walked(model, nullptr, options);
+            options.m_frame = &frame;
+            options.m_levelOfDetail = true;
+            const render::Report fast(model, nullptr, options);
+            INFO("trial " << trial << " bins " << (bins ? static_cast<int>(*bins) : -1));
+            checkSameViews(walked, fast);
+        }
+    }
+}
+
+TEST_CASE("correlated views through a frame context are the walk's views") {
+    test::RandomHeap spec;
+    spec.m_events = 4000;
+    spec.m_slots = 60;
+    spec.m_regions = 3;
+    const timeline::BlockModel model = test::randomHeap(spec);
+    FrameContext frame(model, nullptr);
+    for (const timeline::BinKind kind : {timeline::BinKind::Size, timeline::BinKind::Thread, timeline::BinKind::Region}) {
+        for (const render::BinLayout layout : {render::BinLayout::Time, render::BinLayout::Address}) {
+            INFO("bins " << static_cast<int>(kind) << " layout " << static_cast<int>(layout));
+            render::ReportOptions options;
+            options.m_width = 1000;
+            options.m_height = 800;
+            options.m_colourBy = ColourBy::Size;
+            options.m_bins = kind;
+            options.m_layout = layout;
+            const render::Report walked(model, nullptr, options);
+            options.m_frame = &frame;
+            options.m_levelOfDetail = true;  // never folds with bins
+            const render::Report fast(model, nullptr, options);
+            CHECK(walked.viewCount() > 1);
+            checkSameViews(walked, fast);
+            // The whole log in view: both colour over it, so the pages are the same.
+            CHECK(largestDistance(test::imageOf(walked), test::imageOf(fast)) <= 1);
+            CHECK(frame.lastStats().m_foldedNodes == 0);
+        }
     }
 }
 
