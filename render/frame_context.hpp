@@ -8,6 +8,8 @@
 
 #include <functional>
 #include <memory>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "render/block_colouring.hpp"
@@ -66,33 +68,40 @@ public:
     const timeline::Bins& bins(timeline::BinKind kind);
     const std::vector<uint8_t>& itemBins(timeline::BinKind kind);
 
-    // Every block whose leaf meets `box`, as (position in the index's order, model index):
-    // for what a summary of a node cannot serve, such as one bin's occupancy. The caller
-    // tests each block.
+    // Every block whose leaf meets `box`, as visit(part, position in the index's order, model
+    // index), on two threads: part 0 gets the first half of the leaves, part 1 the rest. For
+    // what a summary of a node cannot serve, such as one bin's occupancy; the caller tests
+    // each block.
     template <typename Visit>
     void forEachNear(const timeline::IndexBox& box, Visit&& visit) const {
         const timeline::BlockIndex& index = m_index->index();
-        std::vector<uint64_t> leaves;
-        index.clearMarks(leaves);
+        std::vector<uint64_t> marks;
+        index.clearMarks(marks);
         index.query(
             box,
             [&](const timeline::BlockIndex::Node& node) {
                 if (!node.m_leaf) return false;
-                timeline::BlockIndex::mark(node, leaves);
+                timeline::BlockIndex::mark(node, marks);
                 return true;
             },
             [](uint32_t) {});
+        std::vector<std::pair<size_t, size_t>> leaves;
+        index.forEachMarkedLeaf(marks, [&](size_t first, size_t end) { leaves.emplace_back(first, end); });
         const auto& order = index.order();
-        index.forEachMarkedLeaf(leaves, [&](size_t first, size_t end) {
-            for (size_t k = first; k < end; ++k) {
-                if (k + 8 < order.size()) {  // the model's blocks are in no order here: ask early
-                    const char* block = reinterpret_cast<const char*>(&m_model[order[k + 8]]);
-                    __builtin_prefetch(block);
-                    __builtin_prefetch(block + sizeof(timeline::Block) - 1);
+        auto visitLeaves = [&](int part, size_t from, size_t to) {
+            for (size_t leaf = from; leaf < to; ++leaf)
+                for (size_t k = leaves[leaf].first; k < leaves[leaf].second; ++k) {
+                    if (k + 8 < order.size()) {  // the model's blocks are in no order here: ask early
+                        const char* block = reinterpret_cast<const char*>(&m_model[order[k + 8]]);
+                        __builtin_prefetch(block);
+                        __builtin_prefetch(block + sizeof(timeline::Block) - 1);
+                    }
+                    visit(part, k, order[k]);
                 }
-                visit(k, order[k]);
-            }
-        });
+        };
+        const size_t half = leaves.size() / 2;
+        std::jthread second(visitLeaves, 1, half, leaves.size());
+        visitLeaves(0, 0, half);
     }
 
 private:

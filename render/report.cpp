@@ -93,33 +93,41 @@ timeline::OccupancyQuery Report::occupancyQuery(const View& view) const {
 void Report::binViewsThroughFrame() {
     FrameContext& frame = *this->frame();
     const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
-    std::vector<timeline::OccupancyColumns> columns;
-    std::deque<timeline::AddressRanges::Builder> ranges(m_views.size());
-    for (const View& view : m_views) columns.emplace_back(occupancyQuery(view));
+    // A part for each of the context's two threads, merged after.
+    std::vector<timeline::OccupancyColumns> columns[2];
+    std::deque<timeline::AddressRanges::Builder> ranges[2];
+    for (int part = 0; part < 2; ++part) {
+        ranges[part].resize(m_views.size());
+        for (const View& view : m_views) columns[part].emplace_back(occupancyQuery(view));
+    }
     const timeline::XAxis axis = m_options.m_axis;
     const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
     // One unit wider than the window: a block that ends where the window begins has its end
     // counted in the occupancy (as ModelIndex::occupancy does).
     const timeline::IndexBox near{m_window.m_from ? m_window.m_from - 1 : 0, m_window.m_to + 1, lo, hi};
-    frame.forEachNear(near, [&](size_t position, uint32_t index) {
+    frame.forEachNear(near, [&](int part, size_t position, uint32_t index) {
         const uint8_t bin = itemBins[position];
         if (bin >= m_views.size()) return;
         const Block& b = m_model[index];
-        columns[bin].add(b);
+        columns[part][bin].add(b);
         if (b.from(axis) >= m_window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= m_window.m_from) return;
         if (b.endAddr() <= lo || b.addr() >= hi) return;
-        ranges[bin].add(b.addr(), b.endAddr());
+        ranges[part][bin].add(b.addr(), b.endAddr());
     });
+    for (size_t bin = 0; bin < m_views.size(); ++bin) {
+        columns[0][bin].merge(columns[1][bin]);
+        ranges[0][bin].add(ranges[1][bin]);
+    }
     for (View& view : m_views) {
         const size_t bin = static_cast<size_t>(view.m_bin);
         if (m_sharedAddresses)
             view.m_scale = &view == &m_views.front() ? scaleFor(-1, view.m_cell.m_view) : m_views.front().m_scale;
         else
-            view.m_scale = AddressScale(ranges[bin]
+            view.m_scale = AddressScale(ranges[0][bin]
                                             .finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_cell.m_view.m_height))
                                             .clip(lo, hi),
                                         view.m_cell.m_view.m_height);
-        view.m_occupancy = columns[bin].finish();
+        view.m_occupancy = columns[0][bin].finish();
         for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
     }
 }

@@ -21,6 +21,10 @@ void AddressRanges::Builder::add(uint64_t lo, uint64_t hi) {
     m_last = m_union.emplace_hint(it, lo, hi);
 }
 
+void AddressRanges::Builder::add(const Builder& other) {
+    for (const auto& [lo, hi] : other.m_union) add(lo, hi);
+}
+
 AddressRanges AddressRanges::Builder::finish(uint64_t keepGapsBelow, size_t maxRanges) const {
     std::vector<AddressRange> ranges;
     for (const auto& [lo, hi] : m_union) {

@@ -29,6 +29,7 @@ public:
         Builder(const Builder&) = delete;  // m_last points into m_union
         Builder& operator=(const Builder&) = delete;
         void add(uint64_t lo, uint64_t hi);
+        void add(const Builder& other);  // everything `other` was given (of the same granularity)
         // The union; gaps below `keepGapsBelow` kept inside ranges; at most `maxRanges` ranges
         // (the smallest gaps merged first; 0: no limit).
         AddressRanges finish(uint64_t keepGapsBelow = kKeepGapsBelow, size_t maxRanges = 0) const;

@@ -50,6 +50,11 @@ void OccupancyColumns::addInside(size_t column, double byteTime, uint32_t events
     m_result[column].m_events += events;
 }
 
+void OccupancyColumns::merge(const OccupancyColumns& other) {
+    for (size_t i = 0; i < m_deltas.size() && i < other.m_deltas.size(); ++i) m_deltas[i] += other.m_deltas[i];
+    for (size_t i = 0; i < m_result.size() && i < other.m_result.size(); ++i) m_result[i].m_events += other.m_result[i].m_events;
+}
+
 std::vector<OccupancyColumn> OccupancyColumns::finish() {
     __int128 running = 0;
     for (size_t i = 0; i < m_result.size(); ++i) {

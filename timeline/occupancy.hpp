@@ -45,6 +45,9 @@ public:
     // `byteTime` bytes times axis units between them and `events` beginnings and ends.
     void addInside(size_t column, double byteTime, uint32_t events);
 
+    // Adds what `other`, made for the same query, was given: one query split over threads.
+    void merge(const OccupancyColumns& other);
+
     std::vector<OccupancyColumn> finish();
 
 private:
