@@ -21,6 +21,7 @@ public:
         double m_top = 0, m_bottom = 0;  // pixel rows, m_top < m_bottom
         timeline::AddressRange m_range;
         double m_rowsPerByte = 0;  // (m_bottom - m_top) / bytes: a multiplication per block, not a division
+        bool operator==(const Band&) const = default;
     };
 
     AddressScale() = default;

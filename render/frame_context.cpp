@@ -111,8 +111,54 @@ const timeline::Bins& FrameContext::bins(timeline::BinKind kind) { return binCac
 
 const std::vector<uint8_t>& FrameContext::itemBins(timeline::BinKind kind) { return binCache(kind).m_itemBin; }
 
+bool FrameContext::KeptView::sameView(const KeptView& other) const {
+    return m_axis == other.m_axis && m_window.m_from == other.m_window.m_from && m_window.m_to == other.m_window.m_to &&
+           m_bands == other.m_bands && m_binKind == other.m_binKind && m_bin == other.m_bin && m_alpha == other.m_alpha &&
+           m_foldPixels == other.m_foldPixels && m_cushion == other.m_cushion && m_levelOfDetail == other.m_levelOfDetail &&
+           m_generation == other.m_generation && m_width == other.m_width && m_height == other.m_height;
+}
+
+FrameContext::KeptView FrameContext::keyOf(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) const {
+    KeptView key{};
+    key.m_axis = spec.m_axis;
+    key.m_window = spec.m_window;
+    key.m_bands = spec.m_scale->bands();
+    key.m_binKind = spec.m_bins ? static_cast<int>(spec.m_bins->kind()) : -1;
+    key.m_bin = spec.m_bins ? spec.m_bin : -1;
+    key.m_alpha = spec.m_alpha;
+    key.m_foldPixels = m_foldPixels;
+    key.m_cushion = spec.m_cushion;
+    key.m_levelOfDetail = levelOfDetail;
+    key.m_generation = m_generation;
+    key.m_width = target.m_width;
+    key.m_height = target.m_height;
+    return key;
+}
+
+void FrameContext::newFrame() {
+    ++m_frameNumber;
+    std::erase_if(m_keptViews, [&](const KeptView& kept) { return kept.m_frame + 1 < m_frameNumber; });
+}
+
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
+    const size_t rowBytes = static_cast<size_t>(target.m_width) * sizeof(uint32_t);
+    KeptView key = keyOf(spec, target, levelOfDetail);
+    for (auto kept = m_keptViews.begin(); kept != m_keptViews.end(); ++kept) {
+        if (!kept->sameView(key)) continue;
+        for (int y = 0; y < target.m_height; ++y)
+            std::memcpy(target.row(y), &kept->m_pixels[static_cast<size_t>(y) * static_cast<size_t>(target.m_width)], rowBytes);
+        m_lastStats = FrameStats{};
+        kept->m_frame = m_frameNumber;
+        std::rotate(kept, kept + 1, m_keptViews.end());  // now the most recent
+        return m_lastStats;
+    }
     m_lastStats = draw(spec, target, levelOfDetail);
+    if (m_keptViews.size() == kKeptViews) m_keptViews.erase(m_keptViews.begin());
+    key.m_frame = m_frameNumber;
+    key.m_pixels.resize(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height));
+    for (int y = 0; y < target.m_height; ++y)
+        std::memcpy(&key.m_pixels[static_cast<size_t>(y) * static_cast<size_t>(target.m_width)], target.row(y), rowBytes);
+    m_keptViews.push_back(std::move(key));
     return m_lastStats;
 }
 

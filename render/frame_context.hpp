@@ -46,10 +46,14 @@ public:
     const timeline::ModelIndex& index() const { return *m_index; }
     const BlockColouring& colouring() const { return m_colouring; }
 
-    // Fills `target` with the blocks of `spec` (its axis the prepared one, no bins), as
-    // drawBlocks does: split in tiles, drawn by two threads. With `levelOfDetail`,
-    // nodes of at most m_foldPixels are folded.
+    // Fills `target` with the blocks of `spec` (its axis the prepared one), as drawBlocks
+    // does: split in tiles, drawn by two threads. With `levelOfDetail`, nodes of at most
+    // m_foldPixels are folded. A view drawn in this frame or the one before with nothing
+    // about it changed (only an overlay: access samples, cursors) is copied from there.
     FrameStats drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
+    // A new frame begins (a Report's paint() says so): views of the frame before last go.
+    void newFrame();
+    void forgetViews() { m_keptViews.clear(); }  // the next drawBlocks() draws
 
     // The address scale of the whole log (every range) for a view `height` pixels tall, and its
     // picture (`spec`: the whole x extent on that scale): made once per size and settings,
@@ -57,7 +61,7 @@ public:
     const AddressScale& wholeScale(double height);
     void drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
 
-    // What the last drawBlocks() cost.
+    // What the last drawBlocks() cost (nothing drawn when it copied a kept view).
     const FrameStats& lastStats() const { return m_lastStats; }
 
     // Correlated views: the bins of `kind` over the whole log (made once per axis and kind,
@@ -122,6 +126,26 @@ private:
     uint64_t m_generation = 0;  // grows whenever the index or the colours change
     TileRaster m_rasters[2];  // one a thread
     FrameStats m_lastStats;
+
+    // The blocks' pixels of recent views, before any overlay, and what they were drawn from.
+    struct KeptView {
+        timeline::XAxis m_axis;
+        timeline::XWindow m_window;
+        std::vector<AddressScale::Band> m_bands;
+        int m_binKind, m_bin;  // -1: no bins
+        double m_alpha, m_foldPixels;
+        CushionStyle m_cushion;
+        bool m_levelOfDetail;
+        uint64_t m_generation;
+        int m_width, m_height;
+        uint64_t m_frame = 0;  // the last frame that drew or copied it
+        std::vector<uint32_t> m_pixels;
+        bool sameView(const KeptView& other) const;
+    };
+    static constexpr size_t kKeptViews = timeline::Bins::kMaxBins + 1;  // every correlated view, or the main one
+    std::vector<KeptView> m_keptViews;  // the most recent last
+    uint64_t m_frameNumber = 0;
+    KeptView keyOf(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) const;
 
     struct BinCache {
         timeline::BinKind m_kind = timeline::BinKind::Size;

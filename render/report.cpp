@@ -204,6 +204,7 @@ void Report::buildLegend() {
 }
 
 void Report::paint(cairo_t* cr) const {
+    if (FrameContext* context = frame()) context->newFrame();
     fillRect(cr, {0, 0, static_cast<double>(m_options.m_width), static_cast<double>(m_options.m_height)}, kPageColour);
     paintHeader(cr);
     for (const View& view : m_views) paintView(cr, view);

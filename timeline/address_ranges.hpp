@@ -15,6 +15,7 @@ struct AddressRange {
     uint64_t m_lo = 0;  // [m_lo, m_hi)
     uint64_t m_hi = 0;
     uint64_t bytes() const { return m_hi - m_lo; }
+    bool operator==(const AddressRange&) const = default;
 };
 
 class AddressRanges {

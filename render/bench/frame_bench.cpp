@@ -91,6 +91,7 @@ Timing timeFrames(const timeline::BlockModel& model, const Settings& settings, c
     Timing timing;
     std::vector<double> times;
     for (int i = frame ? 0 : 1; i <= frames; ++i) {
+        if (frame) frame->forgetViews();  // a redraw of the same view would be a copy: draw it
         const auto start = Clock::now();
         const render::Report report(model, nullptr, optionsFor(settings, view, frame, levelOfDetail));
         cairo_t* cr = cairo_create(surface);

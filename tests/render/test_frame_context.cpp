@@ -268,6 +268,50 @@ TEST_CASE("a frame context kept across axes, colourings and alphas draws what a 
     }
 }
 
+TEST_CASE("a view drawn again with nothing changed is copied, and any change draws it anew") {
+    test::RandomHeap spec;
+    spec.m_events = 20'000;
+    spec.m_slots = 100;
+    const timeline::BlockModel model = test::randomHeap(spec);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const XWindow extent = model.extent(XAxis::Time);
+    const FrameView whole(frame, XAxis::Time, extent, 0, UINT64_MAX, 300, 200);
+    FrameStats stats;
+    const Image first = whole.throughFrame(frame, false, &stats);
+    CHECK(stats.m_items > 0);
+    // Again (an overlay changed, say): a copy, nothing drawn, the same pixels.
+    CHECK(whole.throughFrame(frame, false, &stats).m_pixels == first.m_pixels);
+    CHECK(stats.m_items == 0);
+    // Each change draws, and draws what a new context draws.
+    auto drawsAsNew = [&](const FrameView& view, bool levelOfDetail) {
+        const Image image = view.throughFrame(frame, levelOfDetail, &stats);
+        CHECK(stats.m_items + stats.m_foldedItems > 0);
+        FrameContext fresh(model, nullptr);
+        fresh.prepare(frame.axis(), frame.colouring().by());
+        CHECK(image.m_pixels == view.throughFrame(fresh, levelOfDetail).m_pixels);
+    };
+    drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 300, 200, 0.6), false);  // alpha
+    drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 300, 200, 0.3, CushionStyle::None), false);
+    drawsAsNew(FrameView(frame, XAxis::Time, {extent.m_from, extent.m_from + extent.width() / 2}, 0, UINT64_MAX, 300, 200), false);
+    drawsAsNew(FrameView(frame, XAxis::Time, extent, spec.m_base, spec.m_base + (1 << 20), 300, 200), false);  // addresses
+    drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 301, 200), false);  // size
+    drawsAsNew(whole, true);  // level of detail
+    // All of that in one frame: the first view is still kept.
+    CHECK(whole.throughFrame(frame, false, &stats).m_pixels == first.m_pixels);
+    CHECK(stats.m_items == 0);
+    // Kept into the next frame, not beyond.
+    frame.newFrame();
+    CHECK(whole.throughFrame(frame, false, &stats).m_pixels == first.m_pixels);
+    CHECK(stats.m_items == 0);
+    frame.newFrame();
+    frame.newFrame();
+    drawsAsNew(whole, false);
+    // A new colouring draws everything again.
+    frame.prepare(XAxis::Time, ColourBy::Lifetime);
+    drawsAsNew(whole, false);
+}
+
 // A heap of 100,000 blocks in 50 x 40 pixels, 50 blocks a pixel: nearly all of them fold, in
 // nodes smaller than a pixel. Folding moves a node's coverage about inside its box and weighs
 // its blocks as if they were equal; it may not change the picture beyond that. Measured, in
