@@ -226,10 +226,11 @@ const AddressScale& FrameContext::wholeScale(double height) {
     return cached.m_scale;
 }
 
-void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
+void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag) {
     WholePicture& cached = m_wholePictures[levelOfDetail];
-    if (cached.m_width != target.m_width || cached.m_height != target.m_height || cached.m_alpha != spec.m_alpha ||
-        cached.m_cushion != spec.m_cushion || cached.m_generation != m_generation) {
+    const bool sameBlocks = cached.m_width == target.m_width && cached.m_height == target.m_height &&
+                            cached.m_generation == m_generation && !cached.m_pixels.empty();
+    if (!sameBlocks || (!mayLag && (cached.m_alpha != spec.m_alpha || cached.m_cushion != spec.m_cushion))) {
         cached.m_pixels.assign(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height), 0);
         draw(spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, levelOfDetail);
         cached.m_width = target.m_width;

@@ -57,9 +57,11 @@ public:
 
     // The address scale of the whole log (every range) for a view `height` pixels tall, and its
     // picture (`spec`: the whole x extent on that scale): made once per size and settings,
-    // then copied.
+    // then copied. `mayLag`: a picture of another alpha or cushion style will do (the window
+    // while the alpha slider is dragged: drawing every block of the log at each step of the
+    // drag was most of its frame).
     const AddressScale& wholeScale(double height);
-    void drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
+    void drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag = false);
 
     // What the last drawBlocks() cost (nothing drawn when it copied a kept view).
     const FrameStats& lastStats() const { return m_lastStats; }

@@ -207,6 +207,9 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     // Frames through the index, folding what is smaller than a pixel; correlated views walk.
     options.m_frame = m_log->m_frame.get();
     options.m_levelOfDetail = true;
+    // While the alpha slider is dragged the context view keeps its picture; the frame after
+    // the release (another picture key) draws it for the alpha let go at.
+    options.m_contextMayLag = m_drag == Drag::Alpha;
     if (!m_state.m_bins) {
         m_view->setViewHeight(mainView().m_height);
         options.m_addressScale = m_view->addressScale();
@@ -299,6 +302,7 @@ std::string TimelineWindow::pictureKey(const ReportOptions& options) const {
                   options.m_addressScale ? 1 : 0, options.m_uiScale, m_view->addressZoom(),
                   m_view->viewHeight(), shown ? shown->first : 0, shown ? shown->second : 0, m_loads);
     std::string key = text;
+    if (options.m_contextMayLag) key += " lag";
     for (uint64_t cursor : options.m_cursors) key += " c" + std::to_string(cursor);
     return key;
 }
@@ -448,7 +452,7 @@ void TimelineWindow::trace(double milliseconds) {
     std::fprintf(stderr,
                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
-                 "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu\n",
+                 "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
@@ -457,7 +461,8 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
                  m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
-                 m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems);
+                 m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
+                 m_drag == Drag::Alpha ? "lagging" : "current");
 }
 
 }  // namespace memlog::render

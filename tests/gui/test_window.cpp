@@ -237,14 +237,28 @@ TEST_CASE("the alpha slider, dragged live, makes a block thinner than a pixel st
         const uint32_t p = screen.at(left + x, top + y);
         return 255 - (0.3 * ((p >> 16) & 255) + 0.59 * ((p >> 8) & 255) + 0.11 * (p & 255));
     };
+    // The context view (the whole log) keeps its picture while the slider moves, and is drawn
+    // for the alpha let go at once the button is up.
+    const render::Rect& context = aim.m_geometry.m_context;
+    auto contextPixels = [&]() {
+        const Screenshot screen = s.m_x.stableScreenshot();
+        std::vector<uint32_t> pixels;
+        for (int row = static_cast<int>(context.m_y); row < static_cast<int>(context.bottom()); ++row)
+            for (int column = static_cast<int>(context.m_x); column < static_cast<int>(context.right()); ++column)
+                pixels.push_back(screen.at(left + column, top + row));
+        return pixels;
+    };
     s.m_x.drag(window.window(), static_cast<int>(knob), knobY, static_cast<int>(rightEnd) + 5, knobY);
     frameWith(window, "alpha", "1.00");
+    window.waitForFrame([](const Frame& f) { return f["alpha"] == "1.00" && f["context"] == "current"; });
     const double atOne = darkness();
+    const std::vector<uint32_t> contextAtOne = contextPixels();
     s.m_x.drag(window.window(), static_cast<int>(rightEnd), knobY, static_cast<int>(leftEnd) - 5, knobY);
-    frameWith(window, "alpha", "0.05");
+    window.waitForFrame([](const Frame& f) { return f["alpha"] == "0.05" && f["context"] == "current"; });
     const double atLow = darkness();
     CHECK(atOne < 10);          // a hundredth of a pixel, weighed as such: barely there
     CHECK(atLow > atOne + 60);  // boosted by f^alpha: plainly visible
+    CHECK(contextPixels() != contextAtOne);  // there too, once the slider is let go
 }
 
 TEST_CASE("cursors: k places one at the pointer, a drag moves it, a right click removes it") {

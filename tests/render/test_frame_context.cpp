@@ -312,6 +312,34 @@ TEST_CASE("a view drawn again with nothing changed is copied, and any change dra
     drawsAsNew(whole, false);
 }
 
+TEST_CASE("the whole log's picture keeps an earlier alpha only when it may lag") {
+    test::RandomHeap spec;
+    spec.m_events = 20'000;
+    spec.m_slots = 100;
+    const timeline::BlockModel model = test::randomHeap(spec);
+    FrameContext frame(model, nullptr), fresh(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    fresh.prepare(XAxis::Time, ColourBy::Size);
+    const FrameView whole(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 120, 200);
+    render::ViewSpec wholeSpec = whole.m_spec;
+    wholeSpec.m_scale = &frame.wholeScale(200);
+    auto picture = [&](FrameContext& context, double alpha, bool mayLag) {
+        std::vector<uint32_t> pixels(120 * 200);
+        wholeSpec.m_alpha = alpha;
+        context.drawWhole(wholeSpec, {pixels.data(), 120, 200, 120}, false, mayLag);
+        return pixels;
+    };
+    const std::vector<uint32_t> atLow = picture(frame, 0.2, false);
+    CHECK(picture(frame, 0.9, true) == atLow);  // lagging: the picture at 0.2
+    const std::vector<uint32_t> atHigh = picture(frame, 0.9, false);
+    CHECK(atHigh != atLow);
+    CHECK(atHigh == picture(fresh, 0.9, false));
+    // A new colouring is never lagged behind.
+    frame.prepare(XAxis::Time, ColourBy::Lifetime);
+    fresh.prepare(XAxis::Time, ColourBy::Lifetime);
+    CHECK(picture(frame, 0.9, true) == picture(fresh, 0.9, false));
+}
+
 // A heap of 100,000 blocks in 50 x 40 pixels, 50 blocks a pixel: nearly all of them fold, in
 // nodes smaller than a pixel. Folding moves a node's coverage about inside its box and weighs
 // its blocks as if they were equal; it may not change the picture beyond that. Measured, in
