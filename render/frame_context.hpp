@@ -113,6 +113,7 @@ public:
 private:
     void buildColours();
     void summariseNodes(double alpha);
+    bool anyNodeFolds(const ViewSpec& spec, int width, int height) const;
     FrameStats draw(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
     static constexpr size_t kTileBytes = 512 << 10;
     static std::vector<Tile> tilesOf(int width, int height, bool categorical);

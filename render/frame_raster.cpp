@@ -76,13 +76,11 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
     // True: the node is done (outside the tile, folded, or a leaf kept for later); false: open it.
     auto visitNode = [&](const BlockIndex::Node& node) {
         const IndexBox& box = node.m_box;
-        const double x0 = scale.x(static_cast<double>(box.m_x0)), x1 = scale.x(static_cast<double>(box.m_x1));
+        const NodeExtent extent = nodeExtent(node, spec, scale);
+        const double x0 = extent.m_x0, x1 = extent.m_x1, rowTop = extent.m_rowTop, rowBottom = extent.m_rowBottom;
         if (x1 <= left || x0 >= left + columns) return true;
-        double rowTop, rowBottom;
-        bool oneBand;
-        if (!spec.m_scale->rowsOf(box.m_y0, box.m_y1, rowTop, rowBottom, oneBand) || rowBottom <= top || rowTop >= top + rows)
-            return true;
-        if (!(inputs.m_foldPixels > 0) || !oneBand || x1 - x0 > inputs.m_foldPixels || rowBottom - rowTop > inputs.m_foldPixels) {
+        if (!extent.m_inRows || rowBottom <= top || rowTop >= top + rows) return true;
+        if (!extent.folds(inputs.m_foldPixels)) {
             if (!node.m_leaf) return false;
             BlockIndex::mark(node, m_leaves);
             return true;

@@ -50,6 +50,24 @@ struct FrameInputs {
     uint8_t m_bin = 0;                   // the blocks of this bin are drawn
 };
 
+// Where an index node's box lands in a view, and whether level of detail folds it: at most
+// `foldPixels` both ways, inside one band of addresses (where rows are linear in bytes).
+struct NodeExtent {
+    double m_x0, m_x1, m_rowTop, m_rowBottom;
+    bool m_oneBand;
+    bool m_inRows;  // false: none of its addresses is shown
+    bool folds(double foldPixels) const {
+        return foldPixels > 0 && m_oneBand && m_x1 - m_x0 <= foldPixels && m_rowBottom - m_rowTop <= foldPixels;
+    }
+};
+inline NodeExtent nodeExtent(const timeline::BlockIndex::Node& node, const ViewSpec& spec, const XScale& scale) {
+    NodeExtent extent{};
+    extent.m_x0 = scale.x(static_cast<double>(node.m_box.m_x0));
+    extent.m_x1 = scale.x(static_cast<double>(node.m_box.m_x1));
+    extent.m_inRows = spec.m_scale->rowsOf(node.m_box.m_y0, node.m_box.m_y1, extent.m_rowTop, extent.m_rowBottom, extent.m_oneBand);
+    return extent;
+}
+
 // Columns [m_left, m_left + m_columns) and rows [m_top, m_top + m_rows) of a view.
 struct Tile {
     int m_left, m_columns, m_top, m_rows;

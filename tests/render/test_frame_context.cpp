@@ -248,7 +248,13 @@ TEST_CASE("a frame context kept across axes, colourings and alphas draws what a 
         CHECK((heard.empty() || heard.back() == 1.0));
         fresh.prepare(step.m_axis, step.m_by);
         const XWindow extent = model.extent(step.m_axis);
-        // Small enough that nodes fold, so the summaries (per alpha) are used too.
+        // First a view where nothing folds (the nodes' summaries for this alpha are not made),
+        // then one small enough that nodes fold, so the summaries (per alpha) are used too.
+        const FrameView big(kept, step.m_axis, {extent.m_from, extent.m_from + extent.width() / 100}, 0, UINT64_MAX, 800,
+                            600, step.m_alpha);
+        FrameStats bigStats;
+        big.throughFrame(kept, true, &bigStats);
+        CHECK(bigStats.m_foldedNodes == 0);
         const FrameView a(kept, step.m_axis, extent, 0, UINT64_MAX, 60, 45, step.m_alpha);
         const FrameView b(fresh, step.m_axis, extent, 0, UINT64_MAX, 60, 45, step.m_alpha);
         FrameStats stats;
