@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <iterator>
 #include <atomic>
 #include <thread>
@@ -111,15 +110,8 @@ const timeline::Bins& FrameContext::bins(timeline::BinKind kind) { return binCac
 
 const std::vector<uint8_t>& FrameContext::itemBins(timeline::BinKind kind) { return binCache(kind).m_itemBin; }
 
-bool FrameContext::KeptView::sameView(const KeptView& other) const {
-    return m_axis == other.m_axis && m_window.m_from == other.m_window.m_from && m_window.m_to == other.m_window.m_to &&
-           m_bands == other.m_bands && m_binKind == other.m_binKind && m_bin == other.m_bin && m_alpha == other.m_alpha &&
-           m_foldPixels == other.m_foldPixels && m_cushion == other.m_cushion && m_levelOfDetail == other.m_levelOfDetail &&
-           m_generation == other.m_generation && m_width == other.m_width && m_height == other.m_height;
-}
-
-FrameContext::KeptView FrameContext::keyOf(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) const {
-    KeptView key{};
+FrameContext::ViewKey FrameContext::keyOf(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) const {
+    ViewKey key{};
     key.m_axis = spec.m_axis;
     key.m_window = spec.m_window;
     key.m_bands = spec.m_scale->bands();
@@ -141,12 +133,11 @@ void FrameContext::newFrame() {
 }
 
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
-    const size_t rowBytes = static_cast<size_t>(target.m_width) * sizeof(uint32_t);
-    KeptView key = keyOf(spec, target, levelOfDetail);
+    const ViewKey key = keyOf(spec, target, levelOfDetail);
+    auto keptPixels = [&](KeptView& kept) { return PixelBuffer{kept.m_pixels.data(), target.m_width, target.m_height, target.m_width}; };
     for (auto kept = m_keptViews.begin(); kept != m_keptViews.end(); ++kept) {
-        if (!kept->sameView(key)) continue;
-        for (int y = 0; y < target.m_height; ++y)
-            std::memcpy(target.row(y), &kept->m_pixels[static_cast<size_t>(y) * static_cast<size_t>(target.m_width)], rowBytes);
+        if (!(kept->m_key == key)) continue;
+        copyPixels(keptPixels(*kept), target);
         m_lastStats = FrameStats{};
         kept->m_frame = m_frameNumber;
         std::rotate(kept, kept + 1, m_keptViews.end());  // now the most recent
@@ -154,11 +145,9 @@ FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bo
     }
     m_lastStats = draw(spec, target, levelOfDetail);
     if (m_keptViews.size() == kKeptViews) m_keptViews.erase(m_keptViews.begin());
-    key.m_frame = m_frameNumber;
-    key.m_pixels.resize(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height));
-    for (int y = 0; y < target.m_height; ++y)
-        std::memcpy(&key.m_pixels[static_cast<size_t>(y) * static_cast<size_t>(target.m_width)], target.row(y), rowBytes);
-    m_keptViews.push_back(std::move(key));
+    KeptView& kept = m_keptViews.emplace_back(KeptView{key, m_frameNumber, {}});
+    kept.m_pixels.resize(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height));
+    copyPixels(target, keptPixels(kept));
     return m_lastStats;
 }
 
@@ -195,8 +184,7 @@ bool FrameContext::anyNodeFolds(const ViewSpec& spec, int width, int height) con
         [&](const timeline::BlockIndex::Node& node) {
             if (found) return true;
             const NodeExtent extent = nodeExtent(node, spec, scale);
-            if (extent.m_x1 <= 0 || extent.m_x0 >= width || !extent.m_inRows || extent.m_rowBottom <= 0 || extent.m_rowTop >= height)
-                return true;
+            if (!extent.meets(0, width, 0, height)) return true;
             found = extent.folds(m_foldPixels);
             return found || node.m_leaf;
         },
@@ -264,9 +252,7 @@ void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool leve
         cached.m_cushion = spec.m_cushion;
         cached.m_generation = m_generation;
     }
-    for (int y = 0; y < target.m_height; ++y)
-        std::memcpy(target.row(y), &cached.m_pixels[static_cast<size_t>(y) * static_cast<size_t>(target.m_width)],
-                    static_cast<size_t>(target.m_width) * sizeof(uint32_t));
+    copyPixels({cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, target);
 }
 
 }  // namespace memlog::render

@@ -131,7 +131,7 @@ private:
     FrameStats m_lastStats;
 
     // The blocks' pixels of recent views, before any overlay, and what they were drawn from.
-    struct KeptView {
+    struct ViewKey {
         timeline::XAxis m_axis;
         timeline::XWindow m_window;
         std::vector<AddressScale::Band> m_bands;
@@ -141,14 +141,17 @@ private:
         bool m_levelOfDetail;
         uint64_t m_generation;
         int m_width, m_height;
+        bool operator==(const ViewKey&) const = default;
+    };
+    struct KeptView {
+        ViewKey m_key;
         uint64_t m_frame = 0;  // the last frame that drew or copied it
         std::vector<uint32_t> m_pixels;
-        bool sameView(const KeptView& other) const;
     };
     static constexpr size_t kKeptViews = timeline::Bins::kMaxBins + 1;  // every correlated view, or the main one
     std::vector<KeptView> m_keptViews;  // the most recent last
     uint64_t m_frameNumber = 0;
-    KeptView keyOf(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) const;
+    ViewKey keyOf(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) const;
 
     struct BinCache {
         timeline::BinKind m_kind = timeline::BinKind::Size;

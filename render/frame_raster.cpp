@@ -78,8 +78,7 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         const IndexBox& box = node.m_box;
         const NodeExtent extent = nodeExtent(node, spec, scale);
         const double x0 = extent.m_x0, x1 = extent.m_x1, rowTop = extent.m_rowTop, rowBottom = extent.m_rowBottom;
-        if (x1 <= left || x0 >= left + columns) return true;
-        if (!extent.m_inRows || rowBottom <= top || rowTop >= top + rows) return true;
+        if (!extent.meets(left, columns, top, rows)) return true;
         if (!extent.folds(inputs.m_foldPixels)) {
             if (!node.m_leaf) return false;
             BlockIndex::mark(node, m_leaves);

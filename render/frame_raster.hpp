@@ -56,6 +56,10 @@ struct NodeExtent {
     double m_x0, m_x1, m_rowTop, m_rowBottom;
     bool m_oneBand;
     bool m_inRows;  // false: none of its addresses is shown
+    // Whether it meets columns [left, left + columns) and rows [top, top + rows).
+    bool meets(double left, double columns, double top, double rows) const {
+        return m_x1 > left && m_x0 < left + columns && m_inRows && m_rowBottom > top && m_rowTop < top + rows;
+    }
     bool folds(double foldPixels) const {
         return foldPixels > 0 && m_oneBand && m_x1 - m_x0 <= foldPixels && m_rowBottom - m_rowTop <= foldPixels;
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace memlog::render {
 
@@ -15,5 +16,10 @@ struct PixelBuffer {
     uint32_t& at(int x, int y) const { return m_pixels[static_cast<long>(y) * m_stride + x]; }
     uint32_t* row(int y) const { return m_pixels + static_cast<long>(y) * m_stride; }
 };
+
+// Copies the pixels of `from` into `to`, of the same width and height, row by row.
+inline void copyPixels(PixelBuffer from, PixelBuffer to) {
+    for (int y = 0; y < from.m_height; ++y) std::memcpy(to.row(y), from.row(y), static_cast<size_t>(from.m_width) * sizeof(uint32_t));
+}
 
 }  // namespace memlog::render

@@ -26,6 +26,7 @@ struct XWindow {
     uint64_t m_from = 0;
     uint64_t m_to = 0;
     uint64_t width() const { return m_to - m_from; }
+    bool operator==(const XWindow&) const = default;
 };
 
 // One block, packed into five words (bit positions in the accessors). Limits, far beyond what

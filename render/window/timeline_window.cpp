@@ -204,7 +204,7 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     options.m_logPath = m_options.m_log;
     options.m_accessMarks = m_state.m_accessMarks;
     options.m_uiScale = m_options.m_scale;
-    // Frames through the index, folding what is smaller than a pixel; correlated views walk.
+    // Frames through the index, folding what is smaller than a pixel (correlated views never fold).
     options.m_frame = m_log->m_frame.get();
     options.m_levelOfDetail = true;
     // While the alpha slider is dragged the context view keeps its picture; the frame after
