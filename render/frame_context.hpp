@@ -9,7 +9,6 @@
 #include <functional>
 #include <memory>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "render/block_colouring.hpp"
@@ -80,34 +79,13 @@ public:
     // each block.
     template <typename Visit>
     void forEachNear(const timeline::IndexBox& box, Visit&& visit) const {
-        const timeline::BlockIndex& index = m_index->index();
-        std::vector<uint64_t> marks;
-        index.clearMarks(marks);
-        index.query(
-            box,
-            [&](const timeline::BlockIndex::Node& node) {
-                if (!node.m_leaf) return false;
-                timeline::BlockIndex::mark(node, marks);
-                return true;
-            },
-            [](uint32_t) {});
-        std::vector<std::pair<size_t, size_t>> leaves;
-        index.forEachMarkedLeaf(marks, [&](size_t first, size_t end) { leaves.emplace_back(first, end); });
-        const auto& order = index.order();
-        auto visitLeaves = [&](int part, size_t from, size_t to) {
-            for (size_t leaf = from; leaf < to; ++leaf)
-                for (size_t k = leaves[leaf].first; k < leaves[leaf].second; ++k) {
-                    if (k + 8 < order.size()) {  // the model's blocks are in no order here: ask early
-                        const char* block = reinterpret_cast<const char*>(&m_model[order[k + 8]]);
-                        __builtin_prefetch(block);
-                        __builtin_prefetch(block + sizeof(timeline::Block) - 1);
-                    }
-                    visit(part, k, order[k]);
-                }
+        const timeline::ModelIndex::Leaves leaves = m_index->leavesMeeting(box, [](const timeline::BlockIndex::Node&) { return false; });
+        auto visitPart = [&](int part, size_t from, size_t to) {
+            m_index->forEachInLeaves(leaves, from, to, [&](size_t position, uint32_t index) { visit(part, position, index); });
         };
         const size_t half = leaves.size() / 2;
-        std::jthread second(visitLeaves, 1, half, leaves.size());
-        visitLeaves(0, 0, half);
+        std::jthread second(visitPart, 1, half, leaves.size());
+        visitPart(0, 0, half);
     }
 
 private:

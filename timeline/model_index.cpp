@@ -84,32 +84,6 @@ void ModelIndex::sumNodes() {
     }
 }
 
-template <typename Fold, typename Item>
-void ModelIndex::queryInOrder(const IndexBox& window, Fold&& fold, Item&& item) const {
-    std::vector<uint64_t> marks;
-    m_index.clearMarks(marks);
-    m_index.query(
-        window,
-        [&](const BlockIndex::Node& node) {
-            if (fold(node)) return true;
-            if (!node.m_leaf) return false;
-            BlockIndex::mark(node, marks);
-            return true;
-        },
-        [](uint32_t) {});
-    const auto& order = m_index.order();
-    m_index.forEachMarkedLeaf(marks, [&](size_t first, size_t end) {
-        for (size_t k = first; k < end; ++k) {
-            if (k + 8 < order.size()) {
-                const char* block = reinterpret_cast<const char*>(&(*m_model)[order[k + 8]]);
-                __builtin_prefetch(block);
-                __builtin_prefetch(block + sizeof(Block) - 1);  // a block may straddle two lines
-            }
-            item(order[k]);
-        }
-    });
-}
-
 void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, AddressRanges::Builder& builder) const {
     const IndexBox query{window.m_from, window.m_to, addrLo, addrHi};
     queryInOrder(

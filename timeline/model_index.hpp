@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "timeline/address_ranges.hpp"
@@ -57,6 +58,49 @@ public:
     // How many blocks have a box that meets `window` (tests and benchmarks).
     size_t countIn(const IndexBox& window) const;
 
+    // A query whose leaves are not visited as the tree is walked but listed, then visited in
+    // the order of their items with the blocks asked for early: the walk reaches the leaves in
+    // no order the model's memory follows, and a block read there was a cache miss.
+    // leavesMeeting: the leaves that meet `window` and that `fold(node)` (true: the node is
+    // taken whole by the caller) leaves open, as runs [first, end) of positions in
+    // index().order(), in that order. forEachInLeaves: their blocks, as item(position, model
+    // index); a caller may split the runs between threads.
+    using Leaves = std::vector<std::pair<size_t, size_t>>;
+    template <typename Fold>
+    Leaves leavesMeeting(const IndexBox& window, Fold&& fold) const {
+        std::vector<uint64_t> marks;
+        m_index.clearMarks(marks);
+        m_index.query(
+            window,
+            [&](const BlockIndex::Node& node) {
+                if (fold(node)) return true;
+                if (!node.m_leaf) return false;
+                BlockIndex::mark(node, marks);
+                return true;
+            },
+            [](uint32_t) {});
+        Leaves leaves;
+        m_index.forEachMarkedLeaf(marks, [&](size_t first, size_t end) { leaves.emplace_back(first, end); });
+        return leaves;
+    }
+    template <typename Item>
+    void forEachInLeaves(const Leaves& leaves, size_t from, size_t to, Item&& item) const {
+        const auto& order = m_index.order();
+        for (size_t leaf = from; leaf < to; ++leaf)
+            for (size_t k = leaves[leaf].first; k < leaves[leaf].second; ++k) {
+                if (k + 8 < order.size()) {
+                    const char* block = reinterpret_cast<const char*>(&(*m_model)[order[k + 8]]);
+                    __builtin_prefetch(block);
+                    __builtin_prefetch(block + sizeof(Block) - 1);  // a block may straddle two lines
+                }
+                item(k, order[k]);
+            }
+    }
+    template <typename Item>
+    void forEachInLeaves(const Leaves& leaves, Item&& item) const {
+        forEachInLeaves(leaves, 0, leaves.size(), item);
+    }
+
 private:
     // Sums over a prefix of SortedEnds.
     struct EndSums {
@@ -91,11 +135,10 @@ private:
         std::vector<EndSums> m_checkSums; // sums over the entries before each of those
     };
 
-    // A query whose leaves are not visited as the tree is walked but marked, then visited in
-    // the order of their items with the blocks asked for early: the walk reaches the leaves in
-    // no order the model's memory follows, and a block read there was a cache miss.
     template <typename Fold, typename Item>
-    void queryInOrder(const IndexBox& window, Fold&& fold, Item&& item) const;
+    void queryInOrder(const IndexBox& window, Fold&& fold, Item&& item) const {
+        forEachInLeaves(leavesMeeting(window, fold), [&](size_t, uint32_t i) { item(i); });
+    }
     std::vector<OccupancyColumn> occupancyEverywhere(const OccupancyQuery& query) const;
     std::vector<OccupancyColumn> occupancyInside(const OccupancyQuery& query) const;
     void sumNodes();
