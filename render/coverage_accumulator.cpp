@@ -22,13 +22,18 @@ void CoverageAccumulator::reset(int width, int height, double alpha, int attribu
         m_power = PowerTable(alpha);
         m_fixedPower.resize(kAxisOne + 1);
         for (int64_t i = 0; i <= kAxisOne; ++i)
-            m_fixedPower[static_cast<size_t>(i)] = static_cast<int32_t>(m_power(static_cast<double>(i) / kAxisOne) * kAxisOne + 0.5);
+            m_fixedPower[static_cast<size_t>(i)] = static_cast<uint16_t>(m_power(static_cast<double>(i) / kAxisOne) * kAxisOne + 0.5);
     }
     m_alpha = alpha;
     const size_t size = static_cast<size_t>(width + 1) * static_cast<size_t>(height + 1) * static_cast<size_t>(channels);
     // Clean arrays are zero whatever their shape was: a tile of another shape only resizes them.
-    if (m_clean) m_deltas.resize(size, 0);
-    else m_deltas.assign(size, 0);
+    if (m_clean) {
+        m_deltas.resize(size, 0);
+        m_pixels.resize(size, 0);
+    } else {
+        m_deltas.assign(size, 0);
+        m_pixels.assign(size, 0);
+    }
     m_width = width;
     m_height = height;
     m_channels = channels;
@@ -112,16 +117,11 @@ void CoverageAccumulator::add(const PixelRect& rect, const double* attributes) {
     add(rect, quantised);
 }
 
-void CoverageAccumulator::add(const PixelRect& rect, const uint64_t* attributes) {
-    // value >= 0: + 0.5 and truncation round as llround, without the call.
-    auto coverage = [](double covered) { return static_cast<int64_t>(covered * kAxisOne + 0.5); };
-    auto weight = [&](double covered) -> int64_t {
-        if (covered >= kTableFrom) return m_fixedPower[static_cast<size_t>(covered * kAxisOne + 0.5)];
-        return static_cast<int64_t>(m_power(covered) * kAxisOne + 0.5);
-    };
+void CoverageAccumulator::addLarger(const PixelRect& rect, const uint64_t* attributes) {
+    auto weight = [this](double covered) { return fixedWeight(covered); };
     Steps x, y;
-    if (!steps(rect.m_x0, rect.m_x1, m_width, coverage, weight, x)) return;
-    if (!steps(rect.m_y0, rect.m_y1, m_height, coverage, weight, y)) return;
+    if (!steps(rect.m_x0, rect.m_x1, m_width, fixedCoverage, weight, x)) return;
+    if (!steps(rect.m_y0, rect.m_y1, m_height, fixedCoverage, weight, y)) return;
     addCorners(x, y, attributes);
 }
 
@@ -154,7 +154,7 @@ PixelSums CoverageAccumulator::toPixelSums(const uint64_t* sums, int channels) {
 void CoverageAccumulator::resolveRows(const std::function<void(int y, const PixelSums* row)>& onRow) const {
     // Integration never writes when it does not clear.
     std::vector<PixelSums> row(static_cast<size_t>(m_width));
-    integrate(const_cast<uint64_t*>(m_deltas.data()), false, [&](int y, const uint64_t* sums) {
+    integrate(const_cast<uint64_t*>(m_deltas.data()), const_cast<uint64_t*>(m_pixels.data()), false, [&](int y, const uint64_t* sums) {
         for (int x = 0; x < m_width; ++x)
             row[static_cast<size_t>(x)] = toPixelSums(sums + static_cast<size_t>(x) * static_cast<size_t>(m_channels), m_channels);
         onRow(y, row.data());

@@ -49,7 +49,27 @@ public:
     void add(const PixelRect& rect);                            // channel 0 = m_attribute
     void add(const PixelRect& rect, const double* attributes);  // one value per channel, each in [0, 1]
     // The same with attributes already in fixed point (quantiseAttribute): no rounding per block.
-    void add(const PixelRect& rect, const uint64_t* attributes);
+    // Inline for blocks of at most 2 x 2 pixels, nine in ten of a view with a million blocks:
+    // their coverage and weight go straight to those pixels (m_pixels), one cell a pixel where
+    // the corners of the difference arrays would be four to nine, which were a third of such a
+    // frame. The sums come out the same to the bit. About 25 ns a block; larger ones go to
+    // addLarger, out of line.
+    void add(const PixelRect& rect, const uint64_t* attributes) {
+        const double x0 = std::max(rect.m_x0, 0.0), x1 = std::min(rect.m_x1, static_cast<double>(m_width));
+        const double y0 = std::max(rect.m_y0, 0.0), y1 = std::min(rect.m_y1, static_cast<double>(m_height));
+        if (!(x1 > x0) || !(y1 > y0)) return;
+        const int column = static_cast<int>(x0), row = static_cast<int>(y0);  // >= 0: truncation is floor
+        if (x1 > column + 2 || y1 > row + 2) return addLarger(rect, attributes);
+        // Each way, the part in the first pixel and the part in the second (0 when none: the
+        // arrays have a spare row and column for it).
+        const double xSplit = column + 1, ySplit = row + 1;
+        const double xa = std::min(x1, xSplit) - x0, xb = std::max(x1 - xSplit, 0.0);
+        const double ya = std::min(y1, ySplit) - y0, yb = std::max(y1 - ySplit, 0.0);
+        const uint64_t fx[2] = {fixedCoverage(xa), fixedCoverage(xb)}, wx[2] = {fixedWeight(xa), fixedWeight(xb)};
+        const uint64_t fy[2] = {fixedCoverage(ya), fixedCoverage(yb)}, wy[2] = {fixedWeight(ya), fixedWeight(yb)};
+        if (m_channels == 5) addFour<3>(column, row, fx, wx, fy, wy, attributes);
+        else addFour<1>(column, row, fx, wx, fy, wy, attributes);
+    }
     static uint64_t quantiseAttribute(double value);
 
     // Many blocks summarised as one (a folded index node): `coverage` (their sum of f) and
@@ -67,7 +87,7 @@ public:
     // read, so the next frame starts without clearing them.
     template <typename OnRow>
     void resolveAndClear(OnRow&& onRow) {
-        integrate(m_deltas.data(), true, onRow);
+        integrate(m_deltas.data(), m_pixels.data(), true, onRow);
         m_clean = true;
     }
     static PixelSums toPixelSums(const uint64_t* sums, int channels);
@@ -98,30 +118,62 @@ private:
     template <int kAttributes>
     void addCorners(const Steps& x, const Steps& y, const uint64_t* attributes);
     void addCorners(const Steps& x, const Steps& y, const uint64_t* attributes);
+    void addLarger(const PixelRect& rect, const uint64_t* attributes);
+    // A fraction of a pixel one way, in fixed point: as coverage (covered >= 0: + 0.5 and
+    // truncation round as llround, without the call), and as weight, covered^alpha.
+    // Through int64_t: a conversion to uint64_t is a branch and four instructions more.
+    static uint64_t fixedCoverage(double covered) {
+        return static_cast<uint64_t>(static_cast<int64_t>(covered * kAxisOne + 0.5));
+    }
+    uint64_t fixedWeight(double covered) const {
+        if (covered >= kTableFrom) return m_fixedPower[static_cast<size_t>(static_cast<int64_t>(covered * kAxisOne + 0.5))];
+        return static_cast<uint64_t>(static_cast<int64_t>(m_power(covered) * kAxisOne + 0.5));
+    }
+    // The four pixels from (column, row): the outer product of the two ways' parts.
+    template <int kAttributes>
+    void addFour(int column, int row, const uint64_t* fx, const uint64_t* wx, const uint64_t* fy, const uint64_t* wy,
+                 const uint64_t* attributes) {
+        constexpr size_t channels = 2 + kAttributes;
+        const size_t stride = static_cast<size_t>(m_width + 1) * channels;
+        uint64_t* base = &m_pixels[static_cast<size_t>(row) * stride + static_cast<size_t>(column) * channels];
+        // Written out: as loops they were compiled as loops, a third of this block's cost.
+        auto addPixel = [&](uint64_t* cell, int i, int j) {
+            const uint64_t weight = wx[i] * wy[j];
+            cell[0] += fx[i] * fy[j];
+            cell[1] += weight;
+            for (int c = 0; c < kAttributes; ++c) cell[2 + c] += weight * attributes[c];
+        };
+        addPixel(base, 0, 0);
+        addPixel(base + channels, 1, 0);
+        addPixel(base + stride, 0, 1);
+        addPixel(base + stride + channels, 1, 1);
+    }
 
     template <typename OnRow>
-    void integrate(uint64_t* deltas, bool clear, OnRow&& onRow) const {
+    void integrate(uint64_t* deltas, uint64_t* pixels, bool clear, OnRow&& onRow) const {
         // Channels and clearing as constants: this loop reads every cell of every frame.
-        if (m_channels == 5) clear ? integrate<5, true>(deltas, onRow) : integrate<5, false>(deltas, onRow);
-        else clear ? integrate<3, true>(deltas, onRow) : integrate<3, false>(deltas, onRow);
+        if (m_channels == 5) clear ? integrate<5, true>(deltas, pixels, onRow) : integrate<5, false>(deltas, pixels, onRow);
+        else clear ? integrate<3, true>(deltas, pixels, onRow) : integrate<3, false>(deltas, pixels, onRow);
     }
     template <size_t kChannels, bool kClear, typename OnRow>
-    void integrate(uint64_t* deltas, OnRow& onRow) const {
+    void integrate(uint64_t* deltas, uint64_t* pixels, OnRow& onRow) const {
         const size_t stride = static_cast<size_t>(m_width + 1);
-        // Running column sums of the rows above, then a running sum along the row.
+        // Running column sums of the rows above, then a running sum along the row, then what
+        // small blocks added to the pixel itself.
         m_column.assign(stride * kChannels, 0);
         m_row.resize(static_cast<size_t>(m_width) * kChannels);
         for (int y = 0; y < m_height; ++y) {
             uint64_t sum[kChannels] = {};
             uint64_t* delta = &deltas[static_cast<size_t>(y) * stride * kChannels];
+            uint64_t* pixel = &pixels[static_cast<size_t>(y) * stride * kChannels];
             uint64_t* out = m_row.data();
             uint64_t* running = m_column.data();
-            for (int x = 0; x < m_width; ++x, delta += kChannels, out += kChannels, running += kChannels)
+            for (int x = 0; x < m_width; ++x, delta += kChannels, pixel += kChannels, out += kChannels, running += kChannels)
                 for (size_t c = 0; c < kChannels; ++c) {
                     running[c] += delta[c];
                     sum[c] += running[c];
-                    out[c] = sum[c];
-                    if (kClear) delta[c] = 0;
+                    out[c] = sum[c] + pixel[c];
+                    if (kClear) delta[c] = pixel[c] = 0;
                 }
             if (kClear)  // the last column's deltas only ever cancel, but are written all the same
                 for (size_t c = 0; c < kChannels; ++c) delta[c] = 0;
@@ -138,13 +190,15 @@ private:
     // f^alpha in fixed point for f on the fixed-point grid, read for f >= 1/64 (below, where a
     // step of the grid is a larger share of f, from m_power): a load instead of a computation,
     // four of which a block needs. Off by at most 3 units of 2^-15 from m_power's value.
-    std::vector<int32_t> m_fixedPower;
+    std::vector<uint16_t> m_fixedPower;
     static constexpr double kTableFrom = 1.0 / 64;
     int m_channels;  // 2 + attributes
     // (width + 1) x (height + 1) difference arrays, channels interleaved. Unsigned so that the
     // running sums may wrap: only the final per-pixel values need to fit.
     std::vector<uint64_t, LargePageAllocator<uint64_t>> m_deltas;
-    bool m_clean = false;  // m_deltas is all zero and nothing has been added since
+    // Sums of small blocks per pixel, added to the integrated differences; shaped as m_deltas.
+    std::vector<uint64_t, LargePageAllocator<uint64_t>> m_pixels;
+    bool m_clean = false;  // both arrays are all zero and nothing has been added since
     mutable std::vector<uint64_t> m_column, m_row;  // integration scratch, kept between frames
 };
 

@@ -152,10 +152,10 @@ FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bo
 }
 
 std::vector<Tile> FrameContext::tilesOf(int width, int height, bool categorical) {
-    // About kTileBytes of difference arrays (40 or 24 bytes a pixel), so that they stay in a
-    // core's cache beside the colour tables. Square: taller or wider tiles cut more leaves of
-    // the index in two (scripts/bench-frame was no faster with tiles of 256 KiB or 1 MiB).
-    const int pixelBytes = static_cast<int>((categorical ? 5 : 3) * sizeof(uint64_t));
+    // About kTileBytes of the accumulator's two arrays (80 or 48 bytes a pixel), so that they
+    // stay in a core's cache beside the colour tables. Square: taller or wider tiles cut more
+    // leaves of the index in two (scripts/bench-frame was no faster with half or twice this).
+    const int pixelBytes = static_cast<int>(2 * (categorical ? 5 : 3) * sizeof(uint64_t));
     const double side = std::max(16.0, std::sqrt(static_cast<double>(kTileBytes) / pixelBytes));
     // Tiles of equal size (to a pixel), none a sliver left over.
     const int across = std::max(1, static_cast<int>(std::lround(width / side)));
@@ -219,7 +219,7 @@ FrameStats FrameContext::draw(const ViewSpec& spec, PixelBuffer target, bool lev
     };
     {
         std::jthread helper;
-        if (tiles.size() > 1) helper = std::jthread(work, 1);
+        if (tiles.size() > 1) helper = startOnOtherCore(work, 1);
         work(0);
     }
     FrameStats total;

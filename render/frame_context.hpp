@@ -13,6 +13,7 @@
 
 #include "render/block_colouring.hpp"
 #include "render/frame_raster.hpp"
+#include "render/other_core.hpp"
 #include "timeline/bins.hpp"
 #include "timeline/model_index.hpp"
 
@@ -84,7 +85,7 @@ public:
             m_index->forEachInLeaves(leaves, from, to, [&](size_t position, uint32_t index) { visit(part, position, index); });
         };
         const size_t half = leaves.size() / 2;
-        std::jthread second(visitPart, 1, half, leaves.size());
+        std::jthread second = startOnOtherCore(visitPart, 1, half, leaves.size());
         visitPart(0, 0, half);
     }
 
@@ -93,7 +94,7 @@ private:
     void summariseNodes(double alpha);
     bool anyNodeFolds(const ViewSpec& spec, int width, int height) const;
     FrameStats draw(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
-    static constexpr size_t kTileBytes = 512 << 10;
+    static constexpr size_t kTileBytes = 1 << 20;
     static std::vector<Tile> tilesOf(int width, int height, bool categorical);
 
     const timeline::BlockModel& m_model;

@@ -7,6 +7,9 @@
 //
 // usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] [--color-by KIND]
 //                                    [--fold PIXELS] [--png DIR] [--views whole,time,address,million] [--no-walk]
+//                                    [--pause MS]
+// --pause: idle that long before each frame, as a window does between inputs (after an idle
+// spell the scheduler places threads differently: see render/other_core.hpp).
 #include <cairo.h>
 
 #include <algorithm>
@@ -16,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "render/export.hpp"
@@ -50,7 +54,7 @@ double millisecondsSince(Clock::time_point start) {
 
 struct Settings {
     std::string m_log, m_pngDirectory;
-    int m_frames = 20, m_walkFrames = 3, m_width = 1600, m_height = 1000;
+    int m_frames = 20, m_walkFrames = 3, m_width = 1600, m_height = 1000, m_pauseMs = 0;
     render::ColourBy m_colourBy = render::ColourBy::Thread;
     double m_foldPixels = 1.0;
     std::string m_views = "whole,time,address,million";  // which views
@@ -92,6 +96,7 @@ Timing timeFrames(const timeline::BlockModel& model, const Settings& settings, c
     std::vector<double> times;
     for (int i = frame ? 0 : 1; i <= frames; ++i) {
         if (frame) frame->forgetViews();  // a redraw of the same view would be a copy: draw it
+        if (settings.m_pauseMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(settings.m_pauseMs));
         const auto start = Clock::now();
         const render::Report report(model, nullptr, optionsFor(settings, view, frame, levelOfDetail));
         cairo_t* cr = cairo_create(surface);
@@ -235,6 +240,7 @@ int main(int argc, char** argv) {
         else if (arg == "--png") settings.m_pngDirectory = value();
         else if (arg == "--views") settings.m_views = value();
         else if (arg == "--no-walk") settings.m_walk = false;
+        else if (arg == "--pause") settings.m_pauseMs = std::atoi(value().c_str());
         else if (arg == "--size") {
             const std::string size = value();
             if (std::sscanf(size.c_str(), "%dx%d", &settings.m_width, &settings.m_height) != 2) return 2;
@@ -244,7 +250,7 @@ int main(int argc, char** argv) {
             settings.m_log = arg;
         } else {
             std::fprintf(stderr, "usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] "
-                                 "[--color-by KIND] [--fold PIXELS] [--png DIR] [--views LIST] [--no-walk]\n");
+                                 "[--color-by KIND] [--fold PIXELS] [--png DIR] [--views LIST] [--no-walk] [--pause MS]\n");
             return 2;
         }
     }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -86,6 +87,36 @@ TEST_CASE("accumulation equals the brute-force sums on random blocks, and nothin
             CHECK(fast[i].m_weight == Approx(slow[i].m_weight).margin(2e-3 * (1 + slow[i].m_weight)));
             CHECK(fast[i].m_attribute[0] == Approx(slow[i].m_attribute[0]).margin(3e-3 * (1 + slow[i].m_weight)));
             if (slow[i].m_weight == 0) CHECK(fast[i].m_weight == 0);  // exact zero outside every block
+        }
+    }
+}
+
+TEST_CASE("blocks of a few pixels, in colour channels, sum as the brute force does") {
+    // Blocks of up to four pixels add to their pixels directly, not through corners: every
+    // channel of them, also where they cross the image's edge.
+    std::mt19937 random(777);
+    std::uniform_real_distribution<double> unit(0, 1);
+    const int width = 19, height = 13;
+    const double alpha = 0.4;
+    CoverageAccumulator accumulator(width, height, alpha, 3);
+    std::vector<PixelRect> rects;
+    std::vector<std::array<uint64_t, 3>> colours;
+    for (int i = 0; i < 400; ++i) {
+        const double x0 = unit(random) * (width + 2) - 1, y0 = unit(random) * (height + 2) - 1;
+        rects.push_back({x0, x0 + unit(random) * 3, y0, y0 + unit(random) * 2, 0});
+        colours.push_back({random() % 4097, random() % 4097, random() % 4097});
+        accumulator.add(rects.back(), colours.back().data());
+    }
+    const auto fast = accumulator.resolve();
+    for (int c = 0; c < 3; ++c) {
+        for (size_t i = 0; i < rects.size(); ++i) rects[i].m_attribute = static_cast<double>(colours[i][c]) / 4096;
+        const auto slow = bruteForce(width, height, alpha, rects);
+        for (size_t i = 0; i < fast.size(); ++i) {
+            INFO("channel " << c << " pixel " << i);
+            CHECK(fast[i].m_coverage == Approx(slow[i].m_coverage).margin(2e-3));
+            CHECK(fast[i].m_weight == Approx(slow[i].m_weight).margin(2e-3 * (1 + slow[i].m_weight)));
+            CHECK(fast[i].m_attribute[c] == Approx(slow[i].m_attribute[0]).margin(3e-3 * (1 + slow[i].m_weight)));
+            if (slow[i].m_weight == 0) CHECK(fast[i].m_attribute[c] == 0);
         }
     }
 }

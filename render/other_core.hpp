@@ -1,0 +1,33 @@
+// A frame's second thread, started off the core of the thread that starts it.
+//
+// Why: Linux puts a thread it starts or wakes on the core of the thread that woke it when it
+// expects that one to sleep soon (wake-affine), and moves it to an idle core only when that
+// core next balances its load. After the window had been idle, the other core was asleep and
+// both halves of a frame shared one core until its next tick: 4 ms here, and a frame that
+// should have taken 30 ms took 35 to 40 (seen with `perf sched timehist`: the two threads
+// took turns on CPU 0 while CPU 1 idled). Excluding the starter's core from the new thread's
+// cores sends it to the idle one at once. If that core is busy with another program, the
+// starter takes the tiles the second thread does not get to: never slower than one thread.
+#pragma once
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <thread>
+#include <utility>
+
+namespace memlog::render {
+
+template <typename... Arguments>
+std::jthread startOnOtherCore(Arguments&&... arguments) {
+    std::jthread thread(std::forward<Arguments>(arguments)...);
+    cpu_set_t cores;
+    const int here = sched_getcpu();
+    if (here >= 0 && sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_ISSET(here, &cores) && CPU_COUNT(&cores) > 1) {
+        CPU_CLR(here, &cores);
+        pthread_setaffinity_np(thread.native_handle(), sizeof cores, &cores);  // a hint: on failure it runs where it is
+    }
+    return thread;
+}
+
+}  // namespace memlog::render
