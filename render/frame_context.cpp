@@ -136,7 +136,7 @@ FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bo
     const ViewKey key = keyOf(spec, target, levelOfDetail);
     auto keptPixels = [&](KeptView& kept) { return PixelBuffer{kept.m_pixels.data(), target.m_width, target.m_height, target.m_width}; };
     for (auto kept = m_keptViews.begin(); kept != m_keptViews.end(); ++kept) {
-        if (!(kept->m_key == key)) continue;
+        if (!key.servedBy(kept->m_key, kept->m_cushionShows)) continue;
         copyPixels(keptPixels(*kept), target);
         m_lastStats = FrameStats{};
         kept->m_frame = m_frameNumber;
@@ -145,7 +145,7 @@ FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bo
     }
     m_lastStats = draw(spec, target, levelOfDetail);
     if (m_keptViews.size() == kKeptViews) m_keptViews.erase(m_keptViews.begin());
-    KeptView& kept = m_keptViews.emplace_back(KeptView{key, m_frameNumber, {}});
+    KeptView& kept = m_keptViews.emplace_back(KeptView{key, m_frameNumber, m_lastStats.m_cushionable > 0, {}});
     kept.m_pixels.resize(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height));
     copyPixels(target, keptPixels(kept));
     return m_lastStats;
@@ -243,9 +243,11 @@ void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool leve
     WholePicture& cached = m_wholePictures[levelOfDetail];
     const bool sameBlocks = cached.m_width == target.m_width && cached.m_height == target.m_height &&
                             cached.m_generation == m_generation && !cached.m_pixels.empty();
-    if (!sameBlocks || (!mayLag && (cached.m_alpha != spec.m_alpha || cached.m_cushion != spec.m_cushion))) {
+    const bool sameLook = cached.m_alpha == spec.m_alpha && (cached.m_cushion == spec.m_cushion || !cached.m_cushionShows);
+    if (!sameBlocks || (!mayLag && !sameLook)) {
         cached.m_pixels.assign(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height), 0);
-        draw(spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, levelOfDetail);
+        cached.m_cushionShows =
+            draw(spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, levelOfDetail).m_cushionable > 0;
         cached.m_width = target.m_width;
         cached.m_height = target.m_height;
         cached.m_alpha = spec.m_alpha;

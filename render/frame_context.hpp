@@ -49,17 +49,18 @@ public:
     // Fills `target` with the blocks of `spec` (its axis the prepared one), as drawBlocks
     // does: split in tiles, drawn by two threads. With `levelOfDetail`, nodes of at most
     // m_foldPixels are folded. A view drawn in this frame or the one before with nothing
-    // about it changed (only an overlay: access samples, cursors) is copied from there.
+    // about it changed (only an overlay: access samples, cursors; or the cushion style, where
+    // no block is big enough for a cushion) is copied from there.
     FrameStats drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
     // A new frame begins (a Report's paint() says so): views of the frame before last go.
     void newFrame();
     void forgetViews() { m_keptViews.clear(); }  // the next drawBlocks() draws
 
     // The address scale of the whole log (every range) for a view `height` pixels tall, and its
-    // picture (`spec`: the whole x extent on that scale): made once per size and settings,
-    // then copied. `mayLag`: a picture of another alpha or cushion style will do (the window
-    // while the alpha slider is dragged: drawing every block of the log at each step of the
-    // drag was most of its frame).
+    // picture (`spec`: the whole x extent on that scale): made once per size and settings (a
+    // cushion style only if a block is big enough to show one), then copied. `mayLag`: a
+    // picture of another alpha or cushion style will do (the window while the alpha slider is
+    // dragged: drawing every block of the log at each step of the drag was most of its frame).
     const AddressScale& wholeScale(double height);
     void drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag = false);
 
@@ -121,10 +122,18 @@ private:
         uint64_t m_generation;
         int m_width, m_height;
         bool operator==(const ViewKey&) const = default;
+        // Whether a picture drawn for `drawn` serves this key: equal, but for a cushion style
+        // that no block of that picture was big enough to show (FrameStats::m_cushionable).
+        bool servedBy(const ViewKey& drawn, bool cushionShows) const {
+            ViewKey same = *this;
+            if (!cushionShows) same.m_cushion = drawn.m_cushion;
+            return same == drawn;
+        }
     };
     struct KeptView {
         ViewKey m_key;
         uint64_t m_frame = 0;  // the last frame that drew or copied it
+        bool m_cushionShows = true;
         std::vector<uint32_t> m_pixels;
     };
     static constexpr size_t kKeptViews = timeline::Bins::kMaxBins + 1;  // every correlated view, or the main one
@@ -149,6 +158,7 @@ private:
         int m_width = 0, m_height = 0;
         double m_alpha = 0;
         CushionStyle m_cushion = CushionStyle::None;
+        bool m_cushionShows = true;  // as KeptView's
         uint64_t m_generation = 0;
         std::vector<uint32_t> m_pixels;
     } m_wholePictures[2];  // exact, and with level of detail

@@ -64,8 +64,9 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         const PixelRect flipped = transposed(rect, tile);
         const uint64_t scalar = colours.m_itemKey[k];
         m_accumulator.add(flipped, categorical ? colours.m_slotChannels[scalar] : &scalar);
-        if (spec.m_cushion != CushionStyle::None && rect.m_x1 - rect.m_x0 >= kMinCushionPixels &&
-            rect.m_y1 - rect.m_y0 >= kMinCushionPixels) {
+        if (rect.m_x1 - rect.m_x0 >= kMinCushionPixels && rect.m_y1 - rect.m_y0 >= kMinCushionPixels) {
+            ++stats.m_cushionable;
+            if (spec.m_cushion == CushionStyle::None) return;
             // Cushions are symmetric in x and y, so the transposed shade is the shade transposed.
             if (!shaded) m_shade.assign(static_cast<size_t>(rows) * static_cast<size_t>(columns), 0.0f);
             shaded = true;

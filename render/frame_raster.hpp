@@ -15,15 +15,18 @@ namespace memlog::render {
 
 // What a frame cost: how many blocks were drawn one by one, how many index nodes were drawn
 // as summaries and how many blocks those held. A block across the line between two tiles is
-// counted in both.
+// counted in both. And how many blocks were big enough for a cushion (kMinCushionPixels both
+// ways), whatever the style: with none, the picture is the same in every cushion style.
 struct FrameStats {
     size_t m_items = 0;
     size_t m_foldedNodes = 0;
     size_t m_foldedItems = 0;
+    size_t m_cushionable = 0;
     FrameStats& operator+=(const FrameStats& other) {
         m_items += other.m_items;
         m_foldedNodes += other.m_foldedNodes;
         m_foldedItems += other.m_foldedItems;
+        m_cushionable += other.m_cushionable;
         return *this;
     }
 };

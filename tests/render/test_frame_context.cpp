@@ -298,7 +298,6 @@ TEST_CASE("a view drawn again with nothing changed is copied, and any change dra
         CHECK(image.m_pixels == view.throughFrame(fresh, levelOfDetail).m_pixels);
     };
     drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 300, 200, 0.6), false);  // alpha
-    drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 300, 200, 0.3, CushionStyle::None), false);
     drawsAsNew(FrameView(frame, XAxis::Time, {extent.m_from, extent.m_from + extent.width() / 2}, 0, UINT64_MAX, 300, 200), false);
     drawsAsNew(FrameView(frame, XAxis::Time, extent, spec.m_base, spec.m_base + (1 << 20), 300, 200), false);  // addresses
     drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 301, 200), false);  // size
@@ -316,6 +315,41 @@ TEST_CASE("a view drawn again with nothing changed is copied, and any change dra
     // A new colouring draws everything again.
     frame.prepare(XAxis::Time, ColourBy::Lifetime);
     drawsAsNew(whole, false);
+}
+
+TEST_CASE("a new cushion style draws a view anew only where a block is big enough for a cushion") {
+    // Both pictures as a new context draws them; the one without a block of 4 x 4 pixels is
+    // the same in every style, and copied.
+    test::RandomHeap spec;
+    spec.m_events = 20'000;
+    spec.m_slots = 100;
+    const timeline::BlockModel small = test::randomHeap(spec), big = bigBlocks(7);
+    for (const timeline::BlockModel* model : {&small, &big}) {
+        FrameContext frame(*model, nullptr), fresh(*model, nullptr);
+        frame.prepare(XAxis::Time, ColourBy::Size);
+        fresh.prepare(XAxis::Time, ColourBy::Size);
+        const XWindow extent = model->extent(XAxis::Time);
+        FrameStats stats;
+        FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 300, 200).throughFrame(frame, false, &stats);
+        const bool cushionShows = stats.m_cushionable > 0;
+        CHECK(cushionShows == (model == &big));
+        for (CushionStyle style : {CushionStyle::None, CushionStyle::Parabolic}) {
+            const FrameView view(frame, XAxis::Time, extent, 0, UINT64_MAX, 300, 200, 0.3, style);
+            const Image image = view.throughFrame(frame, false, &stats);
+            CHECK((stats.m_items > 0) == cushionShows);
+            CHECK(image.m_pixels == view.throughFrame(fresh, false).m_pixels);
+        }
+        // The whole log's picture (the context view) alike.
+        std::vector<uint32_t> pixels(120 * 200), freshPixels(120 * 200);
+        FrameView whole(frame, XAxis::Time, extent, 0, UINT64_MAX, 120, 200);
+        whole.m_spec.m_scale = &frame.wholeScale(200);
+        frame.drawWhole(whole.m_spec, {pixels.data(), 120, 200, 120}, false);
+        whole.m_spec.m_cushion = CushionStyle::Parabolic;
+        frame.drawWhole(whole.m_spec, {pixels.data(), 120, 200, 120}, false);
+        whole.m_spec.m_scale = &fresh.wholeScale(200);
+        fresh.drawWhole(whole.m_spec, {freshPixels.data(), 120, 200, 120}, false);
+        CHECK(pixels == freshPixels);
+    }
 }
 
 TEST_CASE("the whole log's picture keeps an earlier alpha only when it may lag") {
