@@ -50,44 +50,7 @@ void FrameContext::buildColours() {
         colours.m_itemKey[k] = static_cast<uint16_t>(
             colours.m_categorical ? m_colouring.slot(block) : CoverageAccumulator::quantiseAttribute(m_colouring.scalar(block)));
     }
-    m_nodeAlpha = -1;  // the summaries follow at the first frame, for its alpha
-}
-
-// Each node's mean colour as equation 1 would average its blocks if each had a pixel to itself:
-// weighted by f^alpha, and f is its box's area times a scale that the ratio cancels. An equal
-// weight for every block gave the many small ones too much say: colouring a random heap by
-// size, its folded frame was 12 levels of 255 off the exact one on average, now 1.2.
-void FrameContext::summariseNodes(double alpha) {
-    FrameColours& colours = m_colours;
-    const auto& nodes = m_index->index().nodes();
-    const auto& boxes = m_index->index().boxes();
-    struct Sums {
-        double m_weight = 0, m_channel[3] = {0, 0, 0};
-    };
-    std::vector<Sums> sums(nodes.size());
-    colours.m_nodeMean.assign(nodes.size(), {0, 0, 0});
-    for (size_t n = 0; n < nodes.size(); ++n) {
-        const timeline::BlockIndex::Node& node = nodes[n];
-        Sums& sum = sums[n];
-        if (node.m_leaf) {
-            for (uint32_t k = node.m_first; k < node.m_first + node.m_count; ++k) {
-                const timeline::IndexBox& box = boxes[k];
-                const double weight = std::pow(static_cast<double>(box.m_x1 - box.m_x0) * static_cast<double>(box.m_y1 - box.m_y0), alpha);
-                const uint16_t key = colours.m_itemKey[k];
-                sum.m_weight += weight;
-                for (int c = 0; c < 3; ++c)
-                    sum.m_channel[c] += weight * static_cast<double>(colours.m_categorical ? colours.m_slotChannels[key][c] : (c == 0 ? key : 0));
-            }
-        } else {
-            for (uint32_t child = node.m_first; child < node.m_first + node.m_count; ++child) {
-                sum.m_weight += sums[child].m_weight;
-                for (int c = 0; c < 3; ++c) sum.m_channel[c] += sums[child].m_channel[c];
-            }
-        }
-        if (sum.m_weight > 0)
-            for (int c = 0; c < 3; ++c) colours.m_nodeMean[n][c] = static_cast<uint16_t>(std::lround(sum.m_channel[c] / sum.m_weight));
-    }
-    m_nodeAlpha = alpha;
+    m_summaries.reset(m_index->index().nodes().size());  // made as frames fold nodes
 }
 
 FrameContext::BinCache& FrameContext::binCache(timeline::BinKind kind) {
@@ -173,31 +136,12 @@ std::vector<Tile> FrameContext::tilesOf(int width, int height, bool categorical)
 // does not. Where none does, the nodes' summaries for a new alpha (a pass over every block of
 // the log, 0.2 s at 10 M blocks) are not needed, as when the alpha slider moves over a zoomed
 // view.
-bool FrameContext::anyNodeFolds(const ViewSpec& spec, int width, int height) const {
-    const auto& bands = spec.m_scale->bands();
-    if (!(m_foldPixels > 0) || bands.empty()) return false;
-    const XScale scale(spec.m_window, width);
-    const timeline::IndexBox window{spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo, bands.back().m_range.m_hi};
-    bool found = false;
-    m_index->index().query(
-        window,
-        [&](const timeline::BlockIndex::Node& node) {
-            if (found) return true;
-            const NodeExtent extent = nodeExtent(node, spec, scale);
-            if (!extent.meets(0, width, 0, height)) return true;
-            found = extent.folds(m_foldPixels);
-            return found || node.m_leaf;
-        },
-        [](uint32_t) {});
-    return found;
-}
-
 FrameStats FrameContext::draw(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
-    if (levelOfDetail && !spec.m_bins && spec.m_alpha != m_nodeAlpha && anyNodeFolds(spec, target.m_width, target.m_height))
-        summariseNodes(spec.m_alpha);
+    m_summaries.setAlpha(spec.m_alpha);
     FrameInputs inputs;
     inputs.m_index = m_index.get();
     inputs.m_colours = &m_colours;
+    inputs.m_summaries = &m_summaries;
     inputs.m_spec = spec;
     inputs.m_spec.m_bins = nullptr;
     inputs.m_foldPixels = levelOfDetail ? m_foldPixels : 0;

@@ -92,8 +92,6 @@ public:
 
 private:
     void buildColours();
-    void summariseNodes(double alpha);
-    bool anyNodeFolds(const ViewSpec& spec, int width, int height) const;
     FrameStats draw(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
     static constexpr size_t kTileBytes = 1 << 20;
     static std::vector<Tile> tilesOf(int width, int height, bool categorical);
@@ -105,7 +103,7 @@ private:
     std::unique_ptr<timeline::ModelIndex> m_index;
     BlockColouring m_colouring;
     FrameColours m_colours;
-    double m_nodeAlpha = -1;  // the alpha of the nodes' summaries; -1: none yet
+    NodeSummaries m_summaries;
     uint64_t m_generation = 0;  // grows whenever the index or the colours change
     TileRaster m_rasters[2];  // one a thread
     FrameStats m_lastStats;

@@ -89,7 +89,7 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
                                      static_cast<double>(box.m_y1 - box.m_y0);
         const double coverage = index.sums(node).m_boxArea * pixelsPerArea;
         const double weight = std::pow(static_cast<double>(node.m_items), 1 - spec.m_alpha) * std::pow(coverage, spec.m_alpha);
-        const auto& mean = colours.m_nodeMean[index.index().indexOf(node)];
+        const auto mean = inputs.m_summaries->mean(index.index(), node, colours);
         const uint64_t attributes[3] = {mean[0], mean[1], mean[2]};
         m_accumulator.addSpread(transposed({x0, x1, rowTop, rowBottom, 0}, tile), coverage, weight, attributes);
         ++stats.m_foldedNodes;

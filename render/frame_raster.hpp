@@ -9,6 +9,7 @@
 
 #include "render/block_view.hpp"
 #include "render/coverage_accumulator.hpp"
+#include "render/frame_colours.hpp"
 #include "timeline/model_index.hpp"
 
 namespace memlog::render {
@@ -31,22 +32,10 @@ struct FrameStats {
     }
 };
 
-// The colours of blocks and nodes for one colouring, in the accumulator's fixed point.
-struct FrameColours {
-    bool m_categorical = false;
-    // Per block, in the index's order (m_itemKey[k] is order()[k]'s): the palette slot
-    // (categories) or the quantised attribute (quantities).
-    std::vector<uint16_t> m_itemKey;
-    // Per palette slot: its three channels, quantised.
-    uint64_t m_slotChannels[kPaletteSize + 1][3] = {};
-    // Per index node, for the alpha of the last frame with level of detail: the mean of its
-    // blocks' quantised attributes or channels, weighted by their box areas^alpha.
-    std::vector<std::array<uint16_t, 3>> m_nodeMean;
-};
-
 struct FrameInputs {
     const timeline::ModelIndex* m_index = nullptr;
     const FrameColours* m_colours = nullptr;
+    const NodeSummaries* m_summaries = nullptr;  // at the spec's alpha
     ViewSpec m_spec;            // no bins: m_itemBin says which blocks are drawn
     double m_foldPixels = 0;    // fold nodes at most this many pixels both ways; 0: never
     const uint8_t* m_itemBin = nullptr;  // when set, by position in the index's order: only

@@ -13,31 +13,50 @@ namespace memlog::render {
 
 class PowerTable {
 public:
-    explicit PowerTable(double alpha) : m_alpha(alpha), m_mantissa(kSteps + 2), m_exponent(kExponents) {
+    explicit PowerTable(double alpha) : m_alpha(alpha), m_mantissa(kSteps + 2), m_exponent(kExponents), m_exponentUp(kExponentsUp) {
         for (int i = 0; i <= kSteps + 1; ++i) m_mantissa[static_cast<size_t>(i)] = std::pow(0.5 + 0.5 * i / kSteps, alpha);
         for (int e = 0; e < kExponents; ++e) m_exponent[static_cast<size_t>(e)] = std::exp2(-e * alpha);
+        for (int e = 0; e < kExponentsUp; ++e) m_exponentUp[static_cast<size_t>(e)] = std::exp2(e * alpha);
+    }
+
+    // x^alpha for any x >= 0 (areas in ns x bytes, say), to the same 1e-8.
+    double ofAny(double x) const {
+        if (!(x > 0x1p-1000)) return 0;
+        if (x < 1.0) return (*this)(x);
+        if (!(x < 0x1p1020)) return std::pow(x, m_alpha);  // and infinity or NaN as pow has them
+        const Split split = splitOf(x);
+        return split.m_mantissa * m_exponentUp[static_cast<size_t>(split.m_exponent)];
     }
 
     double operator()(double x) const {
         if (m_alpha == 1.0 || x >= 1.0) return x;
         if (!(x > 0x1p-1000)) return 0;  // nothing worth a pixel's fraction, and not subnormal
+        const Split split = splitOf(x);
+        return split.m_mantissa * m_exponent[static_cast<size_t>(-split.m_exponent)];
+    }
+
+private:
+    // x = m * 2^exponent with m in [0.5, 1); m^alpha interpolated from the table.
+    struct Split {
+        double m_mantissa;
+        int m_exponent;
+    };
+    Split splitOf(double x) const {
         uint64_t bits;
         std::memcpy(&bits, &x, sizeof bits);
-        const int exponent = static_cast<int>(bits >> 52) - 1022;  // x = m * 2^exponent, exponent <= 0
+        const int exponent = static_cast<int>(bits >> 52) - 1022;
         bits = (bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1022} << 52);
         double m;
         std::memcpy(&m, &bits, sizeof m);
         const double position = (m - 0.5) * 2 * kSteps;
         const int i = static_cast<int>(position);
         const double t = position - i;
-        const double mantissa = m_mantissa[static_cast<size_t>(i)] * (1 - t) + m_mantissa[static_cast<size_t>(i) + 1] * t;
-        return mantissa * m_exponent[static_cast<size_t>(-exponent)];
+        return {m_mantissa[static_cast<size_t>(i)] * (1 - t) + m_mantissa[static_cast<size_t>(i) + 1] * t, exponent};
     }
 
-private:
-    static constexpr int kSteps = 4096, kExponents = 1001;
+    static constexpr int kSteps = 4096, kExponents = 1001, kExponentsUp = 1022;
     double m_alpha;
-    std::vector<double> m_mantissa, m_exponent;
+    std::vector<double> m_mantissa, m_exponent, m_exponentUp;
 };
 
 }  // namespace memlog::render

@@ -91,15 +91,20 @@ public:
             }
     }
 
-    // The items under `node`, in no particular order.
+    // The items under `node`, in no particular order: their indices, or their positions in
+    // order() (and boxes()).
     template <typename Item>
     void forEachItemUnder(const Node& node, Item&& item) const {
+        forEachPositionUnder(node, [&](size_t position) { item(m_order[position]); });
+    }
+    template <typename Position>
+    void forEachPositionUnder(const Node& node, Position&& position) const {
         std::vector<const Node*> stack{&node};
         while (!stack.empty()) {
             const Node* at = stack.back();
             stack.pop_back();
             if (at->m_leaf)
-                for (uint32_t i = at->m_first; i < at->m_first + at->m_count; ++i) item(m_order[i]);
+                for (size_t i = at->m_first; i < at->m_first + at->m_count; ++i) position(i);
             else
                 for (uint32_t child = at->m_first; child < at->m_first + at->m_count; ++child)
                     stack.push_back(&m_nodes[child]);

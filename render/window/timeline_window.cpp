@@ -58,7 +58,8 @@ int TimelineWindow::run() {
     for (;;) {
         SDL_Event event;
         // Wait for input, but wake now and then to follow a growing log and end a toast.
-        if (m_window.nextEvent(event, m_options.m_follow || m_toastUntil ? 250 : -1)) {
+        // A frame still to draw (the context view's, after a key changed alpha) does not wait.
+        if (m_window.nextEvent(event, m_dirty ? 0 : m_options.m_follow || m_toastUntil ? 250 : -1)) {
             do {
                 if (!handle(event)) return 0;
             } while (m_window.nextEvent(event, 0));
@@ -207,9 +208,9 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     // Frames through the index, folding what is smaller than a pixel (correlated views never fold).
     options.m_frame = m_log->m_frame.get();
     options.m_levelOfDetail = true;
-    // While the alpha slider is dragged the context view keeps its picture; the frame after
-    // the release (another picture key) draws it for the alpha let go at.
-    options.m_contextMayLag = m_drag == Drag::Alpha;
+    // While the alpha slider is dragged, or for one frame after a key changed it, the context
+    // view keeps its picture; the next frame (another picture key) draws it for this alpha.
+    options.m_contextMayLag = m_drag == Drag::Alpha || m_contextBehind;
     if (!m_state.m_bins) {
         m_view->setViewHeight(mainView().m_height);
         options.m_addressScale = m_view->addressScale();
@@ -249,6 +250,7 @@ void TimelineWindow::drawFrame() {
             return;
         }
         ReportOptions options = reportOptions(width, reportHeight);
+        m_contextLagged = options.m_contextMayLag;
         const std::string key = pictureKey(options);
         // Only what the report shows redraws it: hovering, tooltips, the help and a dragged box
         // are drawn over the picture of the last frame, kept as an image.
@@ -284,7 +286,8 @@ void TimelineWindow::drawFrame() {
         m_drawnAt = std::chrono::steady_clock::now();
     });
     m_showMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_drawnAt).count();
-    m_dirty = false;
+    m_dirty = m_contextBehind;  // the context view's own frame follows
+    m_contextBehind = false;
     ++m_frames;
     if (m_options.m_trace)
         trace(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
@@ -462,7 +465,7 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
                  m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
                  m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-                 m_drag == Drag::Alpha ? "lagging" : "current");
+                 m_contextLagged ? "lagging" : "current");
 }
 
 }  // namespace memlog::render

@@ -119,6 +119,11 @@ private:
     uint32_t m_loadStartedAt = 0, m_loadFinishedAt = 0, m_lastLoadMs = 0;
     int m_exports = 0;
     bool m_dirty = true;
+    // The alpha changed by key: the next frame draws the main view and keeps the context
+    // view's picture, the one after (at once, unless more input came) draws that too. Both
+    // views of a ten-million-block log in one frame took half a second.
+    bool m_contextBehind = false;
+    bool m_contextLagged = false;  // the last frame kept the context view of another alpha
     bool m_reloading = false;
 };
 

@@ -108,8 +108,14 @@ void TimelineWindow::perform(Action action) {
     }
     case Action::NextBins: m_state.nextBins(); break;
     case Action::ToggleLayout: m_state.m_layout = m_state.m_layout == BinLayout::Time ? BinLayout::Address : BinLayout::Time; break;
-    case Action::AlphaDown: m_state.m_alpha = std::max(ControlStrip::kMinAlpha, std::round((m_state.m_alpha - 0.05) * 100) / 100); break;
-    case Action::AlphaUp: m_state.m_alpha = std::min(1.0, std::round((m_state.m_alpha + 0.05) * 100) / 100); break;
+    case Action::AlphaDown:
+        m_state.m_alpha = std::max(ControlStrip::kMinAlpha, std::round((m_state.m_alpha - 0.05) * 100) / 100);
+        m_contextBehind = true;
+        break;
+    case Action::AlphaUp:
+        m_state.m_alpha = std::min(1.0, std::round((m_state.m_alpha + 0.05) * 100) / 100);
+        m_contextBehind = true;
+        break;
     case Action::ToggleAccesses: m_state.m_accessMarks = !m_state.m_accessMarks; break;
     case Action::AddCursor:
         if (m_report && m_pointerX >= 0) m_state.m_cursors.push_back(xUnder(m_pointerX, m_pointerY));

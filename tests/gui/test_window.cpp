@@ -258,7 +258,17 @@ TEST_CASE("the alpha slider, dragged live, makes a block thinner than a pixel st
     const double atLow = darkness();
     CHECK(atOne < 10);          // a hundredth of a pixel, weighed as such: barely there
     CHECK(atLow > atOne + 60);  // boosted by f^alpha: plainly visible
-    CHECK(contextPixels() != contextAtOne);  // there too, once the slider is let go
+    const std::vector<uint32_t> contextAtLow = contextPixels();
+    CHECK(contextAtLow != contextAtOne);  // there too, once the slider is let go
+    // Alpha by key: a frame of the main view with the context view kept, then at once, with no
+    // more input, one that draws the context view for the new alpha too.
+    const Frame keyed = window.frameAfter([&] { s.m_x.key(window.window(), "bracketright"); });
+    CHECK(keyed["alpha"] == "0.10");
+    CHECK(keyed["context"] == "lagging");
+    const Frame caught = window.waitForFrame([](const Frame& f) { return f["context"] == "current"; });
+    CHECK(caught["alpha"] == "0.10");
+    CHECK(caught.number("pictures") == keyed.number("pictures") + 1);
+    CHECK(contextPixels() != contextAtLow);
 }
 
 TEST_CASE("cursors: k places one at the pointer, a drag moves it, a right click removes it") {

@@ -145,6 +145,19 @@ TEST_CASE("the power table is x^alpha to 1e-8 over the whole range of coverages"
     }
 }
 
+TEST_CASE("the power table is x^alpha to 1e-8 for areas of any size too") {
+    for (double alpha : {1.0, 0.7, 0.3, 0.05}) {
+        const memlog::render::PowerTable power(alpha);
+        for (double x = 1e-290; x < 1e300; x *= 3.137) {
+            INFO("alpha " << alpha << " x " << x);
+            CHECK(std::fabs(power.ofAny(x) - std::pow(x, alpha)) <= 1e-8 * std::pow(x, alpha));
+        }
+        CHECK(power.ofAny(0) == 0);
+        CHECK(power.ofAny(1) == Approx(1).epsilon(1e-8));
+        CHECK(power.ofAny(1e308) == Approx(std::pow(1e308, alpha)).epsilon(1e-8));
+    }
+}
+
 TEST_CASE("a spread summary adds exactly its coverage and weight, evenly over its rectangle") {
     std::mt19937 random(21);
     for (int trial = 0; trial < 200; ++trial) {
