@@ -63,6 +63,16 @@ FrameContext::BinCache& FrameContext::binCache(timeline::BinKind kind) {
             const int bin = cache.m_bins.binOf(m_model[order[k]]);
             cache.m_itemBin[k] = bin < 0 ? kNoBin : static_cast<uint8_t>(bin);
         }
+        // Children come before their parents: one pass sums the masks up from the leaves.
+        const auto& nodes = m_index->index().nodes();
+        cache.m_nodeBins.assign(nodes.size(), 0);
+        for (size_t n = 0; n < nodes.size(); ++n) {
+            const timeline::BlockIndex::Node& node = nodes[n];
+            uint8_t& mask = cache.m_nodeBins[n];
+            for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i)
+                mask |= node.m_leaf ? (cache.m_itemBin[i] == kNoBin ? 0 : static_cast<uint8_t>(1u << cache.m_itemBin[i]))
+                                    : cache.m_nodeBins[i];
+        }
         cache.m_kind = kind;
         cache.m_generation = m_generation;
     }
@@ -146,7 +156,9 @@ FrameStats FrameContext::draw(const ViewSpec& spec, PixelBuffer target, bool lev
     inputs.m_spec.m_bins = nullptr;
     inputs.m_foldPixels = levelOfDetail ? m_foldPixels : 0;
     if (spec.m_bins) {
-        inputs.m_itemBin = itemBins(spec.m_bins->kind()).data();
+        const BinCache& cache = binCache(spec.m_bins->kind());
+        inputs.m_itemBin = cache.m_itemBin.data();
+        inputs.m_nodeBins = cache.m_nodeBins.data();
         inputs.m_bin = static_cast<uint8_t>(spec.m_bin);
         inputs.m_foldPixels = 0;
     }

@@ -144,6 +144,8 @@ private:
         uint64_t m_generation = 0;  // 0: nothing made
         timeline::Bins m_bins;
         std::vector<uint8_t> m_itemBin;
+        std::vector<uint8_t> m_nodeBins;  // per index node, a bit for each bin with a block under it
+        static_assert(timeline::Bins::kMaxBins <= 8, "a bin's bit in a byte");
     } m_binCache;
     BinCache& binCache(timeline::BinKind kind);
 

@@ -76,6 +76,7 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
 
     // True: the node is done (outside the tile, folded, or a leaf kept for later); false: open it.
     auto visitNode = [&](const BlockIndex::Node& node) {
+        if (inputs.m_nodeBins && !(inputs.m_nodeBins[index.index().indexOf(node)] >> inputs.m_bin & 1)) return true;
         const IndexBox& box = node.m_box;
         const NodeExtent extent = nodeExtent(node, spec, scale);
         const double x0 = extent.m_x0, x1 = extent.m_x1, rowTop = extent.m_rowTop, rowBottom = extent.m_rowBottom;

@@ -40,6 +40,8 @@ struct FrameInputs {
     double m_foldPixels = 0;    // fold nodes at most this many pixels both ways; 0: never
     const uint8_t* m_itemBin = nullptr;  // when set, by position in the index's order: only
     uint8_t m_bin = 0;                   // the blocks of this bin are drawn
+    const uint8_t* m_nodeBins = nullptr; // with it, by node: a bit for each bin under it (a node
+                                         // without this view's bin is not opened)
 };
 
 // Where an index node's box lands in a view, and whether level of detail folds it: at most

@@ -23,11 +23,11 @@ void OccupancyColumns::add(const Block& block) {
     if (!block.liveAtEnd()) count(x1);
     const double a = std::max(x0, 0.0), b = std::min(x1, static_cast<double>(columns));
     if (!(b > a)) return;
-    const __int128 bytes = hi > lo ? hi - lo : 0;
+    const uint64_t bytes = hi > lo ? hi - lo : 0;
     const size_t first = static_cast<size_t>(a), last = std::min(static_cast<size_t>(std::ceil(b)) - 1, columns - 1);
     auto add = [&](size_t at, int64_t coverage) {
-        m_deltas[at] += bytes * coverage;
-        m_deltas[at + 1] -= bytes * coverage;
+        m_deltas[at] += bytes * static_cast<uint64_t>(coverage);
+        m_deltas[at + 1] -= bytes * static_cast<uint64_t>(coverage);
     };
     // covered >= 0: + 0.5 and truncation round as llround does, without a libm call per block.
     auto fixed = [&](double covered) { return static_cast<int64_t>(covered * kOne + 0.5); };
@@ -37,14 +37,14 @@ void OccupancyColumns::add(const Block& block) {
         add(first, fixed(static_cast<double>(first + 1) - a));
         add(last, fixed(b - static_cast<double>(last)));
         if (last > first + 1) {  // the full columns between: one run
-            m_deltas[first + 1] += bytes * kOne;
-            m_deltas[last] -= bytes * kOne;
+            m_deltas[first + 1] += bytes * static_cast<uint64_t>(kOne);
+            m_deltas[last] -= bytes * static_cast<uint64_t>(kOne);
         }
     }
 }
 
 void OccupancyColumns::addInside(size_t column, double byteTime, uint32_t events) {
-    const auto amount = static_cast<__int128>(std::round(byteTime / m_perColumn * static_cast<double>(kOne)));
+    const auto amount = static_cast<uint64_t>(static_cast<int64_t>(std::round(byteTime / m_perColumn * static_cast<double>(kOne))));
     m_deltas[column] += amount;
     m_deltas[column + 1] -= amount;
     m_result[column].m_events += events;
@@ -56,10 +56,10 @@ void OccupancyColumns::merge(const OccupancyColumns& other) {
 }
 
 std::vector<OccupancyColumn> OccupancyColumns::finish() {
-    __int128 running = 0;
+    uint64_t running = 0;
     for (size_t i = 0; i < m_result.size(); ++i) {
         running += m_deltas[i];
-        m_result[i].m_liveBytes = static_cast<double>(running) / static_cast<double>(kOne);
+        m_result[i].m_liveBytes = static_cast<double>(static_cast<int64_t>(running)) / static_cast<double>(kOne);
     }
     return std::move(m_result);
 }
