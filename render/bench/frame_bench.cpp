@@ -7,7 +7,7 @@
 //
 // usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] [--color-by KIND]
 //                                    [--fold PIXELS] [--png DIR] [--views whole,time,address,million] [--no-walk]
-//                                    [--pause MS]
+//                                    [--pause MS] [--bins KIND]
 // --pause: idle that long before each frame, as a window does between inputs (after an idle
 // spell the scheduler places threads differently: see render/other_core.hpp).
 #include <cairo.h>
@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,6 +60,7 @@ struct Settings {
     double m_foldPixels = 1.0;
     std::string m_views = "whole,time,address,million";  // which views
     bool m_walk = true;                                   // time the walk over every block too
+    std::optional<timeline::BinKind> m_bins;              // correlated views of that kind
 };
 
 struct View {
@@ -79,6 +81,7 @@ render::ReportOptions optionsFor(const Settings& settings, const View& view, ren
     options.m_logPath = settings.m_log;
     options.m_frame = frame;
     options.m_levelOfDetail = levelOfDetail;
+    options.m_bins = settings.m_bins;
     return options;
 }
 
@@ -241,6 +244,11 @@ int main(int argc, char** argv) {
         else if (arg == "--views") settings.m_views = value();
         else if (arg == "--no-walk") settings.m_walk = false;
         else if (arg == "--pause") settings.m_pauseMs = std::atoi(value().c_str());
+        else if (arg == "--bins") {
+            timeline::BinKind kind;
+            if (!timeline::parseBinKind(value(), kind)) return 2;
+            settings.m_bins = kind;
+        }
         else if (arg == "--size") {
             const std::string size = value();
             if (std::sscanf(size.c_str(), "%dx%d", &settings.m_width, &settings.m_height) != 2) return 2;
@@ -250,7 +258,8 @@ int main(int argc, char** argv) {
             settings.m_log = arg;
         } else {
             std::fprintf(stderr, "usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] "
-                                 "[--color-by KIND] [--fold PIXELS] [--png DIR] [--views LIST] [--no-walk] [--pause MS]\n");
+                                 "[--color-by KIND] [--fold PIXELS] [--png DIR] [--views LIST] [--no-walk] [--pause MS] "
+                                 "[--bins KIND]\n");
             return 2;
         }
     }
