@@ -52,7 +52,7 @@ public:
     // Inline for blocks of at most 2 x 2 pixels, nine in ten of a view with a million blocks:
     // their coverage and weight go straight to those pixels (m_pixels), one cell a pixel where
     // the corners of the difference arrays would be four to nine, which were a third of such a
-    // frame. The sums come out the same to the bit. About 25 ns a block; larger ones go to
+    // frame. The sums come out the same to the bit. About 30 ns a block; larger ones go to
     // addLarger, out of line.
     void add(const PixelRect& rect, const uint64_t* attributes) {
         const double x0 = std::max(rect.m_x0, 0.0), x1 = std::min(rect.m_x1, static_cast<double>(m_width));
@@ -190,7 +190,7 @@ private:
     // f^alpha in fixed point for f on the fixed-point grid, read for f >= 1/64 (below, where a
     // step of the grid is a larger share of f, from m_power): a load instead of a computation,
     // four of which a block needs. Off by at most 3 units of 2^-15 from m_power's value.
-    std::vector<uint16_t> m_fixedPower;
+    std::vector<int32_t> m_fixedPower;
     static constexpr double kTableFrom = 1.0 / 64;
     int m_channels;  // 2 + attributes
     // (width + 1) x (height + 1) difference arrays, channels interleaved. Unsigned so that the

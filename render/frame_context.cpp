@@ -142,10 +142,6 @@ std::vector<Tile> FrameContext::tilesOf(int width, int height, bool categorical)
     return tiles;
 }
 
-// Whether a frame of `spec` would fold any node: the tiles fold no node that the whole view
-// does not. Where none does, the nodes' summaries for a new alpha (a pass over every block of
-// the log, 0.2 s at 10 M blocks) are not needed, as when the alpha slider moves over a zoomed
-// view.
 FrameStats FrameContext::draw(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
     m_summaries.setAlpha(spec.m_alpha);
     FrameInputs inputs;
