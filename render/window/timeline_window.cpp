@@ -210,7 +210,8 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     options.m_levelOfDetail = true;
     // While the alpha slider is dragged, or for one frame after a key changed it, the context
     // view keeps its picture; the next frame (another picture key) draws it for this alpha.
-    options.m_contextMayLag = m_drag == Drag::Alpha || m_contextBehind;
+    // Correlated views have no context view: nothing to keep, no frame to follow.
+    options.m_contextMayLag = !m_state.m_bins && (m_drag == Drag::Alpha || m_contextBehind);
     if (!m_state.m_bins) {
         m_view->setViewHeight(mainView().m_height);
         options.m_addressScale = m_view->addressScale();
@@ -286,7 +287,7 @@ void TimelineWindow::drawFrame() {
         m_drawnAt = std::chrono::steady_clock::now();
     });
     m_showMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_drawnAt).count();
-    m_dirty = m_contextBehind;  // the context view's own frame follows
+    m_dirty = m_contextBehind && m_contextLagged;  // the context view's own frame follows
     m_contextBehind = false;
     ++m_frames;
     if (m_options.m_trace)

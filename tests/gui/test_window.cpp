@@ -203,8 +203,10 @@ TEST_CASE("keys and the control strip switch colour, cushions, axis, views and a
     s.m_x.key(window.window(), "bracketleft");
     const Frame lower = window.waitForFrame([&](const Frame& f) { return f.number("alpha") < alpha - 0.01; });
     CHECK(lower.number("alpha") == Approx(alpha - 0.05));
+    // Correlated views have no context view to keep: no lagging frame, none drawn after it.
+    CHECK(lower["context"] == "current");
     s.m_x.key(window.window(), "a");
-    frameWith(window, "accesses", "0");
+    CHECK(frameWith(window, "accesses", "0").m_number == lower.m_number + 1);
 }
 
 TEST_CASE("the alpha slider, dragged live, makes a block thinner than a pixel stand out") {
