@@ -110,9 +110,7 @@ void Report::binViewsThroughFrame() {
         if (bin >= m_views.size()) return;
         const Block& b = m_model[index];
         columns[part][bin].add(b);
-        if (b.from(axis) >= m_window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= m_window.m_from) return;
-        if (b.endAddr() <= lo || b.addr() >= hi) return;
-        ranges[part][bin].add(b.addr(), b.endAddr());
+        if (b.meets(axis, m_window, lo, hi)) ranges[part][bin].add(b.addr(), b.endAddr());
     });
     for (size_t bin = 0; bin < m_views.size(); ++bin) {
         columns[0][bin].merge(columns[1][bin]);
@@ -139,8 +137,7 @@ AddressScale Report::scaleFor(int bin, const Rect& view) const {
     FrameContext* frame = this->frame();
     if (frame && bin < 0) frame->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
     else m_model.forEach([&](const Block& b) {
-        if (b.from(axis) >= m_window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= m_window.m_from) return;
-        if (b.endAddr() <= m_options.m_addrLo || b.addr() >= m_options.m_addrHi) return;
+        if (!b.meets(axis, m_window, m_options.m_addrLo, m_options.m_addrHi)) return;
         if (bin >= 0 && m_bins->binOf(b) != bin) return;
         builder.add(b.addr(), b.endAddr());
     });

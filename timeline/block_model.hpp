@@ -4,6 +4,7 @@
 // Nothing here draws.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -56,6 +57,12 @@ public:
     bool liveAtEnd() const { return m_word[3] >> 45 & 1; }  // never freed in the log
     uint64_t from(XAxis axis) const { return axis == XAxis::Time ? beginNs() : beginSeq(); }
     uint64_t to(XAxis axis) const { return axis == XAxis::Time ? endNs() : endSeq(); }
+    // Whether it held an address of [addrLo, addrHi) during `window`, as address ranges count
+    // it: one unit of the axis at least (a block of no time still had its place).
+    bool meets(XAxis axis, XWindow window, uint64_t addrLo, uint64_t addrHi) const {
+        return from(axis) < window.m_to && std::max(to(axis), from(axis) + 1) > window.m_from && endAddr() > addrLo &&
+               addr() < addrHi;
+    }
 
     // Ends the block (or marks it live at the end of the log).
     void close(uint64_t endNs, uint64_t endSeq, bool liveAtEnd);

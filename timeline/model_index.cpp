@@ -100,9 +100,7 @@ void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, Add
         },
         [&](uint32_t i) {
             const Block& b = (*m_model)[i];
-            if (b.from(m_axis) >= window.m_to || std::max(b.to(m_axis), b.from(m_axis) + 1) <= window.m_from) return;
-            if (b.endAddr() <= addrLo || b.addr() >= addrHi) return;
-            builder.add(b.addr(), b.endAddr());
+            if (b.meets(m_axis, window, addrLo, addrHi)) builder.add(b.addr(), b.endAddr());
         });
 }
 
