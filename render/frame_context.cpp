@@ -193,18 +193,12 @@ const AddressScale& FrameContext::wholeScale(double height) {
 
 void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag) {
     WholePicture& cached = m_wholePictures[levelOfDetail];
-    const bool sameBlocks = cached.m_width == target.m_width && cached.m_height == target.m_height &&
-                            cached.m_generation == m_generation && !cached.m_pixels.empty();
-    const bool sameLook = cached.m_alpha == spec.m_alpha && (cached.m_cushion == spec.m_cushion || !cached.m_cushionShows);
-    if (!sameBlocks || (!mayLag && !sameLook)) {
+    const ViewKey key = keyOf(spec, target, levelOfDetail);
+    if (cached.m_pixels.empty() || !key.servedBy(cached.m_key, cached.m_cushionShows, mayLag)) {
         cached.m_pixels.assign(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height), 0);
         cached.m_cushionShows =
             draw(spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, levelOfDetail).m_cushionable > 0;
-        cached.m_width = target.m_width;
-        cached.m_height = target.m_height;
-        cached.m_alpha = spec.m_alpha;
-        cached.m_cushion = spec.m_cushion;
-        cached.m_generation = m_generation;
+        cached.m_key = key;
     }
     copyPixels({cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, target);
 }

@@ -121,10 +121,12 @@ private:
         int m_width, m_height;
         bool operator==(const ViewKey&) const = default;
         // Whether a picture drawn for `drawn` serves this key: equal, but for a cushion style
-        // that no block of that picture was big enough to show (FrameStats::m_cushionable).
-        bool servedBy(const ViewKey& drawn, bool cushionShows) const {
+        // that no block of that picture was big enough to show (FrameStats::m_cushionable),
+        // and, when `lookMayLag`, for any alpha and cushion style.
+        bool servedBy(const ViewKey& drawn, bool cushionShows, bool lookMayLag = false) const {
             ViewKey same = *this;
-            if (!cushionShows) same.m_cushion = drawn.m_cushion;
+            if (!cushionShows || lookMayLag) same.m_cushion = drawn.m_cushion;
+            if (lookMayLag) same.m_alpha = drawn.m_alpha;
             return same == drawn;
         }
     };
@@ -155,12 +157,9 @@ private:
         AddressScale m_scale;
     } m_wholeScale;
     struct WholePicture {
-        int m_width = 0, m_height = 0;
-        double m_alpha = 0;
-        CushionStyle m_cushion = CushionStyle::None;
+        ViewKey m_key{};
         bool m_cushionShows = true;  // as KeptView's
-        uint64_t m_generation = 0;
-        std::vector<uint32_t> m_pixels;
+        std::vector<uint32_t> m_pixels;  // empty: none drawn yet
     } m_wholePictures[2];  // exact, and with level of detail
 };
 
