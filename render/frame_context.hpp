@@ -34,8 +34,8 @@ public:
     // Makes it ready for frames on `axis` coloured `by` (a Report calls it). The index is built
     // when the axis changes (0.3 s for a million blocks, 3.5 s for ten million), the colours
     // when either changes (a pass over the blocks); otherwise this costs nothing. The colouring
-    // covers the whole log, so that colours stay put while the window zooms. The first frame
-    // with level of detail after a change of alpha also sums the nodes' colours for it.
+    // covers the whole log, so that colours stay put while the window zooms. The colour of a
+    // folded index node is made when a frame first folds it at an alpha (NodeSummaries).
     // About 53 bytes a block (32 of them the index's copy of the blocks' boxes), and some 30
     // more while the index is built.
     // `progress` hears 0..1 while anything is built (a window may call this itself, with a

@@ -3,7 +3,6 @@
 // so is drawn as one summary of its blocks. The buffers stay between tiles and frames.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <vector>
 

@@ -1,4 +1,4 @@
-// Occupancy by difference arrays, exact in 128-bit fixed point.
+// Occupancy by difference arrays, exact in 64-bit fixed point below 8 TiB live.
 #include "timeline/occupancy.hpp"
 
 #include <algorithm>

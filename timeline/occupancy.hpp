@@ -28,7 +28,7 @@ struct OccupancyQuery {
 
 std::vector<OccupancyColumn> occupancy(const BlockModel& model, const OccupancyQuery& query);
 
-// The columns of one query as difference arrays in 128-bit fixed point: a block adds its bytes
+// The columns of one query as difference arrays in 64-bit fixed point: a block adds its bytes
 // times its coverage of each column, constant but for its two end columns, so at most four
 // updates; a column that nothing changes in reads exactly the live bytes.
 class OccupancyColumns {
@@ -60,8 +60,8 @@ private:
     double m_from, m_perColumn;
     std::vector<OccupancyColumn> m_result;
     // Differences of live bytes x kOne, unsigned so that they may wrap: only a column's own
-    // value needs to fit, which it does below 8 TiB live (an __int128 was a fifth of the time
-    // of correlated views' occupancy).
+    // value needs to fit, which it does below 8 TiB live (a 64-bit product a block, not the
+    // 128-bit ones it was; correlated views add every block in view once for each frame).
     std::vector<uint64_t> m_deltas;
 };
 
