@@ -60,6 +60,16 @@ struct FrameView {
     }
 };
 
+// The whole log's picture (the context view) as `context` draws it, `width` x `height`: `spec`
+// on the context's own scale of every address range.
+std::vector<uint32_t> wholePicture(FrameContext& context, ViewSpec spec, int width, int height, bool levelOfDetail,
+                                   bool mayLag = false) {
+    std::vector<uint32_t> pixels(static_cast<size_t>(width) * static_cast<size_t>(height));
+    spec.m_scale = &context.wholeScale(height);
+    context.drawWhole(spec, {pixels.data(), width, height, width}, levelOfDetail, mayLag);
+    return pixels;
+}
+
 int largestDistance(const Image& a, const Image& b) {
     int worst = 0;
     for (size_t i = 0; i < a.m_pixels.size(); ++i) worst = std::max(worst, test::channelDistance(a.m_pixels[i], b.m_pixels[i]));
@@ -263,14 +273,7 @@ TEST_CASE("a frame context kept across axes, colourings and alphas draws what a 
         CHECK(stats.m_foldedNodes > 0);
         CHECK(fromKept.m_pixels == b.throughFrame(fresh, true).m_pixels);
         // The whole log's picture is kept per size and settings, and redrawn when they change.
-        std::vector<uint32_t> whole(60 * 45), wholeFresh(60 * 45);
-        const AddressScale& scaleKept = kept.wholeScale(45);
-        render::ViewSpec wholeSpec = a.m_spec;
-        wholeSpec.m_scale = &scaleKept;
-        kept.drawWhole(wholeSpec, {whole.data(), 60, 45, 60}, true);
-        wholeSpec.m_scale = &fresh.wholeScale(45);
-        fresh.drawWhole(wholeSpec, {wholeFresh.data(), 60, 45, 60}, true);
-        CHECK(whole == wholeFresh);
+        CHECK(wholePicture(kept, a.m_spec, 60, 45, true) == wholePicture(fresh, a.m_spec, 60, 45, true));
     }
 }
 
@@ -340,15 +343,10 @@ TEST_CASE("a new cushion style draws a view anew only where a block is big enoug
             CHECK(image.m_pixels == view.throughFrame(fresh, false).m_pixels);
         }
         // The whole log's picture (the context view) alike.
-        std::vector<uint32_t> pixels(120 * 200), freshPixels(120 * 200);
-        FrameView whole(frame, XAxis::Time, extent, 0, UINT64_MAX, 120, 200);
-        whole.m_spec.m_scale = &frame.wholeScale(200);
-        frame.drawWhole(whole.m_spec, {pixels.data(), 120, 200, 120}, false);
-        whole.m_spec.m_cushion = CushionStyle::Parabolic;
-        frame.drawWhole(whole.m_spec, {pixels.data(), 120, 200, 120}, false);
-        whole.m_spec.m_scale = &fresh.wholeScale(200);
-        fresh.drawWhole(whole.m_spec, {freshPixels.data(), 120, 200, 120}, false);
-        CHECK(pixels == freshPixels);
+        ViewSpec whole = FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 120, 200).m_spec;
+        wholePicture(frame, whole, 120, 200, false);
+        whole.m_cushion = CushionStyle::Parabolic;
+        CHECK(wholePicture(frame, whole, 120, 200, false) == wholePicture(fresh, whole, 120, 200, false));
     }
 }
 
@@ -360,14 +358,10 @@ TEST_CASE("the whole log's picture keeps an earlier alpha only when it may lag")
     FrameContext frame(model, nullptr), fresh(model, nullptr);
     frame.prepare(XAxis::Time, ColourBy::Size);
     fresh.prepare(XAxis::Time, ColourBy::Size);
-    const FrameView whole(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 120, 200);
-    render::ViewSpec wholeSpec = whole.m_spec;
-    wholeSpec.m_scale = &frame.wholeScale(200);
+    ViewSpec whole = FrameView(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 120, 200).m_spec;
     auto picture = [&](FrameContext& context, double alpha, bool mayLag) {
-        std::vector<uint32_t> pixels(120 * 200);
-        wholeSpec.m_alpha = alpha;
-        context.drawWhole(wholeSpec, {pixels.data(), 120, 200, 120}, false, mayLag);
-        return pixels;
+        whole.m_alpha = alpha;
+        return wholePicture(context, whole, 120, 200, false, mayLag);
     };
     const std::vector<uint32_t> atLow = picture(frame, 0.2, false);
     CHECK(picture(frame, 0.9, true) == atLow);  // lagging: the picture at 0.2
