@@ -102,10 +102,7 @@ void Report::binViewsThroughFrame() {
     }
     const timeline::XAxis axis = m_options.m_axis;
     const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
-    // One unit wider than the window: a block that ends where the window begins has its end
-    // counted in the occupancy (as ModelIndex::occupancy does).
-    const timeline::IndexBox near{m_window.m_from ? m_window.m_from - 1 : 0, m_window.m_to + 1, lo, hi};
-    frame.forEachNear(near, [&](int part, size_t position, uint32_t index) {
+    frame.forEachNear(timeline::ModelIndex::occupancyReach(m_window, lo, hi), [&](int part, size_t position, uint32_t index) {
         const uint8_t bin = itemBins[position];
         if (bin >= m_views.size()) return;
         const Block& b = m_model[index];

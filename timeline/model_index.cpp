@@ -131,12 +131,8 @@ std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query) 
 std::vector<OccupancyColumn> ModelIndex::occupancyInside(const OccupancyQuery& query) const {
     OccupancyColumns columns(query);
     const double limit = static_cast<double>(columns.columns());
-    // One unit more on each side: a block that ends exactly where the window begins has its
-    // end counted there, though its box does not meet the window.
-    const IndexBox window{query.m_window.m_from ? query.m_window.m_from - 1 : 0, query.m_window.m_to + 1, query.m_addrLo,
-                          query.m_addrHi};
     queryInOrder(
-        window,
+        occupancyReach(query.m_window, query.m_addrLo, query.m_addrHi),
         [&](const BlockIndex::Node& node) {
             const IndexBox& box = node.m_box;
             if (box.m_y0 < query.m_addrLo || box.m_y1 > query.m_addrHi) return false;

@@ -50,6 +50,12 @@ public:
     // address window: from the index, taking at once each node that lies inside the window and
     // inside one column. Equal to the walk but for rounding (relative 1e-12).
     std::vector<OccupancyColumn> occupancy(const OccupancyQuery& query) const;
+    // Where the blocks that occupancy over `window` x [addrLo, addrHi) counts lie: one unit
+    // more on each side, since a block that ends exactly where the window begins has its end
+    // counted there, though its box does not meet the window.
+    static IndexBox occupancyReach(XWindow window, uint64_t addrLo, uint64_t addrHi) {
+        return {window.m_from ? window.m_from - 1 : 0, window.m_to + 1, addrLo, addrHi};
+    }
 
     // The block at (x, addr), as BlockModel::blockAt answers it, in O(log blocks) rather than a
     // scan: for the window's brushing. Live blocks never overlap, so there is at most one.
