@@ -3,6 +3,7 @@
 #include "render/cairo_draw.hpp"
 
 #include <cmath>
+#include <vector>
 
 namespace memlog::render {
 
@@ -60,38 +61,66 @@ void drawText(cairo_t* cr, const std::string& text, double x, double y, Align al
     cairo_show_text(cr, shown.c_str());
 }
 
-void paintRaster(cairo_t* cr, const Rect& rect, const std::function<void(PixelBuffer)>& draw) {
-    const int width = static_cast<int>(std::lround(rect.m_width)), height = static_cast<int>(std::lround(rect.m_height));
-    if (width <= 0 || height <= 0) return;
-    const int x = static_cast<int>(std::lround(rect.m_x)), y = static_cast<int>(std::lround(rect.m_y));
-    // On an image surface drawn 1:1, straight into its pixels: no second copy of the view.
+void paintRasters(cairo_t* cr, std::span<const Rect> rects, const std::function<void(std::span<const PixelBuffer>)>& draw) {
+    struct Raster {
+        PixelBuffer m_pixels;
+        int m_x = 0, m_y = 0;
+        cairo_surface_t* m_image = nullptr;  // null: straight into the target's pixels
+    };
+    std::vector<Raster> rasters(rects.size());
+    std::vector<PixelBuffer> buffers(rects.size());
     cairo_surface_t* target = cairo_get_target(cr);
     cairo_matrix_t matrix;
     cairo_get_matrix(cr, &matrix);
-    if (cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE &&
-        cairo_image_surface_get_format(target) == CAIRO_FORMAT_ARGB32 && matrix.xx == 1 && matrix.yy == 1 &&
-        matrix.xy == 0 && matrix.yx == 0 && matrix.x0 == 0 && matrix.y0 == 0 && x >= 0 && y >= 0 &&
-        x + width <= cairo_image_surface_get_width(target) && y + height <= cairo_image_surface_get_height(target)) {
-        cairo_surface_flush(target);
-        const int stride = cairo_image_surface_get_stride(target) / 4;
-        uint32_t* origin = reinterpret_cast<uint32_t*>(cairo_image_surface_get_data(target)) + static_cast<long>(y) * stride + x;
-        draw(PixelBuffer{origin, width, height, stride});
-        cairo_surface_mark_dirty_rectangle(target, x, y, width, height);
-        return;
+    const bool image = cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE &&
+                       cairo_image_surface_get_format(target) == CAIRO_FORMAT_ARGB32 && matrix.xx == 1 && matrix.yy == 1 &&
+                       matrix.xy == 0 && matrix.yx == 0 && matrix.x0 == 0 && matrix.y0 == 0;
+    if (image) cairo_surface_flush(target);
+    for (size_t i = 0; i < rects.size(); ++i) {
+        const Rect& rect = rects[i];
+        Raster& raster = rasters[i];
+        const int width = static_cast<int>(std::lround(rect.m_width)), height = static_cast<int>(std::lround(rect.m_height));
+        if (width <= 0 || height <= 0) continue;
+        raster.m_x = static_cast<int>(std::lround(rect.m_x));
+        raster.m_y = static_cast<int>(std::lround(rect.m_y));
+        // On an image surface drawn 1:1, straight into its pixels: no second copy of the view.
+        if (image && raster.m_x >= 0 && raster.m_y >= 0 && raster.m_x + width <= cairo_image_surface_get_width(target) &&
+            raster.m_y + height <= cairo_image_surface_get_height(target)) {
+            const int stride = cairo_image_surface_get_stride(target) / 4;
+            uint32_t* origin = reinterpret_cast<uint32_t*>(cairo_image_surface_get_data(target)) +
+                               static_cast<long>(raster.m_y) * stride + raster.m_x;
+            raster.m_pixels = PixelBuffer{origin, width, height, stride};
+        } else {
+            raster.m_image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+            cairo_surface_flush(raster.m_image);
+            raster.m_pixels = PixelBuffer{reinterpret_cast<uint32_t*>(cairo_image_surface_get_data(raster.m_image)), width,
+                                          height, cairo_image_surface_get_stride(raster.m_image) / 4};
+        }
+        buffers[i] = raster.m_pixels;
     }
-    cairo_surface_t* image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
-    cairo_surface_flush(image);
-    PixelBuffer buffer{reinterpret_cast<uint32_t*>(cairo_image_surface_get_data(image)), width, height,
-                       cairo_image_surface_get_stride(image) / 4};
-    draw(buffer);
-    cairo_surface_mark_dirty(image);
-    cairo_save(cr);
-    cairo_set_source_surface(cr, image, x, y);
-    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_rectangle(cr, x, y, width, height);
-    cairo_fill(cr);
-    cairo_restore(cr);
-    cairo_surface_destroy(image);
+    draw(buffers);
+    for (const Raster& raster : rasters) {
+        const PixelBuffer& pixels = raster.m_pixels;
+        if (!pixels.m_pixels) continue;
+        if (!raster.m_image) {
+            cairo_surface_mark_dirty_rectangle(target, raster.m_x, raster.m_y, pixels.m_width, pixels.m_height);
+            continue;
+        }
+        cairo_surface_mark_dirty(raster.m_image);
+        cairo_save(cr);
+        cairo_set_source_surface(cr, raster.m_image, raster.m_x, raster.m_y);
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+        cairo_rectangle(cr, raster.m_x, raster.m_y, pixels.m_width, pixels.m_height);
+        cairo_fill(cr);
+        cairo_restore(cr);
+        cairo_surface_destroy(raster.m_image);
+    }
+}
+
+void paintRaster(cairo_t* cr, const Rect& rect, const std::function<void(PixelBuffer)>& draw) {
+    paintRasters(cr, std::span(&rect, 1), [&](std::span<const PixelBuffer> buffers) {
+        if (buffers.front().m_pixels) draw(buffers.front());
+    });
 }
 
 }  // namespace memlog::render

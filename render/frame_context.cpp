@@ -106,21 +106,37 @@ void FrameContext::newFrame() {
 }
 
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
-    const ViewKey key = keyOf(spec, target, levelOfDetail);
-    auto keptPixels = [&](KeptView& kept) { return PixelBuffer{kept.m_pixels.data(), target.m_width, target.m_height, target.m_width}; };
-    for (auto kept = m_keptViews.begin(); kept != m_keptViews.end(); ++kept) {
-        if (!key.servedBy(kept->m_key, kept->m_cushionShows)) continue;
-        copyPixels(keptPixels(*kept), target);
-        m_lastStats = FrameStats{};
+    const BlocksJob job{spec, target};
+    return drawBlocks(std::span(&job, 1), levelOfDetail);
+}
+
+FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail) {
+    std::vector<BlocksJob> toDraw;
+    std::vector<ViewKey> keys;
+    for (const BlocksJob& job : jobs) {
+        const ViewKey key = keyOf(job.m_spec, job.m_target, levelOfDetail);
+        auto kept = std::find_if(m_keptViews.begin(), m_keptViews.end(),
+                                 [&](const KeptView& view) { return key.servedBy(view.m_key, view.m_cushionShows); });
+        if (kept == m_keptViews.end()) {
+            toDraw.push_back(job);
+            keys.push_back(key);
+            continue;
+        }
+        copyPixels(kept->pixels(), job.m_target);
         kept->m_frame = m_frameNumber;
         std::rotate(kept, kept + 1, m_keptViews.end());  // now the most recent
-        return m_lastStats;
     }
-    m_lastStats = draw(spec, target, levelOfDetail);
-    if (m_keptViews.size() == kKeptViews) m_keptViews.erase(m_keptViews.begin());
-    KeptView& kept = m_keptViews.emplace_back(KeptView{key, m_frameNumber, m_lastStats.m_cushionable > 0, {}});
-    kept.m_pixels.resize(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height));
-    copyPixels(target, keptPixels(kept));
+    m_lastStats = FrameStats{};
+    if (toDraw.empty()) return m_lastStats;
+    const std::vector<FrameStats> stats = draw(toDraw, levelOfDetail);
+    for (size_t job = 0; job < toDraw.size(); ++job) {
+        m_lastStats += stats[job];
+        if (m_keptViews.size() == kKeptViews) m_keptViews.erase(m_keptViews.begin());
+        const PixelBuffer target = toDraw[job].m_target;
+        KeptView& kept = m_keptViews.emplace_back(KeptView{keys[job], m_frameNumber, stats[job].m_cushionable > 0, {}});
+        kept.m_pixels.resize(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height));
+        copyPixels(target, kept.pixels());
+    }
     return m_lastStats;
 }
 
@@ -142,8 +158,7 @@ std::vector<Tile> FrameContext::tilesOf(int width, int height, bool categorical)
     return tiles;
 }
 
-FrameStats FrameContext::draw(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
-    m_summaries.setAlpha(spec.m_alpha);
+FrameInputs FrameContext::inputsFor(const ViewSpec& spec, bool levelOfDetail) {
     FrameInputs inputs;
     inputs.m_index = m_index.get();
     inputs.m_colours = &m_colours;
@@ -158,25 +173,46 @@ FrameStats FrameContext::draw(const ViewSpec& spec, PixelBuffer target, bool lev
         inputs.m_bin = static_cast<uint8_t>(spec.m_bin);
         inputs.m_foldPixels = 0;
     }
+    return inputs;
+}
+
+std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, bool levelOfDetail) {
+    if (jobs.empty()) return {};
+    m_summaries.setAlpha(jobs.front().m_spec.m_alpha);  // the jobs' one alpha
+    std::vector<FrameInputs> inputs;
+    for (const BlocksJob& job : jobs) inputs.push_back(inputsFor(job.m_spec, levelOfDetail));
     // Each tile with its own arrays (a block across a line between tiles adds its part to
     // each: a clip at whole pixels keeps every pixel's coverage as it was). Two threads take
     // the next tile until none is left, so neither waits long for the other however the
-    // blocks lie.
-    const std::vector<Tile> tiles = tilesOf(target.m_width, target.m_height, m_colours.m_categorical);
-    FrameStats stats[std::size(m_rasters)];
+    // blocks lie. Views of one width (correlated views) take turns, column of tiles by column:
+    // the index's boxes and colours of a stretch of time are then read from memory once for
+    // all of them, not once for each (each view reads every box near its window, and keeps
+    // those of its bin).
+    struct JobTile {
+        size_t m_job;
+        Tile m_tile;
+    };
+    std::vector<JobTile> tiles;
+    for (size_t job = 0; job < jobs.size(); ++job)
+        for (const Tile& tile : tilesOf(jobs[job].m_target.m_width, jobs[job].m_target.m_height, m_colours.m_categorical))
+            tiles.push_back({job, tile});
+    std::stable_sort(tiles.begin(), tiles.end(), [](const JobTile& a, const JobTile& b) { return a.m_tile.m_left < b.m_tile.m_left; });
+    std::vector<FrameStats> stats[std::size(m_rasters)];
+    for (auto& thread : stats) thread.resize(jobs.size());
     std::atomic<size_t> next{0};
     auto work = [&](size_t thread) {
-        for (size_t tile; (tile = next.fetch_add(1)) < tiles.size();)
-            stats[thread] += m_rasters[thread].draw(inputs, target, tiles[tile]);
+        for (size_t at; (at = next.fetch_add(1)) < tiles.size();) {
+            const JobTile& tile = tiles[at];
+            stats[thread][tile.m_job] += m_rasters[thread].draw(inputs[tile.m_job], jobs[tile.m_job].m_target, tile.m_tile);
+        }
     };
     {
         std::jthread helper;
         if (tiles.size() > 1) helper = startOnOtherCore(work, 1);
         work(0);
     }
-    FrameStats total;
-    for (const FrameStats& thread : stats) total += thread;
-    return total;
+    for (size_t job = 0; job < jobs.size(); ++job) stats[0][job] += stats[1][job];
+    return stats[0];
 }
 
 const AddressScale& FrameContext::wholeScale(double height) {
@@ -197,7 +233,9 @@ void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool leve
     if (cached.m_pixels.empty() || !key.servedBy(cached.m_key, cached.m_cushionShows, mayLag)) {
         cached.m_pixels.assign(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height), 0);
         cached.m_cushionShows =
-            draw(spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, levelOfDetail).m_cushionable > 0;
+            draw(std::vector{BlocksJob{spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}}}, levelOfDetail)
+                .front()
+                .m_cushionable > 0;
         cached.m_key = key;
     }
     copyPixels({cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, target);

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -52,6 +53,13 @@ public:
     // about it changed (only an overlay: access samples, cursors; or the cushion style, where
     // no block is big enough for a cushion) is copied from there.
     FrameStats drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
+    // The blocks of several views of one frame (correlated views: one alpha), each as above,
+    // drawn together: see draw().
+    struct BlocksJob {
+        ViewSpec m_spec;
+        PixelBuffer m_target;
+    };
+    FrameStats drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail);
     // A new frame begins (a Report's paint() says so): views of the frame before last go.
     void newFrame();
     void forgetViews() { m_keptViews.clear(); }  // the next drawBlocks() draws
@@ -92,7 +100,8 @@ public:
 
 private:
     void buildColours();
-    FrameStats draw(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
+    FrameInputs inputsFor(const ViewSpec& spec, bool levelOfDetail);
+    std::vector<FrameStats> draw(std::span<const BlocksJob> jobs, bool levelOfDetail);  // a FrameStats a job
     static constexpr size_t kTileBytes = 1 << 20;
     static std::vector<Tile> tilesOf(int width, int height, bool categorical);
 
@@ -135,6 +144,7 @@ private:
         uint64_t m_frame = 0;  // the last frame that drew or copied it
         bool m_cushionShows = true;
         std::vector<uint32_t> m_pixels;
+        PixelBuffer pixels() { return {m_pixels.data(), m_key.m_width, m_key.m_height, m_key.m_width}; }
     };
     static constexpr size_t kKeptViews = timeline::Bins::kMaxBins + 1;  // every correlated view, or the main one
     std::vector<KeptView> m_keptViews;  // the most recent last

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
+#include <memory>
 
 #include "render/axes.hpp"
 #include "render/occupancy_bar.hpp"
@@ -94,35 +94,42 @@ void Report::binViewsThroughFrame() {
     FrameContext& frame = *this->frame();
     const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
     // A part for each of the context's two threads, merged after.
-    std::vector<timeline::OccupancyColumns> columns[2];
-    std::deque<timeline::AddressRanges::Builder> ranges[2];
-    for (int part = 0; part < 2; ++part) {
-        ranges[part].resize(m_views.size());
-        for (const View& view : m_views) columns[part].emplace_back(occupancyQuery(view));
-    }
+    struct Part {
+        std::vector<timeline::OccupancyColumns> m_columns;                        // by bin
+        std::vector<std::unique_ptr<timeline::AddressRanges::Builder>> m_ranges;  // by bin
+    };
+    Part parts[2];
+    for (Part& part : parts)
+        for (const View& view : m_views) {
+            part.m_columns.emplace_back(occupancyQuery(view));
+            part.m_ranges.push_back(std::make_unique<timeline::AddressRanges::Builder>());
+        }
     const timeline::XAxis axis = m_options.m_axis;
     const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
-    frame.forEachNear(timeline::ModelIndex::occupancyReach(m_window, lo, hi), [&](int part, size_t position, uint32_t index) {
+    const size_t views = m_views.size();
+    const timeline::XWindow window = m_window;
+    frame.forEachNear(timeline::ModelIndex::occupancyReach(window, lo, hi), [&](int which, size_t position, uint32_t index) {
         const uint8_t bin = itemBins[position];
-        if (bin >= m_views.size()) return;
+        if (bin >= views) return;
         const Block& b = m_model[index];
-        columns[part][bin].add(b);
-        if (b.meets(axis, m_window, lo, hi)) ranges[part][bin].add(b.addr(), b.endAddr());
+        Part& part = parts[which];
+        part.m_columns[bin].add(b);
+        if (b.meets(axis, window, lo, hi)) part.m_ranges[bin]->add(b.addr(), b.endAddr());
     });
-    for (size_t bin = 0; bin < m_views.size(); ++bin) {
-        columns[0][bin].merge(columns[1][bin]);
-        ranges[0][bin].add(ranges[1][bin]);
+    for (size_t bin = 0; bin < views; ++bin) {
+        parts[0].m_columns[bin].merge(parts[1].m_columns[bin]);
+        parts[0].m_ranges[bin]->add(*parts[1].m_ranges[bin]);
     }
     for (View& view : m_views) {
         const size_t bin = static_cast<size_t>(view.m_bin);
         if (m_sharedAddresses)
             view.m_scale = &view == &m_views.front() ? scaleFor(-1, view.m_cell.m_view) : m_views.front().m_scale;
         else
-            view.m_scale = AddressScale(ranges[0][bin]
-                                            .finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_cell.m_view.m_height))
+            view.m_scale = AddressScale(parts[0].m_ranges[bin]
+                                            ->finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_cell.m_view.m_height))
                                             .clip(lo, hi),
                                         view.m_cell.m_view.m_height);
-        view.m_occupancy = columns[0][bin].finish();
+        view.m_occupancy = parts[0].m_columns[bin].finish();
         for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
     }
 }
@@ -201,6 +208,7 @@ void Report::paint(cairo_t* cr) const {
     if (FrameContext* context = frame()) context->newFrame();
     fillRect(cr, {0, 0, static_cast<double>(m_options.m_width), static_cast<double>(m_options.m_height)}, kPageColour);
     paintHeader(cr);
+    paintViewRasters(cr);
     for (const View& view : m_views) paintView(cr, view);
     if (!m_bins) paintContext(cr);
     const Rect& area = m_layout.m_legend;
@@ -247,16 +255,31 @@ void Report::paintCursors(PixelBuffer target, double width) const {
     for (uint64_t cursor : m_options.m_cursors) drawCushionCursor(target, scale.x(static_cast<double>(cursor)));
 }
 
+// Every view's blocks and what lies over them, drawn together (correlated views: one pass of
+// tiles over the index for all of them, FrameContext::drawBlocks).
+void Report::paintViewRasters(cairo_t* cr) const {
+    std::vector<Rect> rects;
+    for (const View& view : m_views) rects.push_back(view.m_cell.m_view);
+    paintRasters(cr, rects, [&](std::span<const PixelBuffer> targets) {
+        std::vector<FrameContext::BlocksJob> jobs;
+        for (size_t i = 0; i < m_views.size(); ++i) {
+            if (!targets[i].m_pixels) continue;
+            if (frame()) jobs.push_back({specOf(m_views[i]), targets[i]});
+            else drawBlocks(m_model, specOf(m_views[i]), m_colouring, targets[i]);
+        }
+        if (FrameContext* frame = this->frame()) frame->drawBlocks(jobs, m_options.m_levelOfDetail);
+        for (size_t i = 0; i < m_views.size(); ++i) {
+            if (!targets[i].m_pixels) continue;
+            if (m_options.m_accessMarks)
+                drawAccessMarks(m_model.accessMarks(), specOf(m_views[i]), targets[i], m_bins ? &m_binOfMark : nullptr);
+            paintCursors(targets[i], m_views[i].m_cell.m_view.m_width);
+        }
+    });
+}
+
+// The rest of a view around its raster: frame, occupancy bar, axes, labels.
 void Report::paintView(cairo_t* cr, const View& view) const {
     const ViewCell& cell = view.m_cell;
-    const ViewSpec spec = specOf(view);
-    paintRaster(cr, cell.m_view, [&](PixelBuffer target) {
-        if (FrameContext* frame = this->frame()) frame->drawBlocks(spec, target, m_options.m_levelOfDetail);
-        else drawBlocks(m_model, spec, m_colouring, target);
-        if (m_options.m_accessMarks)
-            drawAccessMarks(m_model.accessMarks(), spec, target, m_bins ? &m_binOfMark : nullptr);
-        paintCursors(target, cell.m_view.m_width);
-    });
     strokeRect(cr, cell.m_view, kFrameColour);
     paintRaster(cr, cell.m_bar, [&](PixelBuffer target) {
         drawOccupancyBar(view.m_occupancy, m_fullBytes, m_options.m_cushion, target);

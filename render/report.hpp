@@ -94,6 +94,7 @@ private:
     ViewSpec specOf(const View& view) const;
     void buildLegend();
     void paintHeader(cairo_t* cr) const;
+    void paintViewRasters(cairo_t* cr) const;
     void paintView(cairo_t* cr, const View& view) const;
     void paintContext(cairo_t* cr) const;
     void paintCursors(PixelBuffer target, double width) const;

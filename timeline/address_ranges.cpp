@@ -7,9 +7,8 @@
 namespace memlog::timeline {
 
 void AddressRanges::Builder::add(uint64_t lo, uint64_t hi) {
-    lo -= lo % m_granularity;
-    hi = std::max(hi, lo + 1);
-    hi = hi % m_granularity ? hi + m_granularity - hi % m_granularity : hi;
+    lo &= m_mask;
+    hi = (std::max(hi, lo + 1) + ~m_mask) & m_mask;
     if (m_last != m_union.end() && m_last->first <= lo && hi <= m_last->second) return;  // the common case
     auto it = m_union.upper_bound(lo);
     if (it != m_union.begin() && std::prev(it)->second >= lo) --it;

@@ -26,7 +26,8 @@ public:
     // Collects [lo, hi) intervals in any order; consecutive blocks in one range cost O(1).
     class Builder {
     public:
-        explicit Builder(uint64_t granularity = kPage) : m_granularity(granularity) {}
+        // `granularity`: a power of two; every range is rounded out to its multiples.
+        explicit Builder(uint64_t granularity = kPage) : m_mask(~(granularity - 1)) {}
         Builder(const Builder&) = delete;  // m_last points into m_union
         Builder& operator=(const Builder&) = delete;
         void add(uint64_t lo, uint64_t hi);
@@ -36,7 +37,7 @@ public:
         AddressRanges finish(uint64_t keepGapsBelow = kKeepGapsBelow, size_t maxRanges = 0) const;
 
     private:
-        uint64_t m_granularity;
+        uint64_t m_mask;  // clears the bits below the granularity
         std::map<uint64_t, uint64_t> m_union;  // lo -> hi, disjoint and not touching
         std::map<uint64_t, uint64_t>::iterator m_last = m_union.end();
     };

@@ -11,7 +11,8 @@ OccupancyColumns::OccupancyColumns(const OccupancyQuery& query)
       m_from(static_cast<double>(query.m_window.m_from)),
       m_perColumn(static_cast<double>(std::max<uint64_t>(query.m_window.width(), 1)) /
                   static_cast<double>(std::max<size_t>(query.m_columns, 1))),
-      m_result(query.m_window.width() ? query.m_columns : 0), m_deltas(m_result.size() + 1, 0) {}
+      m_result(query.m_window.width() ? query.m_columns : 0), m_deltas(m_result.size() + 1, 0),
+      m_limit(static_cast<double>(m_result.size())) {}
 
 void OccupancyColumns::add(const Block& block) {
     const size_t columns = m_result.size();
@@ -21,10 +22,14 @@ void OccupancyColumns::add(const Block& block) {
     const double x0 = position(block.from(m_axis)), x1 = position(block.to(m_axis));
     count(x0);
     if (!block.liveAtEnd()) count(x1);
-    const double a = std::max(x0, 0.0), b = std::min(x1, static_cast<double>(columns));
+    const double a = std::max(x0, 0.0), b = std::min(x1, m_limit);
     if (!(b > a)) return;
     const uint64_t bytes = hi > lo ? hi - lo : 0;
-    const size_t first = static_cast<size_t>(a), last = std::min(static_cast<size_t>(std::ceil(b)) - 1, columns - 1);
+    // Signed conversions (one instruction each; 0 <= a < b <= columns) and ceil(b) - 1 without
+    // a libm call: the block's first and last columns.
+    const auto first = static_cast<size_t>(static_cast<int64_t>(a));
+    const auto below = static_cast<int64_t>(b);
+    const auto last = static_cast<size_t>(static_cast<double>(below) == b ? below - 1 : below);
     auto add = [&](size_t at, int64_t coverage) {
         m_deltas[at] += bytes * static_cast<uint64_t>(coverage);
         m_deltas[at + 1] -= bytes * static_cast<uint64_t>(coverage);

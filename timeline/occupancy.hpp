@@ -36,7 +36,8 @@ public:
     explicit OccupancyColumns(const OccupancyQuery& query);
 
     // Where x falls, in columns: column k is [k, k + 1).
-    double position(uint64_t x) const { return (static_cast<double>(x) - m_from) / m_perColumn; }
+    // (Through int64_t: x is below 2^48, and the signed conversion is one instruction.)
+    double position(uint64_t x) const { return (static_cast<double>(static_cast<int64_t>(x)) - m_from) / m_perColumn; }
     size_t columns() const { return m_result.size(); }
 
     // A block of the query (its bin already chosen): its bytes inside the address window.
@@ -53,7 +54,7 @@ public:
 private:
     static constexpr int64_t kOne = int64_t{1} << 20;  // coverage of a whole column
     void count(double position) {
-        if (position >= 0 && position < static_cast<double>(m_result.size())) ++m_result[static_cast<size_t>(position)].m_events;
+        if (position >= 0 && position < m_limit) ++m_result[static_cast<int64_t>(position)].m_events;
     }
     XAxis m_axis;
     uint64_t m_addrLo, m_addrHi;
@@ -63,6 +64,7 @@ private:
     // value needs to fit, which it does below 8 TiB live (a 64-bit product a block, not the
     // 128-bit ones it was; correlated views add every block in view once for each frame).
     std::vector<uint64_t> m_deltas;
+    double m_limit;  // the number of columns, as a position
 };
 
 }  // namespace memlog::timeline

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <random>
 
@@ -26,6 +27,15 @@ using timeline::XWindow;
 namespace {
 
 const uint32_t kBackground = render::toArgb(render::kBackground);
+const uint64_t kHeapBase = test::RandomHeap{}.m_base;
+
+// A random heap of `events` events over `slots` slots, the rest as RandomHeap has it.
+timeline::BlockModel randomHeap(size_t events, size_t slots) {
+    test::RandomHeap spec;
+    spec.m_events = events;
+    spec.m_slots = slots;
+    return test::randomHeap(spec);
+}
 
 // A view of `width` x `height` over `window` and [lo, hi), its scale from the context's index
 // as a report makes it.
@@ -190,7 +200,7 @@ TEST_CASE("a zoomed report through a frame context has the address scales and oc
         const uint64_t from = extent.m_from + random() % (extent.width() - width + 1);
         options.m_window = XWindow{from, from + width};
         if (trial % 2) {
-            options.m_addrLo = spec.m_base + random() % (3 << 20);
+            options.m_addrLo = kHeapBase + random() % (3 << 20);
             options.m_addrHi = options.m_addrLo + 1 + random() % (2 << 20);
         }
         // One view, then correlated views (one pass over the blocks near the window for all bins).
@@ -238,10 +248,7 @@ TEST_CASE("correlated views through a frame context are the walk's views") {
 }
 
 TEST_CASE("a frame context kept across axes, colourings and alphas draws what a new one draws") {
-    test::RandomHeap spec;
-    spec.m_events = 60'000;
-    spec.m_slots = 100;
-    const timeline::BlockModel model = test::randomHeap(spec);
+    const timeline::BlockModel model = randomHeap(60'000, 100);
     FrameContext kept(model, nullptr);
     struct Step {
         XAxis m_axis;
@@ -278,10 +285,7 @@ TEST_CASE("a frame context kept across axes, colourings and alphas draws what a 
 }
 
 TEST_CASE("a view drawn again with nothing changed is copied, and any change draws it anew") {
-    test::RandomHeap spec;
-    spec.m_events = 20'000;
-    spec.m_slots = 100;
-    const timeline::BlockModel model = test::randomHeap(spec);
+    const timeline::BlockModel model = randomHeap(20'000, 100);
     FrameContext frame(model, nullptr);
     frame.prepare(XAxis::Time, ColourBy::Size);
     const XWindow extent = model.extent(XAxis::Time);
@@ -302,7 +306,7 @@ TEST_CASE("a view drawn again with nothing changed is copied, and any change dra
     };
     drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 300, 200, 0.6), false);  // alpha
     drawsAsNew(FrameView(frame, XAxis::Time, {extent.m_from, extent.m_from + extent.width() / 2}, 0, UINT64_MAX, 300, 200), false);
-    drawsAsNew(FrameView(frame, XAxis::Time, extent, spec.m_base, spec.m_base + (1 << 20), 300, 200), false);  // addresses
+    drawsAsNew(FrameView(frame, XAxis::Time, extent, kHeapBase, kHeapBase + (1 << 20), 300, 200), false);  // addresses
     drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 301, 200), false);  // size
     drawsAsNew(whole, true);  // level of detail
     // All of that in one frame: the first view is still kept.
@@ -320,13 +324,68 @@ TEST_CASE("a view drawn again with nothing changed is copied, and any change dra
     drawsAsNew(whole, false);
 }
 
+TEST_CASE("views drawn together are each the view drawn alone, and are kept as it is") {
+    const timeline::BlockModel model = randomHeap(20'000, 100);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Site);
+    const timeline::Bins& bins = frame.bins(timeline::BinKind::Size);
+    REQUIRE(bins.count() > 2);
+    const XWindow extent = model.extent(XAxis::Time);
+    const XWindow half{extent.m_from + extent.width() / 4, extent.m_from + extent.width() * 3 / 4};
+    // One view a bin, of different sizes and windows, as correlated views and more. (Each
+    // apart on the heap: a view's spec points at its own scale.)
+    auto binView = [&](size_t bin, XWindow window, int width, int height) {
+        auto view = std::make_unique<FrameView>(frame, XAxis::Time, window, 0, UINT64_MAX, width, height);
+        view->m_spec.m_bins = &bins;
+        view->m_spec.m_bin = static_cast<int>(bin);
+        return view;
+    };
+    std::vector<std::unique_ptr<FrameView>> views;
+    for (size_t bin = 0; bin < bins.count(); ++bin)
+        views.push_back(binView(bin, bin % 2 ? half : extent, 290 + 7 * static_cast<int>(bin), 60 + 11 * static_cast<int>(bin)));
+    std::vector<Image> images(views.size());
+    auto drawTogether = [&] {
+        std::vector<FrameContext::BlocksJob> jobs;
+        for (size_t v = 0; v < views.size(); ++v) {
+            images[v].m_width = views[v]->m_width;
+            images[v].m_height = views[v]->m_height;
+            images[v].m_pixels.assign(static_cast<size_t>(views[v]->m_width) * static_cast<size_t>(views[v]->m_height), 0);
+            jobs.push_back({views[v]->m_spec, {images[v].m_pixels.data(), views[v]->m_width, views[v]->m_height, views[v]->m_width}});
+        }
+        return frame.drawBlocks(jobs, false);
+    };
+    const FrameStats together = drawTogether();
+    size_t alone = 0;
+    for (size_t v = 0; v < views.size(); ++v) {
+        INFO("bin " << v);
+        FrameContext fresh(model, nullptr);
+        fresh.prepare(XAxis::Time, ColourBy::Site);
+        FrameStats stats;
+        CHECK(images[v].m_pixels == views[v]->throughFrame(fresh, false, &stats).m_pixels);
+        CHECK(std::count(images[v].m_pixels.begin(), images[v].m_pixels.end(), kBackground) <
+              static_cast<long>(images[v].m_pixels.size()));
+        alone += stats.m_items;
+    }
+    CHECK(together.m_items == alone);  // the stats are of every view drawn
+    // Again: every view copied, nothing drawn, the same pixels.
+    const std::vector<Image> before = images;
+    CHECK(drawTogether().m_items == 0);
+    for (size_t v = 0; v < views.size(); ++v) CHECK(images[v].m_pixels == before[v].m_pixels);
+    // One view changed: only it is drawn.
+    views[1] = binView(1, extent, views[1]->m_width, views[1]->m_height);
+    FrameStats one;
+    FrameContext fresh(model, nullptr);
+    fresh.prepare(XAxis::Time, ColourBy::Site);
+    const Image expected = views[1]->throughFrame(fresh, false, &one);
+    CHECK(drawTogether().m_items == one.m_items);
+    CHECK(images[1].m_pixels == expected.m_pixels);
+    CHECK(images[0].m_pixels == before[0].m_pixels);
+}
+
 TEST_CASE("a new cushion style draws a view anew only where a block is big enough for a cushion") {
     // Both pictures as a new context draws them; the one without a block of 4 x 4 pixels is
     // the same in every style, and copied.
-    test::RandomHeap spec;
-    spec.m_events = 20'000;
-    spec.m_slots = 100;
-    const timeline::BlockModel small = test::randomHeap(spec), big = bigBlocks(7);
+    const timeline::BlockModel small = randomHeap(20'000, 100), big = bigBlocks(7);
     for (const timeline::BlockModel* model : {&small, &big}) {
         FrameContext frame(*model, nullptr), fresh(*model, nullptr);
         frame.prepare(XAxis::Time, ColourBy::Size);
@@ -351,10 +410,7 @@ TEST_CASE("a new cushion style draws a view anew only where a block is big enoug
 }
 
 TEST_CASE("the whole log's picture keeps an earlier alpha only when it may lag") {
-    test::RandomHeap spec;
-    spec.m_events = 20'000;
-    spec.m_slots = 100;
-    const timeline::BlockModel model = test::randomHeap(spec);
+    const timeline::BlockModel model = randomHeap(20'000, 100);
     FrameContext frame(model, nullptr), fresh(model, nullptr);
     frame.prepare(XAxis::Time, ColourBy::Size);
     fresh.prepare(XAxis::Time, ColourBy::Size);
@@ -382,10 +438,7 @@ TEST_CASE("the whole log's picture keeps an earlier alpha only when it may lag")
 // neighbourhood that holds a node's box). Asserted with half as much again: folded nodes that
 // weighed half what they should already give 5, 28 and 12.
 TEST_CASE("with folding the frame of a random heap stays close to the exact one") {
-    test::RandomHeap spec;
-    spec.m_events = 300'000;
-    spec.m_slots = 300;
-    const timeline::BlockModel model = test::randomHeap(spec);
+    const timeline::BlockModel model = randomHeap(300'000, 300);
     constexpr int kWidth = 50, kHeight = 40;
     for (const ColourBy by : {ColourBy::Thread, ColourBy::Size}) {
         FrameContext frame(model, nullptr);
@@ -472,16 +525,13 @@ TEST_CASE("with folding no block disappears") {
 }
 
 TEST_CASE("a zoomed-in frame opens far fewer blocks than the model holds") {
-    test::RandomHeap spec;
-    spec.m_events = 200'000;
-    spec.m_slots = 300;
-    const timeline::BlockModel model = test::randomHeap(spec);
+    const timeline::BlockModel model = randomHeap(200'000, 300);
     FrameContext frame(model, nullptr);
     frame.prepare(XAxis::Time, ColourBy::Size);
     const XWindow extent = model.extent(XAxis::Time);
     const uint64_t from = extent.m_from + extent.width() / 3;
     for (const bool levelOfDetail : {false, true}) {
-        const FrameView view(frame, XAxis::Time, {from, from + extent.width() / 50}, spec.m_base, spec.m_base + 100'000, 400, 300);
+        const FrameView view(frame, XAxis::Time, {from, from + extent.width() / 50}, kHeapBase, kHeapBase + 100'000, 400, 300);
         FrameStats stats;
         view.throughFrame(frame, levelOfDetail, &stats);
         INFO((levelOfDetail ? "level of detail: " : "exact: ") << stats.m_items << " blocks opened of " << model.size());
