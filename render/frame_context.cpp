@@ -53,35 +53,55 @@ void FrameContext::buildColours() {
     m_summaries.reset(m_index->index().nodes().size());  // made as frames fold nodes
 }
 
-FrameContext::BinCache& FrameContext::binCache(timeline::BinKind kind) {
+bool FrameContext::binsReady(timeline::BinKind kind) const {
+    return m_binCache.m_generation == m_generation && m_binCache.m_kind == kind;
+}
+
+void FrameContext::prepareBins(timeline::BinKind kind, const std::function<void(double)>& progress) {
+    if (binsReady(kind)) return;
+    auto tell = [&](double done) {
+        if (progress) progress(done);
+    };
     BinCache& cache = m_binCache;
-    if (cache.m_generation != m_generation || cache.m_kind != kind) {
-        cache.m_bins = timeline::Bins::make(kind, m_model, m_axis, m_sites);
-        const auto& order = m_index->index().order();
-        cache.m_itemBin.resize(order.size());
-        for (size_t k = 0; k < order.size(); ++k) {
-            const int bin = cache.m_bins.binOf(m_model[order[k]]);
-            cache.m_itemBin[k] = bin < 0 ? kNoBin : static_cast<uint8_t>(bin);
-        }
-        // Children come before their parents: one pass sums the masks up from the leaves.
-        const auto& nodes = m_index->index().nodes();
-        cache.m_nodeBins.assign(nodes.size(), 0);
-        for (size_t n = 0; n < nodes.size(); ++n) {
-            const timeline::BlockIndex::Node& node = nodes[n];
-            uint8_t& mask = cache.m_nodeBins[n];
-            for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i)
-                mask |= node.m_leaf ? (cache.m_itemBin[i] == kNoBin ? 0 : static_cast<uint8_t>(1u << cache.m_itemBin[i]))
-                                    : cache.m_nodeBins[i];
-        }
-        cache.m_kind = kind;
-        cache.m_generation = m_generation;
+    cache.m_generation = 0;  // until all of it is made
+    cache.m_bins = timeline::Bins::make(kind, m_model, m_axis, m_sites);
+    tell(0.2);
+    const auto& order = m_index->index().order();
+    cache.m_itemBin.resize(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+        const int bin = cache.m_bins.binOf(m_model[order[k]]);
+        cache.m_itemBin[k] = bin < 0 ? kNoBin : static_cast<uint8_t>(bin);
     }
-    return cache;
+    tell(0.4);
+    // Children come before their parents: one pass sums the masks up from the leaves.
+    const auto& nodes = m_index->index().nodes();
+    cache.m_nodeBins.assign(nodes.size(), 0);
+    for (size_t n = 0; n < nodes.size(); ++n) {
+        const timeline::BlockIndex::Node& node = nodes[n];
+        uint8_t& mask = cache.m_nodeBins[n];
+        for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i)
+            mask |= node.m_leaf ? (cache.m_itemBin[i] == kNoBin ? 0 : static_cast<uint8_t>(1u << cache.m_itemBin[i]))
+                                : cache.m_nodeBins[i];
+    }
+    std::vector<uint8_t> binOfBlock(order.size());
+    for (size_t k = 0; k < order.size(); ++k) binOfBlock[order[k]] = cache.m_itemBin[k];
+    tell(0.5);
+    cache.m_groups = m_index->groups(binOfBlock, cache.m_bins.count());
+    cache.m_kind = kind;
+    cache.m_generation = m_generation;
+    tell(1.0);
+}
+
+FrameContext::BinCache& FrameContext::binCache(timeline::BinKind kind) {
+    prepareBins(kind);
+    return m_binCache;
 }
 
 const timeline::Bins& FrameContext::bins(timeline::BinKind kind) { return binCache(kind).m_bins; }
 
 const std::vector<uint8_t>& FrameContext::itemBins(timeline::BinKind kind) { return binCache(kind).m_itemBin; }
+
+const timeline::ModelIndex::Groups& FrameContext::binGroups(timeline::BinKind kind) { return binCache(kind).m_groups; }
 
 FrameContext::ViewKey FrameContext::keyOf(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) const {
     ViewKey key{};

@@ -8,6 +8,7 @@
 
 #include "render/axes.hpp"
 #include "render/occupancy_bar.hpp"
+#include "render/other_core.hpp"
 #include "render/x_scale.hpp"
 #include "timeline/text_format.hpp"
 
@@ -88,11 +89,14 @@ timeline::OccupancyQuery Report::occupancyQuery(const View& view) const {
 }
 
 // The views of the bins through the frame context: one pass over the blocks near the window
-// gives every bin its occupancy and its address ranges (as the walk would: the same tests of
-// each block), where the walk went over the whole log once per view for each.
+// gives every bin its address ranges (as the walk would: the same tests of each block), where
+// the walk went over the whole log once per view. Occupancy over every address comes from each
+// bin's own sorted ends; over an address window, from the same pass.
 void Report::binViewsThroughFrame() {
     FrameContext& frame = *this->frame();
+    const timeline::ModelIndex& index = frame.index();
     const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
+    const bool everyAddress = index.coversAddresses(occupancyQuery(m_views.front()));
     // A part for each of the context's two threads, merged after.
     struct Part {
         std::vector<timeline::OccupancyColumns> m_columns;                        // by bin
@@ -108,14 +112,30 @@ void Report::binViewsThroughFrame() {
     const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
     const size_t views = m_views.size();
     const timeline::XWindow window = m_window;
-    frame.forEachNear(timeline::ModelIndex::occupancyReach(window, lo, hi), [&](int which, size_t position, uint32_t index) {
-        const uint8_t bin = itemBins[position];
-        if (bin >= views) return;
-        const Block& b = m_model[index];
-        Part& part = parts[which];
-        part.m_columns[bin].add(b);
-        if (b.meets(axis, window, lo, hi)) part.m_ranges[bin]->add(b.addr(), b.endAddr());
-    });
+    const timeline::IndexBox reach = timeline::ModelIndex::occupancyReach(window, lo, hi);
+    if (everyAddress) {
+        // Ranges alone: the index's boxes tell (in order, where the model's blocks would be read
+        // at random) but for a block of no bytes at lo, which Block::meets leaves out.
+        const auto& order = index.index().order();
+        const auto& boxes = index.index().boxes();
+        frame.forEachPositionNear(reach, [&](int which, size_t position) {
+            const uint8_t bin = itemBins[position];
+            if (bin >= views) return;
+            const timeline::IndexBox& box = boxes[position];
+            if (box.m_x0 >= window.m_to || box.m_x1 <= window.m_from || box.m_y0 >= hi) return;
+            if (box.m_y0 <= lo && !m_model[order[position]].meets(axis, window, lo, hi)) return;
+            parts[which].m_ranges[bin]->add(box.m_y0, box.m_y1);  // rounded to the same pages
+        });
+    } else {
+        frame.forEachNear(reach, [&](int which, size_t position, uint32_t block) {
+            const uint8_t bin = itemBins[position];
+            if (bin >= views) return;
+            const Block& b = m_model[block];
+            Part& part = parts[which];
+            part.m_columns[bin].add(b);
+            if (b.meets(axis, window, lo, hi)) part.m_ranges[bin]->add(b.addr(), b.endAddr());
+        });
+    }
     for (size_t bin = 0; bin < views; ++bin) {
         parts[0].m_columns[bin].merge(parts[1].m_columns[bin]);
         parts[0].m_ranges[bin]->add(*parts[1].m_ranges[bin]);
@@ -129,9 +149,20 @@ void Report::binViewsThroughFrame() {
                                             ->finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_cell.m_view.m_height))
                                             .clip(lo, hi),
                                         view.m_cell.m_view.m_height);
-        view.m_occupancy = parts[0].m_columns[bin].finish();
-        for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
+        if (!everyAddress) view.m_occupancy = parts[0].m_columns[bin].finish();
     }
+    if (everyAddress) {
+        // A thread for each half of the views.
+        const timeline::ModelIndex::Groups& groups = frame.binGroups(m_bins->kind());
+        auto occupancyOf = [&](size_t from, size_t to) {
+            for (size_t v = from; v < to; ++v)
+                m_views[v].m_occupancy = index.occupancy(occupancyQuery(m_views[v]), groups, static_cast<size_t>(m_views[v].m_bin));
+        };
+        std::jthread second = startOnOtherCore(occupancyOf, views / 2, views);
+        occupancyOf(0, views / 2);
+    }
+    for (const View& view : m_views)
+        for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
 }
 
 // The ranges that held a block of this view (bin, window, address window), as many as fit.

@@ -124,8 +124,22 @@ size_t ModelIndex::countIn(const IndexBox& window) const {
 
 std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query) const {
     if (query.m_columns == 0 || query.m_window.width() == 0) return std::vector<OccupancyColumn>(query.m_columns);
-    if (query.m_addrLo <= m_lowestAddr && query.m_addrHi >= m_highestEnd) return occupancyEverywhere(query);
+    if (coversAddresses(query)) return occupancyEverywhere(query, m_beginnings, m_ends);
     return occupancyInside(query);
+}
+
+ModelIndex::Groups ModelIndex::groups(const std::vector<uint8_t>& groupOf, size_t count) const {
+    Groups groups;
+    {
+        std::jthread endsThread([&] { groups.m_ends = SortedEnds::split(m_ends, groupOf, count); });
+        groups.m_beginnings = SortedEnds::split(m_beginnings, groupOf, count);
+    }
+    return groups;
+}
+
+std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query, const Groups& groups, size_t group) const {
+    if (query.m_columns == 0 || query.m_window.width() == 0) return std::vector<OccupancyColumn>(query.m_columns);
+    return occupancyEverywhere(query, groups.m_beginnings.at(group), groups.m_ends.at(group));
 }
 
 std::vector<OccupancyColumn> ModelIndex::occupancyInside(const OccupancyQuery& query) const {
@@ -150,7 +164,8 @@ std::vector<OccupancyColumn> ModelIndex::occupancyInside(const OccupancyQuery& q
 // over ended ones of size (X - to) = X (bytes begun - bytes ended) - (bytesX begun - bytesX
 // ended). The integer part of X goes into 128-bit arithmetic, so the difference of two
 // neighbouring columns keeps its precision however far from zero they are.
-std::vector<OccupancyColumn> ModelIndex::occupancyEverywhere(const OccupancyQuery& query) const {
+std::vector<OccupancyColumn> ModelIndex::occupancyEverywhere(const OccupancyQuery& query, const SortedEnds& beginnings,
+                                                             const SortedEnds& ends) {
     const OccupancyColumns columns(query);
     const size_t count = columns.columns();
     std::vector<OccupancyColumn> result(count);
@@ -167,8 +182,8 @@ std::vector<OccupancyColumn> ModelIndex::occupancyEverywhere(const OccupancyQuer
         Boundary b;
         const double limit = static_cast<double>(k);
         auto before = [&](uint64_t x) { return columns.position(x) < limit; };
-        b.m_begun = m_beginnings.sumsBefore(before, beginHint);
-        b.m_ended = m_ends.sumsBefore(before, endHint);
+        b.m_begun = beginnings.sumsBefore(before, beginHint);
+        b.m_ended = ends.sumsBefore(before, endHint);
         b.m_live = b.m_begun.m_bytes - b.m_ended.m_bytes;
         const double at = from + limit * perColumn;
         const double whole = std::floor(at);
@@ -192,11 +207,10 @@ std::vector<OccupancyColumn> ModelIndex::occupancyEverywhere(const OccupancyQuer
 }
 
 ModelIndex::SortedEnds::SortedEnds(const BlockModel& model, XAxis axis, bool ends)
-    : m_model(&model), m_axis(axis), m_ends(ends) {
+    : m_model(&model), m_axis(axis), m_ends(ends), m_inModelOrder(true) {
     const size_t count = model.size();
-    bool sorted = true;
-    for (size_t i = 1; i < count && sorted; ++i) sorted = xOf(model[i - 1]) <= xOf(model[i]);
-    if (!sorted) {
+    for (size_t i = 1; i < count && m_inModelOrder; ++i) m_inModelOrder = xOf(model[i - 1]) <= xOf(model[i]);
+    if (!m_inModelOrder) {
         // Keys beside the indices: a sort that looked each key up in the model would wander.
         std::vector<std::pair<uint64_t, uint32_t>> keyed(count);
         for (size_t i = 0; i < count; ++i) keyed[i] = {xOf(model[i]), static_cast<uint32_t>(i)};
@@ -207,16 +221,41 @@ ModelIndex::SortedEnds::SortedEnds(const BlockModel& model, XAxis axis, bool end
     EndSums running;
     for (size_t i = 0; i < count; ++i) {
         const Block& block = entry(i);
-        const uint64_t x = xOf(block);
-        if (i % kStride == 0) {
-            m_checkX.push_back(x);
-            m_checkSums.push_back(running);
-        }
-        running.m_bytesX += static_cast<__int128>(block.size()) * x;
-        running.m_bytes += block.size();
-        ++running.m_entries;
-        running.m_events += !(m_ends && block.liveAtEnd());
+        append(block, xOf(block), running);
     }
+}
+
+std::vector<ModelIndex::SortedEnds> ModelIndex::SortedEnds::split(const SortedEnds& all, const std::vector<uint8_t>& groupOf,
+                                                                   size_t count) {
+    std::vector<SortedEnds> groups(count);
+    for (SortedEnds& group : groups) {
+        group.m_model = all.m_model;
+        group.m_axis = all.m_axis;
+        group.m_ends = all.m_ends;
+    }
+    std::vector<EndSums> running(count);
+    for (size_t i = 0; i < all.m_count; ++i) {
+        const uint32_t index = all.blockOf(i);
+        const size_t group = groupOf[index];
+        if (group >= count) continue;
+        groups[group].m_order.push_back(index);
+        const Block& block = (*all.m_model)[index];
+        groups[group].append(block, all.xOf(block), running[group]);
+    }
+    for (SortedEnds& group : groups) group.m_order.shrink_to_fit();
+    return groups;
+}
+
+void ModelIndex::SortedEnds::append(const Block& block, uint64_t x, EndSums& running) {
+    if (m_count % kStride == 0) {
+        m_checkX.push_back(x);
+        m_checkSums.push_back(running);
+    }
+    ++m_count;
+    running.m_bytesX += static_cast<__int128>(block.size()) * x;
+    running.m_bytes += block.size();
+    ++running.m_entries;
+    running.m_events += !(m_ends && block.liveAtEnd());
 }
 
 template <typename Before>
@@ -236,7 +275,7 @@ ModelIndex::EndSums ModelIndex::SortedEnds::sumsBefore(Before&& before, size_t& 
     if (first == 0) return {};
     // Entries from the checkpoint before it: at most kStride of them are before.
     EndSums sums = m_checkSums[first - 1];
-    const size_t end = std::min(first * kStride, m_model->size());
+    const size_t end = std::min(first * kStride, m_count);
     for (size_t i = (first - 1) * kStride; i < end; ++i) {
         const Block& block = entry(i);
         const uint64_t x = xOf(block);

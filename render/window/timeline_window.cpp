@@ -88,16 +88,27 @@ void TimelineWindow::startLoading() {
 
 bool TimelineWindow::startPreparing() {
     FrameContext& frame = *m_log->m_frame;
-    if (m_state.m_bins || (frame.axis() == m_state.m_axis && frame.colouring().by() == m_state.m_colourBy)) return false;
+    const bool contextReady = frame.axis() == m_state.m_axis && frame.colouring().by() == m_state.m_colourBy;
+    if (contextReady && (!m_state.m_bins || frame.binsReady(*m_state.m_bins))) return false;
     m_preparing = true;
+    m_preparingWhat = frame.axis() != m_state.m_axis ? "indexing for the new x axis"
+                      : !contextReady               ? "colouring every block"
+                                                    : "sorting the blocks into bins";
     m_prepared.store(false);
     m_prepareProgress.store(0);
     m_hovered.reset();
-    m_preparer = std::thread([this, &frame, axis = m_state.m_axis, by = m_state.m_colourBy] {
-        frame.prepare(axis, by, [this](double fraction) {
-            m_prepareProgress.store(fraction);
+    m_preparer = std::thread([this, &frame, axis = m_state.m_axis, by = m_state.m_colourBy, bins = m_state.m_bins] {
+        // The context first, then the bins: a share of the bar each when both are made.
+        const double contextShare = frame.axis() == axis && frame.colouring().by() == by ? 0 : bins ? 0.7 : 1;
+        frame.prepare(axis, by, [&](double fraction) {
+            m_prepareProgress.store(fraction * contextShare);
             wake();
         });
+        if (bins)
+            frame.prepareBins(*bins, [&](double fraction) {
+                m_prepareProgress.store(contextShare + fraction * (1 - contextShare));
+                wake();
+            });
         m_prepared.store(true);
         wake();
     });
@@ -456,7 +467,8 @@ void TimelineWindow::trace(double milliseconds) {
     std::fprintf(stderr,
                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
-                 "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s\n",
+                 "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
+                 "preparing=%d\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
@@ -466,7 +478,7 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
                  m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
                  m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-                 m_contextLagged ? "lagging" : "current");
+                 m_contextLagged ? "lagging" : "current", m_preparing ? 1 : 0);
 }
 
 }  // namespace memlog::render

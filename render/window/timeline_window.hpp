@@ -101,6 +101,7 @@ private:
     std::atomic<double> m_prepareProgress{0};
     std::atomic<bool> m_prepared{false};
     bool m_preparing = false;
+    std::string m_preparingWhat;  // the progress bar's words
     ControlStrip m_strip;
     double m_stripHeight = 30, m_fontSize = 11;
     std::string m_loadError;

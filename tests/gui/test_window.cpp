@@ -193,7 +193,11 @@ TEST_CASE("keys and the control strip switch colour, cushions, axis, views and a
     const Frame events = frameWith(window, "axis", "events");
     CHECK(span(events["x"]).second <= 11);  // event numbers now, not nanoseconds
     s.m_x.key(window.window(), "b");
-    frameWith(window, "bins", "size");
+    // The bins are made behind the progress bar, then drawn.
+    const Frame sorting = window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "1"; });
+    const Frame binned = window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "0"; });
+    CHECK(binned.m_number > sorting.m_number);
+    CHECK(binned.number("pictures") > sorting.number("pictures"));
     s.m_x.key(window.window(), "l");
     frameWith(window, "layout", "address");
     // The first button of the strip is the colour: a click moves it on.

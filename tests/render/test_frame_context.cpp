@@ -247,6 +247,34 @@ TEST_CASE("correlated views through a frame context are the walk's views") {
     }
 }
 
+TEST_CASE("correlated views through a frame context leave out a block of no bytes at the address window's low end") {
+    // The lowest block of all has no bytes, and the address window begins at it: Block::meets
+    // leaves it out (it holds no address of the window), though its box (one byte) is inside.
+    const timeline::BlockModel heap = randomHeap(4000, 60);
+    timeline::BlockModel model;
+    const uint64_t lowest = kHeapBase - (uint64_t{1} << 20);
+    timeline::Block::Fields fields{};
+    fields.m_addr = lowest;
+    fields.m_beginNs = heap[0].beginNs();
+    fields.m_endNs = fields.m_beginNs + 10;
+    fields.m_beginSeq = fields.m_endSeq = heap[0].beginSeq();
+    model.append(timeline::Block(fields));
+    heap.forEach([&](const timeline::Block& b) { model.append(b); });
+    model.finish(heap.summary(), heap.threads(), heap.endNs(), heap.extent(XAxis::Events).m_to, 5);
+    render::ReportOptions options;
+    options.m_width = 1000;
+    options.m_height = 800;
+    options.m_bins = timeline::BinKind::Size;
+    options.m_addrLo = lowest;
+    const render::Report walked(model, nullptr, options);
+    FrameContext frame(model, nullptr);
+    options.m_frame = &frame;
+    const render::Report fast(model, nullptr, options);
+    checkSameViews(walked, fast);
+    for (size_t v = 0; v < fast.viewCount(); ++v)
+        for (const auto& range : fast.scale(v).ranges().ranges()) CHECK(range.m_lo > lowest);
+}
+
 TEST_CASE("a frame context kept across axes, colourings and alphas draws what a new one draws") {
     const timeline::BlockModel model = randomHeap(60'000, 100);
     FrameContext kept(model, nullptr);

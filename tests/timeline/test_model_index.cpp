@@ -37,16 +37,34 @@ double liveAt(const BlockModel& model, XAxis axis, double x, uint64_t lo, uint64
     return live;
 }
 
+// A heap of short-lived blocks (odd seeds) or long-lived ones.
+BlockModel occupancyHeap(uint32_t seed) {
+    test::RandomHeap spec;
+    spec.m_seed = seed;
+    spec.m_events = 20'000;
+    spec.m_freeShare = seed % 2 ? 0.5 : 0.05;
+    return test::randomHeap(spec);
+}
+
+// Columns from the index against the walk's: the same events, the same live bytes but for the
+// walk's rounding of each block's end to 2^-20 of a column (the index is exact).
+void checkSameColumns(const std::vector<timeline::OccupancyColumn>& indexed, const std::vector<timeline::OccupancyColumn>& walked) {
+    REQUIRE(indexed.size() == walked.size());
+    double fullest = 1;
+    for (const auto& column : walked) fullest = std::max(fullest, column.m_liveBytes);
+    for (size_t c = 0; c < walked.size(); ++c) {
+        INFO("column " << c << " of " << walked.size());
+        CHECK(indexed[c].m_events == walked[c].m_events);
+        CHECK(indexed[c].m_liveBytes == Approx(walked[c].m_liveBytes).margin(fullest * 1e-6));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("occupancy from the index equals the walk over every block") {
     for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
         for (uint32_t seed = 1; seed <= 4; ++seed) {
-            test::RandomHeap spec;
-            spec.m_seed = seed;
-            spec.m_events = 20'000;
-            spec.m_freeShare = seed % 2 ? 0.5 : 0.05;  // short-lived blocks, or long-lived ones
-            const BlockModel model = test::randomHeap(spec);
+            const BlockModel model = occupancyHeap(seed);
             const ModelIndex index(model, axis);
             std::mt19937_64 random(seed);
             for (int trial = 0; trial < 30; ++trial) {
@@ -55,22 +73,52 @@ TEST_CASE("occupancy from the index equals the walk over every block") {
                 query.m_window = randomWindow(random, model.extent(axis));
                 query.m_columns = 1 + random() % 700;
                 if (trial % 2) {  // an address window, cutting through blocks
-                    query.m_addrLo = spec.m_base + random() % (3 << 20);
+                    query.m_addrLo = test::RandomHeap{}.m_base + random() % (3 << 20);
                     query.m_addrHi = query.m_addrLo + 1 + random() % (2 << 20);
                 }
-                const auto walked = timeline::occupancy(model, query);
-                const auto indexed = index.occupancy(query);
-                REQUIRE(indexed.size() == walked.size());
-                double fullest = 1;
-                for (const auto& column : walked) fullest = std::max(fullest, column.m_liveBytes);
-                for (size_t c = 0; c < walked.size(); ++c) {
-                    INFO("axis " << (axis == XAxis::Time ? "time" : "events") << " seed " << seed << " trial " << trial
-                                 << " column " << c << " of " << walked.size());
-                    CHECK(indexed[c].m_events == walked[c].m_events);
-                    // The walk rounds each block's end to 2^-20 of a column; the index is exact.
-                    CHECK(indexed[c].m_liveBytes == Approx(walked[c].m_liveBytes).margin(fullest * 1e-6));
+                INFO("axis " << (axis == XAxis::Time ? "time" : "events") << " seed " << seed << " trial " << trial);
+                checkSameColumns(index.occupancy(query), timeline::occupancy(model, query));
+            }
+        }
+    }
+}
+
+TEST_CASE("occupancy of a group of blocks from its own sorted ends equals the walk over that group alone") {
+    for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
+        for (uint32_t seed = 1; seed <= 3; ++seed) {
+            const BlockModel model = occupancyHeap(seed);
+            const ModelIndex index(model, axis);
+            // Four groups and blocks in none; a fifth group left empty.
+            constexpr size_t kGroups = 5;
+            std::mt19937_64 random(seed);
+            std::vector<uint8_t> groupOf(model.size());
+            for (uint8_t& group : groupOf) group = random() % 7 < 4 ? static_cast<uint8_t>(random() % 4) : 200;
+            const ModelIndex::Groups groups = index.groups(groupOf, kGroups);
+            std::vector<BlockModel> alone(kGroups);
+            for (size_t i = 0; i < model.size(); ++i)
+                if (groupOf[i] < kGroups) alone[groupOf[i]].append(model[i]);
+            for (BlockModel& group : alone)
+                group.finish(model.summary(), model.threads(), model.endNs(), model.extent(XAxis::Events).m_to, 5);
+            for (int trial = 0; trial < 20; ++trial) {
+                OccupancyQuery query;
+                query.m_axis = axis;
+                query.m_window = randomWindow(random, model.extent(axis));
+                query.m_columns = 1 + random() % 700;
+                REQUIRE(index.coversAddresses(query));
+                for (size_t group = 0; group < kGroups; ++group) {
+                    INFO("seed " << seed << " trial " << trial << " group " << group);
+                    const auto indexed = index.occupancy(query, groups, group);
+                    checkSameColumns(indexed, timeline::occupancy(alone[group], query));
+                    if (group == kGroups - 1)
+                        CHECK(std::all_of(indexed.begin(), indexed.end(), [](const auto& c) { return c.m_liveBytes == 0 && c.m_events == 0; }));
                 }
             }
+            OccupancyQuery narrow;
+            narrow.m_axis = axis;
+            narrow.m_window = model.extent(axis);
+            narrow.m_columns = 10;
+            narrow.m_addrLo = test::RandomHeap{}.m_base + 1;
+            CHECK_FALSE(index.coversAddresses(narrow));
         }
     }
 }
