@@ -72,6 +72,15 @@ void FrameContext::prepareBins(timeline::BinKind kind, const std::function<void(
         const int bin = cache.m_bins.binOf(m_model[order[k]]);
         cache.m_itemBin[k] = bin < 0 ? kNoBin : static_cast<uint8_t>(bin);
     }
+    const size_t count = cache.m_bins.count();
+    cache.m_binStarts.assign(count + 1, 0);
+    for (const uint8_t bin : cache.m_itemBin)
+        if (bin < count) ++cache.m_binStarts[bin + 1];
+    for (size_t bin = 0; bin < count; ++bin) cache.m_binStarts[bin + 1] += cache.m_binStarts[bin];
+    cache.m_binPositions.resize(cache.m_binStarts[count]);
+    std::vector<size_t> next(cache.m_binStarts.begin(), cache.m_binStarts.end() - 1);
+    for (size_t k = 0; k < order.size(); ++k)
+        if (cache.m_itemBin[k] < count) cache.m_binPositions[next[cache.m_itemBin[k]]++] = static_cast<uint32_t>(k);
     tell(0.4);
     // Children come before their parents: one pass sums the masks up from the leaves.
     const auto& nodes = m_index->index().nodes();
@@ -188,9 +197,11 @@ FrameInputs FrameContext::inputsFor(const ViewSpec& spec, bool levelOfDetail) {
     inputs.m_foldPixels = levelOfDetail ? m_foldPixels : 0;
     if (spec.m_bins) {
         const BinCache& cache = binCache(spec.m_bins->kind());
-        inputs.m_itemBin = cache.m_itemBin.data();
+        const auto bin = static_cast<size_t>(spec.m_bin);
+        inputs.m_oneBin = true;
+        inputs.m_bin = static_cast<uint8_t>(bin);
+        inputs.m_binPositions = std::span(cache.m_binPositions).subspan(cache.m_binStarts[bin], cache.m_binStarts[bin + 1] - cache.m_binStarts[bin]);
         inputs.m_nodeBins = cache.m_nodeBins.data();
-        inputs.m_bin = static_cast<uint8_t>(spec.m_bin);
         inputs.m_foldPixels = 0;
     }
     return inputs;

@@ -181,6 +181,8 @@ private:
         uint64_t m_generation = 0;  // 0: nothing made
         timeline::Bins m_bins;
         std::vector<uint8_t> m_itemBin;
+        std::vector<uint32_t> m_binPositions;  // the positions of bin 0's blocks, bin 1's, ...: each ascending
+        std::vector<size_t> m_binStarts;       // where each bin's begin there (and one past the last)
         std::vector<uint8_t> m_nodeBins;  // per index node, a bit for each bin with a block under it
         timeline::ModelIndex::Groups m_groups;  // a group a bin
         static_assert(timeline::Bins::kMaxBins <= 8, "a bin's bit in a byte");

@@ -32,6 +32,19 @@ PixelRect transposed(const PixelRect& rect, const Tile& tile) {
     return {rect.m_y0 - tile.m_top, rect.m_y1 - tile.m_top, rect.m_x0 - tile.m_left, rect.m_x1 - tile.m_left, rect.m_attribute};
 }
 
+// The first place from `from` on where `positions` (ascending) reach `value`: steps that double,
+// then a binary search within the last one.
+size_t gallopTo(std::span<const uint32_t> positions, size_t from, size_t value) {
+    size_t lo = from, step = 1, hi = from;
+    while (hi < positions.size() && positions[hi] < value) {
+        lo = hi + 1;
+        hi = std::min(positions.size(), hi + step);
+        step *= 2;
+    }
+    return static_cast<size_t>(std::lower_bound(positions.begin() + static_cast<long>(lo), positions.begin() + static_cast<long>(hi),
+                                                value) - positions.begin());
+}
+
 }  // namespace
 
 FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const Tile& tile) {
@@ -54,7 +67,6 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
     const auto& boxes = index.index().boxes();
     // The block at position k of the index's order.
     auto addBlock = [&](size_t k) {
-        if (inputs.m_itemBin && inputs.m_itemBin[k] != inputs.m_bin) return;
         ++stats.m_items;
         PixelRect rect;
         const IndexBox& box = boxes[k];
@@ -104,15 +116,26 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         // Leaves are only marked there: their blocks are drawn afterwards, from the index's
         // boxes and keys in their order, one run of memory after another.
         index.index().query(window, visitNode, [](uint32_t) {});
-        index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
-            for (size_t k = first; k < end; ++k) {
-                // Asked for ahead: a correlated view keeps one block in several, and the
-                // hardware did not fetch that thin a stream of boxes on time (a third of its
-                // frame waited for them; 36 -> 31 ms with eight views).
-                __builtin_prefetch(&boxes[k] + 16);
-                addBlock(k);
-            }
-        });
+        if (!inputs.m_oneBin) {
+            index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
+                for (size_t k = first; k < end; ++k) addBlock(k);
+            });
+        } else {
+            // The bin's own positions in each leaf: leaves come in ascending order, so the
+            // search for a leaf's first goes on from where the leaf before ended.
+            const std::span<const uint32_t> positions = inputs.m_binPositions;
+            const size_t count = positions.size();
+            size_t at = 0;
+            index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
+                at = static_cast<size_t>(gallopTo(positions, at, first));
+                for (; at < count && positions[at] < end; ++at) {
+                    // Asked for ahead: a view's blocks are a thin stream through the boxes,
+                    // which the hardware did not fetch on time.
+                    if (at + 8 < count) __builtin_prefetch(&boxes[positions[at + 8]]);
+                    addBlock(positions[at]);
+                }
+            });
+        }
     }
 
     const int channels = m_accumulator.channels();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "render/block_view.hpp"
@@ -35,12 +36,16 @@ struct FrameInputs {
     const timeline::ModelIndex* m_index = nullptr;
     const FrameColours* m_colours = nullptr;
     const NodeSummaries* m_summaries = nullptr;  // at the spec's alpha
-    ViewSpec m_spec;            // no bins: m_itemBin says which blocks are drawn
+    ViewSpec m_spec;            // no bins: m_oneBin says which blocks are drawn
     double m_foldPixels = 0;    // fold nodes at most this many pixels both ways; 0: never
-    const uint8_t* m_itemBin = nullptr;  // when set, by position in the index's order: only
-    uint8_t m_bin = 0;                   // the blocks of this bin are drawn
-    const uint8_t* m_nodeBins = nullptr; // with it, by node: a bit for each bin under it (a node
-                                         // without this view's bin is not opened)
+    // With m_oneBin, only the blocks of bin m_bin are drawn: m_binPositions holds their
+    // positions in the index's order, ascending (a view reads its own blocks, not every block
+    // near its window), m_nodeBins a bit for each bin under each node (a node without the
+    // view's bin is not opened).
+    bool m_oneBin = false;
+    uint8_t m_bin = 0;
+    std::span<const uint32_t> m_binPositions;
+    const uint8_t* m_nodeBins = nullptr;
 };
 
 // Where an index node's box lands in a view, and whether level of detail folds it: at most
