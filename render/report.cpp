@@ -88,34 +88,28 @@ timeline::OccupancyQuery Report::occupancyQuery(const View& view) const {
     return query;
 }
 
-// The views of the bins through the frame context: one pass over the blocks near the window
-// gives every bin its address ranges (as the walk would: the same tests of each block), where
-// the walk went over the whole log once per view. Occupancy over every address comes from each
-// bin's own sorted ends; over an address window, from the same pass.
-void Report::binViewsThroughFrame() {
-    FrameContext& frame = *this->frame();
-    const timeline::ModelIndex& index = frame.index();
-    const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
-    const bool everyAddress = index.coversAddresses(occupancyQuery(m_views.front()));
-    // A part for each of the context's two threads, merged after.
+// What the bins' pass gathers, in a part for each of the frame context's two threads, merged
+// after: each bin's address ranges and (over an address window) its occupancy columns.
+struct Report::BinParts {
     struct Part {
         std::vector<timeline::OccupancyColumns> m_columns;                        // by bin
         std::vector<std::unique_ptr<timeline::AddressRanges::Builder>> m_ranges;  // by bin
-    };
-    Part parts[2];
-    for (Part& part : parts)
-        for (const View& view : m_views) {
-            part.m_columns.emplace_back(occupancyQuery(view));
-            part.m_ranges.push_back(std::make_unique<timeline::AddressRanges::Builder>());
-        }
+    } m_parts[2];
+};
+
+// One pass over the blocks near the window, as the walk would test each (the walk went over the
+// whole log once per view). Over every address it needs only the index's boxes, read in order
+// where the model's blocks would be read at random.
+void Report::passOverBins(FrameContext& frame, bool everyAddress, BinParts& bins) const {
+    const timeline::ModelIndex& index = frame.index();
+    const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
     const timeline::XAxis axis = m_options.m_axis;
     const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
     const size_t views = m_views.size();
     const timeline::XWindow window = m_window;
     const timeline::IndexBox reach = timeline::ModelIndex::occupancyReach(window, lo, hi);
+    auto& parts = bins.m_parts;
     if (everyAddress) {
-        // Ranges alone: the index's boxes tell (in order, where the model's blocks would be read
-        // at random) but for a block of no bytes at lo, which Block::meets leaves out.
         const auto& order = index.index().order();
         const auto& boxes = index.index().boxes();
         frame.forEachPositionNear(reach, [&](int which, size_t position) {
@@ -123,19 +117,38 @@ void Report::binViewsThroughFrame() {
             if (bin >= views) return;
             const timeline::IndexBox& box = boxes[position];
             if (box.m_x0 >= window.m_to || box.m_x1 <= window.m_from || box.m_y0 >= hi) return;
+            // A block of no bytes at lo: its box (a byte) is inside, but Block::meets leaves it out.
             if (box.m_y0 <= lo && !m_model[order[position]].meets(axis, window, lo, hi)) return;
             parts[which].m_ranges[bin]->add(box.m_y0, box.m_y1);  // rounded to the same pages
         });
-    } else {
-        frame.forEachNear(reach, [&](int which, size_t position, uint32_t block) {
-            const uint8_t bin = itemBins[position];
-            if (bin >= views) return;
-            const Block& b = m_model[block];
-            Part& part = parts[which];
-            part.m_columns[bin].add(b);
-            if (b.meets(axis, window, lo, hi)) part.m_ranges[bin]->add(b.addr(), b.endAddr());
-        });
+        return;
     }
+    frame.forEachNear(reach, [&](int which, size_t position, uint32_t block) {
+        const uint8_t bin = itemBins[position];
+        if (bin >= views) return;
+        const Block& b = m_model[block];
+        parts[which].m_columns[bin].add(b);
+        if (b.meets(axis, window, lo, hi)) parts[which].m_ranges[bin]->add(b.addr(), b.endAddr());
+    });
+}
+
+// The views of the bins through the frame context: their address ranges from one pass over the
+// blocks near the window; occupancy over every address from each bin's own sorted ends, over an
+// address window from the same pass.
+void Report::binViewsThroughFrame() {
+    FrameContext& frame = *this->frame();
+    const timeline::ModelIndex& index = frame.index();
+    const bool everyAddress = index.coversAddresses(occupancyQuery(m_views.front()));
+    BinParts bins;
+    auto& parts = bins.m_parts;
+    for (auto& part : parts)
+        for (const View& view : m_views) {
+            part.m_columns.emplace_back(occupancyQuery(view));
+            part.m_ranges.push_back(std::make_unique<timeline::AddressRanges::Builder>());
+        }
+    passOverBins(frame, everyAddress, bins);
+    const size_t views = m_views.size();
+    const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
     for (size_t bin = 0; bin < views; ++bin) {
         parts[0].m_columns[bin].merge(parts[1].m_columns[bin]);
         parts[0].m_ranges[bin]->add(*parts[1].m_ranges[bin]);

@@ -91,6 +91,8 @@ private:
     FrameContext* frame() const { return m_options.m_frame; }
     timeline::OccupancyQuery occupancyQuery(const View& view) const;
     void binViewsThroughFrame();
+    struct BinParts;
+    void passOverBins(FrameContext& frame, bool everyAddress, BinParts& parts) const;
     ViewSpec specOf(const View& view) const;
     void buildLegend();
     void paintHeader(cairo_t* cr) const;
