@@ -81,14 +81,16 @@ public:
     // made here, never folding (a node's summary mixes bins).
     static constexpr uint8_t kNoBin = UINT8_MAX;
     // Whether the bins of `kind` are made for the prepared axis and colouring; prepareBins()
-    // makes them (the ones before go), telling `progress` as prepare() does: 1.1 s for ten
-    // million blocks (a window does it behind its progress bar). About 14 bytes a block.
+    // makes them (the ones before go), telling `progress` as prepare() does: 1.9 s for ten
+    // million blocks (a window does it behind its progress bar). About 33 bytes a block in all
+    // (a process of ten million blocks grew by 330 MB with eight bins).
     bool binsReady(timeline::BinKind kind) const;
     void prepareBins(timeline::BinKind kind, const std::function<void(double)>& progress = {});
     const timeline::Bins& bins(timeline::BinKind kind);
     const std::vector<uint8_t>& itemBins(timeline::BinKind kind);
-    // Each bin's blocks with sorted ends of their own, made with the bins: a bin's occupancy
-    // over every address without a pass over its blocks (ModelIndex::Groups).
+    // Each bin's blocks with sorted ends and node hulls of their own, made with the bins: a
+    // bin's occupancy and address ranges over every address without a pass over its blocks
+    // (ModelIndex::Groups).
     const timeline::ModelIndex::Groups& binGroups(timeline::BinKind kind);
 
     // Every block whose leaf meets `box`, as visit(part, position in the index's order, model
@@ -100,23 +102,6 @@ public:
         const timeline::ModelIndex::Leaves leaves = m_index->leavesMeeting(box, [](const timeline::BlockIndex::Node&) { return false; });
         auto visitPart = [&](int part, size_t from, size_t to) {
             m_index->forEachInLeaves(leaves, from, to, [&](size_t position, uint32_t index) { visit(part, position, index); });
-        };
-        const size_t half = leaves.size() / 2;
-        std::jthread second = startOnOtherCore(visitPart, 1, half, leaves.size());
-        visitPart(0, 0, half);
-    }
-    // The same as visit(part, position) alone, for a caller that reads the index's boxes
-    // (boxes()[position], asked for ahead here), not the model's blocks.
-    template <typename Visit>
-    void forEachPositionNear(const timeline::IndexBox& box, Visit&& visit) const {
-        const timeline::ModelIndex::Leaves leaves = m_index->leavesMeeting(box, [](const timeline::BlockIndex::Node&) { return false; });
-        const auto& boxes = m_index->index().boxes();
-        auto visitPart = [&](int part, size_t from, size_t to) {
-            for (size_t leaf = from; leaf < to; ++leaf)
-                for (size_t k = leaves[leaf].first; k < leaves[leaf].second; ++k) {
-                    __builtin_prefetch(&boxes[k] + 16);
-                    visit(part, k);
-                }
         };
         const size_t half = leaves.size() / 2;
         std::jthread second = startOnOtherCore(visitPart, 1, half, leaves.size());

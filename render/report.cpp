@@ -97,9 +97,10 @@ struct Report::BinParts {
     } m_parts[2];
 };
 
-// One pass over the blocks near the window, as the walk would test each (the walk went over the
-// whole log once per view). Over every address it needs only the index's boxes, read in order
-// where the model's blocks would be read at random.
+// The blocks near the window, as the walk would test each (the walk went over the whole log
+// once per view). Over every address, ranges alone: from the index, where a node wholly inside
+// gives each bin its hull when that closes no gap the ranges would keep; over an address
+// window, ranges and occupancy from one pass over the blocks on two threads.
 void Report::passOverBins(FrameContext& frame, bool everyAddress, BinParts& bins) const {
     const timeline::ModelIndex& index = frame.index();
     const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
@@ -110,17 +111,9 @@ void Report::passOverBins(FrameContext& frame, bool everyAddress, BinParts& bins
     const timeline::IndexBox reach = timeline::ModelIndex::occupancyReach(window, lo, hi);
     auto& parts = bins.m_parts;
     if (everyAddress) {
-        const auto& order = index.index().order();
-        const auto& boxes = index.index().boxes();
-        frame.forEachPositionNear(reach, [&](int which, size_t position) {
-            const uint8_t bin = itemBins[position];
-            if (bin >= views) return;
-            const timeline::IndexBox& box = boxes[position];
-            if (box.m_x0 >= window.m_to || box.m_x1 <= window.m_from || box.m_y0 >= hi) return;
-            // A block of no bytes at lo: its box (a byte) is inside, but Block::meets leaves it out.
-            if (box.m_y0 <= lo && !m_model[order[position]].meets(axis, window, lo, hi)) return;
-            parts[which].m_ranges[bin]->add(box.m_y0, box.m_y1);  // rounded to the same pages
-        });
+        std::vector<timeline::AddressRanges::Builder*> builders;
+        for (auto& ranges : parts[0].m_ranges) builders.push_back(ranges.get());
+        index.addRanges(window, lo, hi, frame.binGroups(m_bins->kind()), builders);
         return;
     }
     frame.forEachNear(reach, [&](int which, size_t position, uint32_t block) {

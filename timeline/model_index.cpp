@@ -130,11 +130,71 @@ std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query) 
 
 ModelIndex::Groups ModelIndex::groups(const std::vector<uint8_t>& groupOf, size_t count) const {
     Groups groups;
+    groups.m_count = count;
+    groups.m_groupOf = groupOf;
     {
         std::jthread endsThread([&] { groups.m_ends = SortedEnds::split(m_ends, groupOf, count); });
         groups.m_beginnings = SortedEnds::split(m_beginnings, groupOf, count);
+        hullGroups(groups);
     }
     return groups;
+}
+
+// As sumNodes() finds each node solid or not, for each group's part of it: children first.
+void ModelIndex::hullGroups(Groups& groups) const {
+    const auto& nodes = m_index.nodes();
+    const auto& order = m_index.order();
+    const auto& boxes = m_index.boxes();
+    const size_t count = groups.m_count;
+    groups.m_hulls.assign(nodes.size() * count, Groups::Hull{});
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> pieces(count);
+    for (size_t n = 0; n < nodes.size(); ++n) {
+        const BlockIndex::Node& node = nodes[n];
+        Groups::Hull* hulls = &groups.m_hulls[n * count];
+        for (auto& group : pieces) group.clear();
+        auto add = [&](size_t group, uint64_t lo, uint64_t hi, bool solid) {
+            hulls[group].m_lo = std::min(hulls[group].m_lo, lo);
+            hulls[group].m_hi = std::max(hulls[group].m_hi, hi);
+            hulls[group].m_solid = hulls[group].m_solid && solid;
+            pieces[group].emplace_back(pageFloor(lo), pageCeil(hi));
+        };
+        for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) {
+            if (node.m_leaf) {
+                const size_t group = groups.m_groupOf[order[i]];
+                if (group < count) add(group, boxes[i].m_y0, boxes[i].m_y1, true);
+                continue;
+            }
+            const Groups::Hull* child = &groups.m_hulls[i * count];
+            for (size_t group = 0; group < count; ++group)
+                if (child[group].m_lo <= child[group].m_hi) add(group, child[group].m_lo, child[group].m_hi, child[group].m_solid);
+        }
+        for (size_t group = 0; group < count; ++group)
+            if (!pieces[group].empty()) hulls[group].m_solid = hulls[group].m_solid && noWideGap(pieces[group]);
+    }
+}
+
+void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, const Groups& groups,
+                           const std::vector<AddressRanges::Builder*>& builders) const {
+    const size_t count = std::min(groups.m_count, builders.size());
+    queryInOrder(
+        {window.m_from, window.m_to, addrLo, addrHi},
+        [&](const BlockIndex::Node& node) {
+            const IndexBox& box = node.m_box;
+            // Inside, as addRanges() has it; then every group present must be solid.
+            if (box.m_x0 < window.m_from || box.m_x1 > window.m_to || box.m_y0 <= addrLo || box.m_y1 > addrHi) return false;
+            const Groups::Hull* hulls = &groups.m_hulls[m_index.indexOf(node) * groups.m_count];
+            for (size_t group = 0; group < count; ++group)
+                if (hulls[group].m_lo <= hulls[group].m_hi && !hulls[group].m_solid) return false;
+            for (size_t group = 0; group < count; ++group)
+                if (hulls[group].m_lo <= hulls[group].m_hi) builders[group]->add(hulls[group].m_lo, hulls[group].m_hi);
+            return true;
+        },
+        [&](uint32_t i) {
+            const size_t group = groups.m_groupOf[i];
+            if (group >= count) return;
+            const Block& b = (*m_model)[i];
+            if (b.meets(m_axis, window, addrLo, addrHi)) builders[group]->add(b.addr(), b.endAddr());
+        });
 }
 
 std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query, const Groups& groups, size_t group) const {

@@ -53,7 +53,7 @@ public:
 
     // The blocks split into groups, each with sorted beginnings and ends of its own, so that a
     // group's occupancy over every address costs what the whole model's does (correlated
-    // views: a group a bin). About 14 bytes a block in a group.
+    // views: a group a bin). About 14 bytes a block in a group, and 24 an index node a group.
     class Groups;
     // `groupOf[i]`: the group of model block i; `count` or more: none.
     Groups groups(const std::vector<uint8_t>& groupOf, size_t count) const;
@@ -64,6 +64,11 @@ public:
     }
     // occupancy() of the blocks of one group alone, for a query that coversAddresses().
     std::vector<OccupancyColumn> occupancy(const OccupancyQuery& query, const Groups& groups, size_t group) const;
+    // addRanges() for each group at once, into builders[group] (groups from builders.size() on
+    // are left out): a node wholly inside in which every group present is solid gives each
+    // group its hull.
+    void addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, const Groups& groups,
+                   const std::vector<AddressRanges::Builder*>& builders) const;
     // Where the blocks that occupancy over `window` x [addrLo, addrHi) counts lie: one unit
     // more on each side, since a block that ends exactly where the window begins has its end
     // counted there, though its box does not meet the window.
@@ -170,6 +175,7 @@ private:
                                                             const SortedEnds& ends);
     std::vector<OccupancyColumn> occupancyInside(const OccupancyQuery& query) const;
     void sumNodes();
+    void hullGroups(Groups& groups) const;
 
     const BlockModel* m_model;
     XAxis m_axis;
@@ -181,7 +187,16 @@ private:
 
 class ModelIndex::Groups {
     friend class ModelIndex;
+    // What a node holds of one group: the addresses of its boxes, and whether their pages leave
+    // no gap of AddressRanges::kKeepGapsBelow or more (NodeSums::m_solid for the group alone).
+    struct Hull {
+        uint64_t m_lo = UINT64_MAX, m_hi = 0;  // none: m_lo > m_hi
+        bool m_solid = true;
+    };
+    size_t m_count = 0;
+    std::vector<uint8_t> m_groupOf;                // by model block
     std::vector<SortedEnds> m_beginnings, m_ends;  // by group
+    std::vector<Hull> m_hulls;                     // node n's of group g at n x m_count + g
 };
 
 }  // namespace memlog::timeline

@@ -144,7 +144,7 @@ TEST_CASE("occupancy from the index: a column nothing changes in reads exactly t
     CHECK(quiet > columns.size() / 2);
 }
 
-TEST_CASE("address ranges from the index equal those of the walk over every block") {
+TEST_CASE("address ranges from the index equal those of the walk, over every block and over each group") {
     for (uint32_t seed = 1; seed <= 4; ++seed) {
         test::RandomHeap spec;
         spec.m_seed = seed;
@@ -159,8 +159,14 @@ TEST_CASE("address ranges from the index equal those of the walk over every bloc
             spec.m_maxSize = 20'000;
         }
         const BlockModel model = test::randomHeap(spec);
+        // Groups, as bins would make them: three, and blocks in none.
+        constexpr size_t kGroups = 3;
+        std::mt19937_64 grouping(seed);
+        std::vector<uint8_t> groupOf(model.size());
+        for (uint8_t& group : groupOf) group = static_cast<uint8_t>(grouping() % (kGroups + 1));
         for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
             const ModelIndex index(model, axis);
+            const ModelIndex::Groups groups = index.groups(groupOf, kGroups);
             std::mt19937_64 random(seed * 7);
             for (int trial = 0; trial < 40; ++trial) {
                 const XWindow window = randomWindow(random, model.extent(axis));
@@ -170,20 +176,26 @@ TEST_CASE("address ranges from the index equal those of the walk over every bloc
                     hi = lo + 1 + random() % (4 << 20);
                 }
                 const size_t maxRanges = trial % 3 ? 0 : 1 + random() % 6;
-                timeline::AddressRanges::Builder walked, indexed;
-                model.forEach([&](const Block& b) {
-                    if (b.from(axis) >= window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= window.m_from) return;
-                    if (b.endAddr() <= lo || b.addr() >= hi) return;
-                    walked.add(b.addr(), b.endAddr());
-                });
-                index.addRanges(window, lo, hi, indexed);
-                const auto expected = walked.finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
-                const auto found = indexed.finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
-                INFO("seed " << seed << " trial " << trial);
-                REQUIRE(found.size() == expected.size());
-                for (size_t i = 0; i < found.size(); ++i) {
-                    CHECK(found[i].m_lo == expected[i].m_lo);
-                    CHECK(found[i].m_hi == expected[i].m_hi);
+                // The whole model (index kGroups here), then each group alone.
+                timeline::AddressRanges::Builder walked[kGroups + 1], indexed[kGroups + 1];
+                for (size_t i = 0; i < model.size(); ++i) {
+                    const Block& b = model[i];
+                    if (b.from(axis) >= window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= window.m_from) continue;
+                    if (b.endAddr() <= lo || b.addr() >= hi) continue;
+                    walked[kGroups].add(b.addr(), b.endAddr());
+                    if (groupOf[i] < kGroups) walked[groupOf[i]].add(b.addr(), b.endAddr());
+                }
+                index.addRanges(window, lo, hi, indexed[kGroups]);
+                index.addRanges(window, lo, hi, groups, {&indexed[0], &indexed[1], &indexed[2]});
+                for (size_t group = 0; group <= kGroups; ++group) {
+                    const auto expected = walked[group].finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
+                    const auto found = indexed[group].finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
+                    INFO("seed " << seed << " trial " << trial << (group < kGroups ? " group " : " every block ") << group);
+                    REQUIRE(found.size() == expected.size());
+                    for (size_t i = 0; i < found.size(); ++i) {
+                        CHECK(found[i].m_lo == expected[i].m_lo);
+                        CHECK(found[i].m_hi == expected[i].m_hi);
+                    }
                 }
             }
         }
