@@ -81,9 +81,9 @@ public:
     // made here, never folding (a node's summary mixes bins).
     static constexpr uint8_t kNoBin = UINT8_MAX;
     // Whether the bins of `kind` are made for the prepared axis and colouring; prepareBins()
-    // makes them (the ones before go), telling `progress` as prepare() does: 1.9 s for ten
-    // million blocks (a window does it behind its progress bar). About 33 bytes a block in all
-    // (a process of ten million blocks grew by 330 MB with eight bins).
+    // makes them (the ones before go), telling `progress` as prepare() does: 1.8 s for ten
+    // million blocks (a window does it behind its progress bar). About 30 bytes a block in all
+    // (a process of ten million blocks grew by 294 MB with eight bins).
     bool binsReady(timeline::BinKind kind) const;
     void prepareBins(timeline::BinKind kind, const std::function<void(double)>& progress = {});
     const timeline::Bins& bins(timeline::BinKind kind);

@@ -153,9 +153,7 @@ void ModelIndex::hullGroups(Groups& groups) const {
         Groups::Hull* hulls = &groups.m_hulls[n * count];
         for (auto& group : pieces) group.clear();
         auto add = [&](size_t group, uint64_t lo, uint64_t hi, bool solid) {
-            hulls[group].m_lo = std::min(hulls[group].m_lo, lo);
-            hulls[group].m_hi = std::max(hulls[group].m_hi, hi);
-            hulls[group].m_solid = hulls[group].m_solid && solid;
+            hulls[group].take(lo, hi, solid);
             pieces[group].emplace_back(pageFloor(lo), pageCeil(hi));
         };
         for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) {
@@ -166,10 +164,10 @@ void ModelIndex::hullGroups(Groups& groups) const {
             }
             const Groups::Hull* child = &groups.m_hulls[i * count];
             for (size_t group = 0; group < count; ++group)
-                if (child[group].m_lo <= child[group].m_hi) add(group, child[group].m_lo, child[group].m_hi, child[group].m_solid);
+                if (child[group].present()) add(group, child[group].lo(), child[group].hi(), child[group].solid());
         }
         for (size_t group = 0; group < count; ++group)
-            if (!pieces[group].empty()) hulls[group].m_solid = hulls[group].m_solid && noWideGap(pieces[group]);
+            if (!pieces[group].empty() && !noWideGap(pieces[group])) hulls[group].markGap();
     }
 }
 
@@ -184,9 +182,9 @@ void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, con
             if (box.m_x0 < window.m_from || box.m_x1 > window.m_to || box.m_y0 <= addrLo || box.m_y1 > addrHi) return false;
             const Groups::Hull* hulls = &groups.m_hulls[m_index.indexOf(node) * groups.m_count];
             for (size_t group = 0; group < count; ++group)
-                if (hulls[group].m_lo <= hulls[group].m_hi && !hulls[group].m_solid) return false;
+                if (hulls[group].present() && !hulls[group].solid()) return false;
             for (size_t group = 0; group < count; ++group)
-                if (hulls[group].m_lo <= hulls[group].m_hi) builders[group]->add(hulls[group].m_lo, hulls[group].m_hi);
+                if (hulls[group].present()) builders[group]->add(hulls[group].lo(), hulls[group].hi());
             return true;
         },
         [&](uint32_t i) {

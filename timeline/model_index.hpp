@@ -5,6 +5,7 @@
 // boxes of the blocks in the index's order).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -53,7 +54,7 @@ public:
 
     // The blocks split into groups, each with sorted beginnings and ends of its own, so that a
     // group's occupancy over every address costs what the whole model's does (correlated
-    // views: a group a bin). About 14 bytes a block in a group, and 24 an index node a group.
+    // views: a group a bin). About 14 bytes a block in a group, and 16 an index node a group.
     class Groups;
     // `groupOf[i]`: the group of model block i; `count` or more: none.
     Groups groups(const std::vector<uint8_t>& groupOf, size_t count) const;
@@ -189,9 +190,23 @@ class ModelIndex::Groups {
     friend class ModelIndex;
     // What a node holds of one group: the addresses of its boxes, and whether their pages leave
     // no gap of AddressRanges::kKeepGapsBelow or more (NodeSums::m_solid for the group alone).
-    struct Hull {
-        uint64_t m_lo = UINT64_MAX, m_hi = 0;  // none: m_lo > m_hi
-        bool m_solid = true;
+    // 16 bytes: the flag of a gap rides in the top bit of the end (addresses are below 2^48).
+    class Hull {
+    public:
+        bool present() const { return m_lo != UINT64_MAX; }
+        uint64_t lo() const { return m_lo; }
+        uint64_t hi() const { return m_hiAndGap & ~kGap; }
+        bool solid() const { return !(m_hiAndGap & kGap); }
+        void take(uint64_t lo, uint64_t hi, bool solid) {
+            m_lo = std::min(m_lo, lo);
+            m_hiAndGap = std::max(this->hi(), hi) | (m_hiAndGap & kGap) | (solid ? 0 : kGap);
+        }
+        void markGap() { m_hiAndGap |= kGap; }
+
+    private:
+        static constexpr uint64_t kGap = uint64_t{1} << 63;
+        uint64_t m_lo = UINT64_MAX;  // UINT64_MAX: none of the group under the node
+        uint64_t m_hiAndGap = 0;
     };
     size_t m_count = 0;
     std::vector<uint8_t> m_groupOf;                // by model block
