@@ -3,6 +3,7 @@
 #include "render/report.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 
@@ -158,14 +159,15 @@ void Report::binViewsThroughFrame() {
         if (!everyAddress) view.m_occupancy = parts[0].m_columns[bin].finish();
     }
     if (everyAddress) {
-        // A thread for each half of the views.
+        // Two threads, each taking the next view: bins differ in size.
         const timeline::ModelIndex::Groups& groups = frame.binGroups(m_bins->kind());
-        auto occupancyOf = [&](size_t from, size_t to) {
-            for (size_t v = from; v < to; ++v)
+        std::atomic<size_t> next{0};
+        auto occupancyOfNext = [&] {
+            for (size_t v; (v = next.fetch_add(1)) < views;)
                 m_views[v].m_occupancy = index.occupancy(occupancyQuery(m_views[v]), groups, static_cast<size_t>(m_views[v].m_bin));
         };
-        std::jthread second = startOnOtherCore(occupancyOf, views / 2, views);
-        occupancyOf(0, views / 2);
+        std::jthread second = startOnOtherCore(occupancyOfNext);
+        occupancyOfNext();
     }
     for (const View& view : m_views)
         for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
