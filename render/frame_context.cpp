@@ -7,6 +7,7 @@
 #include <iterator>
 #include <atomic>
 #include <thread>
+#include <utility>
 
 namespace memlog::render {
 
@@ -95,7 +96,7 @@ void FrameContext::prepareBins(timeline::BinKind kind, const std::function<void(
     std::vector<uint8_t> binOfBlock(order.size());
     for (size_t k = 0; k < order.size(); ++k) binOfBlock[order[k]] = cache.m_itemBin[k];
     tell(0.5);
-    cache.m_groups = m_index->groups(binOfBlock, cache.m_bins.count());
+    cache.m_groups = m_index->groups(std::move(binOfBlock), cache.m_bins.count());
     cache.m_kind = kind;
     cache.m_generation = m_generation;
     tell(1.0);

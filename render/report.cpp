@@ -90,7 +90,7 @@ timeline::OccupancyQuery Report::occupancyQuery(const View& view) const {
 }
 
 // What the bins' pass gathers, in a part for each of the frame context's two threads, merged
-// after: each bin's address ranges and (over an address window) its occupancy columns.
+// after: each bin's address ranges and (over an address window only) its occupancy columns.
 struct Report::BinParts {
     struct Part {
         std::vector<timeline::OccupancyColumns> m_columns;                        // by bin
@@ -103,21 +103,19 @@ struct Report::BinParts {
 // gives each bin its hull when that closes no gap the ranges would keep; over an address
 // window, ranges and occupancy from one pass over the blocks on two threads.
 void Report::passOverBins(FrameContext& frame, bool everyAddress, BinParts& bins) const {
-    const timeline::ModelIndex& index = frame.index();
-    const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
     const timeline::XAxis axis = m_options.m_axis;
     const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
-    const size_t views = m_views.size();
     const timeline::XWindow window = m_window;
-    const timeline::IndexBox reach = timeline::ModelIndex::occupancyReach(window, lo, hi);
     auto& parts = bins.m_parts;
     if (everyAddress) {
         std::vector<timeline::AddressRanges::Builder*> builders;
         for (auto& ranges : parts[0].m_ranges) builders.push_back(ranges.get());
-        index.addRanges(window, lo, hi, frame.binGroups(m_bins->kind()), builders);
+        frame.index().addRanges(window, lo, hi, frame.binGroups(m_bins->kind()), builders);
         return;
     }
-    frame.forEachNear(reach, [&](int which, size_t position, uint32_t block) {
+    const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
+    const size_t views = m_views.size();
+    frame.forEachNear(timeline::ModelIndex::occupancyReach(window, lo, hi), [&](int which, size_t position, uint32_t block) {
         const uint8_t bin = itemBins[position];
         if (bin >= views) return;
         const Block& b = m_model[block];
@@ -126,9 +124,9 @@ void Report::passOverBins(FrameContext& frame, bool everyAddress, BinParts& bins
     });
 }
 
-// The views of the bins through the frame context: their address ranges from one pass over the
-// blocks near the window; occupancy over every address from each bin's own sorted ends, over an
-// address window from the same pass.
+// The views of the bins through the frame context (passOverBins): over every address, address
+// ranges from the index and occupancy from each bin's own sorted ends; over an address window,
+// both from one pass over the blocks near the window.
 void Report::binViewsThroughFrame() {
     FrameContext& frame = *this->frame();
     const timeline::ModelIndex& index = frame.index();
@@ -137,14 +135,14 @@ void Report::binViewsThroughFrame() {
     auto& parts = bins.m_parts;
     for (auto& part : parts)
         for (const View& view : m_views) {
-            part.m_columns.emplace_back(occupancyQuery(view));
+            if (!everyAddress) part.m_columns.emplace_back(occupancyQuery(view));
             part.m_ranges.push_back(std::make_unique<timeline::AddressRanges::Builder>());
         }
     passOverBins(frame, everyAddress, bins);
     const size_t views = m_views.size();
     const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
     for (size_t bin = 0; bin < views; ++bin) {
-        parts[0].m_columns[bin].merge(parts[1].m_columns[bin]);
+        if (!everyAddress) parts[0].m_columns[bin].merge(parts[1].m_columns[bin]);
         parts[0].m_ranges[bin]->add(*parts[1].m_ranges[bin]);
     }
     for (View& view : m_views) {

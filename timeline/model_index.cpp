@@ -90,11 +90,7 @@ void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, Add
         query,
         [&](const BlockIndex::Node& node) {
             const IndexBox& box = node.m_box;
-            // Inside: every block passes the test below (box.m_y0 > addrLo: an empty block at
-            // addrLo ends at addrLo, which the test leaves out).
-            if (!sums(node).m_solid || box.m_x0 < window.m_from || box.m_x1 > window.m_to || box.m_y0 <= addrLo ||
-                box.m_y1 > addrHi)
-                return false;
+            if (!sums(node).m_solid || !wholeInside(box, window, addrLo, addrHi)) return false;
             builder.add(box.m_y0, box.m_y1);
             return true;
         },
@@ -128,13 +124,13 @@ std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query) 
     return occupancyInside(query);
 }
 
-ModelIndex::Groups ModelIndex::groups(const std::vector<uint8_t>& groupOf, size_t count) const {
+ModelIndex::Groups ModelIndex::groups(std::vector<uint8_t> groupOf, size_t count) const {
     Groups groups;
     groups.m_count = count;
-    groups.m_groupOf = groupOf;
+    groups.m_groupOf = std::move(groupOf);
     {
-        std::jthread endsThread([&] { groups.m_ends = SortedEnds::split(m_ends, groupOf, count); });
-        groups.m_beginnings = SortedEnds::split(m_beginnings, groupOf, count);
+        std::jthread endsThread([&] { groups.m_ends = SortedEnds::split(m_ends, groups.m_groupOf, count); });
+        groups.m_beginnings = SortedEnds::split(m_beginnings, groups.m_groupOf, count);
         hullGroups(groups);
     }
     return groups;
@@ -177,9 +173,8 @@ void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, con
     queryInOrder(
         {window.m_from, window.m_to, addrLo, addrHi},
         [&](const BlockIndex::Node& node) {
-            const IndexBox& box = node.m_box;
-            // Inside, as addRanges() has it; then every group present must be solid.
-            if (box.m_x0 < window.m_from || box.m_x1 > window.m_to || box.m_y0 <= addrLo || box.m_y1 > addrHi) return false;
+            // Inside, and every group present solid.
+            if (!wholeInside(node.m_box, window, addrLo, addrHi)) return false;
             const Groups::Hull* hulls = &groups.m_hulls[m_index.indexOf(node) * groups.m_count];
             for (size_t group = 0; group < count; ++group)
                 if (hulls[group].present() && !hulls[group].solid()) return false;

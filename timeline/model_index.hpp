@@ -57,7 +57,7 @@ public:
     // views: a group a bin). About 14 bytes a block in a group, and 16 an index node a group.
     class Groups;
     // `groupOf[i]`: the group of model block i; `count` or more: none.
-    Groups groups(const std::vector<uint8_t>& groupOf, size_t count) const;
+    Groups groups(std::vector<uint8_t> groupOf, size_t count) const;
     // Whether `query`'s address window holds every block, so that occupancy(query, ...) may
     // answer it.
     bool coversAddresses(const OccupancyQuery& query) const {
@@ -177,6 +177,12 @@ private:
     std::vector<OccupancyColumn> occupancyInside(const OccupancyQuery& query) const;
     void sumNodes();
     void hullGroups(Groups& groups) const;
+    // Whether every block under a node of box `box` meets window x [addrLo, addrHi), as
+    // Block::meets tests it (box.m_y0 > addrLo: an empty block at addrLo ends at addrLo, which
+    // the test leaves out).
+    static bool wholeInside(const IndexBox& box, XWindow window, uint64_t addrLo, uint64_t addrHi) {
+        return box.m_x0 >= window.m_from && box.m_x1 <= window.m_to && box.m_y0 > addrLo && box.m_y1 <= addrHi;
+    }
 
     const BlockModel* m_model;
     XAxis m_axis;

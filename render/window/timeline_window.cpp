@@ -97,9 +97,9 @@ bool TimelineWindow::startPreparing() {
     m_prepared.store(false);
     m_prepareProgress.store(0);
     m_hovered.reset();
-    m_preparer = std::thread([this, &frame, axis = m_state.m_axis, by = m_state.m_colourBy, bins = m_state.m_bins] {
+    m_preparer = std::thread([this, &frame, axis = m_state.m_axis, by = m_state.m_colourBy, bins = m_state.m_bins, contextReady] {
         // The context first, then the bins: a share of the bar each when both are made.
-        const double contextShare = frame.axis() == axis && frame.colouring().by() == by ? 0 : bins ? 0.7 : 1;
+        const double contextShare = contextReady ? 0 : bins ? 0.7 : 1;
         frame.prepare(axis, by, [&](double fraction) {
             m_prepareProgress.store(fraction * contextShare);
             wake();
