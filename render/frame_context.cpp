@@ -52,6 +52,8 @@ void FrameContext::buildColours() {
             colours.m_categorical ? m_colouring.slot(block) : CoverageAccumulator::quantiseAttribute(m_colouring.scalar(block)));
     }
     m_summaries.reset(m_index->index().nodes().size());  // made as frames fold nodes
+    m_draftSummaries.reset(m_index->index().nodes().size());
+    m_draftSummaries.setAlpha(kDraftSummaryAlpha);
 }
 
 bool FrameContext::binsReady(timeline::BinKind kind) const {
@@ -113,7 +115,7 @@ const std::vector<uint8_t>& FrameContext::itemBins(timeline::BinKind kind) { ret
 
 const timeline::ModelIndex::Groups& FrameContext::binGroups(timeline::BinKind kind) { return binCache(kind).m_groups; }
 
-FrameContext::ViewKey FrameContext::keyOf(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) const {
+FrameContext::ViewKey FrameContext::keyOf(const ViewSpec& spec, PixelBuffer target, double foldPixels) const {
     ViewKey key{};
     key.m_axis = spec.m_axis;
     key.m_window = spec.m_window;
@@ -121,13 +123,17 @@ FrameContext::ViewKey FrameContext::keyOf(const ViewSpec& spec, PixelBuffer targ
     key.m_binKind = spec.m_bins ? static_cast<int>(spec.m_bins->kind()) : -1;
     key.m_bin = spec.m_bins ? spec.m_bin : -1;
     key.m_alpha = spec.m_alpha;
-    key.m_foldPixels = m_foldPixels;
+    key.m_foldPixels = foldPixels;
     key.m_cushion = spec.m_cushion;
-    key.m_levelOfDetail = levelOfDetail;
     key.m_generation = m_generation;
     key.m_width = target.m_width;
     key.m_height = target.m_height;
     return key;
+}
+
+std::vector<FrameContext::KeptView>::iterator FrameContext::keptFor(const ViewKey& key) {
+    return std::find_if(m_keptViews.begin(), m_keptViews.end(),
+                        [&](const KeptView& view) { return key.servedBy(view.m_key, view.m_cushionShows); });
 }
 
 void FrameContext::newFrame() {
@@ -135,35 +141,58 @@ void FrameContext::newFrame() {
     std::erase_if(m_keptViews, [&](const KeptView& kept) { return kept.m_frame + 1 < m_frameNumber; });
 }
 
-FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) {
-    const BlocksJob job{spec, target};
-    return drawBlocks(std::span(&job, 1), levelOfDetail);
+double FrameContext::draftFoldPixels(const ViewSpec& spec, int width) const {
+    const timeline::ModelIndex::LeafSize leaf = m_index->typicalLeaf();
+    const double columns = static_cast<double>(leaf.m_width) * width / std::max<double>(1, static_cast<double>(spec.m_window.width()));
+    double rowsPerByte = 0;
+    for (const AddressScale::Band& band : spec.m_scale->bands()) rowsPerByte = std::max(rowsPerByte, band.m_rowsPerByte);
+    const double rows = static_cast<double>(leaf.m_height) * rowsPerByte;
+    return std::clamp(2.5 * std::max(columns, rows), 4.0, 32.0);
 }
 
-FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail) {
+FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayDraft) {
+    const BlocksJob job{spec, target};
+    return drawBlocks(std::span(&job, 1), levelOfDetail, mayDraft);
+}
+
+FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail, bool mayDraft) {
+    m_lastStats = FrameStats{};
     std::vector<BlocksJob> toDraw;
     std::vector<ViewKey> keys;
+    std::vector<double> folds;
     for (const BlocksJob& job : jobs) {
-        const ViewKey key = keyOf(job.m_spec, job.m_target, levelOfDetail);
-        auto kept = std::find_if(m_keptViews.begin(), m_keptViews.end(),
-                                 [&](const KeptView& view) { return key.servedBy(view.m_key, view.m_cushionShows); });
+        const ViewSpec& spec = job.m_spec;
+        double fold = foldPixels(spec, levelOfDetail);
+        ViewKey key = keyOf(spec, job.m_target, fold);
+        auto kept = keptFor(key);
+        const auto& bands = spec.m_scale->bands();
+        // A draft only when the exact picture is not at hand; the count costs the blocks on
+        // the window's edges.
+        if (kept == m_keptViews.end() && mayDraft && m_draftAbove && fold > 0 && !bands.empty() &&
+            m_index->countIn({spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo, bands.back().m_range.m_hi}) >
+                m_draftAbove) {
+            fold = std::max(fold, draftFoldPixels(spec, job.m_target.m_width));
+            key = keyOf(spec, job.m_target, fold);
+            kept = keptFor(key);
+        }
         if (kept == m_keptViews.end()) {
             toDraw.push_back(job);
             keys.push_back(key);
+            folds.push_back(fold);
             continue;
         }
         copyPixels(kept->pixels(), job.m_target);
+        m_lastStats.m_draft = m_lastStats.m_draft || kept->m_draft;
         kept->m_frame = m_frameNumber;
         std::rotate(kept, kept + 1, m_keptViews.end());  // now the most recent
     }
-    m_lastStats = FrameStats{};
     if (toDraw.empty()) return m_lastStats;
-    const std::vector<FrameStats> stats = draw(toDraw, levelOfDetail);
+    const std::vector<FrameStats> stats = draw(toDraw, folds);
     for (size_t job = 0; job < toDraw.size(); ++job) {
         m_lastStats += stats[job];
         if (m_keptViews.size() == kKeptViews) m_keptViews.erase(m_keptViews.begin());
         const PixelBuffer target = toDraw[job].m_target;
-        KeptView& kept = m_keptViews.emplace_back(KeptView{keys[job], m_frameNumber, stats[job].m_cushionable > 0, {}});
+        KeptView& kept = m_keptViews.emplace_back(KeptView{keys[job], m_frameNumber, stats[job].m_cushionable > 0, stats[job].m_draft, {}});
         kept.m_pixels.resize(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height));
         copyPixels(target, kept.pixels());
     }
@@ -188,14 +217,14 @@ std::vector<Tile> FrameContext::tilesOf(int width, int height, bool categorical)
     return tiles;
 }
 
-FrameInputs FrameContext::inputsFor(const ViewSpec& spec, bool levelOfDetail) {
+FrameInputs FrameContext::inputsFor(const ViewSpec& spec, double foldPixels) {
     FrameInputs inputs;
     inputs.m_index = m_index.get();
     inputs.m_colours = &m_colours;
-    inputs.m_summaries = &m_summaries;
+    inputs.m_summaries = foldPixels > m_foldPixels ? &m_draftSummaries : &m_summaries;
     inputs.m_spec = spec;
     inputs.m_spec.m_bins = nullptr;
-    inputs.m_foldPixels = levelOfDetail ? m_foldPixels : 0;
+    inputs.m_foldPixels = foldPixels;
     if (spec.m_bins) {
         const BinCache& cache = binCache(spec.m_bins->kind());
         const auto bin = static_cast<size_t>(spec.m_bin);
@@ -208,11 +237,11 @@ FrameInputs FrameContext::inputsFor(const ViewSpec& spec, bool levelOfDetail) {
     return inputs;
 }
 
-std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, bool levelOfDetail) {
+std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std::span<const double> folds) {
     if (jobs.empty()) return {};
     m_summaries.setAlpha(jobs.front().m_spec.m_alpha);  // the jobs' one alpha
     std::vector<FrameInputs> inputs;
-    for (const BlocksJob& job : jobs) inputs.push_back(inputsFor(job.m_spec, levelOfDetail));
+    for (size_t job = 0; job < jobs.size(); ++job) inputs.push_back(inputsFor(jobs[job].m_spec, folds[job]));
     // Each tile with its own arrays (a block across a line between tiles adds its part to
     // each: a clip at whole pixels keeps every pixel's coverage as it was). Two threads take
     // the next tile until none is left, so neither waits long for the other however the
@@ -243,7 +272,10 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, bool
         if (tiles.size() > 1) helper = startOnOtherCore(work, 1);
         work(0);
     }
-    for (size_t job = 0; job < jobs.size(); ++job) stats[0][job] += stats[1][job];
+    for (size_t job = 0; job < jobs.size(); ++job) {
+        stats[0][job] += stats[1][job];
+        stats[0][job].m_draft = inputs[job].m_foldPixels > m_foldPixels;
+    }
     return stats[0];
 }
 
@@ -261,11 +293,12 @@ const AddressScale& FrameContext::wholeScale(double height) {
 
 void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag) {
     WholePicture& cached = m_wholePictures[levelOfDetail];
-    const ViewKey key = keyOf(spec, target, levelOfDetail);
+    const double fold = foldPixels(spec, levelOfDetail);
+    const ViewKey key = keyOf(spec, target, fold);
     if (cached.m_pixels.empty() || !key.servedBy(cached.m_key, cached.m_cushionShows, mayLag)) {
         cached.m_pixels.assign(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height), 0);
         cached.m_cushionShows =
-            draw(std::vector{BlocksJob{spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}}}, levelOfDetail)
+            draw(std::vector{BlocksJob{spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}}}, std::span(&fold, 1))
                 .front()
                 .m_cushionable > 0;
         cached.m_key = key;

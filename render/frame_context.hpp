@@ -31,6 +31,13 @@ public:
     // Level of detail: an index node whose box is at most this many pixels both ways is drawn
     // as one summary of its blocks. 1: what a pixel cannot tell apart anyway.
     double m_foldPixels = 1.0;
+    // Drafts: a view (not a correlated one) with more blocks than this in its window, asked
+    // for `mayDraft`, is drawn folding nodes of about the index's leaves' size in pixels (see
+    // draftFoldPixels), in a fraction of the time, unless its exact picture is kept; the window
+    // then draws it exactly once input pauses. 0: never. At 30 to 40 ms a million blocks
+    // (docs/BENCHMARKS.md), more than 1.5 million blocks would not be drawn in 50 ms.
+    size_t m_draftAbove = 0;
+    static constexpr size_t kDraftAbove = 1'500'000;
 
     // Makes it ready for frames on `axis` coloured `by` (a Report calls it). The index is built
     // when the axis changes (0.3 s for a million blocks, 3.5 s for ten million), the colours
@@ -52,14 +59,19 @@ public:
     // m_foldPixels are folded. A view drawn in this frame or the one before with nothing
     // about it changed (only an overlay: access samples, cursors; or the cushion style, where
     // no block is big enough for a cushion) is copied from there.
-    FrameStats drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail);
+    FrameStats drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayDraft = false);
     // The blocks of several views of one frame (correlated views: one alpha), each as above,
     // drawn together: see draw().
     struct BlocksJob {
         ViewSpec m_spec;
         PixelBuffer m_target;
     };
-    FrameStats drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail);
+    FrameStats drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail, bool mayDraft = false);
+    // How many pixels a draft of `spec` (`width` wide) folds: two and a half times the typical
+    // leaf's width or height in pixels, at least 4, at most 32. The whole of a log of ten
+    // million blocks at 1600 pixels: leaves 2 pixels wide, folded at 5 in 42 ms against 165
+    // exactly (memtimeline-frame-bench --fold 5), off by 5 levels of 255 on average.
+    double draftFoldPixels(const ViewSpec& spec, int width) const;
     // A new frame begins (a Report's paint() says so): views of the frame before last go.
     void newFrame();
     void forgetViews() { m_keptViews.clear(); }  // the next drawBlocks() draws
@@ -72,7 +84,8 @@ public:
     const AddressScale& wholeScale(double height);
     void drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag = false);
 
-    // What the last drawBlocks() cost (nothing drawn when it copied a kept view).
+    // What the last drawBlocks() cost (nothing drawn when it copied a kept view), and whether
+    // it gave a draft (drawn or kept).
     const FrameStats& lastStats() const { return m_lastStats; }
 
     // Correlated views: the bins of `kind` over the whole log (made once per axis and kind,
@@ -110,8 +123,12 @@ public:
 
 private:
     void buildColours();
-    FrameInputs inputsFor(const ViewSpec& spec, bool levelOfDetail);
-    std::vector<FrameStats> draw(std::span<const BlocksJob> jobs, bool levelOfDetail);  // a FrameStats a job
+    // The fold of a view drawn exactly or with level of detail (correlated views never fold).
+    double foldPixels(const ViewSpec& spec, bool levelOfDetail) const { return levelOfDetail && !spec.m_bins ? m_foldPixels : 0; }
+    FrameInputs inputsFor(const ViewSpec& spec, double foldPixels);
+    // A FrameStats a job; each job folds nodes of at most folds[job] pixels (0: none), drafts
+    // (more than m_foldPixels) with summaries of their own.
+    std::vector<FrameStats> draw(std::span<const BlocksJob> jobs, std::span<const double> folds);
     static constexpr size_t kTileBytes = 1 << 20;
     static std::vector<Tile> tilesOf(int width, int height, bool categorical);
 
@@ -123,6 +140,10 @@ private:
     BlockColouring m_colouring;
     FrameColours m_colours;
     NodeSummaries m_summaries;
+    // A draft's node colours, made at one alpha whatever the view's: a draft after a new
+    // alpha would otherwise summarise every node in view again (140 ms at ten million blocks).
+    NodeSummaries m_draftSummaries;
+    static constexpr double kDraftSummaryAlpha = 0.5;
     uint64_t m_generation = 0;  // grows whenever the index or the colours change
     TileRaster m_rasters[2];  // one a thread
     FrameStats m_lastStats;
@@ -133,9 +154,8 @@ private:
         timeline::XWindow m_window;
         std::vector<AddressScale::Band> m_bands;
         int m_binKind, m_bin;  // -1: no bins
-        double m_alpha, m_foldPixels;
+        double m_alpha, m_foldPixels;  // 0: exact
         CushionStyle m_cushion;
-        bool m_levelOfDetail;
         uint64_t m_generation;
         int m_width, m_height;
         bool operator==(const ViewKey&) const = default;
@@ -153,13 +173,15 @@ private:
         ViewKey m_key;
         uint64_t m_frame = 0;  // the last frame that drew or copied it
         bool m_cushionShows = true;
+        bool m_draft = false;
         std::vector<uint32_t> m_pixels;
         PixelBuffer pixels() { return {m_pixels.data(), m_key.m_width, m_key.m_height, m_key.m_width}; }
     };
     static constexpr size_t kKeptViews = timeline::Bins::kMaxBins + 1;  // every correlated view, or the main one
     std::vector<KeptView> m_keptViews;  // the most recent last
     uint64_t m_frameNumber = 0;
-    ViewKey keyOf(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail) const;
+    ViewKey keyOf(const ViewSpec& spec, PixelBuffer target, double foldPixels) const;
+    std::vector<KeptView>::iterator keptFor(const ViewKey& key);
 
     struct BinCache {
         timeline::BinKind m_kind = timeline::BinKind::Size;

@@ -17,17 +17,20 @@ namespace memlog::render {
 // What a frame cost: how many blocks were drawn one by one, how many index nodes were drawn
 // as summaries and how many blocks those held. A block across the line between two tiles is
 // counted in both. And how many blocks were big enough for a cushion (kMinCushionPixels both
-// ways), whatever the style: with none, the picture is the same in every cushion style.
+// ways), whatever the style: with none, the picture is the same in every cushion style. And
+// whether a view was a draft (FrameContext::m_draftAbove).
 struct FrameStats {
     size_t m_items = 0;
     size_t m_foldedNodes = 0;
     size_t m_foldedItems = 0;
     size_t m_cushionable = 0;
+    bool m_draft = false;
     FrameStats& operator+=(const FrameStats& other) {
         m_items += other.m_items;
         m_foldedNodes += other.m_foldedNodes;
         m_foldedItems += other.m_foldedItems;
         m_cushionable += other.m_cushionable;
+        m_draft = m_draft || other.m_draft;
         return *this;
     }
 };
@@ -35,7 +38,7 @@ struct FrameStats {
 struct FrameInputs {
     const timeline::ModelIndex* m_index = nullptr;
     const FrameColours* m_colours = nullptr;
-    const NodeSummaries* m_summaries = nullptr;  // at the spec's alpha
+    const NodeSummaries* m_summaries = nullptr;  // at the spec's alpha, or a draft's
     ViewSpec m_spec;            // no bins: m_oneBin says which blocks are drawn
     double m_foldPixels = 0;    // fold nodes at most this many pixels both ways; 0: never
     // With m_oneBin, only the blocks of bin m_bin are drawn: m_binPositions holds their

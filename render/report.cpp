@@ -304,7 +304,7 @@ void Report::paintViewRasters(cairo_t* cr) const {
             if (frame()) jobs.push_back({specOf(m_views[i]), targets[i]});
             else drawBlocks(m_model, specOf(m_views[i]), m_colouring, targets[i]);
         }
-        if (FrameContext* frame = this->frame()) frame->drawBlocks(jobs, m_options.m_levelOfDetail);
+        if (FrameContext* frame = this->frame()) frame->drawBlocks(jobs, m_options.m_levelOfDetail, m_options.m_mayDraft);
         for (size_t i = 0; i < m_views.size(); ++i) {
             if (!targets[i].m_pixels) continue;
             if (m_options.m_accessMarks)

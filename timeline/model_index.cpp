@@ -45,7 +45,24 @@ ModelIndex::ModelIndex(const BlockModel& model, XAxis axis, const std::function<
     }  // joined here, also when the index throws
     if (progress) progress(0.9);
     sumNodes();
+    measureLeaves();
     if (progress) progress(1.0);
+}
+
+void ModelIndex::measureLeaves() {
+    std::vector<uint64_t> widths, heights;
+    for (const BlockIndex::Node& node : m_index.nodes()) {
+        if (!node.m_leaf) break;  // leaves come first
+        widths.push_back(node.m_box.m_x1 - node.m_box.m_x0);
+        heights.push_back(node.m_box.m_y1 - node.m_box.m_y0);
+    }
+    auto median = [](std::vector<uint64_t>& values) -> uint64_t {
+        if (values.empty()) return 0;
+        const auto middle = values.begin() + static_cast<long>(values.size() / 2);
+        std::nth_element(values.begin(), middle, values.end());
+        return *middle;
+    };
+    m_typicalLeaf = {median(widths), median(heights)};
 }
 
 void ModelIndex::sumNodes() {
@@ -112,9 +129,23 @@ std::optional<size_t> ModelIndex::blockAt(uint64_t x, uint64_t addr) const {
 }
 
 size_t ModelIndex::countIn(const IndexBox& window) const {
+    // A node inside the window counts all of its blocks at once (every box is at least a unit
+    // wide and a byte tall, so each inside meets it); only the leaves on the window's edges
+    // test their boxes. A whole log's view costs nothing.
     size_t count = 0;
-    m_index.query(window, [](const BlockIndex::Node&) { return false; },
-                  [&](uint32_t i) { count += boxOf((*m_model)[i], m_axis).intersects(window); });
+    const auto& boxes = m_index.boxes();
+    m_index.query(
+        window,
+        [&](const BlockIndex::Node& node) {
+            if (window.contains(node.m_box)) {
+                count += node.m_items;
+                return true;
+            }
+            if (!node.m_leaf) return false;
+            for (uint32_t k = node.m_first; k < node.m_first + node.m_count; ++k) count += boxes[k].intersects(window);
+            return true;
+        },
+        [](uint32_t) {});
     return count;
 }
 

@@ -81,8 +81,17 @@ public:
     // scan: for the window's brushing. Live blocks never overlap, so there is at most one.
     std::optional<size_t> blockAt(uint64_t x, uint64_t addr) const;
 
-    // How many blocks have a box that meets `window` (tests and benchmarks).
+    // How many blocks have a box that meets `window`: the window's frames ask whether a view
+    // holds more than a frame can draw exactly. In time that follows the blocks near the
+    // window's edges, not the blocks inside it.
     size_t countIn(const IndexBox& window) const;
+
+    // The median width (axis units) and height (bytes) of the index's leaves: how many pixels
+    // a view must give a leaf before level of detail can fold it (a draft folds about that).
+    struct LeafSize {
+        uint64_t m_width = 0, m_height = 0;
+    };
+    LeafSize typicalLeaf() const { return m_typicalLeaf; }
 
     // A query whose leaves are not visited as the tree is walked but listed, then visited in
     // the order of their items with the blocks asked for early: the walk reaches the leaves in
@@ -176,6 +185,7 @@ private:
                                                             const SortedEnds& ends);
     std::vector<OccupancyColumn> occupancyInside(const OccupancyQuery& query) const;
     void sumNodes();
+    void measureLeaves();
     void hullGroups(Groups& groups) const;
     // Whether every block under a node of box `box` meets window x [addrLo, addrHi), as
     // Block::meets tests it (box.m_y0 > addrLo: an empty block at addrLo ends at addrLo, which
@@ -190,6 +200,7 @@ private:
     std::vector<NodeSums> m_sums;  // by node
     SortedEnds m_beginnings, m_ends;
     uint64_t m_lowestAddr = UINT64_MAX, m_highestEnd = 0;  // of all boxes
+    LeafSize m_typicalLeaf;
 };
 
 class ModelIndex::Groups {

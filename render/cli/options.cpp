@@ -53,6 +53,10 @@ key. The options below set where the window starts.
   --scale F             the window: text and controls F times larger, 0.5 to 4,
                         for a HiDPI screen whose desktop does not scale windows
                         (default: GDK_SCALE when set, else 1)
+  --draft-above N       the window: a view with more than N blocks in it is
+                        drawn first as a draft, small groups of neighbouring
+                        blocks each drawn as one, then exactly once input
+                        pauses (0.2 s); 0: always exact (default 1500000)
   -h, --help            this text
   --version             the version
 
@@ -118,7 +122,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         const bool takesValue = argument == "--export" || argument == "--size" || argument == "--color-by" ||
                                 argument == "--alpha" || argument == "--cushion" || argument == "--x" ||
                                 argument == "--range" || argument == "--addr" || argument == "--bins" ||
-                                argument == "--layout" || argument == "--cursor" || argument == "--scale";
+                                argument == "--layout" || argument == "--cursor" || argument == "--scale" ||
+                                argument == "--draft-above";
         if (argument == "--follow" || argument == "--trace") {
             (argument == "--follow" ? options.m_follow : options.m_trace) = true;
             continue;
@@ -192,6 +197,10 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             const double scale = std::strtod(value.c_str(), &end);
             if (!end || *end || !(scale >= 0.5 && scale <= 4)) return error("--scale " + value + ": a number from 0.5 to 4");
             options.m_scale = scale;
+        } else if (argument == "--draft-above") {
+            uint64_t blocks = 0;
+            if (!parseUnsigned(value, blocks)) return error("--draft-above " + value + ": a number of blocks, 0 or more");
+            options.m_draftAbove = blocks;
         } else if (argument == "--cursor") {
             XValue at;
             if (!parseXValue(value, at)) return error("--cursor " + value + ": a time with a unit (1.5s) or an event number");
@@ -199,8 +208,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         }
     }
     if (options.m_log.empty()) return error("which log?");
-    if (!options.m_export.empty() && (options.m_follow || options.m_trace || options.m_scale))
-        return error(std::string(options.m_follow ? "--follow" : options.m_trace ? "--trace" : "--scale") +
+    if (!options.m_export.empty() && (options.m_follow || options.m_trace || options.m_scale || options.m_draftAbove))
+        return error(std::string(options.m_follow ? "--follow" : options.m_trace ? "--trace" : options.m_scale ? "--scale" : "--draft-above") +
                      " is for the window, not --export");
     return options;
 }

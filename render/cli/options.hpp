@@ -28,6 +28,7 @@ struct TimelineOptions {
     bool m_follow = false;  // the window: re-read the log as it grows
     bool m_trace = false;   // the window: one line per frame on stderr
     double m_scale = 0;     // the window: --scale (0: GDK_SCALE, else 1)
+    std::optional<uint64_t> m_draftAbove;  // the window: --draft-above
     bool m_sizeGiven = false;
     int m_exit = -1;  // >= 0: stop with this status (help printed, or a usage error)
 };

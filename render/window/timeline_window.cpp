@@ -57,12 +57,24 @@ TimelineWindow::TimelineWindow(const WindowOptions& options)
 int TimelineWindow::run() {
     for (;;) {
         SDL_Event event;
-        // Wait for input, but wake now and then to follow a growing log and end a toast.
-        // A frame still to draw (the context view's, after a key changed alpha) does not wait.
-        if (m_window.nextEvent(event, m_dirty ? 0 : m_options.m_follow || m_toastUntil ? 250 : -1)) {
+        // Wait for input, but wake now and then to follow a growing log and end a toast, and
+        // when a draft is due to be drawn exactly. A frame still to draw (the context view's,
+        // after a key changed alpha) does not wait.
+        int wait = m_options.m_follow || m_toastUntil ? 250 : -1;
+        if (m_refineAt) {
+            const uint32_t now = SDL_GetTicks();
+            const int untilRefine = m_refineAt > now ? static_cast<int>(m_refineAt - now) : 0;
+            wait = wait < 0 ? untilRefine : std::min(wait, untilRefine);
+        }
+        if (m_window.nextEvent(event, m_dirty ? 0 : wait)) {
             do {
                 if (!handle(event)) return 0;
             } while (m_window.nextEvent(event, 0));
+        }
+        if (m_refineAt && SDL_GetTicks() >= m_refineAt) {
+            m_refineAt = 0;
+            m_refine = true;
+            m_dirty = true;
         }
         if (m_loader && m_loader->done()) finishLoading();
         if (m_preparing && m_prepared.load()) finishPreparing();
@@ -142,6 +154,7 @@ void TimelineWindow::finishLoading() {
     std::optional<Viewport> previous = m_view;
     const timeline::XWindow oldWhole = m_log ? m_log->m_model.extent(m_state.m_axis) : timeline::XWindow{};
     m_log = std::move(log);
+    m_log->m_frame->m_draftAbove = m_options.m_draftAbove;
     ++m_loads;
     m_reloading = false;
     resetView();
@@ -219,6 +232,7 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     // Frames through the index, folding what is smaller than a pixel (correlated views never fold).
     options.m_frame = m_log->m_frame.get();
     options.m_levelOfDetail = true;
+    options.m_mayDraft = !m_refine;
     // While the alpha slider is dragged, or for one frame after a key changed it, the context
     // view keeps its picture; the next frame (another picture key) draws it for this alpha.
     // Correlated views have no context view: nothing to keep, no frame to follow.
@@ -265,8 +279,11 @@ void TimelineWindow::drawFrame() {
         m_contextLagged = options.m_contextMayLag;
         const std::string key = pictureKey(options);
         // Only what the report shows redraws it: hovering, tooltips, the help and a dragged box
-        // are drawn over the picture of the last frame, kept as an image.
-        if (!m_picture || key != m_pictureKey) {
+        // are drawn over the picture of the last frame, kept as an image. And a draft, when
+        // its time to be drawn exactly has come.
+        m_refined = false;
+        if (!m_picture || key != m_pictureKey || (m_refine && m_pictureDraft)) {
+            m_refined = m_refine && m_pictureDraft && key == m_pictureKey;
             const auto building = std::chrono::steady_clock::now();
             m_report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
             const auto painting = std::chrono::steady_clock::now();
@@ -281,6 +298,8 @@ void TimelineWindow::drawFrame() {
             cairo_destroy(page);
             m_pictureKey = key;
             ++m_pictures;
+            m_pictureDraft = m_log->m_frame->lastStats().m_draft;
+            m_refineAt = m_pictureDraft ? std::max<uint32_t>(SDL_GetTicks() + kRefineAfterMs, 1) : 0;
             const auto painted = std::chrono::steady_clock::now();
             m_buildMs = std::chrono::duration<double, std::milli>(painting - building).count();
             m_paintMs = std::chrono::duration<double, std::milli>(painted - painting).count();
@@ -300,6 +319,7 @@ void TimelineWindow::drawFrame() {
     m_showMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_drawnAt).count();
     m_dirty = m_contextBehind && m_contextLagged;  // the context view's own frame follows
     m_contextBehind = false;
+    m_refine = false;
     ++m_frames;
     if (m_options.m_trace)
         trace(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
@@ -442,7 +462,14 @@ void TimelineWindow::exportView() {
         return;
     }
     try {
-        exportReport(*m_report, OutputFormat::Png, out, path);
+        // A draft on screen is exported as its exact picture (drawn now), as --export draws it.
+        std::unique_ptr<Report> exact;
+        if (m_pictureDraft) {
+            ReportOptions options = m_report->options();
+            options.m_mayDraft = false;
+            exact = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
+        }
+        exportReport(exact ? *exact : *m_report, OutputFormat::Png, out, path);
         std::fclose(out);
         std::fprintf(stderr, "memtimeline: exported the view to %s\n", path.c_str());
         toast("exported the view to " + path);
@@ -468,7 +495,7 @@ void TimelineWindow::trace(double milliseconds) {
                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
                  "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
-                 "preparing=%d\n",
+                 "preparing=%d draft=%d refined=%d\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
@@ -478,7 +505,7 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
                  m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
                  m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-                 m_contextLagged ? "lagging" : "current", m_preparing ? 1 : 0);
+                 m_contextLagged ? "lagging" : "current", m_preparing ? 1 : 0, m_pictureDraft ? 1 : 0, m_refined ? 1 : 0);
 }
 
 }  // namespace memlog::render

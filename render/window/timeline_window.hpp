@@ -30,6 +30,7 @@ struct WindowOptions {
     double m_scale = 1;                             // --scale: text and controls grown (HiDPI on X11)
     bool m_follow = false;                          // re-read the log as it grows
     bool m_trace = false;                           // one line per frame on stderr
+    size_t m_draftAbove = FrameContext::kDraftAbove; // --draft-above: see FrameContext::m_draftAbove
 };
 
 // Opens the window and runs until it is closed. Returns the exit status.
@@ -125,6 +126,13 @@ private:
     // views of a ten-million-block log in one frame took half a second.
     bool m_contextBehind = false;
     bool m_contextLagged = false;  // the last frame kept the context view of another alpha
+    // A view with more blocks than a frame can draw exactly is drawn as a draft
+    // (FrameContext::m_draftAbove), then exactly once input has paused for kRefineAfterMs.
+    static constexpr uint32_t kRefineAfterMs = 200;
+    bool m_pictureDraft = false;  // the picture is a draft
+    uint32_t m_refineAt = 0;      // SDL ticks when the draft is to be drawn exactly (0: none due)
+    bool m_refine = false;        // the next frame draws the draft exactly
+    bool m_refined = false;       // the last frame did (for --trace)
     bool m_reloading = false;
 };
 

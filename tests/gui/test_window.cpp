@@ -388,6 +388,41 @@ TEST_CASE("access samples are drawn, hidden with a, and a hovered one names the 
     CHECK(writeColourNear(s.m_x.stableScreenshot()) == 0);
 }
 
+TEST_CASE("a view with more blocks than --draft-above is drawn as a draft, then exactly once input pauses") {
+    Session s;
+    writeHeapLog(s.m_log, 20'000);
+    WindowProcess window(s.m_x, s.m_log, {"--draft-above", "1000", "--size", "1200x800"}, s.m_dir.m_path);
+    // The first picture (the frame the window's start waited for): a draft, then the exact
+    // picture of the same view with no input.
+    const std::string text = window.stderrText();
+    const size_t firstPicture = text.find(" pictures=1 ");
+    REQUIRE(firstPicture != std::string::npos);
+    const std::string firstLine = text.substr(text.rfind("frame ", firstPicture), text.find('\n', firstPicture) - text.rfind("frame ", firstPicture));
+    CHECK(firstLine.find(" draft=1 ") != std::string::npos);
+    const Frame exact = window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
+    CHECK(exact["draft"] == "0");
+    CHECK(exact.number("pictures") == 2);
+    CHECK(firstLine.find(" x=" + exact["x"] + " ") != std::string::npos);
+    const Frame& first = exact;
+    // A new view: a draft again, and its exact picture after it.
+    s.m_x.key(window.window(), "t");
+    const Frame zoomed = window.waitForFrame([&](const Frame& f) { return f["x"] != first["x"]; });
+    CHECK(zoomed["draft"] == "1");
+    const Frame zoomedExact = window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
+    CHECK(zoomedExact["x"] == zoomed["x"]);
+    CHECK(zoomedExact["draft"] == "0");
+
+    // By default (drafts above 1.5 million blocks) this log is always drawn exactly.
+    Session plain;
+    writeHeapLog(plain.m_log, 20'000);
+    WindowProcess always(plain.m_x, plain.m_log, {"--size", "1200x800"}, plain.m_dir.m_path);
+    const Frame whole = always.lastFrame();
+    plain.m_x.key(always.window(), "t");
+    always.waitForFrame([&](const Frame& f) { return f["x"] != whole["x"]; });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    CHECK(always.stderrText().find("draft=1") == std::string::npos);
+}
+
 TEST_CASE("following a growing log: re-read, the view keeps showing its end") {
     Session s;
     writeHeapLog(s.m_log);

@@ -59,12 +59,12 @@ struct FrameView {
     Image exact(const timeline::BlockModel& model, const FrameContext& frame) const {
         return test::viewImage(model, m_spec, frame.colouring(), m_width);
     }
-    Image throughFrame(FrameContext& frame, bool levelOfDetail, FrameStats* stats = nullptr) const {
+    Image throughFrame(FrameContext& frame, bool levelOfDetail, FrameStats* stats = nullptr, bool mayDraft = false) const {
         Image image;
         image.m_width = m_width;
         image.m_height = m_height;
         image.m_pixels.assign(static_cast<size_t>(m_width) * static_cast<size_t>(m_height), 0);
-        const FrameStats drawn = frame.drawBlocks(m_spec, {image.m_pixels.data(), m_width, m_height, m_width}, levelOfDetail);
+        const FrameStats drawn = frame.drawBlocks(m_spec, {image.m_pixels.data(), m_width, m_height, m_width}, levelOfDetail, mayDraft);
         if (stats) *stats = drawn;
         return image;
     }
@@ -550,6 +550,65 @@ TEST_CASE("with folding no block disappears") {
         ++checked;
     });
     CHECK(checked == model.size());
+}
+
+TEST_CASE("a view with more blocks than the draft limit is a draft: folded, close, and never over its exact picture") {
+    const timeline::BlockModel model = randomHeap(300'000, 300);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const XWindow extent = model.extent(XAxis::Time);
+    const FrameView view(frame, XAxis::Time, extent, 0, UINT64_MAX, 400, 300);
+    const size_t inView = frame.index().countIn({extent.m_from, extent.m_to, 0, UINT64_MAX});
+    REQUIRE(inView > 100'000);
+    CHECK(frame.draftFoldPixels(view.m_spec, 400) >= 4);
+
+    frame.m_draftAbove = inView;  // not more than the limit: exact
+    FrameStats stats;
+    const Image exact = view.throughFrame(frame, true, &stats, true);
+    CHECK_FALSE(stats.m_draft);
+    frame.forgetViews();
+    frame.m_draftAbove = inView - 1;
+    const Image draft = view.throughFrame(frame, true, &stats, true);
+    INFO(stats.m_foldedItems << " of " << inView << " blocks folded, " << stats.m_items << " drawn one by one, fold " << frame.draftFoldPixels(view.m_spec, 400));
+    CHECK(stats.m_draft);
+    CHECK(stats.m_foldedItems > inView * 9 / 10);
+    // Near the exact picture where it can be: pixel by pixel this heap is noise, which a draft
+    // averages, so squares of 20 x 20 pixels are compared, channel by channel. A draft of it
+    // folds at 14 pixels and is paler, by 15 to 35 levels of 255 (equation 1 is not linear in
+    // coverage, and spread evenly, the background outweighs more). And nothing the exact
+    // picture shows is missing: a folded node spreads over its box, which holds all its blocks.
+    CHECK(draft.m_pixels != exact.m_pixels);
+    double worstSquare = 0;
+    for (int top = 0; top < 300; top += 20)
+        for (int left = 0; left < 400; left += 20)
+            for (int shift : {0, 8, 16}) {
+                double a = 0, b = 0;
+                for (int y = top; y < top + 20; ++y)
+                    for (int x = left; x < left + 20; ++x) {
+                        a += exact.at(x, y) >> shift & 0xff;
+                        b += draft.at(x, y) >> shift & 0xff;
+                    }
+                worstSquare = std::max(worstSquare, std::abs(a - b) / 400);
+            }
+    size_t lost = 0;
+    for (size_t i = 0; i < exact.m_pixels.size(); ++i) lost += exact.m_pixels[i] != kBackground && draft.m_pixels[i] == kBackground;
+    INFO("the worst square's mean differs by " << worstSquare << " levels of 255");
+    CHECK(worstSquare <= 40);
+    CHECK(lost == 0);
+    // Kept, a draft is copied and still said to be one; once the exact picture is drawn (not
+    // allowed a draft), a request that allows one gets the exact picture.
+    CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == draft.m_pixels);
+    CHECK(stats.m_draft);
+    CHECK(stats.m_items == 0);
+    CHECK(view.throughFrame(frame, true, &stats, false).m_pixels == exact.m_pixels);
+    CHECK_FALSE(stats.m_draft);
+    CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == exact.m_pixels);
+    CHECK_FALSE(stats.m_draft);
+    // No limit: never a draft.
+    frame.forgetViews();
+    frame.m_draftAbove = 0;
+    CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == exact.m_pixels);
+    CHECK_FALSE(stats.m_draft);
 }
 
 TEST_CASE("a zoomed-in frame opens far fewer blocks than the model holds") {

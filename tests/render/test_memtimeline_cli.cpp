@@ -142,6 +142,8 @@ TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--trace"}, "--trace is for the window, not --export"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--scale", "2"}, "--scale is for the window, not --export"},
         {{"{dir}/app.memlog", "--scale", "9"}, "--scale 9: a number from 0.5 to 4"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--draft-above", "10"}, "--draft-above is for the window, not --export"},
+        {{"{dir}/app.memlog", "--draft-above", "-3"}, "--draft-above -3: a number of blocks, 0 or more"},
         {{"--export", "{dir}/r.png"}, "which log?"},
         {{"{dir}/app.memlog", "{dir}/other.memlog", "--export", "{dir}/r.png"}, "one log at a time"},
     };

@@ -3,6 +3,7 @@
 // blocks.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 
 #include "random_heap.hpp"
@@ -218,6 +219,49 @@ TEST_CASE("a zoomed-in window meets far fewer blocks than the model holds, and t
     CHECK(expected > 0);
     CHECK(index.countIn(window) == expected);
     CHECK(visited < model.size() / 50);
+}
+
+TEST_CASE("the count of blocks in a window equals the walk's, on the window's edges too") {
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+        const BlockModel model = occupancyHeap(seed);
+        const ModelIndex index(model, XAxis::Time);
+        const XWindow extent = model.extent(XAxis::Time);
+        uint64_t lowest = UINT64_MAX, highest = 0;
+        model.forEach([&](const Block& b) {
+            lowest = std::min(lowest, b.addr());
+            highest = std::max(highest, b.endAddr());
+        });
+        std::mt19937_64 random(seed);
+        for (int trial = 0; trial < 30; ++trial) {
+            const XWindow x = randomWindow(random, extent);
+            const uint64_t lo = trial % 3 ? lowest + random() % (highest - lowest) : 0;
+            const uint64_t hi = trial % 3 ? lo + 1 + random() % (highest - lo) : UINT64_MAX;
+            const timeline::IndexBox window{x.m_from, x.m_to, lo, hi};
+            size_t expected = 0;
+            model.forEach([&](const Block& b) { expected += ModelIndex::boxOf(b, XAxis::Time).intersects(window); });
+            INFO("seed " << seed << ", trial " << trial);
+            CHECK(index.countIn(window) == expected);
+        }
+        // The whole log, from the root alone.
+        CHECK(index.countIn({extent.m_from, extent.m_to + 1, 0, UINT64_MAX}) == model.size());
+    }
+}
+
+TEST_CASE("the typical leaf is the median of the leaves' widths and heights") {
+    const BlockModel model = occupancyHeap(3);
+    const ModelIndex index(model, XAxis::Time);
+    std::vector<uint64_t> widths, heights;
+    for (const auto& node : index.index().nodes())
+        if (node.m_leaf) {
+            widths.push_back(node.m_box.m_x1 - node.m_box.m_x0);
+            heights.push_back(node.m_box.m_y1 - node.m_box.m_y0);
+        }
+    REQUIRE(widths.size() > 100);
+    std::sort(widths.begin(), widths.end());
+    std::sort(heights.begin(), heights.end());
+    CHECK(index.typicalLeaf().m_width == widths[widths.size() / 2]);
+    CHECK(index.typicalLeaf().m_height == heights[heights.size() / 2]);
+    CHECK(index.typicalLeaf().m_width < model.extent(XAxis::Time).width() / 10);
 }
 
 TEST_CASE("the block at a point from the index is the one the scan finds") {
