@@ -66,12 +66,15 @@ int TimelineWindow::run() {
             const int untilRefine = m_refineAt > now ? static_cast<int>(m_refineAt - now) : 0;
             wait = wait < 0 ? untilRefine : std::min(wait, untilRefine);
         }
-        if (m_window.nextEvent(event, m_dirty ? 0 : wait)) {
+        const bool input = m_window.nextEvent(event, m_dirty ? 0 : wait);
+        if (input) {
             do {
                 if (!handle(event)) return 0;
             } while (m_window.nextEvent(event, 0));
         }
-        if (m_refineAt && SDL_GetTicks() >= m_refineAt) {
+        // Not with input just handled: a new view gets its draft first (and a later time to
+        // be drawn exactly), the same view its exact picture on the next turn.
+        if (m_refineAt && !input && SDL_GetTicks() >= m_refineAt) {
             m_refineAt = 0;
             m_refine = true;
             m_dirty = true;
