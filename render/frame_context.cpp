@@ -3,9 +3,10 @@
 #include "render/frame_context.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <iterator>
-#include <atomic>
 #include <thread>
 #include <utility>
 
@@ -138,6 +139,7 @@ std::vector<FrameContext::KeptView>::iterator FrameContext::keptFor(const ViewKe
 
 void FrameContext::newFrame() {
     ++m_frameNumber;
+    m_interrupted = m_drewDraft = false;
     std::erase_if(m_keptViews, [&](const KeptView& kept) { return kept.m_frame + 1 < m_frameNumber; });
 }
 
@@ -157,6 +159,7 @@ FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bo
 
 FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail, bool mayDraft) {
     m_lastStats = FrameStats{};
+    if (m_interrupted) return m_lastStats;
     std::vector<BlocksJob> toDraw;
     std::vector<ViewKey> keys;
     std::vector<double> folds;
@@ -183,11 +186,13 @@ FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelO
         }
         copyPixels(kept->pixels(), job.m_target);
         m_lastStats.m_draft = m_lastStats.m_draft || kept->m_draft;
+        m_drewDraft = m_drewDraft || kept->m_draft;
         kept->m_frame = m_frameNumber;
         std::rotate(kept, kept + 1, m_keptViews.end());  // now the most recent
     }
     if (toDraw.empty()) return m_lastStats;
     const std::vector<FrameStats> stats = draw(toDraw, folds);
+    if (m_interrupted) return m_lastStats;
     for (size_t job = 0; job < toDraw.size(); ++job) {
         m_lastStats += stats[job];
         if (m_keptViews.size() == kKeptViews) m_keptViews.erase(m_keptViews.begin());
@@ -261,8 +266,17 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
     std::vector<FrameStats> stats[std::size(m_rasters)];
     for (auto& thread : stats) thread.resize(jobs.size());
     std::atomic<size_t> next{0};
+    std::atomic<bool> stop{false};
     auto work = [&](size_t thread) {
-        for (size_t at; (at = next.fetch_add(1)) < tiles.size();) {
+        auto asked = std::chrono::steady_clock::time_point{};
+        for (size_t at; !stop.load(std::memory_order_relaxed) && (at = next.fetch_add(1)) < tiles.size();) {
+            if (thread == 0 && m_interrupt && std::chrono::steady_clock::now() - asked > std::chrono::milliseconds(10)) {
+                if (m_interrupt()) {
+                    stop.store(true, std::memory_order_relaxed);
+                    break;
+                }
+                asked = std::chrono::steady_clock::now();
+            }
             const JobTile& tile = tiles[at];
             stats[thread][tile.m_job] += m_rasters[thread].draw(inputs[tile.m_job], jobs[tile.m_job].m_target, tile.m_tile);
         }
@@ -272,9 +286,11 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
         if (tiles.size() > 1) helper = startOnOtherCore(work, 1);
         work(0);
     }
+    m_interrupted = stop.load();
     for (size_t job = 0; job < jobs.size(); ++job) {
         stats[0][job] += stats[1][job];
         stats[0][job].m_draft = inputs[job].m_foldPixels > m_foldPixels;
+        m_drewDraft = m_drewDraft || (stats[0][job].m_draft && !m_interrupted);
     }
     return stats[0];
 }
@@ -291,18 +307,25 @@ const AddressScale& FrameContext::wholeScale(double height) {
     return cached.m_scale;
 }
 
-void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag) {
+void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag, bool mayDraft) {
+    if (m_interrupted) return;
     WholePicture& cached = m_wholePictures[levelOfDetail];
-    const double fold = foldPixels(spec, levelOfDetail);
-    const ViewKey key = keyOf(spec, target, fold);
-    if (cached.m_pixels.empty() || !key.servedBy(cached.m_key, cached.m_cushionShows, mayLag)) {
-        cached.m_pixels.assign(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height), 0);
-        cached.m_cushionShows =
-            draw(std::vector{BlocksJob{spec, {cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}}}, std::span(&fold, 1))
-                .front()
-                .m_cushionable > 0;
-        cached.m_key = key;
+    double fold = foldPixels(spec, levelOfDetail);
+    ViewKey key = keyOf(spec, target, fold);
+    auto served = [&] { return !cached.m_pixels.empty() && key.servedBy(cached.m_key, cached.m_cushionShows, mayLag); };
+    // The whole log holds every block: a draft when the index holds more than drafts allow.
+    if (!served() && mayDraft && m_draftAbove && fold > 0 && m_index->index().size() > m_draftAbove) {
+        fold = std::max(fold, draftFoldPixels(spec, target.m_width));
+        key = keyOf(spec, target, fold);
     }
+    if (!served()) {
+        std::vector<uint32_t> pixels(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height));
+        const FrameStats stats =
+            draw(std::vector{BlocksJob{spec, {pixels.data(), target.m_width, target.m_height, target.m_width}}}, std::span(&fold, 1)).front();
+        if (m_interrupted) return;
+        cached = {key, stats.m_cushionable > 0, stats.m_draft, std::move(pixels)};
+    }
+    m_drewDraft = m_drewDraft || cached.m_draft;
     copyPixels({cached.m_pixels.data(), target.m_width, target.m_height, target.m_width}, target);
 }
 

@@ -38,6 +38,15 @@ public:
     // (docs/BENCHMARKS.md), more than 1.5 million blocks would not be drawn in 50 ms.
     size_t m_draftAbove = 0;
     static constexpr size_t kDraftAbove = 1'500'000;
+    // Asked while views are drawn, from the calling thread, before the first tile and then
+    // every 10 ms or so, whether to give the frame up (the window's exact picture of a draft
+    // gives way to input). Once it says yes, nothing more is drawn until newFrame(), and a
+    // view given up is not kept (its target holds a part of it). Empty: never asked.
+    std::function<bool()> m_interrupt;
+    // Since newFrame(): whether drawing was given up, and whether a view or the whole log's
+    // picture was a draft (drawn or kept).
+    bool interrupted() const { return m_interrupted; }
+    bool drewDraft() const { return m_drewDraft; }
 
     // Makes it ready for frames on `axis` coloured `by` (a Report calls it). The index is built
     // when the axis changes (0.3 s for a million blocks, 3.5 s for ten million), the colours
@@ -82,7 +91,8 @@ public:
     // picture of another alpha or cushion style will do (the window while the alpha slider is
     // dragged: drawing every block of the log at each step of the drag was most of its frame).
     const AddressScale& wholeScale(double height);
-    void drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag = false);
+    // `mayDraft`: as drawBlocks has it (the whole log holds every block).
+    void drawWhole(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayLag = false, bool mayDraft = false);
 
     // What the last drawBlocks() cost (nothing drawn when it copied a kept view), and whether
     // it gave a draft (drawn or kept).
@@ -161,11 +171,14 @@ private:
         bool operator==(const ViewKey&) const = default;
         // Whether a picture drawn for `drawn` serves this key: equal, but for a cushion style
         // that no block of that picture was big enough to show (FrameStats::m_cushionable),
-        // and, when `lookMayLag`, for any alpha and cushion style.
+        // and, when `lookMayLag`, for any alpha and cushion style, and a draft.
         bool servedBy(const ViewKey& drawn, bool cushionShows, bool lookMayLag = false) const {
             ViewKey same = *this;
             if (!cushionShows || lookMayLag) same.m_cushion = drawn.m_cushion;
-            if (lookMayLag) same.m_alpha = drawn.m_alpha;
+            if (lookMayLag) {
+                same.m_alpha = drawn.m_alpha;
+                same.m_foldPixels = drawn.m_foldPixels;
+            }
             return same == drawn;
         }
     };
@@ -180,6 +193,7 @@ private:
     static constexpr size_t kKeptViews = timeline::Bins::kMaxBins + 1;  // every correlated view, or the main one
     std::vector<KeptView> m_keptViews;  // the most recent last
     uint64_t m_frameNumber = 0;
+    bool m_interrupted = false, m_drewDraft = false;
     ViewKey keyOf(const ViewSpec& spec, PixelBuffer target, double foldPixels) const;
     std::vector<KeptView>::iterator keptFor(const ViewKey& key);
 
@@ -204,6 +218,7 @@ private:
     struct WholePicture {
         ViewKey m_key{};
         bool m_cushionShows = true;  // as KeptView's
+        bool m_draft = false;
         std::vector<uint32_t> m_pixels;  // empty: none drawn yet
     } m_wholePictures[2];  // exact, and with level of detail
 };

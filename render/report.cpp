@@ -353,7 +353,7 @@ void Report::paintContext(cairo_t* cr) const {
     spec.m_window = m_model.extent(m_options.m_axis);
     spec.m_scale = &m_contextScale;
     paintRaster(cr, area, [&](PixelBuffer target) {
-        if (FrameContext* frame = this->frame()) frame->drawWhole(spec, target, m_options.m_levelOfDetail, m_options.m_contextMayLag);
+        if (FrameContext* frame = this->frame()) frame->drawWhole(spec, target, m_options.m_levelOfDetail, m_options.m_contextMayLag, m_options.m_mayDraft);
         else drawBlocks(m_model, spec, m_colouring, target);
     });
     strokeRect(cr, area, kFrameColour);

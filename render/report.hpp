@@ -47,7 +47,7 @@ struct ReportOptions {
     FrameContext* m_frame = nullptr;
     bool m_levelOfDetail = false;
     // With m_levelOfDetail: a view with more blocks than m_frame->m_draftAbove may be drawn as
-    // a draft (FrameContext::drawBlocks); the frame's lastStats() say whether it was.
+    // a draft (FrameContext::drawBlocks, drawWhole); the frame's drewDraft() says whether one was.
     bool m_mayDraft = false;
     // With m_frame: the context view may keep the picture of an earlier alpha or cushion style
     // (FrameContext::drawWhole), as the window lets it while the alpha slider is dragged.

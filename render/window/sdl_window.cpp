@@ -113,6 +113,12 @@ bool SdlWindow::nextEvent(SDL_Event& event, int timeoutMs) {
     return true;
 }
 
+bool SdlWindow::inputWaiting() const {
+    SDL_PumpEvents();
+    return SDL_HasEvent(SDL_KEYDOWN) || SDL_HasEvent(SDL_MOUSEBUTTONDOWN) || SDL_HasEvent(SDL_MOUSEWHEEL) ||
+           SDL_HasEvent(SDL_QUIT);
+}
+
 void SdlWindow::setTitle(const std::string& title) { SDL_SetWindowTitle(m_window, title.c_str()); }
 
 uint32_t SdlWindow::id() const { return SDL_GetWindowID(m_window); }

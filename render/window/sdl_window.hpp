@@ -43,6 +43,10 @@ public:
     // The next event, waiting at most `timeoutMs` (-1: forever). False on timeout. A resize is
     // absorbed here (the drawable is re-measured) and also returned.
     bool nextEvent(SDL_Event& event, int timeoutMs);
+    // Whether a key, a button, the wheel or a request to close is waiting (reads what the
+    // display sent, takes nothing): a long frame may give way to it. Pointer motion does not
+    // count.
+    bool inputWaiting() const;
 
     void setTitle(const std::string& title);
     uint32_t id() const;

@@ -284,25 +284,40 @@ void TimelineWindow::drawFrame() {
         // Only what the report shows redraws it: hovering, tooltips, the help and a dragged box
         // are drawn over the picture of the last frame, kept as an image. And a draft, when
         // its time to be drawn exactly has come.
-        m_refined = false;
+        m_refined = m_interrupted = false;
         if (!m_picture || key != m_pictureKey || (m_refine && m_pictureDraft)) {
-            m_refined = m_refine && m_pictureDraft && key == m_pictureKey;
+            // A draft drawn exactly goes into a picture of its own and gives way to input: the
+            // draft stays until it is done.
+            const bool refining = m_refine && m_pictureDraft && key == m_pictureKey;
+            FrameContext& frame = *m_log->m_frame;
             const auto building = std::chrono::steady_clock::now();
-            m_report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
+            auto report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
             const auto painting = std::chrono::steady_clock::now();
             if (m_picture && (cairo_image_surface_get_width(m_picture) != width ||
                               cairo_image_surface_get_height(m_picture) != reportHeight)) {
                 cairo_surface_destroy(m_picture);
                 m_picture = nullptr;
             }
-            if (!m_picture) m_picture = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, reportHeight);
-            cairo_t* page = cairo_create(m_picture);
-            m_report->paint(page);
+            cairo_surface_t* target = m_picture && !refining ? m_picture : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, reportHeight);
+            if (refining) frame.m_interrupt = [this] { return m_window.inputWaiting(); };
+            cairo_t* page = cairo_create(target);
+            report->paint(page);
             cairo_destroy(page);
-            m_pictureKey = key;
-            ++m_pictures;
-            m_pictureDraft = m_log->m_frame->lastStats().m_draft;
-            m_refineAt = m_pictureDraft ? std::max<uint32_t>(SDL_GetTicks() + kRefineAfterMs, 1) : 0;
+            frame.m_interrupt = nullptr;
+            m_interrupted = frame.interrupted();
+            if (m_interrupted) {
+                cairo_surface_destroy(target);
+                m_refineAt = std::max<uint32_t>(SDL_GetTicks() + kRefineAfterMs, 1);
+            } else {
+                if (m_picture && m_picture != target) cairo_surface_destroy(m_picture);
+                m_picture = target;
+                m_report = std::move(report);
+                m_pictureKey = key;
+                ++m_pictures;
+                m_refined = refining;
+                m_pictureDraft = frame.drewDraft();
+                m_refineAt = m_pictureDraft ? std::max<uint32_t>(SDL_GetTicks() + kRefineAfterMs, 1) : 0;
+            }
             const auto painted = std::chrono::steady_clock::now();
             m_buildMs = std::chrono::duration<double, std::milli>(painting - building).count();
             m_paintMs = std::chrono::duration<double, std::milli>(painted - painting).count();
@@ -498,7 +513,7 @@ void TimelineWindow::trace(double milliseconds) {
                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
                  "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
-                 "preparing=%d draft=%d refined=%d\n",
+                 "preparing=%d draft=%d refined=%d interrupted=%d\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
@@ -508,7 +523,7 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
                  m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
                  m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-                 m_contextLagged ? "lagging" : "current", m_preparing ? 1 : 0, m_pictureDraft ? 1 : 0, m_refined ? 1 : 0);
+                 m_contextLagged ? "lagging" : "current", m_preparing ? 1 : 0, m_pictureDraft ? 1 : 0, m_refined ? 1 : 0, m_interrupted ? 1 : 0);
 }
 
 }  // namespace memlog::render

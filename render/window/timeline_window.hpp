@@ -133,6 +133,7 @@ private:
     uint32_t m_refineAt = 0;      // SDL ticks when the draft is to be drawn exactly (0: none due)
     bool m_refine = false;        // the next frame draws the draft exactly
     bool m_refined = false;       // the last frame did (for --trace)
+    bool m_interrupted = false;   // the last frame began to, and gave way to input
     bool m_reloading = false;
 };
 

@@ -73,10 +73,10 @@ struct FrameView {
 // The whole log's picture (the context view) as `context` draws it, `width` x `height`: `spec`
 // on the context's own scale of every address range.
 std::vector<uint32_t> wholePicture(FrameContext& context, ViewSpec spec, int width, int height, bool levelOfDetail,
-                                   bool mayLag = false) {
+                                   bool mayLag = false, bool mayDraft = false) {
     std::vector<uint32_t> pixels(static_cast<size_t>(width) * static_cast<size_t>(height));
     spec.m_scale = &context.wholeScale(height);
-    context.drawWhole(spec, {pixels.data(), width, height, width}, levelOfDetail, mayLag);
+    context.drawWhole(spec, {pixels.data(), width, height, width}, levelOfDetail, mayLag, mayDraft);
     return pixels;
 }
 
@@ -609,6 +609,60 @@ TEST_CASE("a view with more blocks than the draft limit is a draft: folded, clos
     frame.m_draftAbove = 0;
     CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == exact.m_pixels);
     CHECK_FALSE(stats.m_draft);
+}
+
+TEST_CASE("the whole log's picture is a draft only above the limit, and a draft serves while it may lag") {
+    const timeline::BlockModel model = randomHeap(100'000, 200);
+    FrameContext frame(model, nullptr), fresh(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    fresh.prepare(XAxis::Time, ColourBy::Size);
+    const ViewSpec whole = FrameView(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 120, 300).m_spec;
+    const std::vector<uint32_t> exact = wholePicture(fresh, whole, 120, 300, true);
+    frame.m_draftAbove = model.size();  // not above: exact
+    frame.newFrame();
+    CHECK(wholePicture(frame, whole, 120, 300, true, false, true) == exact);
+    CHECK_FALSE(frame.drewDraft());
+    frame.m_draftAbove = model.size() - 1;
+    frame.newFrame();
+    CHECK(wholePicture(frame, whole, 120, 300, true, false, true) == exact);  // the exact one is at hand
+    CHECK_FALSE(frame.drewDraft());
+    ViewSpec other = whole;
+    other.m_alpha = 0.7;  // a new alpha: not at hand, so a draft
+    frame.newFrame();
+    const std::vector<uint32_t> draft = wholePicture(frame, other, 120, 300, true, false, true);
+    CHECK(frame.drewDraft());
+    CHECK(draft != wholePicture(fresh, other, 120, 300, true));
+    frame.newFrame();
+    CHECK(wholePicture(frame, whole, 120, 300, true, true) == draft);  // lagging, the draft will do
+    CHECK(frame.drewDraft());
+    frame.newFrame();
+    CHECK(wholePicture(frame, other, 120, 300, true) == wholePicture(fresh, other, 120, 300, true));
+    CHECK_FALSE(frame.drewDraft());
+}
+
+TEST_CASE("a frame given up when asked is neither kept nor counted, and the next one draws") {
+    const timeline::BlockModel model = randomHeap(50'000, 200);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const FrameView view(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 400, 300);
+    int asked = 0;
+    frame.m_interrupt = [&] { return ++asked > 0; };
+    frame.newFrame();
+    FrameStats stats;
+    view.throughFrame(frame, true, &stats);
+    CHECK(asked == 1);  // before the first tile
+    CHECK(frame.interrupted());
+    const std::vector<uint32_t> untouched(120 * 300, 0);
+    CHECK(wholePicture(frame, view.m_spec, 120, 300, true) == untouched);  // nothing more this frame
+    CHECK(asked == 1);
+    // Asked again only in the next frame; without the question, it draws as ever.
+    frame.m_interrupt = nullptr;
+    frame.newFrame();
+    CHECK_FALSE(frame.interrupted());
+    const Image drawn = view.throughFrame(frame, true, &stats);
+    CHECK(stats.m_items > 0);  // not copied from a view given up
+    CHECK(drawn.m_pixels == view.exact(model, frame).m_pixels);
+    CHECK(wholePicture(frame, view.m_spec, 120, 300, true) != untouched);
 }
 
 TEST_CASE("a zoomed-in frame opens far fewer blocks than the model holds") {
