@@ -33,7 +33,23 @@ void FrameContext::prepare(timeline::XAxis axis, ColourBy by, const std::functio
     if (progress) progress(0.85);
     buildColours();
     ++m_generation;
+    if (m_draftAbove && m_index->index().size() > m_draftAbove) {
+        if (progress) progress(0.9);
+        summariseLeavesForDrafts();
+    }
     if (progress) progress(1.0);
+}
+
+void FrameContext::summariseLeavesForDrafts() {
+    const timeline::BlockIndex& index = m_index->index();
+    const auto& nodes = index.nodes();
+    size_t leaves = 0;
+    while (leaves < nodes.size() && nodes[leaves].m_leaf) ++leaves;  // leaves come first
+    auto summarise = [&](size_t from, size_t to) {
+        for (size_t n = from; n < to; ++n) m_draftSummaries.mean(index, nodes[n], m_colours);
+    };
+    std::jthread second = startOnOtherCore(summarise, leaves / 2, leaves);
+    summarise(0, leaves / 2);
 }
 
 void FrameContext::buildColours() {
@@ -149,7 +165,7 @@ double FrameContext::draftFoldPixels(const ViewSpec& spec, int width) const {
     double rowsPerByte = 0;
     for (const AddressScale::Band& band : spec.m_scale->bands()) rowsPerByte = std::max(rowsPerByte, band.m_rowsPerByte);
     const double rows = static_cast<double>(leaf.m_height) * rowsPerByte;
-    return std::clamp(2.5 * std::max(columns, rows), 4.0, 32.0);
+    return std::clamp(3.0 * std::max(columns, rows), 4.0, 32.0);
 }
 
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayDraft) {

@@ -35,9 +35,12 @@ public:
     // for `mayDraft`, is drawn folding nodes of about the index's leaves' size in pixels (see
     // draftFoldPixels), in a fraction of the time, unless its exact picture is kept; the window
     // then draws it exactly once input pauses. 0: never. At 30 to 40 ms a million blocks
-    // (docs/BENCHMARKS.md), more than 1.5 million blocks would not be drawn in 50 ms.
-    size_t m_draftAbove = 0;
+    // (docs/BENCHMARKS.md), more than 1.5 million blocks would not be drawn in 50 ms. With
+    // more blocks than this in the log, prepare() makes the colours of the index's leaves
+    // for drafts (the nodes a draft of the whole log folds: 0.35 s at ten million blocks,
+    // which the first draft spent otherwise, with the window waiting).
     static constexpr size_t kDraftAbove = 1'500'000;
+    size_t m_draftAbove = kDraftAbove;
     // Asked while views are drawn, from the calling thread, before the first tile and then
     // every 10 ms or so, whether to give the frame up (the window's exact picture of a draft
     // gives way to input). Once it says yes, nothing more is drawn until newFrame(), and a
@@ -76,10 +79,11 @@ public:
         PixelBuffer m_target;
     };
     FrameStats drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail, bool mayDraft = false);
-    // How many pixels a draft of `spec` (`width` wide) folds: two and a half times the typical
-    // leaf's width or height in pixels, at least 4, at most 32. The whole of a log of ten
-    // million blocks at 1600 pixels: leaves 2 pixels wide, folded at 5 in 42 ms against 165
-    // exactly (memtimeline-frame-bench --fold 5), off by 5 levels of 255 on average.
+    // How many pixels a draft of `spec` (`width` wide) folds: three times the typical leaf's
+    // width or height in pixels, at least 4, at most 32. The whole of a log of ten million
+    // blocks at 1600 pixels: leaves 2 pixels wide, folded at 6 in 35 ms against 165 exactly
+    // (memtimeline-frame-bench --fold 6), off by 6 levels of 255 on average (5 at fold 5, in
+    // 42 ms; at fold 7, in 20 ms, nodes of 256 blocks fold and show as bricks).
     double draftFoldPixels(const ViewSpec& spec, int width) const;
     // A new frame begins (a Report's paint() says so): views of the frame before last go.
     void newFrame();
@@ -133,6 +137,7 @@ public:
 
 private:
     void buildColours();
+    void summariseLeavesForDrafts();
     // The fold of a view drawn exactly or with level of detail (correlated views never fold).
     double foldPixels(const ViewSpec& spec, bool levelOfDetail) const { return levelOfDetail && !spec.m_bins ? m_foldPixels : 0; }
     FrameInputs inputsFor(const ViewSpec& spec, double foldPixels);

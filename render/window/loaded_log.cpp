@@ -35,7 +35,8 @@ std::string fileVersion(const std::string& path) {
 }
 
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy by,
-                                   const std::function<void(const char*, double)>& progress) {
+                                   const std::function<void(const char*, double)>& progress,
+                                   size_t draftAbove) {
     auto tell = [&](const char* stage, double fraction) {
         if (progress) progress(stage, fraction);
     };
@@ -54,13 +55,14 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     log->m_ranges = ranges.finish();
     tell("indexing", 0.8);
     log->m_frame = std::make_unique<FrameContext>(log->m_model, &log->m_sites);
+    log->m_frame->m_draftAbove = draftAbove;
     log->m_frame->prepare(axis, by, [&](double f) { tell("indexing", 0.8 + 0.2 * f); });
     tell("done", 1);
     return log;
 }
 
-LogLoader::LogLoader(std::string path, XAxis axis, ColourBy by, std::function<void()> onProgress)
-    : m_path(std::move(path)), m_axis(axis), m_colourBy(by), m_onProgress(std::move(onProgress)),
+LogLoader::LogLoader(std::string path, XAxis axis, ColourBy by, size_t draftAbove, std::function<void()> onProgress)
+    : m_path(std::move(path)), m_axis(axis), m_colourBy(by), m_draftAbove(draftAbove), m_onProgress(std::move(onProgress)),
       m_thread([this] { run(); }) {}
 
 LogLoader::~LogLoader() {
@@ -83,7 +85,8 @@ void LogLoader::report(const char* stage, double fraction) {
 
 void LogLoader::run() {
     try {
-        m_log = loadLog(m_path, m_axis, m_colourBy, [this](const char* stage, double fraction) { report(stage, fraction); });
+        m_log = loadLog(m_path, m_axis, m_colourBy, [this](const char* stage, double fraction) { report(stage, fraction); },
+                        m_draftAbove);
     } catch (const timeline::LogError& error) {
         m_error = error.what();
     } catch (const std::bad_alloc&) {

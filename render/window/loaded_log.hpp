@@ -40,8 +40,9 @@ struct LoadedLog {
 // the result when done(); `onProgress` is called from the loading thread (to wake the window).
 class LogLoader {
 public:
-    // The frame context is prepared for frames on `axis` coloured `by`.
-    LogLoader(std::string path, timeline::XAxis axis, ColourBy by, std::function<void()> onProgress);
+    // The frame context is prepared for frames on `axis` coloured `by`, and for drafts of
+    // views of more than `draftAbove` blocks (FrameContext::m_draftAbove).
+    LogLoader(std::string path, timeline::XAxis axis, ColourBy by, size_t draftAbove, std::function<void()> onProgress);
     ~LogLoader();
     LogLoader(const LogLoader&) = delete;
     LogLoader& operator=(const LogLoader&) = delete;
@@ -60,6 +61,7 @@ private:
     std::string m_path;
     timeline::XAxis m_axis;
     ColourBy m_colourBy;
+    size_t m_draftAbove;
     std::function<void()> m_onProgress;
     std::atomic<double> m_progress{0};
     std::atomic<bool> m_done{false};
@@ -77,6 +79,7 @@ std::string fileVersion(const std::string& path);
 
 // Reads a log in the calling thread (the same steps, for tests and benchmarks).
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, timeline::XAxis axis, ColourBy by,
-                                   const std::function<void(const char*, double)>& progress = {});
+                                   const std::function<void(const char*, double)>& progress = {},
+                                   size_t draftAbove = FrameContext::kDraftAbove);
 
 }  // namespace memlog::render

@@ -98,7 +98,7 @@ int TimelineWindow::run() {
 
 void TimelineWindow::startLoading() {
     m_loadStartedAt = SDL_GetTicks();
-    m_loader = std::make_unique<LogLoader>(m_options.m_log, m_state.m_axis, m_state.m_colourBy, wake);
+    m_loader = std::make_unique<LogLoader>(m_options.m_log, m_state.m_axis, m_state.m_colourBy, m_options.m_draftAbove, wake);
 }
 
 bool TimelineWindow::startPreparing() {
@@ -157,7 +157,6 @@ void TimelineWindow::finishLoading() {
     std::optional<Viewport> previous = m_view;
     const timeline::XWindow oldWhole = m_log ? m_log->m_model.extent(m_state.m_axis) : timeline::XWindow{};
     m_log = std::move(log);
-    m_log->m_frame->m_draftAbove = m_options.m_draftAbove;
     ++m_loads;
     m_reloading = false;
     resetView();
