@@ -211,6 +211,22 @@ inline std::pair<int, int> windowOrigin(const XvfbSession& session, const std::s
     return {x, y};
 }
 
+// How many pixels of an exported report `png` differ from the window's picture on the screen
+// now (the report is drawn under the control strip).
+inline size_t pixelsOffScreen(const XvfbSession& session, const std::string& window, cairo_surface_t* png) {
+    const Geometry g(kWidth, kHeight);
+    const Screenshot screen = session.stableScreenshot();
+    const auto [left, top] = windowOrigin(session, window);
+    const auto* data = cairo_image_surface_get_data(png);
+    const int stride = cairo_image_surface_get_stride(png);
+    size_t differing = 0;
+    for (int y = 0; y < cairo_image_surface_get_height(png); ++y)
+        for (int x = 0; x < cairo_image_surface_get_width(png); ++x)
+            differing += (reinterpret_cast<const uint32_t*>(data + y * stride)[x] & 0xffffff) !=
+                         screen.at(left + x, top + static_cast<int>(g.m_strip) + y);
+    return differing;
+}
+
 struct Session {
     XvfbSession m_x{kWidth + 200, kHeight + 200};
     Directory m_dir;
