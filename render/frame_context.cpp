@@ -184,12 +184,12 @@ FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelO
         double fold = foldPixels(spec, levelOfDetail);
         ViewKey key = keyOf(spec, job.m_target, fold);
         auto kept = keptFor(key);
-        const auto& bands = spec.m_scale->bands();
         // A draft only when the exact picture is not at hand; the count costs the blocks on
-        // the window's edges.
-        if (kept == m_keptViews.end() && mayDraft && m_draftAbove && fold > 0 && !bands.empty() &&
-            m_index->countIn({spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo, bands.back().m_range.m_hi}) >
-                m_draftAbove) {
+        // the window's edges (and is of the addresses on its rows: a zoomed scale's bands
+        // reach past them).
+        const auto shown = spec.m_scale->shownAddresses();
+        if (kept == m_keptViews.end() && mayDraft && m_draftAbove && fold > 0 && shown &&
+            m_index->countIn({spec.m_window.m_from, spec.m_window.m_to, shown->first, shown->second + 1}) > m_draftAbove) {
             fold = std::max(fold, draftFoldPixels(spec, job.m_target.m_width));
             key = keyOf(spec, job.m_target, fold);
             kept = keptFor(key);
