@@ -234,7 +234,7 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     // Frames through the index, folding what is smaller than a pixel (correlated views never fold).
     options.m_frame = m_log->m_frame.get();
     options.m_levelOfDetail = true;
-    options.m_mayDraft = !m_refine;
+    options.m_mayDraft = true;  // but not when drawFrame draws a draft exactly
     // While the alpha slider is dragged, or for one frame after a key changed it, the context
     // view keeps its picture; the next frame (another picture key) draws it for this alpha.
     // Correlated views have no context view: nothing to keep, no frame to follow.
@@ -284,10 +284,11 @@ void TimelineWindow::drawFrame() {
         // are drawn over the picture of the last frame, kept as an image. And a draft, when
         // its time to be drawn exactly has come.
         m_refined = m_interrupted = false;
-        if (!m_picture || key != m_pictureKey || (m_refine && m_pictureDraft)) {
-            // A draft drawn exactly goes into a picture of its own and gives way to input: the
-            // draft stays until it is done.
-            const bool refining = m_refine && m_pictureDraft && key == m_pictureKey;
+        // A draft drawn exactly goes into a picture of its own and gives way to input: the
+        // draft stays until it is done. (A view that changed meanwhile gets its draft first.)
+        const bool refining = m_refine && m_pictureDraft && key == m_pictureKey;
+        if (!m_picture || key != m_pictureKey || refining) {
+            options.m_mayDraft = !refining;
             FrameContext& frame = *m_log->m_frame;
             const auto building = std::chrono::steady_clock::now();
             auto report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
