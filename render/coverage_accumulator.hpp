@@ -53,8 +53,9 @@ public:
     // their coverage and weight go straight to those pixels (m_pixels), one cell a pixel where
     // the corners of the difference arrays would be four to nine, which were a third of such a
     // frame. The sums come out the same to the bit. About 30 ns a block; larger ones go to
-    // addLarger, out of line.
-    void add(const PixelRect& rect, const uint64_t* attributes) {
+    // addLarger, out of line. Always inline: GCC made it a call, and a frame of a million
+    // blocks took 5 % longer (30.6 against 29.1 ms, memtimeline-frame-bench, interleaved).
+    [[gnu::always_inline]] void add(const PixelRect& rect, const uint64_t* attributes) {
         const double x0 = std::max(rect.m_x0, 0.0), x1 = std::min(rect.m_x1, static_cast<double>(m_width));
         const double y0 = std::max(rect.m_y0, 0.0), y1 = std::min(rect.m_y1, static_cast<double>(m_height));
         if (!(x1 > x0) || !(y1 > y0)) return;
