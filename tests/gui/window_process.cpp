@@ -2,6 +2,7 @@
 #include "window_process.hpp"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,6 +45,9 @@ WindowProcess::WindowProcess(const XvfbSession& session, const std::string& log,
     if (pipe(err) != 0) throw std::runtime_error("pipe failed");
     m_pid = fork();
     if (m_pid == 0) {
+        // Gone with the test, also when it is killed (a ctest timeout) before it closes us.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() == 1) _exit(126);
         dup2(err[1], 2);
         close(err[0]);
         close(err[1]);
