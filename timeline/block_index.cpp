@@ -3,6 +3,8 @@
 // nodes; repeat on the parents until one node is left.
 #include "timeline/block_index.hpp"
 
+#include "timeline/prefault.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -57,10 +59,10 @@ BlockIndex::BlockIndex(size_t count, const std::function<IndexBox(size_t)>& boxO
                        const std::function<void(double)>& progress) {
     if (count == 0) return;
     if (count > UINT32_MAX) throw std::length_error("a block index holds at most 2^32 blocks");
-    m_boxes.resize(count);
+    resizePrefaulted(m_boxes, count);
     for (size_t i = 0; i < count; ++i) m_boxes[i] = boxOf(i);
     if (progress) progress(0.2);
-    m_order.resize(count);
+    resizePrefaulted(m_order, count);
     for (size_t i = 0; i < count; ++i) m_order[i] = static_cast<uint32_t>(i);
     tileOrder(m_order, m_boxes);
     gather(m_boxes, m_order);

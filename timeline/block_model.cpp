@@ -3,6 +3,8 @@
 // begins and closes it when it ends. One pass, no second walk of the log.
 #include "timeline/block_model.hpp"
 
+#include "timeline/prefault.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -51,7 +53,10 @@ BlockModel& BlockModel::operator=(BlockModel&&) noexcept = default;
 BlockModel::~BlockModel() = default;
 
 size_t BlockModel::append(const Block& block) {
-    if ((m_size & kChunkMask) == 0) m_chunks.push_back(std::make_unique_for_overwrite<Block[]>(kChunkBlocks));
+    if ((m_size & kChunkMask) == 0) {
+        m_chunks.push_back(std::make_unique_for_overwrite<Block[]>(kChunkBlocks));
+        prefault(m_chunks.back().get(), kChunkBlocks * sizeof(Block));
+    }
     at(m_size) = block;
     if (m_size == 0 || block.beginSeq() < m_firstSeq) m_firstSeq = block.beginSeq();
     if (m_size == 0 || block.beginNs() < m_firstNs) m_firstNs = block.beginNs();

@@ -3,6 +3,8 @@
 // every address reads.
 #include "timeline/model_index.hpp"
 
+#include "timeline/prefault.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -299,7 +301,7 @@ ModelIndex::SortedEnds::SortedEnds(const BlockModel& model, XAxis axis, bool end
         std::vector<std::pair<uint64_t, uint32_t>> keyed(count);
         for (size_t i = 0; i < count; ++i) keyed[i] = {xOf(model[i]), static_cast<uint32_t>(i)};
         std::sort(keyed.begin(), keyed.end());
-        m_order.resize(count);
+        resizePrefaulted(m_order, count);
         for (size_t i = 0; i < count; ++i) m_order[i] = keyed[i].second;
     }
     EndSums running;

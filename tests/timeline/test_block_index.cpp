@@ -7,6 +7,7 @@
 #include <set>
 
 #include "timeline/block_index.hpp"
+#include "timeline/prefault.hpp"
 
 using memlog::timeline::BlockIndex;
 using memlog::timeline::IndexBox;
@@ -105,4 +106,20 @@ TEST_CASE("an empty index and a single box") {
         ++calls;
     });
     CHECK(calls == 1);
+}
+
+TEST_CASE("memory mapped ahead holds what a plain resize gives, at any size and alignment") {
+    for (const size_t count : {size_t{0}, size_t{1}, size_t{1000}, size_t{3'000'000}}) {
+        std::vector<IndexBox> boxes;
+        memlog::timeline::resizePrefaulted(boxes, count);
+        REQUIRE(boxes.size() == count);
+        CHECK(std::all_of(boxes.begin(), boxes.end(), [](const IndexBox& b) { return b.m_x0 == 0 && b.m_y1 == 0; }));
+        if (count) boxes.back().m_y1 = 7;  // writable to its end
+        // Ranges of no whole page, or starting inside one, are harmless.
+        std::vector<char> bytes(10'000, 'x');
+        memlog::timeline::prefault(bytes.data() + 3, 5);
+        memlog::timeline::prefault(bytes.data() + 1, bytes.size() - 1);
+        memlog::timeline::prefault(nullptr, 0);
+        CHECK(std::count(bytes.begin(), bytes.end(), 'x') == 10'000);
+    }
 }
