@@ -52,7 +52,7 @@ public:
     bool drewDraft() const { return m_drewDraft; }
 
     // Makes it ready for frames on `axis` coloured `by` (a Report calls it). The index is built
-    // when the axis changes (0.3 s for a million blocks, 3.5 s for ten million), the colours
+    // when the axis changes (0.25 s for a million blocks, 3 s for ten million), the colours
     // when either changes (a pass over the blocks); otherwise this costs nothing. The colouring
     // covers the whole log, so that colours stay put while the window zooms. The colour of a
     // folded index node is made when a frame first folds it at an alpha (NodeSummaries).
