@@ -362,6 +362,15 @@ ModelIndex::EndSums ModelIndex::SortedEnds::sumsBefore(Before&& before, size_t& 
     // Entries from the checkpoint before it: at most kStride of them are before.
     EndSums sums = m_checkSums[first - 1];
     const size_t end = std::min(first * kStride, m_count);
+    // The stride's blocks lie all over the model: asked for together, their misses overlap
+    // rather than follow one another (a report after an idle pause, as the window's are,
+    // waited on them one by one).
+    if (!m_inModelOrder)
+        for (size_t i = (first - 1) * kStride; i < end; ++i) {
+            const char* block = reinterpret_cast<const char*>(&entry(i));
+            __builtin_prefetch(block);
+            __builtin_prefetch(block + sizeof(Block) - 1);
+        }
     for (size_t i = (first - 1) * kStride; i < end; ++i) {
         const Block& block = entry(i);
         const uint64_t x = xOf(block);
