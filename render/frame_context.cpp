@@ -159,6 +159,16 @@ void FrameContext::newFrame() {
     std::erase_if(m_keptViews, [&](const KeptView& kept) { return kept.m_frame + 1 < m_frameNumber; });
 }
 
+double FrameContext::draftFold(const ViewSpec& spec, int width, double fold) const {
+    if (!m_draftAbove || fold <= 0) return fold;
+    // The count costs the blocks on the window's edges (the whole log's: the root alone), and
+    // is of the addresses on its rows: a zoomed scale's bands reach past them.
+    const auto shown = spec.m_scale->shownAddresses();
+    if (!shown || m_index->countIn({spec.m_window.m_from, spec.m_window.m_to, shown->first, shown->second + 1}) <= m_draftAbove)
+        return fold;
+    return std::max(fold, draftFoldPixels(spec, width));
+}
+
 double FrameContext::draftFoldPixels(const ViewSpec& spec, int width) const {
     const timeline::ModelIndex::LeafSize leaf = m_index->typicalLeaf();
     const double columns = static_cast<double>(leaf.m_width) * width / std::max<double>(1, static_cast<double>(spec.m_window.width()));
@@ -184,15 +194,12 @@ FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelO
         double fold = foldPixels(spec, levelOfDetail);
         ViewKey key = keyOf(spec, job.m_target, fold);
         auto kept = keptFor(key);
-        // A draft only when the exact picture is not at hand; the count costs the blocks on
-        // the window's edges (and is of the addresses on its rows: a zoomed scale's bands
-        // reach past them).
-        const auto shown = spec.m_scale->shownAddresses();
-        if (kept == m_keptViews.end() && mayDraft && m_draftAbove && fold > 0 && shown &&
-            m_index->countIn({spec.m_window.m_from, spec.m_window.m_to, shown->first, shown->second + 1}) > m_draftAbove) {
-            fold = std::max(fold, draftFoldPixels(spec, job.m_target.m_width));
-            key = keyOf(spec, job.m_target, fold);
-            kept = keptFor(key);
+        if (kept == m_keptViews.end() && mayDraft) {  // a draft only when the exact picture is not at hand
+            if (const double draft = draftFold(spec, job.m_target.m_width, fold); draft != fold) {
+                fold = draft;
+                key = keyOf(spec, job.m_target, fold);
+                kept = keptFor(key);
+            }
         }
         if (kept == m_keptViews.end()) {
             toDraw.push_back(job);
@@ -202,14 +209,11 @@ FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelO
         }
         copyPixels(kept->pixels(), job.m_target);
         m_lastStats.m_draft = m_lastStats.m_draft || kept->m_draft;
-        m_drewDraft = m_drewDraft || kept->m_draft;
         kept->m_frame = m_frameNumber;
         std::rotate(kept, kept + 1, m_keptViews.end());  // now the most recent
     }
-    if (toDraw.empty()) return m_lastStats;
     const std::vector<FrameStats> stats = draw(toDraw, folds);
-    if (m_interrupted) return m_lastStats;
-    for (size_t job = 0; job < toDraw.size(); ++job) {
+    for (size_t job = 0; job < toDraw.size() && !m_interrupted; ++job) {
         m_lastStats += stats[job];
         if (m_keptViews.size() == kKeptViews) m_keptViews.erase(m_keptViews.begin());
         const PixelBuffer target = toDraw[job].m_target;
@@ -217,6 +221,7 @@ FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelO
         kept.m_pixels.resize(static_cast<size_t>(target.m_width) * static_cast<size_t>(target.m_height));
         copyPixels(target, kept.pixels());
     }
+    m_drewDraft = m_drewDraft || m_lastStats.m_draft;
     return m_lastStats;
 }
 
@@ -306,7 +311,6 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
     for (size_t job = 0; job < jobs.size(); ++job) {
         stats[0][job] += stats[1][job];
         stats[0][job].m_draft = inputs[job].m_foldPixels > m_foldPixels;
-        m_drewDraft = m_drewDraft || (stats[0][job].m_draft && !m_interrupted);
     }
     return stats[0];
 }
@@ -329,9 +333,8 @@ void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool leve
     double fold = foldPixels(spec, levelOfDetail);
     ViewKey key = keyOf(spec, target, fold);
     auto served = [&] { return !cached.m_pixels.empty() && key.servedBy(cached.m_key, cached.m_cushionShows, mayLag); };
-    // The whole log holds every block: a draft when the index holds more than drafts allow.
-    if (!served() && mayDraft && m_draftAbove && fold > 0 && m_index->index().size() > m_draftAbove) {
-        fold = std::max(fold, draftFoldPixels(spec, target.m_width));
+    if (!served() && mayDraft) {
+        fold = draftFold(spec, target.m_width, fold);
         key = keyOf(spec, target, fold);
     }
     if (!served()) {

@@ -201,6 +201,9 @@ private:
     bool m_interrupted = false, m_drewDraft = false;
     ViewKey keyOf(const ViewSpec& spec, PixelBuffer target, double foldPixels) const;
     std::vector<KeptView>::iterator keptFor(const ViewKey& key);
+    // `fold`, or a draft's (draftFoldPixels) when `spec` may be a draft: folding at all, and
+    // more than m_draftAbove blocks on its rows.
+    double draftFold(const ViewSpec& spec, int width, double fold) const;
 
     struct BinCache {
         timeline::BinKind m_kind = timeline::BinKind::Size;

@@ -366,11 +366,7 @@ ModelIndex::EndSums ModelIndex::SortedEnds::sumsBefore(Before&& before, size_t& 
     // rather than follow one another (a report after an idle pause, as the window's are,
     // waited on them one by one).
     if (!m_inModelOrder)
-        for (size_t i = (first - 1) * kStride; i < end; ++i) {
-            const char* block = reinterpret_cast<const char*>(&entry(i));
-            __builtin_prefetch(block);
-            __builtin_prefetch(block + sizeof(Block) - 1);
-        }
+        for (size_t i = (first - 1) * kStride; i < end; ++i) prefetch(entry(i));
     for (size_t i = (first - 1) * kStride; i < end; ++i) {
         const Block& block = entry(i);
         const uint64_t x = xOf(block);

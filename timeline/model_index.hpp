@@ -123,11 +123,7 @@ public:
         const auto& order = m_index.order();
         for (size_t leaf = from; leaf < to; ++leaf)
             for (size_t k = leaves[leaf].first; k < leaves[leaf].second; ++k) {
-                if (k + 8 < order.size()) {
-                    const char* block = reinterpret_cast<const char*>(&(*m_model)[order[k + 8]]);
-                    __builtin_prefetch(block);
-                    __builtin_prefetch(block + sizeof(Block) - 1);  // a block may straddle two lines
-                }
+                if (k + 8 < order.size()) prefetch((*m_model)[order[k + 8]]);
                 item(k, order[k]);
             }
     }
@@ -137,6 +133,14 @@ public:
     }
 
 private:
+    // Asks for a block's memory ahead of its use: both of its ends, as it may straddle two
+    // cache lines.
+    static void prefetch(const Block& block) {
+        const char* bytes = reinterpret_cast<const char*>(&block);
+        __builtin_prefetch(bytes);
+        __builtin_prefetch(bytes + sizeof(Block) - 1);
+    }
+
     // Sums over a prefix of SortedEnds.
     struct EndSums {
         __int128 m_bytesX = 0;   // size x position, summed

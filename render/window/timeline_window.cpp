@@ -307,7 +307,7 @@ void TimelineWindow::drawFrame() {
             m_interrupted = frame.interrupted();
             if (m_interrupted) {
                 cairo_surface_destroy(target);
-                m_refineAt = std::max<uint32_t>(SDL_GetTicks() + kRefineAfterMs, 1);
+                m_refineAt = refineTime();
             } else {
                 if (m_picture && m_picture != target) cairo_surface_destroy(m_picture);
                 m_picture = target;
@@ -316,7 +316,7 @@ void TimelineWindow::drawFrame() {
                 ++m_pictures;
                 m_refined = refining;
                 m_pictureDraft = frame.drewDraft();
-                m_refineAt = m_pictureDraft ? std::max<uint32_t>(SDL_GetTicks() + kRefineAfterMs, 1) : 0;
+                m_refineAt = m_pictureDraft ? refineTime() : 0;
             }
             const auto painted = std::chrono::steady_clock::now();
             m_buildMs = std::chrono::duration<double, std::milli>(painting - building).count();

@@ -4,6 +4,7 @@
 // pinned block's call stacks in a side panel, cursors, help, progress while a log loads.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -134,6 +135,8 @@ private:
     bool m_refine = false;        // the next frame draws the draft exactly
     bool m_refined = false;       // the last frame did (for --trace)
     bool m_interrupted = false;   // the last frame began to, and gave way to input
+    // When a draft drawn now is to be drawn exactly (never 0, which means none is due).
+    static uint32_t refineTime() { return std::max<uint32_t>(SDL_GetTicks() + kRefineAfterMs, 1); }
     bool m_reloading = false;
 };
 
