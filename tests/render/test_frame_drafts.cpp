@@ -1,0 +1,136 @@
+// Drafts of views with more blocks than a frame draws exactly (FrameContext::m_draftAbove): when
+// a view or the whole log's picture is one, how near it stays to the exact picture, which kept
+// picture serves; and a frame given up when asked (FrameContext::m_interrupt).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "frame_views.hpp"
+
+using namespace memlog;
+using render::ColourBy;
+using render::FrameContext;
+using render::FrameStats;
+using render::ViewSpec;
+using test::FrameView;
+using test::Image;
+using test::kBackground;
+using test::randomHeap;
+using test::wholePicture;
+using timeline::XAxis;
+using timeline::XWindow;
+
+TEST_CASE("a view with more blocks than the draft limit is a draft: folded, close, and never over its exact picture") {
+    const timeline::BlockModel model = randomHeap(300'000, 300);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const XWindow extent = model.extent(XAxis::Time);
+    const FrameView view(frame, XAxis::Time, extent, 0, UINT64_MAX, 400, 300);
+    const size_t inView = frame.index().countIn({extent.m_from, extent.m_to, 0, UINT64_MAX});
+    REQUIRE(inView > 100'000);
+    CHECK(frame.draftFoldPixels(view.m_spec, 400) >= 4);
+
+    frame.m_draftAbove = inView;  // not more than the limit: exact
+    FrameStats stats;
+    const Image exact = view.throughFrame(frame, true, &stats, true);
+    CHECK_FALSE(stats.m_draft);
+    frame.forgetViews();
+    frame.m_draftAbove = inView - 1;
+    const Image draft = view.throughFrame(frame, true, &stats, true);
+    INFO(stats.m_foldedItems << " of " << inView << " blocks folded, " << stats.m_items << " drawn one by one, fold "
+                             << frame.draftFoldPixels(view.m_spec, 400));
+    CHECK(stats.m_draft);
+    CHECK(stats.m_foldedItems > inView * 9 / 10);
+    // Near the exact picture where it can be: pixel by pixel this heap is noise, which a draft
+    // averages, so squares of 20 x 20 pixels are compared, channel by channel. A draft of it
+    // folds at 14 pixels and is paler, by 15 to 35 levels of 255 (equation 1 is not linear in
+    // coverage, and spread evenly, the background outweighs more). And nothing the exact
+    // picture shows is missing: a folded node spreads over its box, which holds all its blocks.
+    CHECK(draft.m_pixels != exact.m_pixels);
+    double worstSquare = 0;
+    for (int top = 0; top < 300; top += 20)
+        for (int left = 0; left < 400; left += 20)
+            for (int shift : {0, 8, 16}) {
+                double a = 0, b = 0;
+                for (int y = top; y < top + 20; ++y)
+                    for (int x = left; x < left + 20; ++x) {
+                        a += exact.at(x, y) >> shift & 0xff;
+                        b += draft.at(x, y) >> shift & 0xff;
+                    }
+                worstSquare = std::max(worstSquare, std::abs(a - b) / 400);
+            }
+    size_t lost = 0;
+    for (size_t i = 0; i < exact.m_pixels.size(); ++i) lost += exact.m_pixels[i] != kBackground && draft.m_pixels[i] == kBackground;
+    INFO("the worst square's mean differs by " << worstSquare << " levels of 255");
+    CHECK(worstSquare <= 40);
+    CHECK(lost == 0);
+    // Kept, a draft is copied and still said to be one; once the exact picture is drawn (not
+    // allowed a draft), a request that allows one gets the exact picture.
+    CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == draft.m_pixels);
+    CHECK(stats.m_draft);
+    CHECK(stats.m_items == 0);
+    CHECK(view.throughFrame(frame, true, &stats, false).m_pixels == exact.m_pixels);
+    CHECK_FALSE(stats.m_draft);
+    CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == exact.m_pixels);
+    CHECK_FALSE(stats.m_draft);
+    // No limit: never a draft.
+    frame.forgetViews();
+    frame.m_draftAbove = 0;
+    CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == exact.m_pixels);
+    CHECK_FALSE(stats.m_draft);
+}
+
+TEST_CASE("the whole log's picture is a draft only above the limit, and a draft serves while it may lag") {
+    const timeline::BlockModel model = randomHeap(100'000, 200);
+    FrameContext frame(model, nullptr), fresh(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    fresh.prepare(XAxis::Time, ColourBy::Size);
+    const ViewSpec whole = FrameView(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 120, 300).m_spec;
+    const std::vector<uint32_t> exact = wholePicture(fresh, whole, 120, 300, true);
+    frame.m_draftAbove = model.size();  // not above: exact
+    frame.newFrame();
+    CHECK(wholePicture(frame, whole, 120, 300, true, false, true) == exact);
+    CHECK_FALSE(frame.drewDraft());
+    frame.m_draftAbove = model.size() - 1;
+    frame.newFrame();
+    CHECK(wholePicture(frame, whole, 120, 300, true, false, true) == exact);  // the exact one is at hand
+    CHECK_FALSE(frame.drewDraft());
+    ViewSpec other = whole;
+    other.m_alpha = 0.7;  // a new alpha: not at hand, so a draft
+    frame.newFrame();
+    const std::vector<uint32_t> draft = wholePicture(frame, other, 120, 300, true, false, true);
+    CHECK(frame.drewDraft());
+    CHECK(draft != wholePicture(fresh, other, 120, 300, true));
+    frame.newFrame();
+    CHECK(wholePicture(frame, whole, 120, 300, true, true) == draft);  // lagging, the draft will do
+    CHECK(frame.drewDraft());
+    frame.newFrame();
+    CHECK(wholePicture(frame, other, 120, 300, true) == wholePicture(fresh, other, 120, 300, true));
+    CHECK_FALSE(frame.drewDraft());
+}
+
+TEST_CASE("a frame given up when asked is neither kept nor counted, and the next one draws") {
+    const timeline::BlockModel model = randomHeap(50'000, 200);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const FrameView view(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 400, 300);
+    int asked = 0;
+    frame.m_interrupt = [&] { return ++asked > 0; };
+    frame.newFrame();
+    FrameStats stats;
+    view.throughFrame(frame, true, &stats);
+    CHECK(asked == 1);  // before the first tile
+    CHECK(frame.interrupted());
+    const std::vector<uint32_t> untouched(120 * 300, 0);
+    CHECK(wholePicture(frame, view.m_spec, 120, 300, true) == untouched);  // nothing more this frame
+    CHECK(asked == 1);
+    // Asked again only in the next frame; without the question, it draws as ever.
+    frame.m_interrupt = nullptr;
+    frame.newFrame();
+    CHECK_FALSE(frame.interrupted());
+    const Image drawn = view.throughFrame(frame, true, &stats);
+    CHECK(stats.m_items > 0);  // not copied from a view given up
+    CHECK(drawn.m_pixels == view.exact(model, frame).m_pixels);
+    CHECK(wholePicture(frame, view.m_spec, 120, 300, true) != untouched);
+}
