@@ -175,7 +175,7 @@ double FrameContext::draftFoldPixels(const ViewSpec& spec, int width) const {
     double rowsPerByte = 0;
     for (const AddressScale::Band& band : spec.m_scale->bands()) rowsPerByte = std::max(rowsPerByte, band.m_rowsPerByte);
     const double rows = static_cast<double>(leaf.m_height) * rowsPerByte;
-    return std::clamp(3.0 * std::max(columns, rows), 4.0, 32.0);
+    return std::clamp(3.0 * std::max(columns, rows), kDraftFoldAtLeast, 32.0);
 }
 
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayDraft) {

@@ -80,10 +80,12 @@ public:
     };
     FrameStats drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail, bool mayDraft = false);
     // How many pixels a draft of `spec` (`width` wide) folds: three times the typical leaf's
-    // width or height in pixels, at least 4, at most 32. The whole of a log of ten million
-    // blocks at 1600 pixels: leaves 2 pixels wide, folded at 6 in 35 ms against 165 exactly
-    // (memtimeline-frame-bench --fold 6), off by 6 levels of 255 on average (5 at fold 5, in
-    // 42 ms; at fold 7, in 20 ms, nodes of 256 blocks fold and show as bricks).
+    // width or height in pixels, at least kDraftFoldAtLeast, at most 32. The floor bounds a
+    // draft's work by the screen rather than the log: the whole of a log of ten million blocks
+    // at 1600x1000 has leaves 1.3 x 1.6 pixels, and folded at 4.7 (three leaves) took 45 ms
+    // (memtimeline-frame-bench --drafts), 35 at 6, 20 at 7, 17.5 at 8 (off by 8.7 levels of
+    // 255 on average from the exact picture, against 4.9 at 4.7), 15.5 at 16.
+    static constexpr double kDraftFoldAtLeast = 8;
     double draftFoldPixels(const ViewSpec& spec, int width) const;
     // A new frame begins (a Report's paint() says so): views of the frame before last go.
     void newFrame();

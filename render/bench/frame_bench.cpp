@@ -7,9 +7,12 @@
 //
 // usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] [--color-by KIND]
 //                                    [--fold PIXELS] [--png DIR] [--views whole,time,address,million] [--no-walk]
-//                                    [--pause MS] [--bins KIND]
+//                                    [--pause MS] [--bins KIND] [--drafts [--draft-above N]]
 // --pause: idle that long before each frame, as a window does between inputs (after an idle
 // spell the scheduler places threads differently: see render/other_core.hpp).
+// --drafts: the frames with level of detail may be drafts, as the window's answers to input
+// are (a view of more than FrameContext::kDraftAbove blocks, or --draft-above, folds more;
+// see draftFold).
 #include <cairo.h>
 
 #include <algorithm>
@@ -60,6 +63,8 @@ struct Settings {
     double m_foldPixels = 1.0;
     std::string m_views = "whole,time,address,million";  // which views
     bool m_walk = true;                                   // time the walk over every block too
+    bool m_drafts = false;                                // level of detail may draw drafts
+    size_t m_draftAbove = render::FrameContext::kDraftAbove;
     std::optional<timeline::BinKind> m_bins;              // correlated views of that kind
 };
 
@@ -82,6 +87,7 @@ render::ReportOptions optionsFor(const Settings& settings, const View& view, ren
     options.m_frame = frame;
     options.m_levelOfDetail = levelOfDetail;
     options.m_bins = settings.m_bins;
+    options.m_mayDraft = levelOfDetail && settings.m_drafts;
     return options;
 }
 
@@ -175,6 +181,7 @@ int run(const Settings& settings) {
     const double modelMiB = statusMiB("VmRSS");
     render::FrameContext frame(model, nullptr);
     frame.m_foldPixels = settings.m_foldPixels;
+    frame.m_draftAbove = settings.m_draftAbove;
     start = Clock::now();
     frame.prepare(timeline::XAxis::Time, settings.m_colourBy);
     const double prepareMs = millisecondsSince(start);
@@ -210,11 +217,11 @@ int run(const Settings& settings) {
         std::printf("{\"view\": \"%s\", \"in_view\": %zu, \"walk_ms\": %.2f, \"walk_max_ms\": %.2f, "
                     "\"exact_ms\": %.2f, \"exact_max_ms\": %.2f, \"exact_first_ms\": %.2f, \"exact_items\": %zu, "
                     "\"lod_ms\": %.2f, \"lod_report_ms\": %.2f, \"lod_max_ms\": %.2f, \"lod_first_ms\": %.2f, \"lod_items\": %zu, "
-                    "\"lod_folded_nodes\": %zu, \"lod_folded_items\": %zu, \"walk_exact_diff_mean\": %.3f, "
+                    "\"lod_folded_nodes\": %zu, \"lod_folded_items\": %zu, \"lod_draft\": %d, \"walk_exact_diff_mean\": %.3f, "
                     "\"walk_exact_diff_max\": %d, \"lod_diff_mean\": %.3f, \"lod_diff_max\": %d}\n",
                     view.m_name.c_str(), inView, walk.m_median, walk.m_max, exact.m_median, exact.m_max, exact.m_first,
                     exact.m_stats.m_items, lod.m_median, lod.m_reportMedian, lod.m_max, lod.m_first, lod.m_stats.m_items,
-                    lod.m_stats.m_foldedNodes, lod.m_stats.m_foldedItems, settings.m_walk ? exactMean : -1.0,
+                    lod.m_stats.m_foldedNodes, lod.m_stats.m_foldedItems, lod.m_stats.m_draft ? 1 : 0, settings.m_walk ? exactMean : -1.0,
                     settings.m_walk ? exactWorst : -1, lodMean, lodWorst);
         std::fflush(stdout);
         if (!settings.m_pngDirectory.empty()) {
@@ -247,6 +254,8 @@ int main(int argc, char** argv) {
         else if (arg == "--png") settings.m_pngDirectory = value();
         else if (arg == "--views") settings.m_views = value();
         else if (arg == "--no-walk") settings.m_walk = false;
+        else if (arg == "--drafts") settings.m_drafts = true;
+        else if (arg == "--draft-above") settings.m_draftAbove = std::strtoull(value().c_str(), nullptr, 10);
         else if (arg == "--pause") settings.m_pauseMs = std::atoi(value().c_str());
         else if (arg == "--bins") {
             timeline::BinKind kind;
@@ -263,7 +272,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr, "usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] "
                                  "[--color-by KIND] [--fold PIXELS] [--png DIR] [--views LIST] [--no-walk] [--pause MS] "
-                                 "[--bins KIND]\n");
+                                 "[--bins KIND] [--drafts [--draft-above N]]\n");
             return 2;
         }
     }

@@ -29,7 +29,11 @@ TEST_CASE("a view with more blocks than the draft limit is a draft: folded, clos
     const FrameView view(frame, XAxis::Time, extent, 0, UINT64_MAX, 400, 300);
     const size_t inView = frame.index().countIn({extent.m_from, extent.m_to, 0, UINT64_MAX});
     REQUIRE(inView > 100'000);
-    CHECK(frame.draftFoldPixels(view.m_spec, 400) >= 4);
+    CHECK(frame.draftFoldPixels(view.m_spec, 400) >= FrameContext::kDraftFoldAtLeast);
+    // A quarter the size, leaves are a quarter as many pixels, three of which are below the
+    // floor: a draft's work is bounded by the screen, however small the leaves.
+    const FrameView small(frame, XAxis::Time, extent, 0, UINT64_MAX, 100, 75);
+    CHECK(frame.draftFoldPixels(small.m_spec, 100) == FrameContext::kDraftFoldAtLeast);
 
     frame.m_draftAbove = inView;  // not more than the limit: exact
     FrameStats stats;
