@@ -45,7 +45,7 @@ std::array<uint16_t, 3> NodeSummaries::summarise(const timeline::BlockIndex& ind
         const uint16_t key = colours.m_itemKey[k];
         weight += w;
         for (int c = 0; c < 3; ++c)
-            channel[c] += w * static_cast<double>(colours.m_categorical ? colours.m_slotChannels[key][c] : (c == 0 ? key : 0));
+            channel[c] += w * static_cast<double>(colours.channel(key, c));
     });
     std::array<uint16_t, 3> mean{0, 0, 0};
     if (weight > 0)

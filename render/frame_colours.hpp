@@ -22,6 +22,8 @@ struct FrameColours {
     std::vector<uint16_t> m_itemKey;
     // Per palette slot: its three channels, quantised.
     uint64_t m_slotChannels[kPaletteSize + 1][3] = {};
+    // Channel `c` of a block of key `key` (m_itemKey's): a quantity has channel 0 alone.
+    uint64_t channel(uint16_t key, int c) const { return m_categorical ? m_slotChannels[key][c] : (c == 0 ? key : 0); }
 };
 
 // The colour of an index node drawn as one summary: the mean of its blocks' quantised

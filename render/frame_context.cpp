@@ -116,6 +116,10 @@ void FrameContext::prepareBins(timeline::BinKind kind, const std::function<void(
     for (size_t k = 0; k < order.size(); ++k) binOfBlock[order[k]] = cache.m_itemBin[k];
     tell(0.5);
     cache.m_groups = m_index->groups(std::move(binOfBlock), cache.m_bins.count());
+    tell(0.8);
+    cache.m_draftSummaries = m_draftAbove && m_model.size() > m_draftAbove
+                                 ? BinSummaries(m_index->index(), cache.m_itemBin, count, m_colours, kDraftSummaryAlpha)
+                                 : BinSummaries{};
     cache.m_kind = kind;
     cache.m_generation = m_generation;
     tell(1.0);
@@ -160,7 +164,8 @@ void FrameContext::newFrame() {
 }
 
 double FrameContext::draftFold(const ViewSpec& spec, int width, double fold) const {
-    if (!m_draftAbove || fold <= 0) return fold;
+    if (!m_draftAbove) return fold;
+    if (spec.m_bins && (!binsReady(spec.m_bins->kind()) || m_binCache.m_draftSummaries.empty())) return fold;
     // The count costs the blocks on the window's edges (the whole log's: the root alone), and
     // is of the addresses on its rows: a zoomed scale's bands reach past them.
     const auto shown = spec.m_scale->shownAddresses();
@@ -194,7 +199,7 @@ FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelO
         double fold = foldPixels(spec, levelOfDetail);
         ViewKey key = keyOf(spec, job.m_target, fold);
         auto kept = keptFor(key);
-        if (kept == m_keptViews.end() && mayDraft) {  // a draft only when the exact picture is not at hand
+        if (kept == m_keptViews.end() && mayDraft && levelOfDetail) {  // a draft only when the exact picture is not at hand
             if (const double draft = draftFold(spec, job.m_target.m_width, fold); draft != fold) {
                 fold = draft;
                 key = keyOf(spec, job.m_target, fold);
@@ -258,7 +263,11 @@ FrameInputs FrameContext::inputsFor(const ViewSpec& spec, double foldPixels) {
         inputs.m_bin = static_cast<uint8_t>(bin);
         inputs.m_binPositions = std::span(cache.m_binPositions).subspan(cache.m_binStarts[bin], cache.m_binStarts[bin + 1] - cache.m_binStarts[bin]);
         inputs.m_nodeBins = cache.m_nodeBins.data();
-        inputs.m_foldPixels = 0;
+        // A node's colour mixes bins: a bin's view folds only as a draft, from its own summaries.
+        const bool draft = foldPixels > m_foldPixels && !cache.m_draftSummaries.empty();
+        inputs.m_foldPixels = draft ? foldPixels : 0;
+        inputs.m_binSummaries = &cache.m_draftSummaries;
+        inputs.m_groups = &cache.m_groups;
     }
     return inputs;
 }
@@ -333,7 +342,7 @@ void FrameContext::drawWhole(const ViewSpec& spec, PixelBuffer target, bool leve
     double fold = foldPixels(spec, levelOfDetail);
     ViewKey key = keyOf(spec, target, fold);
     auto served = [&] { return !cached.m_pixels.empty() && key.servedBy(cached.m_key, cached.m_cushionShows, mayLag); };
-    if (!served() && mayDraft) {
+    if (!served() && mayDraft && levelOfDetail) {
         fold = draftFold(spec, target.m_width, fold);
         key = keyOf(spec, target, fold);
     }

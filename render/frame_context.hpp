@@ -31,14 +31,15 @@ public:
     // Level of detail: an index node whose box is at most this many pixels both ways is drawn
     // as one summary of its blocks. 1: what a pixel cannot tell apart anyway.
     double m_foldPixels = 1.0;
-    // Drafts: a view (not a correlated one) with more blocks than this in its window, asked
-    // for `mayDraft`, is drawn folding nodes of about the index's leaves' size in pixels (see
-    // draftFoldPixels), in a fraction of the time, unless its exact picture is kept; the window
-    // then draws it exactly once input pauses. 0: never. At 30 to 40 ms a million blocks
-    // (docs/BENCHMARKS.md), more than 1.5 million blocks would not be drawn in 50 ms. With
-    // more blocks than this in the log, prepare() makes the colours of the index's leaves
-    // for drafts (the nodes a draft of the whole log folds: 0.35 s at ten million blocks,
-    // which the first draft spent otherwise, with the window waiting).
+    // Drafts: a view with more blocks than this in its window, asked for `mayDraft`, is drawn
+    // folding nodes of about the index's leaves' size in pixels (see draftFoldPixels), in a
+    // fraction of the time, unless its exact picture is kept; the window then draws it exactly
+    // once input pauses. 0: never. At 30 to 40 ms a million blocks (docs/BENCHMARKS.md), more
+    // than 1.5 million blocks would not be drawn in 50 ms. With more blocks than this in the
+    // log, prepare() makes the colours of the index's leaves for drafts (the nodes a draft of
+    // the whole log folds: 0.35 s at ten million blocks, which the first draft spent
+    // otherwise, with the window waiting), and prepareBins() what each node above the leaves
+    // holds of each bin (BinSummaries: correlated views' drafts).
     static constexpr size_t kDraftAbove = 1'500'000;
     size_t m_draftAbove = kDraftAbove;
     // Asked while views are drawn, from the calling thread, before the first tile and then
@@ -107,7 +108,8 @@ public:
     // Correlated views: the bins of `kind` over the whole log (made once per axis and kind,
     // as the colours are) and the bin of each block by its position in the index's order
     // (kNoBin: none). drawBlocks() draws one bin's blocks when its spec has bins of a kind
-    // made here, never folding (a node's summary mixes bins).
+    // made here, folding only as a draft (a node's summary mixes bins: a draft folds nodes
+    // above the leaves by their own bin's summaries).
     static constexpr uint8_t kNoBin = UINT8_MAX;
     // Whether the bins of `kind` are made for the prepared axis and colouring; prepareBins()
     // makes them (the ones before go), telling `progress` as prepare() does: 1.8 s for ten
@@ -140,7 +142,8 @@ public:
 private:
     void buildColours();
     void summariseLeavesForDrafts();
-    // The fold of a view drawn exactly or with level of detail (correlated views never fold).
+    // The fold of a view drawn exactly or with level of detail (correlated views fold only as
+    // drafts: draftFold).
     double foldPixels(const ViewSpec& spec, bool levelOfDetail) const { return levelOfDetail && !spec.m_bins ? m_foldPixels : 0; }
     FrameInputs inputsFor(const ViewSpec& spec, double foldPixels);
     // A FrameStats a job; each job folds nodes of at most folds[job] pixels (0: none), drafts
@@ -203,8 +206,9 @@ private:
     bool m_interrupted = false, m_drewDraft = false;
     ViewKey keyOf(const ViewSpec& spec, PixelBuffer target, double foldPixels) const;
     std::vector<KeptView>::iterator keptFor(const ViewKey& key);
-    // `fold`, or a draft's (draftFoldPixels) when `spec` may be a draft: folding at all, and
-    // more than m_draftAbove blocks on its rows.
+    // `fold`, or a draft's (draftFoldPixels) when `spec` may be a draft (callers ask with level
+    // of detail only): more than m_draftAbove blocks on its rows, and for a bin's view, the
+    // bins' summaries at hand (BinCache::m_draftSummaries).
     double draftFold(const ViewSpec& spec, int width, double fold) const;
 
     struct BinCache {
@@ -216,6 +220,8 @@ private:
         std::vector<size_t> m_binStarts;       // where each bin's begin there (and one past the last)
         std::vector<uint8_t> m_nodeBins;  // per index node, a bit for each bin with a block under it
         timeline::ModelIndex::Groups m_groups;  // a group a bin
+        // For drafts of the bins' views: made when the log has more than m_draftAbove blocks.
+        BinSummaries m_draftSummaries;
         static_assert(timeline::Bins::kMaxBins <= 8, "a bin's bit in a byte");
     } m_binCache;
     BinCache& binCache(timeline::BinKind kind);

@@ -18,6 +18,7 @@
 #include "render/frame_raster.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace memlog::render {
@@ -86,27 +87,51 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         }
     };
 
+    // A folded node: `coverage` (the sum of its blocks' f) and, as if they shared it equally,
+    // items^(1-alpha) coverage^alpha for their sum of f^alpha, spread over [x0, x1) x [rowTop,
+    // rowBottom) with their mean colour.
+    auto spread = [&](double x0, double x1, double rowTop, double rowBottom, double coverage, uint32_t items,
+                      const std::array<uint16_t, 3>& mean) {
+        const double weight = std::pow(static_cast<double>(items), 1 - spec.m_alpha) * std::pow(coverage, spec.m_alpha);
+        const uint64_t attributes[3] = {mean[0], mean[1], mean[2]};
+        m_accumulator.addSpread(transposed({x0, x1, rowTop, rowBottom, 0}, tile), coverage, weight, attributes);
+        ++stats.m_foldedNodes;
+        stats.m_foldedItems += items;
+    };
+    // Pixels per axis unit x byte of a box that lands on [x0, x1) x [rowTop, rowBottom).
+    auto pixelsPerArea = [](const IndexBox& box, double x0, double x1, double rowTop, double rowBottom) {
+        return (x1 - x0) / static_cast<double>(box.m_x1 - box.m_x0) * (rowBottom - rowTop) / static_cast<double>(box.m_y1 - box.m_y0);
+    };
+    // A folded node of a bin's view: its blocks of the bin, over their addresses alone.
+    auto foldForBin = [&](const BlockIndex::Node& node, double x0, double x1) {
+        const size_t n = index.index().indexOf(node);
+        const BinSummaries::Entry& entry = *inputs.m_binSummaries->of(n, inputs.m_bin);
+        const auto [lo, hi] = inputs.m_groups->addresses(n, inputs.m_bin);
+        const IndexBox box{node.m_box.m_x0, node.m_box.m_x1, lo, hi};
+        double rowTop, rowBottom;
+        bool oneBand;
+        if (!spec.m_scale->rowsOf(lo, hi, rowTop, rowBottom, oneBand)) return;
+        spread(x0, x1, rowTop, rowBottom, entry.m_boxArea * pixelsPerArea(box, x0, x1, rowTop, rowBottom), entry.m_items, entry.m_mean);
+    };
+
     // True: the node is done (outside the tile, folded, or a leaf kept for later); false: open it.
     auto visitNode = [&](const BlockIndex::Node& node) {
         if (inputs.m_nodeBins && !(inputs.m_nodeBins[index.index().indexOf(node)] >> inputs.m_bin & 1)) return true;
-        const IndexBox& box = node.m_box;
         const NodeExtent extent = nodeExtent(node, spec, scale);
         const double x0 = extent.m_x0, x1 = extent.m_x1, rowTop = extent.m_rowTop, rowBottom = extent.m_rowBottom;
         if (!extent.meets(left, columns, top, rows)) return true;
-        if (!extent.folds(inputs.m_foldPixels)) {
+        // (A bin's view has summaries above the leaves only.)
+        if (!extent.folds(inputs.m_foldPixels) || (inputs.m_oneBin && node.m_leaf)) {
             if (!node.m_leaf) return false;
             BlockIndex::mark(node, m_leaves);
             return true;
         }
-        const double pixelsPerArea = (x1 - x0) / static_cast<double>(box.m_x1 - box.m_x0) * (rowBottom - rowTop) /
-                                     static_cast<double>(box.m_y1 - box.m_y0);
-        const double coverage = index.sums(node).m_boxArea * pixelsPerArea;
-        const double weight = std::pow(static_cast<double>(node.m_items), 1 - spec.m_alpha) * std::pow(coverage, spec.m_alpha);
-        const auto mean = inputs.m_summaries->mean(index.index(), node, colours);
-        const uint64_t attributes[3] = {mean[0], mean[1], mean[2]};
-        m_accumulator.addSpread(transposed({x0, x1, rowTop, rowBottom, 0}, tile), coverage, weight, attributes);
-        ++stats.m_foldedNodes;
-        stats.m_foldedItems += node.m_items;
+        if (inputs.m_oneBin) {
+            foldForBin(node, x0, x1);
+            return true;
+        }
+        const double coverage = index.sums(node).m_boxArea * pixelsPerArea(node.m_box, x0, x1, rowTop, rowBottom);
+        spread(x0, x1, rowTop, rowBottom, coverage, node.m_items, inputs.m_summaries->mean(index.index(), node, colours));
         return true;
     };
 

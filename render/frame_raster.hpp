@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "render/bin_summaries.hpp"
 #include "render/block_view.hpp"
 #include "render/coverage_accumulator.hpp"
 #include "render/frame_colours.hpp"
@@ -49,6 +50,10 @@ struct FrameInputs {
     uint8_t m_bin = 0;
     std::span<const uint32_t> m_binPositions;
     const uint8_t* m_nodeBins = nullptr;
+    // A draft of a bin's view (m_foldPixels > 0) folds nodes above the leaves from what they
+    // hold of the bin (its summary, and its addresses in m_groups); a leaf is drawn exactly.
+    const BinSummaries* m_binSummaries = nullptr;
+    const timeline::ModelIndex::Groups* m_groups = nullptr;
 };
 
 // Where an index node's box lands in a view, and whether level of detail folds it: at most

@@ -209,6 +209,16 @@ private:
 
 class ModelIndex::Groups {
     friend class ModelIndex;
+
+public:
+    // The addresses [lo, hi) of group `group`'s boxes under index node `node`; lo is
+    // UINT64_MAX when it has none there.
+    std::pair<uint64_t, uint64_t> addresses(size_t node, size_t group) const {
+        const Hull& hull = m_hulls[node * m_count + group];
+        return {hull.lo(), hull.hi()};
+    }
+
+private:
     // What a node holds of one group: the addresses of its boxes, and whether their pages leave
     // no gap of AddressRanges::kKeepGapsBelow or more (NodeSums::m_solid for the group alone).
     // 16 bytes: the flag of a gap rides in the top bit of the end (addresses are below 2^48).

@@ -231,7 +231,8 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     options.m_logPath = m_options.m_log;
     options.m_accessMarks = m_state.m_accessMarks;
     options.m_uiScale = m_options.m_scale;
-    // Frames through the index, folding what is smaller than a pixel (correlated views never fold).
+    // Frames through the index, folding what is smaller than a pixel (correlated views fold only
+    // in drafts).
     options.m_frame = m_log->m_frame.get();
     options.m_levelOfDetail = true;
     options.m_mayDraft = true;  // but not when drawFrame draws a draft exactly

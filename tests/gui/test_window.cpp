@@ -450,6 +450,22 @@ TEST_CASE("e on a draft exports the exact picture, the one that replaces the dra
     cairo_surface_destroy(png);
 }
 
+TEST_CASE("correlated views with more blocks than --draft-above are drafts of each bin, then exact once input pauses") {
+    Session s;
+    writeRingLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, {"--draft-above", "1000", "--size", "1200x800"}, s.m_dir.m_path);
+    window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
+    s.m_x.key(window.window(), "b");  // views by size class
+    const Frame draft = window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "0"; });
+    CHECK(draft["draft"] == "1");
+    CHECK(draft.number("folded") > 0);
+    const Frame exact = window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
+    CHECK(exact["bins"] == "size");
+    CHECK(exact["draft"] == "0");
+    CHECK(exact["folded"] == "0");
+    CHECK(exact.number("drawn") >= 100'000);
+}
+
 TEST_CASE("following a growing log: re-read, the view keeps showing its end") {
     Session s;
     writeHeapLog(s.m_log);

@@ -2,6 +2,8 @@
 // context (or exactly, by the walk), and the whole log's picture.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -56,6 +58,26 @@ struct FrameView {
         return image;
     }
 };
+
+// How far a draft is from its exact picture where it can be judged: pixel by pixel a heap of
+// small blocks is noise, which a draft averages, so the means of squares of 20 x 20 pixels are
+// compared, channel by channel. The largest difference, in levels of 255.
+inline double worstSquareDifference(const Image& exact, const Image& draft) {
+    constexpr int kSide = 20;
+    double worst = 0;
+    for (int top = 0; top + kSide <= exact.m_height; top += kSide)
+        for (int left = 0; left + kSide <= exact.m_width; left += kSide)
+            for (int shift : {0, 8, 16}) {
+                double a = 0, b = 0;
+                for (int y = top; y < top + kSide; ++y)
+                    for (int x = left; x < left + kSide; ++x) {
+                        a += exact.at(x, y) >> shift & 0xff;
+                        b += draft.at(x, y) >> shift & 0xff;
+                    }
+                worst = std::max(worst, std::abs(a - b) / (kSide * kSide));
+            }
+    return worst;
+}
 
 // The whole log's picture (the context view) as `context` draws it, `width` x `height`: `spec`
 // on the context's own scale of every address range.

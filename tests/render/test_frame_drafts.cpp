@@ -52,18 +52,7 @@ TEST_CASE("a view with more blocks than the draft limit is a draft: folded, clos
     // coverage, and spread evenly, the background outweighs more). And nothing the exact
     // picture shows is missing: a folded node spreads over its box, which holds all its blocks.
     CHECK(draft.m_pixels != exact.m_pixels);
-    double worstSquare = 0;
-    for (int top = 0; top < 300; top += 20)
-        for (int left = 0; left < 400; left += 20)
-            for (int shift : {0, 8, 16}) {
-                double a = 0, b = 0;
-                for (int y = top; y < top + 20; ++y)
-                    for (int x = left; x < left + 20; ++x) {
-                        a += exact.at(x, y) >> shift & 0xff;
-                        b += draft.at(x, y) >> shift & 0xff;
-                    }
-                worstSquare = std::max(worstSquare, std::abs(a - b) / 400);
-            }
+    const double worstSquare = test::worstSquareDifference(exact, draft);
     size_t lost = 0;
     for (size_t i = 0; i < exact.m_pixels.size(); ++i) lost += exact.m_pixels[i] != kBackground && draft.m_pixels[i] == kBackground;
     INFO("the worst square's mean differs by " << worstSquare << " levels of 255");

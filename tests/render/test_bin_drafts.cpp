@@ -1,0 +1,142 @@
+// Drafts of correlated views: what each index node above the leaves holds of each bin
+// (BinSummaries), and a bin's view drawn from it when it has more blocks than the draft limit.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "frame_views.hpp"
+#include "render/bin_summaries.hpp"
+
+using namespace memlog;
+using render::BinSummaries;
+using render::ColourBy;
+using render::FrameContext;
+using render::FrameStats;
+using test::FrameView;
+using test::Image;
+using test::kBackground;
+using test::randomHeap;
+using timeline::XAxis;
+using timeline::XWindow;
+
+TEST_CASE("the bins' summary of a node above the leaves is what its blocks of each bin add up to") {
+    const timeline::BlockModel model = randomHeap(60'000, 150);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const size_t bins = frame.bins(timeline::BinKind::Size).count();
+    REQUIRE(bins > 2);
+    const std::vector<uint8_t>& itemBin = frame.itemBins(timeline::BinKind::Size);
+    const timeline::BlockIndex& index = frame.index().index();
+    // Colours of its own: a quantity that differs from block to block.
+    render::FrameColours colours;
+    for (size_t k = 0; k < index.size(); ++k) colours.m_itemKey.push_back(static_cast<uint16_t>(k * 7919 % 4096));
+    const double alpha = 0.5;
+    const BinSummaries summaries(index, itemBin, bins, colours, alpha);
+    REQUIRE_FALSE(summaries.empty());
+
+    size_t internal = 0;
+    const auto& nodes = index.nodes();
+    for (size_t n = 0; n < nodes.size(); ++n) {
+        if (nodes[n].m_leaf) {
+            CHECK(summaries.of(n, 0) == nullptr);
+            continue;
+        }
+        ++internal;
+        std::vector<double> area(bins, 0), weight(bins, 0), weighted(bins, 0);
+        std::vector<uint32_t> items(bins, 0);
+        index.forEachPositionUnder(nodes[n], [&](size_t k) {
+            const size_t bin = itemBin[k];
+            if (bin >= bins) return;
+            const timeline::IndexBox& box = index.boxes()[k];
+            const double a = static_cast<double>(box.m_x1 - box.m_x0) * static_cast<double>(box.m_y1 - box.m_y0);
+            area[bin] += a;
+            ++items[bin];
+            weight[bin] += std::pow(a, alpha);
+            weighted[bin] += std::pow(a, alpha) * colours.m_itemKey[k];
+        });
+        for (size_t bin = 0; bin < bins; ++bin) {
+            INFO("node " << n << " bin " << bin);
+            const BinSummaries::Entry& entry = *summaries.of(n, bin);
+            CHECK(entry.m_items == items[bin]);
+            CHECK(entry.m_boxArea == Approx(area[bin]).epsilon(1e-9));
+            // The mean of a node higher up comes from its children's rounded means.
+            if (items[bin] > 0) CHECK(std::abs(entry.m_mean[0] - weighted[bin] / weight[bin]) <= 1.5);
+        }
+    }
+    CHECK(internal > 10);
+}
+
+TEST_CASE("a bin's view with more blocks than the draft limit is a draft of its own blocks, close to its exact picture") {
+    // Small: leaves of under 2 pixels, as in a window of ten million blocks, so that a draft
+    // folds the nodes above them (it never folds a leaf of a bin's view).
+    constexpr int W = 120, H = 45;
+    const timeline::BlockModel model = randomHeap(300'000, 300);
+    FrameContext frame(model, nullptr);
+    frame.m_draftAbove = 1000;  // before the bins are made: their summaries with them
+    frame.prepare(XAxis::Time, ColourBy::Site);
+    const timeline::Bins& bins = frame.bins(timeline::BinKind::Size);
+    REQUIRE(bins.count() > 2);
+    const XWindow extent = model.extent(XAxis::Time);
+    size_t foldedSomewhere = 0;
+    for (size_t bin = 0; bin < bins.count(); ++bin) {
+        INFO("bin " << bin);
+        FrameView view(frame, XAxis::Time, extent, 0, UINT64_MAX, W, H);
+        view.m_spec.m_bins = &bins;
+        view.m_spec.m_bin = static_cast<int>(bin);
+        FrameStats stats;
+        const Image exact = view.throughFrame(frame, true, &stats, false);
+        CHECK_FALSE(stats.m_draft);
+        CHECK(stats.m_foldedNodes == 0);
+        const size_t blocks = stats.m_items;
+        frame.forgetViews();
+        const Image draft = view.throughFrame(frame, true, &stats, true);
+        CHECK(stats.m_draft);
+        foldedSomewhere += stats.m_foldedItems;
+        // Folded nodes count the bin's blocks alone (a node's every block: 30 times as many),
+        // and no block is both folded and drawn.
+        CHECK(stats.m_foldedItems + stats.m_items <= blocks);
+        // Squares of 20 x 20 near the exact picture, channel by channel: a node's summary of
+        // every bin would make a sparse bin's view several times darker (43 to 61 levels).
+        const double worstSquare = test::worstSquareDifference(exact, draft);
+        // Nothing the exact picture shows clearly is missing, and hardly any faint pixel: a
+        // node's blocks of a sparse bin spread over its box may tint a pixel less than one
+        // level where one of them alone tinted it (the worst seen: 36 levels of 255).
+        size_t shown = 0, lost = 0;
+        int faintest = 0;
+        for (size_t i = 0; i < exact.m_pixels.size(); ++i) {
+            if (exact.m_pixels[i] == kBackground) continue;
+            ++shown;
+            if (draft.m_pixels[i] != kBackground) continue;
+            ++lost;
+            for (int shift : {0, 8, 16})
+                faintest = std::max(faintest, static_cast<int>(kBackground >> shift & 0xff) - static_cast<int>(exact.m_pixels[i] >> shift & 0xff));
+        }
+        INFO("the worst square's mean differs by " << worstSquare << " levels of 255; " << lost << " of " << shown
+                                                   << " pixels lost, the darkest by " << faintest << " levels");
+        CHECK(worstSquare <= 40);
+        CHECK(lost * 100 <= shown);
+        CHECK(faintest <= 48);
+        // Drawn exactly once more (not allowed a draft): the exact picture.
+        CHECK(view.throughFrame(frame, true, &stats, false).m_pixels == exact.m_pixels);
+    }
+    CHECK(foldedSomewhere > model.size() / 2);
+}
+
+TEST_CASE("bins made when the log had no more blocks than the draft limit are never drafted") {
+    const timeline::BlockModel model = randomHeap(20'000, 100);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Site);  // the limit of 1.5 million: no summaries
+    const timeline::Bins& bins = frame.bins(timeline::BinKind::Size);
+    frame.m_draftAbove = 100;
+    FrameView view(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 300, 100);
+    view.m_spec.m_bins = &bins;
+    view.m_spec.m_bin = 0;
+    FrameStats stats;
+    const Image exact = view.throughFrame(frame, true, &stats, false);
+    frame.forgetViews();
+    CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == exact.m_pixels);
+    CHECK_FALSE(stats.m_draft);
+    CHECK(stats.m_foldedNodes == 0);
+}
