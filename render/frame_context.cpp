@@ -175,12 +175,14 @@ double FrameContext::draftFold(const ViewSpec& spec, int width, double fold) con
 }
 
 double FrameContext::draftFoldPixels(const ViewSpec& spec, int width) const {
-    const timeline::ModelIndex::LeafSize leaf = m_index->typicalLeaf();
-    const double columns = static_cast<double>(leaf.m_width) * width / std::max<double>(1, static_cast<double>(spec.m_window.width()));
+    // A bin's view folds no leaf: the nodes above them, half again their typical size.
+    const timeline::ModelIndex::LeafSize node = spec.m_bins ? m_index->typicalParent() : m_index->typicalLeaf();
+    const double times = spec.m_bins ? 1.5 : 3.0;
+    const double columns = static_cast<double>(node.m_width) * width / std::max<double>(1, static_cast<double>(spec.m_window.width()));
     double rowsPerByte = 0;
     for (const AddressScale::Band& band : spec.m_scale->bands()) rowsPerByte = std::max(rowsPerByte, band.m_rowsPerByte);
-    const double rows = static_cast<double>(leaf.m_height) * rowsPerByte;
-    return std::clamp(3.0 * std::max(columns, rows), kDraftFoldAtLeast, 32.0);
+    const double rows = static_cast<double>(node.m_height) * rowsPerByte;
+    return std::clamp(times * std::max(columns, rows), kDraftFoldAtLeast, 32.0);
 }
 
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayDraft) {

@@ -103,15 +103,21 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         return (x1 - x0) / static_cast<double>(box.m_x1 - box.m_x0) * (rowBottom - rowTop) / static_cast<double>(box.m_y1 - box.m_y0);
     };
     // A folded node of a bin's view: its blocks of the bin, over their addresses alone.
-    auto foldForBin = [&](const BlockIndex::Node& node, double x0, double x1) {
-        const size_t n = index.index().indexOf(node);
-        const BinSummaries::Entry& entry = *inputs.m_binSummaries->of(n, inputs.m_bin);
-        const auto [lo, hi] = inputs.m_groups->addresses(n, inputs.m_bin);
+    auto foldForBin = [&](const BlockIndex::Node& node, const BinSummaries::Entry& entry, double x0, double x1) {
+        const auto [lo, hi] = inputs.m_groups->addresses(index.index().indexOf(node), inputs.m_bin);
         const IndexBox box{node.m_box.m_x0, node.m_box.m_x1, lo, hi};
         double rowTop, rowBottom;
         bool oneBand;
         if (!spec.m_scale->rowsOf(lo, hi, rowTop, rowBottom, oneBand)) return;
         spread(x0, x1, rowTop, rowBottom, entry.m_boxArea * pixelsPerArea(box, x0, x1, rowTop, rowBottom), entry.m_items, entry.m_mean);
+    };
+    // What a bin's view may fold a node as: nodes above the leaves only, and only where the bin
+    // is dense. A few of its blocks spread over a node's box would tint no pixel, where each
+    // alone tints one, and cost little drawn one by one.
+    auto binFold = [&](const BlockIndex::Node& node) -> const BinSummaries::Entry* {
+        if (node.m_leaf) return nullptr;
+        const BinSummaries::Entry* entry = inputs.m_binSummaries->of(index.index().indexOf(node), inputs.m_bin);
+        return entry->m_items >= BinSummaries::kDenseEnough ? entry : nullptr;
     };
 
     // True: the node is done (outside the tile, folded, or a leaf kept for later); false: open it.
@@ -120,14 +126,14 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         const NodeExtent extent = nodeExtent(node, spec, scale);
         const double x0 = extent.m_x0, x1 = extent.m_x1, rowTop = extent.m_rowTop, rowBottom = extent.m_rowBottom;
         if (!extent.meets(left, columns, top, rows)) return true;
-        // (A bin's view has summaries above the leaves only.)
-        if (!extent.folds(inputs.m_foldPixels) || (inputs.m_oneBin && node.m_leaf)) {
+        const BinSummaries::Entry* binEntry = inputs.m_oneBin && extent.folds(inputs.m_foldPixels) ? binFold(node) : nullptr;
+        if (!extent.folds(inputs.m_foldPixels) || (inputs.m_oneBin && !binEntry)) {
             if (!node.m_leaf) return false;
             BlockIndex::mark(node, m_leaves);
             return true;
         }
         if (inputs.m_oneBin) {
-            foldForBin(node, x0, x1);
+            foldForBin(node, *binEntry, x0, x1);
             return true;
         }
         const double coverage = index.sums(node).m_boxArea * pixelsPerArea(node.m_box, x0, x1, rowTop, rowBottom);

@@ -52,11 +52,14 @@ ModelIndex::ModelIndex(const BlockModel& model, XAxis axis, const std::function<
 }
 
 void ModelIndex::measureLeaves() {
-    std::vector<uint64_t> widths, heights;
-    for (const BlockIndex::Node& node : m_index.nodes()) {
-        if (!node.m_leaf) break;  // leaves come first
-        widths.push_back(node.m_box.m_x1 - node.m_box.m_x0);
-        heights.push_back(node.m_box.m_y1 - node.m_box.m_y0);
+    std::vector<uint64_t> widths, heights, parentWidths, parentHeights;
+    const auto& nodes = m_index.nodes();
+    for (const BlockIndex::Node& node : nodes) {
+        std::vector<uint64_t>& w = node.m_leaf ? widths : parentWidths;
+        std::vector<uint64_t>& h = node.m_leaf ? heights : parentHeights;
+        if (!node.m_leaf && !nodes[node.m_first].m_leaf) break;  // leaves come first, then their parents
+        w.push_back(node.m_box.m_x1 - node.m_box.m_x0);
+        h.push_back(node.m_box.m_y1 - node.m_box.m_y0);
     }
     auto median = [](std::vector<uint64_t>& values) -> uint64_t {
         if (values.empty()) return 0;
@@ -65,6 +68,7 @@ void ModelIndex::measureLeaves() {
         return *middle;
     };
     m_typicalLeaf = {median(widths), median(heights)};
+    m_typicalParent = {median(parentWidths), median(parentHeights)};
 }
 
 void ModelIndex::sumNodes() {

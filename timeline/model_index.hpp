@@ -88,10 +88,13 @@ public:
 
     // The median width (axis units) and height (bytes) of the index's leaves: how many pixels
     // a view must give a leaf before level of detail can fold it (a draft folds about that).
+    // And of the nodes just above the leaves, which a draft of a bin's view folds (it never
+    // folds a leaf). None: 0 x 0.
     struct LeafSize {
         uint64_t m_width = 0, m_height = 0;
     };
     LeafSize typicalLeaf() const { return m_typicalLeaf; }
+    LeafSize typicalParent() const { return m_typicalParent; }
 
     // A query whose leaves are not visited as the tree is walked but listed, then visited in
     // the order of their items with the blocks asked for early: the walk reaches the leaves in
@@ -204,7 +207,7 @@ private:
     std::vector<NodeSums> m_sums;  // by node
     SortedEnds m_beginnings, m_ends;
     uint64_t m_lowestAddr = UINT64_MAX, m_highestEnd = 0;  // of all boxes
-    LeafSize m_typicalLeaf;
+    LeafSize m_typicalLeaf, m_typicalParent;
 };
 
 class ModelIndex::Groups {

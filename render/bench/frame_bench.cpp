@@ -6,7 +6,7 @@
 // runs it and makes the table.
 //
 // usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] [--color-by KIND]
-//                                    [--fold PIXELS] [--png DIR] [--views whole,time,address,million] [--no-walk]
+//                                    [--fold PIXELS] [--png DIR] [--views whole,zoom,time,address,million] [--no-walk]
 //                                    [--pause MS] [--bins KIND] [--drafts [--draft-above N]]
 // --pause: idle that long before each frame, as a window does between inputs (after an idle
 // spell the scheduler places threads differently: see render/other_core.hpp).
@@ -200,6 +200,7 @@ int run(const Settings& settings) {
     auto wanted = [&](const char* key) { return settings.m_views.find(key) != std::string::npos; };
     if (wanted("whole")) views.push_back({"whole log", extent});
     if (wanted("time")) views.push_back({"10x in time", middle(0.1)});
+    if (wanted("zoom")) views.push_back({"1.25x in time", middle(0.8)});  // the window's one zoom step
     if (wanted("address")) views.push_back({"100x in address", extent, addressAt(ranges, 0.495), addressAt(ranges, 0.505)});
     if (wanted("million"))
         views.push_back({"1M blocks", middle(std::min(1.0, 1e6 / static_cast<double>(std::max<size_t>(model.size(), 1))))});
