@@ -50,8 +50,7 @@ BinSummaries::BinSummaries(const timeline::BlockIndex& index, const std::vector<
                 for (uint32_t k = leaf.m_first; k < leaf.m_first + leaf.m_count; ++k) {
                     const size_t bin = itemBin[k];
                     if (bin >= bins) continue;
-                    const timeline::IndexBox& box = boxes[k];
-                    const double area = static_cast<double>(box.m_x1 - box.m_x0) * static_cast<double>(box.m_y1 - box.m_y0);
+                    const double area = boxes[k].area();
                     const double weight = power.ofAny(area);
                     entries[bin].m_boxArea += area;
                     ++entries[bin].m_items;

@@ -41,7 +41,7 @@ std::array<uint16_t, 3> NodeSummaries::summarise(const timeline::BlockIndex& ind
     double weight = 0, channel[3] = {0, 0, 0};
     index.forEachPositionUnder(node, [&](size_t k) {
         const timeline::IndexBox& box = boxes[k];
-        const double w = m_power.ofAny(static_cast<double>(box.m_x1 - box.m_x0) * static_cast<double>(box.m_y1 - box.m_y0));
+        const double w = m_power.ofAny(box.area());
         const uint16_t key = colours.m_itemKey[k];
         weight += w;
         for (int c = 0; c < 3; ++c)

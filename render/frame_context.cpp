@@ -265,9 +265,9 @@ FrameInputs FrameContext::inputsFor(const ViewSpec& spec, double foldPixels) {
         inputs.m_bin = static_cast<uint8_t>(bin);
         inputs.m_binPositions = std::span(cache.m_binPositions).subspan(cache.m_binStarts[bin], cache.m_binStarts[bin + 1] - cache.m_binStarts[bin]);
         inputs.m_nodeBins = cache.m_nodeBins.data();
-        // A node's colour mixes bins: a bin's view folds only as a draft, from its own summaries.
-        const bool draft = foldPixels > m_foldPixels && !cache.m_draftSummaries.empty();
-        inputs.m_foldPixels = draft ? foldPixels : 0;
+        // A node's colour mixes bins: a bin's view folds only as a draft, from its own summaries
+        // (draftFold gives a bin's view a draft's fold only when they are made).
+        inputs.m_foldPixels = foldPixels > m_foldPixels ? foldPixels : 0;
         inputs.m_binSummaries = &cache.m_draftSummaries;
         inputs.m_groups = &cache.m_groups;
     }

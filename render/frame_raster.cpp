@@ -126,8 +126,9 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         const NodeExtent extent = nodeExtent(node, spec, scale);
         const double x0 = extent.m_x0, x1 = extent.m_x1, rowTop = extent.m_rowTop, rowBottom = extent.m_rowBottom;
         if (!extent.meets(left, columns, top, rows)) return true;
-        const BinSummaries::Entry* binEntry = inputs.m_oneBin && extent.folds(inputs.m_foldPixels) ? binFold(node) : nullptr;
-        if (!extent.folds(inputs.m_foldPixels) || (inputs.m_oneBin && !binEntry)) {
+        const bool folds = extent.folds(inputs.m_foldPixels);
+        const BinSummaries::Entry* binEntry = folds && inputs.m_oneBin ? binFold(node) : nullptr;
+        if (!folds || (inputs.m_oneBin && !binEntry)) {
             if (!node.m_leaf) return false;
             BlockIndex::mark(node, m_leaves);
             return true;

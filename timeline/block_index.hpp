@@ -19,6 +19,8 @@ struct IndexBox {
     bool intersects(const IndexBox& other) const {
         return m_x0 < other.m_x1 && other.m_x0 < m_x1 && m_y0 < other.m_y1 && other.m_y0 < m_y1;
     }
+    // Axis units x bytes, as level of detail sums them (ModelIndex::NodeSums::m_boxArea).
+    double area() const { return static_cast<double>(m_x1 - m_x0) * static_cast<double>(m_y1 - m_y0); }
     bool contains(const IndexBox& other) const {
         return m_x0 <= other.m_x0 && other.m_x1 <= m_x1 && m_y0 <= other.m_y0 && other.m_y1 <= m_y1;
     }

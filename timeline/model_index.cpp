@@ -54,12 +54,11 @@ ModelIndex::ModelIndex(const BlockModel& model, XAxis axis, const std::function<
 void ModelIndex::measureLeaves() {
     std::vector<uint64_t> widths, heights, parentWidths, parentHeights;
     const auto& nodes = m_index.nodes();
+    // Leaves come first, then their parents.
     for (const BlockIndex::Node& node : nodes) {
-        std::vector<uint64_t>& w = node.m_leaf ? widths : parentWidths;
-        std::vector<uint64_t>& h = node.m_leaf ? heights : parentHeights;
-        if (!node.m_leaf && !nodes[node.m_first].m_leaf) break;  // leaves come first, then their parents
-        w.push_back(node.m_box.m_x1 - node.m_box.m_x0);
-        h.push_back(node.m_box.m_y1 - node.m_box.m_y0);
+        if (!node.m_leaf && !nodes[node.m_first].m_leaf) break;
+        (node.m_leaf ? widths : parentWidths).push_back(node.m_box.m_x1 - node.m_box.m_x0);
+        (node.m_leaf ? heights : parentHeights).push_back(node.m_box.m_y1 - node.m_box.m_y0);
     }
     auto median = [](std::vector<uint64_t>& values) -> uint64_t {
         if (values.empty()) return 0;
@@ -84,7 +83,7 @@ void ModelIndex::sumNodes() {
             for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) {
                 const Block& block = (*m_model)[order[i]];
                 const IndexBox box = boxOf(block, m_axis);
-                sums.m_boxArea += static_cast<double>(box.m_x1 - box.m_x0) * static_cast<double>(box.m_y1 - box.m_y0);
+                sums.m_boxArea += box.area();
                 sums.m_byteTime += static_cast<double>(block.size()) * static_cast<double>(block.to(m_axis) - block.from(m_axis));
                 sums.m_events += block.liveAtEnd() ? 1 : 2;
                 pieces.emplace_back(pageFloor(box.m_y0), pageCeil(box.m_y1));
