@@ -28,7 +28,7 @@ void finish(BinSummaries::Entry* entries, const std::vector<Sums>& sums) {
 
 }  // namespace
 
-BinSummaries::BinSummaries(const timeline::BlockIndex& index, const std::vector<uint8_t>& itemBin, size_t bins,
+BinSummaries::BinSummaries(const timeline::BlockIndex& index, std::span<const uint8_t> itemBin, size_t bins,
                            const FrameColours& colours, double alpha)
     : m_bins(bins) {
     const auto& nodes = index.nodes();

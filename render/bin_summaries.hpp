@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "render/frame_colours.hpp"
@@ -32,7 +33,7 @@ public:
     BinSummaries() = default;
     // From every block once (on two threads): `itemBin` holds the bin of each position of the
     // index's order (`bins` or more: none), `colours` their colours, `alpha` the weights'.
-    BinSummaries(const timeline::BlockIndex& index, const std::vector<uint8_t>& itemBin, size_t bins,
+    BinSummaries(const timeline::BlockIndex& index, std::span<const uint8_t> itemBin, size_t bins,
                  const FrameColours& colours, double alpha);
 
     bool empty() const { return m_entries.empty(); }
@@ -44,7 +45,7 @@ public:
 private:
     size_t m_firstInternal = 0;  // leaves come first in the index's nodes
     size_t m_bins = 0;
-    std::vector<Entry> m_entries;  // node n's of bin b at (n - m_firstInternal) x m_bins + b
+    timeline::HugeVector<Entry> m_entries;  // node n's of bin b at (n - m_firstInternal) x m_bins + b
 };
 
 }  // namespace memlog::render

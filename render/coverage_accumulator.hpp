@@ -9,8 +9,8 @@
 #include <functional>
 #include <vector>
 
-#include "render/large_buffer.hpp"
 #include "render/power_table.hpp"
+#include "timeline/huge_pages.hpp"
 
 namespace memlog::render {
 
@@ -195,10 +195,12 @@ private:
     static constexpr double kTableFrom = 1.0 / 64;
     int m_channels;  // 2 + attributes
     // (width + 1) x (height + 1) difference arrays, channels interleaved. Unsigned so that the
-    // running sums may wrap: only the final per-pixel values need to fit.
-    std::vector<uint64_t, LargePageAllocator<uint64_t>> m_deltas;
+    // running sums may wrap: only the final per-pixel values need to fit. In huge pages when
+    // large (a whole view's: 64 MiB at 1600x1000), so that a sweep up the rows does not miss
+    // the TLB on every row (4 KiB pages, rows 40 KiB apart).
+    timeline::HugeVector<uint64_t> m_deltas;
     // Sums of small blocks per pixel, added to the integrated differences; shaped as m_deltas.
-    std::vector<uint64_t, LargePageAllocator<uint64_t>> m_pixels;
+    timeline::HugeVector<uint64_t> m_pixels;
     bool m_clean = false;  // both arrays are all zero and nothing has been added since
     mutable std::vector<uint64_t> m_column, m_row;  // integration scratch, kept between frames
 };

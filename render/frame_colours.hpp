@@ -11,6 +11,7 @@
 #include "render/colour_map.hpp"
 #include "render/power_table.hpp"
 #include "timeline/block_index.hpp"
+#include "timeline/huge_pages.hpp"
 
 namespace memlog::render {
 
@@ -19,7 +20,7 @@ struct FrameColours {
     bool m_categorical = false;
     // Per block, in the index's order (m_itemKey[k] is order()[k]'s): the palette slot
     // (categories) or the quantised attribute (quantities).
-    std::vector<uint16_t> m_itemKey;
+    timeline::HugeVector<uint16_t> m_itemKey;
     // Per palette slot: its three channels, quantised.
     uint64_t m_slotChannels[kPaletteSize + 1][3] = {};
     // Channel `c` of a block of key `key` (m_itemKey's): a quantity has channel 0 alone.

@@ -132,7 +132,7 @@ FrameContext::BinCache& FrameContext::binCache(timeline::BinKind kind) {
 
 const timeline::Bins& FrameContext::bins(timeline::BinKind kind) { return binCache(kind).m_bins; }
 
-const std::vector<uint8_t>& FrameContext::itemBins(timeline::BinKind kind) { return binCache(kind).m_itemBin; }
+const timeline::HugeVector<uint8_t>& FrameContext::itemBins(timeline::BinKind kind) { return binCache(kind).m_itemBin; }
 
 const timeline::ModelIndex::Groups& FrameContext::binGroups(timeline::BinKind kind) { return binCache(kind).m_groups; }
 

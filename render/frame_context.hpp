@@ -120,7 +120,7 @@ public:
     bool binsReady(timeline::BinKind kind) const;
     void prepareBins(timeline::BinKind kind, const std::function<void(double)>& progress = {});
     const timeline::Bins& bins(timeline::BinKind kind);
-    const std::vector<uint8_t>& itemBins(timeline::BinKind kind);
+    const timeline::HugeVector<uint8_t>& itemBins(timeline::BinKind kind);
     // Each bin's blocks with sorted ends and node hulls of their own, made with the bins: a
     // bin's occupancy and address ranges over every address without a pass over its blocks
     // (ModelIndex::Groups).
@@ -217,8 +217,8 @@ private:
         timeline::BinKind m_kind = timeline::BinKind::Size;
         uint64_t m_generation = 0;  // 0: nothing made
         timeline::Bins m_bins;
-        std::vector<uint8_t> m_itemBin;
-        std::vector<uint32_t> m_binPositions;  // the positions of bin 0's blocks, bin 1's, ...: each ascending
+        timeline::HugeVector<uint8_t> m_itemBin;
+        timeline::HugeVector<uint32_t> m_binPositions;  // the positions of bin 0's blocks, bin 1's, ...: each ascending
         std::vector<size_t> m_binStarts;       // where each bin's begin there (and one past the last)
         std::vector<uint8_t> m_nodeBins;  // per index node, a bit for each bin with a block under it
         timeline::ModelIndex::Groups m_groups;  // a group a bin

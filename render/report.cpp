@@ -113,7 +113,7 @@ void Report::passOverBins(FrameContext& frame, bool everyAddress, BinParts& bins
         frame.index().addRanges(window, lo, hi, frame.binGroups(m_bins->kind()), builders);
         return;
     }
-    const std::vector<uint8_t>& itemBins = frame.itemBins(m_bins->kind());
+    const auto& itemBins = frame.itemBins(m_bins->kind());
     const size_t views = m_views.size();
     frame.forEachNear(timeline::ModelIndex::occupancyReach(window, lo, hi), [&](int which, size_t position, uint32_t block) {
         const uint8_t bin = itemBins[position];

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <stdexcept>
 
 namespace memlog::timeline {
@@ -21,7 +22,7 @@ IndexBox unite(const IndexBox& a, const IndexBox& b) {
 }
 
 // Orders `members` (indices into `boxes`) for packing: slices by x, each slice by y.
-void tileOrder(std::vector<uint32_t>& members, const std::vector<IndexBox>& boxes) {
+void tileOrder(std::span<uint32_t> members, std::span<const IndexBox> boxes) {
     const size_t n = members.size();
     const size_t parents = (n + BlockIndex::kFanout - 1) / BlockIndex::kFanout;
     const size_t slices = static_cast<size_t>(std::ceil(std::sqrt(static_cast<double>(parents))));
@@ -38,7 +39,7 @@ void tileOrder(std::vector<uint32_t>& members, const std::vector<IndexBox>& boxe
 // Puts boxes[order[k]] at boxes[k] for every k, in place: one cycle of the permutation after
 // another, with a bit a box for the ones already moved (a sorted copy would double the
 // builder's peak).
-void gather(std::vector<IndexBox>& boxes, const std::vector<uint32_t>& order) {
+void gather(std::span<IndexBox> boxes, std::span<const uint32_t> order) {
     std::vector<bool> moved(boxes.size());
     for (size_t start = 0; start < boxes.size(); ++start) {
         if (moved[start]) continue;

@@ -11,6 +11,8 @@
 #include <functional>
 #include <vector>
 
+#include "timeline/huge_pages.hpp"
+
 namespace memlog::timeline {
 
 // [m_x0, m_x1) x [m_y0, m_y1): x in ns or events, y in raw addresses.
@@ -45,9 +47,9 @@ public:
                const std::function<void(double)>& progress = {});
 
     size_t size() const { return m_order.size(); }
-    const std::vector<Node>& nodes() const { return m_nodes; }  // the root is the last node
-    const std::vector<uint32_t>& order() const { return m_order; }  // item indices, leaf by leaf
-    const std::vector<IndexBox>& boxes() const { return m_boxes; }  // boxes()[k] is order()[k]'s
+    const HugeVector<Node>& nodes() const { return m_nodes; }  // the root is the last node
+    const HugeVector<uint32_t>& order() const { return m_order; }  // item indices, leaf by leaf
+    const HugeVector<IndexBox>& boxes() const { return m_boxes; }  // boxes()[k] is order()[k]'s
     const Node* root() const { return m_nodes.empty() ? nullptr : &m_nodes.back(); }
     // The position of a node in nodes(). Children always come before their parent, so one pass
     // over nodes() in order can sum anything up from the leaves.
@@ -114,9 +116,9 @@ public:
     }
 
 private:
-    std::vector<uint32_t> m_order;  // item indices in leaf order
-    std::vector<IndexBox> m_boxes;  // their boxes, in the same order
-    std::vector<Node> m_nodes;      // leaves first, then each level up; the root last
+    HugeVector<uint32_t> m_order;  // item indices in leaf order
+    HugeVector<IndexBox> m_boxes;  // their boxes, in the same order
+    HugeVector<Node> m_nodes;      // leaves first, then each level up; the root last
 };
 
 }  // namespace memlog::timeline

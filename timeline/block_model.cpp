@@ -6,6 +6,8 @@
 #include "timeline/prefault.hpp"
 
 #include <algorithm>
+#include <new>
+#include <type_traits>
 #include <unordered_map>
 
 #include "timeline/log_reader.hpp"
@@ -54,7 +56,10 @@ BlockModel::~BlockModel() = default;
 
 size_t BlockModel::append(const Block& block) {
     if ((m_size & kChunkMask) == 0) {
-        m_chunks.push_back(std::make_unique_for_overwrite<Block[]>(kChunkBlocks));
+        void* chunk = allocateHuge(kChunkBlocks * sizeof(Block));
+        if (!chunk) throw std::bad_alloc();
+        static_assert(std::is_trivially_default_constructible_v<Block> && std::is_trivially_destructible_v<Block>);
+        m_chunks.emplace_back(static_cast<Block*>(chunk));
         prefault(m_chunks.back().get(), kChunkBlocks * sizeof(Block));
     }
     at(m_size) = block;

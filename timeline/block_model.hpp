@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "timeline/access_marks.hpp"
+#include "timeline/huge_pages.hpp"
 #include "timeline/summary.hpp"
 
 namespace memlog::timeline {
@@ -133,7 +134,11 @@ private:
     // Fixed chunks rather than one vector: growing never copies, so the peak stays at the
     // blocks themselves (a doubling vector would briefly hold 1.5 times as many).
     static constexpr size_t kChunkBits = 16, kChunkBlocks = size_t{1} << kChunkBits, kChunkMask = kChunkBlocks - 1;
-    std::vector<std::unique_ptr<Block[]>> m_chunks;
+    // In huge pages (timeline/huge_pages.hpp).
+    struct FreeChunk {
+        void operator()(Block* blocks) const { freeHuge(blocks, kChunkBlocks * sizeof(Block)); }
+    };
+    std::vector<std::unique_ptr<Block[], FreeChunk>> m_chunks;
     size_t m_size = 0;
     Summary m_summary;
     std::vector<uint32_t> m_threads;

@@ -179,9 +179,9 @@ private:
         bool m_ends = false;
         bool m_inModelOrder = false;      // every block, in the model's order: m_order is empty
         size_t m_count = 0;               // entries
-        std::vector<uint32_t> m_order;    // block indices by x
-        std::vector<uint64_t> m_checkX;   // x of entries 0, kStride, 2 kStride, ...
-        std::vector<EndSums> m_checkSums; // sums over the entries before each of those
+        HugeVector<uint32_t> m_order;    // block indices by x
+        HugeVector<uint64_t> m_checkX;   // x of entries 0, kStride, 2 kStride, ...
+        HugeVector<EndSums> m_checkSums; // sums over the entries before each of those
     };
 
     template <typename Fold, typename Item>
@@ -204,7 +204,7 @@ private:
     const BlockModel* m_model;
     XAxis m_axis;
     BlockIndex m_index;
-    std::vector<NodeSums> m_sums;  // by node
+    HugeVector<NodeSums> m_sums;  // by node
     SortedEnds m_beginnings, m_ends;
     uint64_t m_lowestAddr = UINT64_MAX, m_highestEnd = 0;  // of all boxes
     LeafSize m_typicalLeaf, m_typicalParent;
@@ -245,7 +245,7 @@ private:
     size_t m_count = 0;
     std::vector<uint8_t> m_groupOf;                // by model block
     std::vector<SortedEnds> m_beginnings, m_ends;  // by group
-    std::vector<Hull> m_hulls;                     // node n's of group g at n x m_count + g
+    HugeVector<Hull> m_hulls;                     // node n's of group g at n x m_count + g
 };
 
 }  // namespace memlog::timeline

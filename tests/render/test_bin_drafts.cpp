@@ -27,7 +27,7 @@ TEST_CASE("the bins' summary of a node above the leaves is what its blocks of ea
     frame.prepare(XAxis::Time, ColourBy::Size);
     const size_t bins = frame.bins(timeline::BinKind::Size).count();
     REQUIRE(bins > 2);
-    const std::vector<uint8_t>& itemBin = frame.itemBins(timeline::BinKind::Size);
+    const auto& itemBin = frame.itemBins(timeline::BinKind::Size);
     const timeline::BlockIndex& index = frame.index().index();
     // Colours of its own: a quantity that differs from block to block.
     render::FrameColours colours;

@@ -1,0 +1,75 @@
+// The arrays made once per log and read by every frame are asked to be backed by huge pages
+// (timeline/huge_pages.hpp): the mapping that holds them carries the kernel's "hg" flag
+// (MADV_HUGEPAGE) in /proc/self/smaps. Whether the kernel then gives 2 MiB pages is its
+// choice; without the advice, with THP in its default "madvise" mode, it never does.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "random_heap.hpp"
+#include "timeline/block_index.hpp"
+#include "timeline/huge_pages.hpp"
+#include "timeline/model_index.hpp"
+
+using namespace memlog;
+
+namespace {
+
+// The VmFlags of the mapping of this process that holds `address` ("" when none does).
+std::string flagsOfMapping(const void* address) {
+    const auto at = reinterpret_cast<uintptr_t>(address);
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line;
+    bool inside = false;
+    while (std::getline(smaps, line)) {
+        uintptr_t from = 0, to = 0;
+        char dash = 0;
+        std::istringstream header(line);
+        if (header >> std::hex >> from >> dash >> to && dash == '-' && line.find(':') > line.find(' ')) {
+            inside = from <= at && at < to;
+            continue;
+        }
+        if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+    }
+    return "";
+}
+
+bool advisedHuge(const void* address) { return flagsOfMapping(address).find(" hg") != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("allocateHuge gives zeroed memory on a huge page boundary, advised huge") {
+    const size_t bytes = 5 * timeline::kHugePage + 12345;
+    auto* memory = static_cast<unsigned char*>(timeline::allocateHuge(bytes));
+    REQUIRE(memory != nullptr);
+    CHECK(reinterpret_cast<uintptr_t>(memory) % timeline::kHugePage == 0);
+    CHECK(memory[0] == 0);
+    CHECK(memory[bytes - 1] == 0);
+    memory[bytes - 1] = 7;  // the whole length is writable
+    CHECK(advisedHuge(memory));
+    CHECK(advisedHuge(memory + bytes - 1));
+    timeline::freeHuge(memory, bytes);
+}
+
+TEST_CASE("a HugeVector takes huge pages from kHugeFrom bytes on, ordinary memory below") {
+    timeline::HugeVector<uint64_t> small(1000), large(timeline::kHugeFrom / sizeof(uint64_t) * 4);
+    CHECK_FALSE(advisedHuge(small.data()));
+    CHECK(advisedHuge(large.data()));
+    CHECK(reinterpret_cast<uintptr_t>(large.data()) % timeline::kHugePage == 0);
+}
+
+TEST_CASE("the model's blocks, the index's boxes and order are in huge pages") {
+    test::RandomHeap spec;
+    spec.m_events = 800'000;
+    spec.m_slots = 20'000;
+    const timeline::BlockModel model = test::randomHeap(spec);
+    REQUIRE(model.size() * sizeof(uint32_t) > timeline::kHugeFrom);  // the order too
+    CHECK(advisedHuge(&model[0]));
+    CHECK(advisedHuge(&model[model.size() - 1]));
+    const timeline::ModelIndex index(model, timeline::XAxis::Time);
+    CHECK(advisedHuge(index.index().boxes().data()));
+    CHECK(advisedHuge(index.index().order().data()));
+}

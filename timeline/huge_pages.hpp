@@ -1,0 +1,64 @@
+// Memory in transparent huge pages (2 MiB) for the arrays that hold a value per block or per
+// index node: the model's blocks, the index, the sorted ends, colours and bins. They are made
+// once per log and read by every frame.
+//
+// Why: on this project's VM (software-virtualised page tables), a thread of the process that
+// starts running on a core which was idle first waits, and slows the core that woke it, for
+// about 20 us per MB of the process's memory mapped in 4 KiB pages. A frame's second thread
+// (and the occupancy's) started 9 to 25 ms late on the 10 M block log, with about 1.2 GB
+// mapped; the same arrays in 2 MiB pages leave almost nothing in small pages, and the start
+// takes 0.3 ms. See docs/BENCHMARKS.md, "huge pages for the model's arrays".
+//
+// Only these arrays: every allocation in huge pages (glibc's glibc.malloc.hugetlb=1) made
+// the window's short-lived buffers fault fresh 2 MiB pages each frame, and reports took 11 ms
+// instead of 1.3. Arrays smaller than kHugeFrom come from operator new, as before.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+namespace memlog::timeline {
+
+inline constexpr size_t kHugePage = size_t{2} << 20;
+inline constexpr size_t kHugeFrom = size_t{1} << 20;
+
+// `bytes` of zeroed memory starting on a huge page boundary, asked to be backed by huge pages
+// (a hint: a kernel without them gives ordinary pages); nullptr when mmap fails. Freed with
+// freeHuge(pointer, bytes).
+void* allocateHuge(size_t bytes);
+void freeHuge(void* pointer, size_t bytes);
+
+// For std::vector: huge pages from kHugeFrom bytes on, operator new below.
+template <typename T>
+struct HugePageAllocator {
+    using value_type = T;
+
+    HugePageAllocator() = default;
+    template <typename U>
+    HugePageAllocator(const HugePageAllocator<U>&) {}
+
+    T* allocate(size_t count) {
+        const size_t bytes = count * sizeof(T);
+        if (bytes < kHugeFrom) return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
+        void* memory = allocateHuge(bytes);
+        if (!memory) throw std::bad_alloc();
+        return static_cast<T*>(memory);
+    }
+    void deallocate(T* pointer, size_t count) {
+        const size_t bytes = count * sizeof(T);
+        if (bytes < kHugeFrom) ::operator delete(pointer, std::align_val_t{alignof(T)});
+        else freeHuge(pointer, bytes);
+    }
+
+    template <typename U>
+    bool operator==(const HugePageAllocator<U>&) const { return true; }
+};
+
+template <typename T>
+using HugeVector = std::vector<T, HugePageAllocator<T>>;
+
+}  // namespace memlog::timeline
