@@ -10,6 +10,8 @@
 #include <thread>
 #include <utility>
 
+#include "render/draft_budget.hpp"
+
 namespace memlog::render {
 
 using timeline::Block;
@@ -33,7 +35,7 @@ void FrameContext::prepare(timeline::XAxis axis, ColourBy by, const std::functio
     if (progress) progress(0.85);
     buildColours();
     ++m_generation;
-    if (m_draftAbove && m_index->index().size() > m_draftAbove) {
+    if (mayHaveDrafts(m_index->index().size())) {
         if (progress) progress(0.9);
         summariseLeavesForDrafts();
     }
@@ -117,7 +119,7 @@ void FrameContext::prepareBins(timeline::BinKind kind, const std::function<void(
     tell(0.5);
     cache.m_groups = m_index->groups(std::move(binOfBlock), cache.m_bins.count());
     tell(0.8);
-    cache.m_draftSummaries = m_draftAbove && m_model.size() > m_draftAbove
+    cache.m_draftSummaries = mayHaveDrafts(m_model.size())
                                  ? BinSummaries(m_index->index(), cache.m_itemBin, count, m_colours, kDraftSummaryAlpha)
                                  : BinSummaries{};
     cache.m_kind = kind;
@@ -160,16 +162,22 @@ std::vector<FrameContext::KeptView>::iterator FrameContext::keptFor(const ViewKe
 void FrameContext::newFrame() {
     ++m_frameNumber;
     m_interrupted = m_drewDraft = false;
+    m_frameStats = FrameStats{};
     std::erase_if(m_keptViews, [&](const KeptView& kept) { return kept.m_frame + 1 < m_frameNumber; });
 }
 
+bool FrameContext::mayHaveDrafts(size_t blocks) const {
+    return m_draftAbove && blocks > std::min(m_draftAbove, DraftBudget::kDraftsFrom);
+}
+
 double FrameContext::draftFold(const ViewSpec& spec, int width, double fold) const {
-    if (!m_draftAbove) return fold;
+    const size_t draftAbove = this->draftAbove();
+    if (!draftAbove) return fold;
     if (spec.m_bins && (!binsReady(spec.m_bins->kind()) || m_binCache.m_draftSummaries.empty())) return fold;
     // The count costs the blocks on the window's edges (the whole log's: the root alone), and
     // is of the addresses on its rows: a zoomed scale's bands reach past them.
     const auto shown = spec.m_scale->shownAddresses();
-    if (!shown || m_index->countIn({spec.m_window.m_from, spec.m_window.m_to, shown->first, shown->second + 1}) <= m_draftAbove)
+    if (!shown || m_index->countIn({spec.m_window.m_from, spec.m_window.m_to, shown->first, shown->second + 1}) <= draftAbove)
         return fold;
     return std::max(fold, draftFoldPixels(spec, width));
 }
@@ -322,6 +330,7 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
     for (size_t job = 0; job < jobs.size(); ++job) {
         stats[0][job] += stats[1][job];
         stats[0][job].m_draft = inputs[job].m_foldPixels > m_foldPixels;
+        if (!m_interrupted) m_frameStats += stats[0][job];
     }
     return stats[0];
 }

@@ -6,6 +6,7 @@
 // One frame at a time: it is not to be shared between threads (it runs its own two).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <span>
@@ -42,6 +43,11 @@ public:
     // holds of each bin (BinSummaries: correlated views' drafts).
     static constexpr size_t kDraftAbove = 1'500'000;
     size_t m_draftAbove = kDraftAbove;
+    // Set by the window for the frames to come, from how fast exact frames were painted
+    // (DraftBudget): views of more blocks than this are drafts too. 0: m_draftAbove alone. So
+    // that it may go below m_draftAbove, the drafts' summaries are prepared for logs of more
+    // than DraftBudget::kDraftsFrom blocks.
+    size_t m_draftLimit = 0;
     // Asked while views are drawn, from the calling thread, before the first tile and then
     // every 10 ms or so, whether to give the frame up (the window's exact picture of a draft
     // gives way to input). Once it says yes, nothing more is drawn until newFrame(), and a
@@ -106,6 +112,8 @@ public:
     // What the last drawBlocks() cost (nothing drawn when it copied a kept view), and whether
     // it gave a draft (drawn or kept).
     const FrameStats& lastStats() const { return m_lastStats; }
+    // What every view drawn since newFrame() drew (views kept from before count nothing).
+    const FrameStats& frameStats() const { return m_frameStats; }
 
     // Correlated views: the bins of `kind` over the whole log (made once per axis and kind,
     // as the colours are) and the bin of each block by its position in the index's order
@@ -169,6 +177,11 @@ private:
     uint64_t m_generation = 0;  // grows whenever the index or the colours change
     TileRaster m_rasters[2];  // one a thread
     FrameStats m_lastStats;
+    FrameStats m_frameStats;
+    // The most blocks a view may hold and be exact (m_draftAbove, lowered by m_draftLimit).
+    size_t draftAbove() const { return m_draftLimit ? std::min(m_draftLimit, m_draftAbove) : m_draftAbove; }
+    // Whether a log of `blocks` blocks may have drafts: their summaries are prepared.
+    bool mayHaveDrafts(size_t blocks) const;
 
     // The blocks' pixels of recent views, before any overlay, and what they were drawn from.
     struct ViewKey {

@@ -49,7 +49,8 @@ int runWindow(const WindowOptions& options) {
 
 TimelineWindow::TimelineWindow(const WindowOptions& options)
     : m_options(options), m_state(options.m_state),
-      m_window("memtimeline \u00b7 " + baseName(options.m_log), options.m_width, options.m_height) {
+      m_window("memtimeline \u00b7 " + baseName(options.m_log), options.m_width, options.m_height),
+      m_draftBudget(options.m_draftAbove) {
     if (!s_wakeEvent) s_wakeEvent = SDL_RegisterEvents(1);
     startLoading();
 }
@@ -291,6 +292,7 @@ void TimelineWindow::drawFrame() {
         if (!m_picture || key != m_pictureKey || refining) {
             options.m_mayDraft = !refining;
             FrameContext& frame = *m_log->m_frame;
+            frame.m_draftLimit = m_draftBudget.draftAbove();
             const auto building = std::chrono::steady_clock::now();
             auto report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
             const auto painting = std::chrono::steady_clock::now();
@@ -322,6 +324,7 @@ void TimelineWindow::drawFrame() {
             const auto painted = std::chrono::steady_clock::now();
             m_buildMs = std::chrono::duration<double, std::milli>(painting - building).count();
             m_paintMs = std::chrono::duration<double, std::milli>(painted - painting).count();
+            if (!m_interrupted && !frame.drewDraft()) m_draftBudget.exactFrame(frame.frameStats().m_items, m_paintMs);
         } else {
             m_buildMs = m_paintMs = 0;
         }
@@ -514,7 +517,7 @@ void TimelineWindow::trace(double milliseconds) {
                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
                  "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
-                 "preparing=%d draft=%d refined=%d interrupted=%d\n",
+                 "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
@@ -524,7 +527,7 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
                  m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
                  m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-                 m_contextLagged ? "lagging" : "current", m_preparing ? 1 : 0, m_pictureDraft ? 1 : 0, m_refined ? 1 : 0, m_interrupted ? 1 : 0);
+                 m_contextLagged ? "lagging" : "current", m_draftBudget.draftAbove(), m_preparing ? 1 : 0, m_pictureDraft ? 1 : 0, m_refined ? 1 : 0, m_interrupted ? 1 : 0);
 }
 
 }  // namespace memlog::render

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "render/draft_budget.hpp"
 #include "render/report.hpp"
 #include "render/window/control_strip.hpp"
 #include "render/window/loaded_log.hpp"
@@ -128,7 +129,9 @@ private:
     bool m_contextBehind = false;
     bool m_contextLagged = false;  // the last frame kept the context view of another alpha
     // A view with more blocks than a frame can draw exactly is drawn as a draft
-    // (FrameContext::m_draftAbove), then exactly once input has paused for kRefineAfterMs.
+    // (FrameContext::m_draftAbove, lowered by m_draftBudget while exact frames run slow),
+    // then exactly once input has paused for kRefineAfterMs.
+    DraftBudget m_draftBudget;
     static constexpr uint32_t kRefineAfterMs = 200;
     bool m_pictureDraft = false;  // the picture is a draft
     uint32_t m_refineAt = 0;      // SDL ticks when the draft is to be drawn exactly (0: none due)
