@@ -38,9 +38,9 @@ public:
     // Views with more blocks than this are drafts while input comes.
     size_t draftAbove() const {
         if (m_ceiling == 0 || m_msPerBlock <= 0) return m_ceiling;
-        const double affordable = kPaintBudgetMs / m_msPerBlock;
-        const size_t limit = affordable >= static_cast<double>(m_ceiling) ? m_ceiling : static_cast<size_t>(affordable);
-        return std::min(m_ceiling, std::max(kDraftsFrom, limit));
+        // What 35 ms would paint, capped in double first: a very fast estimate overflows size_t.
+        const double affordable = std::min(kPaintBudgetMs / m_msPerBlock, static_cast<double>(m_ceiling));
+        return std::min(m_ceiling, std::max(kDraftsFrom, static_cast<size_t>(affordable)));
     }
 
 private:

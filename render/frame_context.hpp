@@ -37,10 +37,11 @@ public:
     // fraction of the time, unless its exact picture is kept; the window then draws it exactly
     // once input pauses. 0: never. At 30 to 40 ms a million blocks (docs/BENCHMARKS.md), more
     // than 1.5 million blocks would not be drawn in 50 ms. With more blocks than this in the
-    // log (or than DraftBudget::kDraftsFrom, when fewer: see m_draftLimit), prepare() makes the colours of the index's leaves for drafts (the nodes a draft of
-    // the whole log folds: 0.35 s at ten million blocks, which the first draft spent
-    // otherwise, with the window waiting), and prepareBins() what each node above the leaves
-    // holds of each bin (BinSummaries: correlated views' drafts).
+    // log (or than DraftBudget::kDraftsFrom, when fewer: see m_draftLimit), prepare() makes
+    // the colours of the index's leaves for drafts (the nodes a draft of the whole log folds:
+    // 0.35 s at ten million blocks, which the first draft spent otherwise, with the window
+    // waiting), and prepareBins() what each node above the leaves holds of each bin
+    // (BinSummaries: correlated views' drafts).
     static constexpr size_t kDraftAbove = 1'500'000;
     size_t m_draftAbove = kDraftAbove;
     // Set by the window for the frames to come, from how fast exact frames were painted
