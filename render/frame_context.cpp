@@ -174,11 +174,14 @@ double FrameContext::draftFold(const ViewSpec& spec, int width, double fold) con
     const size_t draftAbove = this->draftAbove();
     if (!draftAbove) return fold;
     if (spec.m_bins && (!binsReady(spec.m_bins->kind()) || m_binCache.m_draftSummaries.empty())) return fold;
-    // The count costs the blocks on the window's edges (the whole log's: the root alone), and
-    // is of the addresses on its rows: a zoomed scale's bands reach past them.
+    // The count costs the blocks on the window's edges (the whole log's: the root alone), stops
+    // once past the limit (a bin's view of the whole log met thousands of leaves on its
+    // addresses' edges), and is of the addresses on its rows: a zoomed scale's bands reach past
+    // them.
     const auto shown = spec.m_scale->shownAddresses();
-    if (!shown || m_index->countIn({spec.m_window.m_from, spec.m_window.m_to, shown->first, shown->second + 1}) <= draftAbove)
-        return fold;
+    if (!shown) return fold;
+    const timeline::IndexBox window{spec.m_window.m_from, spec.m_window.m_to, shown->first, shown->second + 1};
+    if (m_index->countIn(window, draftAbove) <= draftAbove) return fold;
     return std::max(fold, draftFoldPixels(spec, width));
 }
 

@@ -23,6 +23,8 @@ struct RandomHeap {
     uint32_t m_regions = 3;
     uint64_t m_base = 0x5555'0000'0000ull;
     double m_freeShare = 0.5;  // of events on a live slot: a free (else the slot stays)
+    double m_pauseShare = 0;   // of events: after a pause of m_pauseNs
+    uint64_t m_pauseNs = 0;
 };
 
 inline timeline::BlockModel randomHeap(const RandomHeap& spec) {
@@ -36,6 +38,7 @@ inline timeline::BlockModel randomHeap(const RandomHeap& spec) {
     };
     for (size_t event = 0; event < spec.m_events; ++event, ++seq) {
         ns += random() % 50;  // sometimes 0: blocks that end where they began
+        if (spec.m_pauseShare > 0 && std::uniform_real_distribution<>(0, 1)(random) < spec.m_pauseShare) ns += spec.m_pauseNs;
         const size_t slot = random() % spec.m_slots;
         if (open[slot] >= 0) {
             if (std::uniform_real_distribution<>(0, 1)(random) >= spec.m_freeShare) continue;

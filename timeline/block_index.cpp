@@ -77,6 +77,7 @@ BlockIndex::BlockIndex(size_t count, const std::function<IndexBox(size_t)>& boxO
         m_nodes.push_back(leaf);
     }
 
+    const size_t leaves = m_nodes.size();
     // Levels above: the nodes of the level below, tiled and packed in the same way. A parent's
     // children must be consecutive, so each level's nodes are written in their tile order.
     size_t levelBegin = 0, levelEnd = m_nodes.size();
@@ -104,6 +105,8 @@ BlockIndex::BlockIndex(size_t count, const std::function<IndexBox(size_t)>& boxO
         levelBegin = nextBegin;
         levelEnd = m_nodes.size();
     }
+    m_leafSlots.resize(leaves);
+    for (size_t leaf = 0; leaf < leaves; ++leaf) m_leafSlots[leaf] = m_nodes[leaf].m_first / kFanout;
     if (progress) progress(1.0);
 }
 

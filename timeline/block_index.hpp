@@ -86,6 +86,16 @@ public:
         const size_t index = leaf.m_first / kFanout;  // leaves hold kFanout items, the last fewer
         marks[index / 64] |= uint64_t{1} << (index % 64);
     }
+    // Whether `node`'s children are leaves (leaves come first in nodes()).
+    bool aboveLeaves(const Node& node) const { return !node.m_leaf && node.m_first < m_leafSlots.size(); }
+    // Marks every leaf under `parent` (aboveLeaves) without reading the leaves' nodes: their
+    // places in order() sit side by side in one small array, where their nodes are 48 bytes each.
+    void markLeavesUnder(const Node& parent, std::vector<uint64_t>& marks) const {
+        for (uint32_t child = parent.m_first; child < parent.m_first + parent.m_count; ++child) {
+            const uint32_t slot = m_leafSlots[child];
+            marks[slot / 64] |= uint64_t{1} << (slot % 64);
+        }
+    }
     template <typename Leaf>
     void forEachMarkedLeaf(const std::vector<uint64_t>& marks, Leaf&& leaf) const {
         for (size_t word = 0; word < marks.size(); ++word)
@@ -119,6 +129,7 @@ private:
     HugeVector<uint32_t> m_order;  // item indices in leaf order
     HugeVector<IndexBox> m_boxes;  // their boxes, in the same order
     HugeVector<Node> m_nodes;      // leaves first, then each level up; the root last
+    HugeVector<uint32_t> m_leafSlots;  // by leaf node: its first position in order() / kFanout
 };
 
 }  // namespace memlog::timeline

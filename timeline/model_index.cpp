@@ -133,15 +133,16 @@ std::optional<size_t> ModelIndex::blockAt(uint64_t x, uint64_t addr) const {
     return found;
 }
 
-size_t ModelIndex::countIn(const IndexBox& window) const {
+size_t ModelIndex::countIn(const IndexBox& window, size_t enough) const {
     // A node inside the window counts all of its blocks at once (every box is at least a unit
     // wide and a byte tall, so each inside meets it); only the leaves on the window's edges
-    // test their boxes. A whole log's view costs nothing.
+    // test their boxes. A whole log's view costs nothing. Past `enough`, no node is opened.
     size_t count = 0;
     const auto& boxes = m_index.boxes();
     m_index.query(
         window,
         [&](const BlockIndex::Node& node) {
+            if (count > enough) return true;
             if (window.contains(node.m_box)) {
                 count += node.m_items;
                 return true;
@@ -307,10 +308,12 @@ ModelIndex::SortedEnds::SortedEnds(const BlockModel& model, XAxis axis, bool end
         resizePrefaulted(m_order, count);
         for (size_t i = 0; i < count; ++i) m_order[i] = keyed[i].second;
     }
+    if (!m_inModelOrder) m_packed.reserve(count);
     EndSums running;
     for (size_t i = 0; i < count; ++i) {
-        const Block& block = entry(i);
-        append(block, xOf(block), running);
+        const uint32_t index = m_inModelOrder ? static_cast<uint32_t>(i) : m_order[i];
+        const Block& block = model[index];
+        append(block, index, xOf(block), running);
     }
 }
 
@@ -324,21 +327,28 @@ std::vector<ModelIndex::SortedEnds> ModelIndex::SortedEnds::split(const SortedEn
     }
     std::vector<EndSums> running(count);
     for (size_t i = 0; i < all.m_count; ++i) {
-        const uint32_t index = all.blockOf(i);
+        const uint32_t index = all.m_inModelOrder ? static_cast<uint32_t>(i) : all.m_order[i];
         const size_t group = groupOf[index];
         if (group >= count) continue;
-        groups[group].m_order.push_back(index);
         const Block& block = (*all.m_model)[index];
-        groups[group].append(block, all.xOf(block), running[group]);
+        groups[group].append(block, index, all.xOf(block), running[group]);
     }
-    for (SortedEnds& group : groups) group.m_order.shrink_to_fit();
+    for (SortedEnds& group : groups) group.m_packed.shrink_to_fit();
     return groups;
 }
 
-void ModelIndex::SortedEnds::append(const Block& block, uint64_t x, EndSums& running) {
+void ModelIndex::SortedEnds::append(const Block& block, uint32_t index, uint64_t x, EndSums& running) {
     if (m_count % kStride == 0) {
         m_checkX.push_back(x);
         m_checkSums.push_back(running);
+    }
+    if (!m_inModelOrder) {
+        const uint64_t offset = x - m_checkX.back();
+        const Entry whole = fromBlock(block);
+        if (offset < kInModel && whole.m_size < kInModel && whole.m_event)
+            m_packed.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(whole.m_size)});
+        else
+            m_packed.push_back({index, kInModel});
     }
     ++m_count;
     running.m_bytesX += static_cast<__int128>(block.size()) * x;
@@ -365,19 +375,14 @@ ModelIndex::EndSums ModelIndex::SortedEnds::sumsBefore(Before&& before, size_t& 
     // Entries from the checkpoint before it: at most kStride of them are before.
     EndSums sums = m_checkSums[first - 1];
     const size_t end = std::min(first * kStride, m_count);
-    // The stride's blocks lie all over the model: asked for together, their misses overlap
-    // rather than follow one another (a report after an idle pause, as the window's are,
-    // waited on them one by one).
-    if (!m_inModelOrder)
-        for (size_t i = (first - 1) * kStride; i < end; ++i) prefetch(entry(i));
+    const uint64_t checkX = m_checkX[first - 1];
     for (size_t i = (first - 1) * kStride; i < end; ++i) {
-        const Block& block = entry(i);
-        const uint64_t x = xOf(block);
-        if (!before(x)) break;
-        sums.m_bytesX += static_cast<__int128>(block.size()) * x;
-        sums.m_bytes += block.size();
+        const Entry entry = this->entry(i, checkX);
+        if (!before(entry.m_x)) break;
+        sums.m_bytesX += static_cast<__int128>(entry.m_size) * entry.m_x;
+        sums.m_bytes += entry.m_size;
         ++sums.m_entries;
-        sums.m_events += !(m_ends && block.liveAtEnd());
+        sums.m_events += entry.m_event;
     }
     return sums;
 }

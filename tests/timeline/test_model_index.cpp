@@ -124,6 +124,40 @@ TEST_CASE("occupancy of a group of blocks from its own sorted ends equals the wa
     }
 }
 
+TEST_CASE("occupancy from sorted ends with blocks of 4 GiB and more and pauses of more than 4 s") {
+    // Sorted ends keep each entry's size and offset from its checkpoint in 32 bits, and read
+    // the model for those that do not fit: these heaps have many of both.
+    for (uint32_t seed = 1; seed <= 2; ++seed) {
+        test::RandomHeap spec;
+        spec.m_seed = seed;
+        spec.m_events = 5'000;
+        spec.m_slotBytes = uint64_t{1} << 34;
+        spec.m_pauseShare = 0.05;
+        spec.m_pauseNs = uint64_t{5} << 30;
+        const BlockModel model = test::randomHeap(spec);
+        size_t huge = 0;
+        model.forEach([&](const Block& b) { huge += b.size() >= (uint64_t{1} << 32); });
+        REQUIRE(huge > model.size() / 2);
+        const ModelIndex index(model, XAxis::Time);
+        std::vector<uint8_t> groupOf(model.size());
+        for (size_t i = 0; i < model.size(); ++i) groupOf[i] = static_cast<uint8_t>(i % 2);
+        const ModelIndex::Groups groups = index.groups(groupOf, 2);
+        BlockModel odd;
+        for (size_t i = 1; i < model.size(); i += 2) odd.append(model[i]);
+        odd.finish(model.summary(), model.threads(), model.endNs(), model.extent(XAxis::Events).m_to, 5);
+        std::mt19937_64 random(seed);
+        for (int trial = 0; trial < 20; ++trial) {
+            OccupancyQuery query;
+            query.m_axis = XAxis::Time;
+            query.m_window = randomWindow(random, model.extent(XAxis::Time));
+            query.m_columns = 1 + random() % 700;
+            INFO("seed " << seed << " trial " << trial);
+            checkSameColumns(index.occupancy(query), timeline::occupancy(model, query));
+            checkSameColumns(index.occupancy(query, groups, 1), timeline::occupancy(odd, query));
+        }
+    }
+}
+
 TEST_CASE("occupancy from the index: a column nothing changes in reads exactly the live bytes") {
     test::RandomHeap spec;
     spec.m_events = 3'000;
@@ -241,7 +275,16 @@ TEST_CASE("the count of blocks in a window equals the walk's, on the window's ed
             model.forEach([&](const Block& b) { expected += ModelIndex::boxOf(b, XAxis::Time).intersects(window); });
             INFO("seed " << seed << ", trial " << trial);
             CHECK(index.countIn(window) == expected);
+            // Told when it has enough: exact up to there, more than that past it.
+            const size_t enough = random() % (expected + 2);
+            const size_t counted = index.countIn(window, enough);
+            if (expected <= enough) CHECK(counted == expected);
+            else CHECK((counted > enough && counted <= expected));
         }
+        // Told it has enough at once, the count of the window of every address but the lowest
+        // stops at the first node inside it: below all.
+        const size_t all = index.countIn({extent.m_from, extent.m_to + 1, lowest + 1, UINT64_MAX});
+        CHECK(index.countIn({extent.m_from, extent.m_to + 1, lowest + 1, UINT64_MAX}, 0) < all);
         // The whole log, from the root alone.
         CHECK(index.countIn({extent.m_from, extent.m_to + 1, 0, UINT64_MAX}) == model.size());
     }
