@@ -94,6 +94,31 @@ TEST_CASE("a folded node stands for exactly the items under it, and boxes nest")
                 CHECK(node.m_box.contains(index.nodes()[child].m_box));
 }
 
+TEST_CASE("the leaves marked from a parent are its children, marked one by one") {
+    const auto boxes = randomBoxes(5'000, 4);
+    const BlockIndex index(boxes.size(), [&](size_t i) { return boxes[i]; });
+    size_t parents = 0;
+    for (const BlockIndex::Node& node : index.nodes()) {
+        if (!index.aboveLeaves(node)) {
+            // Leaves, and nodes whose children are not leaves.
+            if (!node.m_leaf) CHECK_FALSE(index.nodes()[node.m_first].m_leaf);
+            continue;
+        }
+        ++parents;
+        std::vector<uint64_t> fromParent, oneByOne;
+        index.clearMarks(fromParent);
+        index.clearMarks(oneByOne);
+        index.markLeavesUnder(node, fromParent);
+        for (uint32_t child = node.m_first; child < node.m_first + node.m_count; ++child) {
+            REQUIRE(index.nodes()[child].m_leaf);
+            BlockIndex::mark(index.nodes()[child], oneByOne);
+        }
+        CHECK(fromParent == oneByOne);
+    }
+    const size_t leaves = (boxes.size() + BlockIndex::kFanout - 1) / BlockIndex::kFanout;
+    CHECK(parents == (leaves + BlockIndex::kFanout - 1) / BlockIndex::kFanout);
+}
+
 TEST_CASE("an empty index and a single box") {
     const BlockIndex empty(0, [](size_t) { return IndexBox{}; });
     CHECK(empty.root() == nullptr);
