@@ -332,7 +332,10 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
     m_interrupted = stop.load();
     for (size_t job = 0; job < jobs.size(); ++job) {
         stats[0][job] += stats[1][job];
-        stats[0][job].m_draft = inputs[job].m_foldPixels > m_foldPixels;
+        // A draft that folded no node drew every block exactly, as the exact picture would:
+        // not a draft, nothing to draw again (zoomed in, a bin's view has nodes wider than
+        // any draft folds, and drew its picture twice).
+        stats[0][job].m_draft = inputs[job].m_foldPixels > m_foldPixels && stats[0][job].m_foldedNodes > 0;
         if (!m_interrupted) m_frameStats += stats[0][job];
     }
     return stats[0];

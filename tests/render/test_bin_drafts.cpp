@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include "frame_views.hpp"
 #include "render/bin_summaries.hpp"
@@ -124,6 +125,36 @@ TEST_CASE("a bin's view with more blocks than the draft limit is a draft of its 
         CHECK(view.throughFrame(frame, true, &stats, false).m_pixels == exact.m_pixels);
     }
     CHECK(foldedSomewhere > model.size() / 2);
+}
+
+TEST_CASE("a view allowed a draft that folds no node is its exact picture, and not a draft") {
+    // A fiftieth of the log, 200 pixels wide: the nodes above the leaves some 550 pixels wide,
+    // wider than any draft folds; still thousands of blocks, over the limit.
+    const timeline::BlockModel model = randomHeap(300'000, 300);
+    FrameContext frame(model, nullptr);
+    frame.m_draftAbove = 100;
+    frame.prepare(XAxis::Time, ColourBy::Site);
+    const timeline::Bins& bins = frame.bins(timeline::BinKind::Size);
+    const XWindow extent = model.extent(XAxis::Time);
+    const uint64_t from = extent.m_from + extent.width() / 2;
+    const XWindow window{from, from + extent.width() / 50};
+    REQUIRE(frame.index().countIn({window.m_from, window.m_to, 0, UINT64_MAX}) > 10 * frame.m_draftAbove);
+    for (int bin = -1; bin < static_cast<int>(bins.count()); ++bin) {
+        INFO((bin < 0 ? std::string("every block") : "bin " + std::to_string(bin)));
+        FrameView view(frame, XAxis::Time, window, 0, UINT64_MAX, 200, 75);
+        if (bin >= 0) {
+            view.m_spec.m_bins = &bins;
+            view.m_spec.m_bin = bin;
+        }
+        FrameStats stats;
+        const Image exact = view.throughFrame(frame, true, &stats, false);
+        frame.forgetViews();
+        const Image allowed = view.throughFrame(frame, true, &stats, true);
+        CHECK(stats.m_foldedNodes == 0);
+        CHECK(stats.m_items > 0);
+        CHECK_FALSE(stats.m_draft);
+        CHECK(allowed.m_pixels == exact.m_pixels);
+    }
 }
 
 TEST_CASE("bins made when the log had no more blocks than the draft limit are never drafted") {
