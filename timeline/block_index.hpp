@@ -83,18 +83,15 @@ public:
     // made through one more inlined callback was dropped by GCC 12, as objdump showed.)
     void clearMarks(std::vector<uint64_t>& marks) const { marks.assign((m_order.size() / kFanout + 64) / 64, 0); }
     static void mark(const Node& leaf, std::vector<uint64_t>& marks) {
-        const size_t index = leaf.m_first / kFanout;  // leaves hold kFanout items, the last fewer
-        marks[index / 64] |= uint64_t{1} << (index % 64);
+        markSlot(leaf.m_first / kFanout, marks);  // leaves hold kFanout items, the last fewer
     }
     // Whether `node`'s children are leaves (leaves come first in nodes()).
     bool aboveLeaves(const Node& node) const { return !node.m_leaf && node.m_first < m_leafSlots.size(); }
     // Marks every leaf under `parent` (aboveLeaves) without reading the leaves' nodes: their
     // places in order() sit side by side in one small array, where their nodes are 48 bytes each.
     void markLeavesUnder(const Node& parent, std::vector<uint64_t>& marks) const {
-        for (uint32_t child = parent.m_first; child < parent.m_first + parent.m_count; ++child) {
-            const uint32_t slot = m_leafSlots[child];
-            marks[slot / 64] |= uint64_t{1} << (slot % 64);
-        }
+        for (uint32_t child = parent.m_first; child < parent.m_first + parent.m_count; ++child)
+            markSlot(m_leafSlots[child], marks);
     }
     template <typename Leaf>
     void forEachMarkedLeaf(const std::vector<uint64_t>& marks, Leaf&& leaf) const {
@@ -126,6 +123,9 @@ public:
     }
 
 private:
+    // The bit of the leaf whose items start at position slot x kFanout of order().
+    static void markSlot(size_t slot, std::vector<uint64_t>& marks) { marks[slot / 64] |= uint64_t{1} << (slot % 64); }
+
     HugeVector<uint32_t> m_order;  // item indices in leaf order
     HugeVector<IndexBox> m_boxes;  // their boxes, in the same order
     HugeVector<Node> m_nodes;      // leaves first, then each level up; the root last

@@ -311,9 +311,8 @@ ModelIndex::SortedEnds::SortedEnds(const BlockModel& model, XAxis axis, bool end
     if (!m_inModelOrder) m_packed.reserve(count);
     EndSums running;
     for (size_t i = 0; i < count; ++i) {
-        const uint32_t index = m_inModelOrder ? static_cast<uint32_t>(i) : m_order[i];
-        const Block& block = model[index];
-        append(block, index, xOf(block), running);
+        const uint32_t index = blockOf(i);
+        append(model[index], index, running);
     }
 }
 
@@ -327,34 +326,33 @@ std::vector<ModelIndex::SortedEnds> ModelIndex::SortedEnds::split(const SortedEn
     }
     std::vector<EndSums> running(count);
     for (size_t i = 0; i < all.m_count; ++i) {
-        const uint32_t index = all.m_inModelOrder ? static_cast<uint32_t>(i) : all.m_order[i];
+        const uint32_t index = all.blockOf(i);
         const size_t group = groupOf[index];
         if (group >= count) continue;
-        const Block& block = (*all.m_model)[index];
-        groups[group].append(block, index, all.xOf(block), running[group]);
+        groups[group].append((*all.m_model)[index], index, running[group]);
     }
     for (SortedEnds& group : groups) group.m_packed.shrink_to_fit();
     return groups;
 }
 
-void ModelIndex::SortedEnds::append(const Block& block, uint32_t index, uint64_t x, EndSums& running) {
+void ModelIndex::SortedEnds::append(const Block& block, uint32_t index, EndSums& running) {
+    const Entry entry = fromBlock(block);
     if (m_count % kStride == 0) {
-        m_checkX.push_back(x);
+        m_checkX.push_back(entry.m_x);
         m_checkSums.push_back(running);
     }
     if (!m_inModelOrder) {
-        const uint64_t offset = x - m_checkX.back();
-        const Entry whole = fromBlock(block);
-        if (offset < kInModel && whole.m_size < kInModel && whole.m_event)
-            m_packed.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(whole.m_size)});
+        const uint64_t offset = entry.m_x - m_checkX.back();
+        if (offset < kInModel && entry.m_size < kInModel && entry.m_event)
+            m_packed.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(entry.m_size)});
         else
             m_packed.push_back({index, kInModel});
     }
     ++m_count;
-    running.m_bytesX += static_cast<__int128>(block.size()) * x;
-    running.m_bytes += block.size();
+    running.m_bytesX += static_cast<__int128>(entry.m_size) * entry.m_x;
+    running.m_bytes += entry.m_size;
     ++running.m_entries;
-    running.m_events += !(m_ends && block.liveAtEnd());
+    running.m_events += entry.m_event;
 }
 
 template <typename Before>

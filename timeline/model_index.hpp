@@ -196,9 +196,12 @@ private:
             return {checkX + packed.m_offset, packed.m_size, true};
         }
         uint64_t xOf(const Block& block) const { return m_ends ? block.to(m_axis) : block.from(m_axis); }
-        // Adds the next entry, block `index` of x `x`, to the running sums, with a checkpoint
-        // when it is due.
-        void append(const Block& block, uint32_t index, uint64_t x, EndSums& running);
+        // The model's index of entry i, while the order is kept (the whole log's ends: split
+        // reads them).
+        uint32_t blockOf(size_t i) const { return m_inModelOrder ? static_cast<uint32_t>(i) : m_order[i]; }
+        // Adds the next entry, block `index`, to the running sums, with a checkpoint when it
+        // is due.
+        void append(const Block& block, uint32_t index, EndSums& running);
         const BlockModel* m_model = nullptr;
         XAxis m_axis = XAxis::Time;
         bool m_ends = false;
