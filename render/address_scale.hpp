@@ -68,7 +68,8 @@ private:
     }
     bool spanSearched(uint64_t lo, uint64_t hi, double& top, double& bottom) const;
     double rowIn(const Band& band, uint64_t addr) const {
-        return band.m_bottom - static_cast<double>(addr - band.m_range.m_lo) * band.m_rowsPerByte;
+        // An offset inside one range, far below 2^63: converted as signed, one instruction.
+        return band.m_bottom - static_cast<double>(static_cast<int64_t>(addr - band.m_range.m_lo)) * band.m_rowsPerByte;
     }
     timeline::AddressRanges m_ranges;
     std::vector<Band> m_bands;

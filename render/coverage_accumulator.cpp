@@ -22,7 +22,7 @@ void CoverageAccumulator::reset(int width, int height, double alpha, int attribu
         m_power = PowerTable(alpha);
         m_fixedPower.resize(kAxisOne + 1);
         for (int64_t i = 0; i <= kAxisOne; ++i)
-            m_fixedPower[static_cast<size_t>(i)] = static_cast<int32_t>(m_power(static_cast<double>(i) / kAxisOne) * kAxisOne + 0.5);
+            m_fixedPower[static_cast<size_t>(i)] = static_cast<uint16_t>(m_power(static_cast<double>(i) / kAxisOne) * kAxisOne + 0.5);
     }
     m_alpha = alpha;
     const size_t size = static_cast<size_t>(width + 1) * static_cast<size_t>(height + 1) * static_cast<size_t>(channels);
