@@ -23,6 +23,12 @@ public:
     static constexpr size_t kMeasuredFrom = 750'000;
     // Views of fewer blocks are never drafts, however slow: their drafts would gain little.
     static constexpr size_t kDraftsFrom = 250'000;
+    // A frame whose tiles have taken this long, or would take this long by those done so far,
+    // draws the rest as drafts (FrameContext::m_lateAfterMs): a draft's tile takes about 0.6
+    // of an exact one's, so a frame that notices at 38 ms with 12 ms of exact tiles to go
+    // still ends at 45; frames at the usual speed (27 to 35 ms) are not late.
+    static constexpr double kLateAfterMs = 38;
+    static constexpr double kLateProjectedMs = 42;
 
     // `ceiling`: the most blocks a view may hold and be exact (--draft-above); 0: no drafts.
     explicit DraftBudget(size_t ceiling) : m_ceiling(ceiling) {}

@@ -170,10 +170,15 @@ bool FrameContext::mayHaveDrafts(size_t blocks) const {
     return m_draftAbove && blocks > std::min(m_draftAbove, DraftBudget::kDraftsFrom);
 }
 
-double FrameContext::draftFold(const ViewSpec& spec, int width, double fold) const {
-    const size_t draftAbove = this->draftAbove();
-    if (!draftAbove) return fold;
+double FrameContext::foldAsDraft(const ViewSpec& spec, int width, double fold) const {
+    if (!draftAbove() || !mayHaveDrafts(m_index->index().size())) return fold;
     if (spec.m_bins && (!binsReady(spec.m_bins->kind()) || m_binCache.m_draftSummaries.empty())) return fold;
+    return std::max(fold, draftFoldPixels(spec, width));
+}
+
+double FrameContext::draftFold(const ViewSpec& spec, int width, double fold) const {
+    const double draft = foldAsDraft(spec, width, fold);
+    if (draft == fold) return fold;
     // The count costs the blocks on the window's edges (the whole log's: the root alone), stops
     // once past the limit (a bin's view of the whole log met thousands of leaves on its
     // addresses' edges), and is of the addresses on its rows: a zoomed scale's bands reach past
@@ -181,8 +186,7 @@ double FrameContext::draftFold(const ViewSpec& spec, int width, double fold) con
     const auto shown = spec.m_scale->shownAddresses();
     if (!shown) return fold;
     const timeline::IndexBox window{spec.m_window.m_from, spec.m_window.m_to, shown->first, shown->second + 1};
-    if (m_index->countIn(window, draftAbove) <= draftAbove) return fold;
-    return std::max(fold, draftFoldPixels(spec, width));
+    return m_index->countIn(window, draftAbove()) <= draftAbove() ? fold : draft;
 }
 
 double FrameContext::draftFoldPixels(const ViewSpec& spec, int width) const {
@@ -206,7 +210,7 @@ FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelO
     if (m_interrupted) return m_lastStats;
     std::vector<BlocksJob> toDraw;
     std::vector<ViewKey> keys;
-    std::vector<double> folds;
+    std::vector<double> folds, lateFolds;
     for (const BlocksJob& job : jobs) {
         const ViewSpec& spec = job.m_spec;
         double fold = foldPixels(spec, levelOfDetail);
@@ -223,6 +227,7 @@ FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelO
             toDraw.push_back(job);
             keys.push_back(key);
             folds.push_back(fold);
+            lateFolds.push_back(mayDraft && levelOfDetail ? foldAsDraft(spec, job.m_target.m_width, fold) : fold);
             continue;
         }
         copyPixels(kept->pixels(), job.m_target);
@@ -230,9 +235,11 @@ FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelO
         kept->m_frame = m_frameNumber;
         std::rotate(kept, kept + 1, m_keptViews.end());  // now the most recent
     }
-    const std::vector<FrameStats> stats = draw(toDraw, folds);
+    const std::vector<FrameStats> stats = draw(toDraw, folds, lateFolds);
     for (size_t job = 0; job < toDraw.size() && !m_interrupted; ++job) {
         m_lastStats += stats[job];
+        // Late, a view drawn exactly became its draft: kept as one, not for the exact picture.
+        if (stats[job].m_draft && folds[job] != lateFolds[job]) keys[job] = keyOf(toDraw[job].m_spec, toDraw[job].m_target, lateFolds[job]);
         if (m_keptViews.size() == kKeptViews) m_keptViews.erase(m_keptViews.begin());
         const PixelBuffer target = toDraw[job].m_target;
         KeptView& kept = m_keptViews.emplace_back(KeptView{keys[job], m_frameNumber, stats[job].m_cushionable > 0, stats[job].m_draft, {}});
@@ -285,11 +292,23 @@ FrameInputs FrameContext::inputsFor(const ViewSpec& spec, double foldPixels) {
     return inputs;
 }
 
-std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std::span<const double> folds) {
+bool FrameContext::runningLate(std::chrono::steady_clock::time_point started, size_t done, size_t tiles) const {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    return ms > m_lateAfterMs || (done * 8 >= tiles && ms * static_cast<double>(tiles) > m_lateProjectedMs * static_cast<double>(done));
+}
+
+std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std::span<const double> folds,
+                                           std::span<const double> lateFolds) {
     if (jobs.empty()) return {};
+    const auto started = std::chrono::steady_clock::now();
     m_summaries.setAlpha(jobs.front().m_spec.m_alpha);  // the jobs' one alpha
-    std::vector<FrameInputs> inputs;
-    for (size_t job = 0; job < jobs.size(); ++job) inputs.push_back(inputsFor(jobs[job].m_spec, folds[job]));
+    std::vector<FrameInputs> inputs, lateInputs;
+    std::vector<bool> mayBeLate;  // whether a job's late tiles differ from its others
+    for (size_t job = 0; job < jobs.size(); ++job) {
+        inputs.push_back(inputsFor(jobs[job].m_spec, folds[job]));
+        mayBeLate.push_back(!lateFolds.empty() && lateFolds[job] != folds[job]);
+        lateInputs.push_back(mayBeLate.back() ? inputsFor(jobs[job].m_spec, lateFolds[job]) : inputs.back());
+    }
     // Each tile with its own arrays (a block across a line between tiles adds its part to
     // each: a clip at whole pixels keeps every pixel's coverage as it was). Two threads take
     // the next tile until none is left, so neither waits long for the other however the
@@ -307,9 +326,12 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
             tiles.push_back({job, tile});
     std::stable_sort(tiles.begin(), tiles.end(), [](const JobTile& a, const JobTile& b) { return a.m_tile.m_left < b.m_tile.m_left; });
     std::vector<FrameStats> stats[std::size(m_rasters)];
+    std::vector<size_t> lateFolded[std::size(m_rasters)];  // nodes folded by late tiles, a job
     for (auto& thread : stats) thread.resize(jobs.size());
-    std::atomic<size_t> next{0};
-    std::atomic<bool> stop{false};
+    for (auto& thread : lateFolded) thread.resize(jobs.size());
+    std::atomic<size_t> next{0}, done{0};
+    std::atomic<bool> stop{false}, late{false};
+    const bool anyMayBeLate = std::find(mayBeLate.begin(), mayBeLate.end(), true) != mayBeLate.end();
     auto work = [&](size_t thread) {
         auto asked = std::chrono::steady_clock::time_point{};
         for (size_t at; !stop.load(std::memory_order_relaxed) && (at = next.fetch_add(1)) < tiles.size();) {
@@ -320,8 +342,15 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
                 }
                 asked = std::chrono::steady_clock::now();
             }
-            const JobTile& tile = tiles[at];
-            stats[thread][tile.m_job] += m_rasters[thread].draw(inputs[tile.m_job], jobs[tile.m_job].m_target, tile.m_tile);
+            // Once late, late for every tile that follows, on both threads.
+            if (anyMayBeLate && !late.load(std::memory_order_relaxed) && runningLate(started, done.load(), tiles.size()))
+                late.store(true, std::memory_order_relaxed);
+            const size_t job = tiles[at].m_job;
+            const bool drafted = mayBeLate[job] && late.load(std::memory_order_relaxed);
+            const FrameStats drawn = m_rasters[thread].draw(drafted ? lateInputs[job] : inputs[job], jobs[job].m_target, tiles[at].m_tile);
+            stats[thread][job] += drawn;
+            if (drafted) lateFolded[thread][job] += drawn.m_foldedNodes;
+            done.fetch_add(1);
         }
     };
     {
@@ -335,7 +364,8 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
         // A draft that folded no node drew every block exactly, as the exact picture would:
         // not a draft, nothing to draw again (zoomed in, a bin's view has nodes wider than
         // any draft folds, and drew its picture twice).
-        stats[0][job].m_draft = inputs[job].m_foldPixels > m_foldPixels && stats[0][job].m_foldedNodes > 0;
+        stats[0][job].m_draft = (inputs[job].m_foldPixels > m_foldPixels && stats[0][job].m_foldedNodes > 0) ||
+                                lateFolded[0][job] + lateFolded[1][job] > 0;
         if (!m_interrupted) m_frameStats += stats[0][job];
     }
     return stats[0];

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <thread>
@@ -49,6 +51,18 @@ public:
     // that it may go below m_draftAbove, the drafts' summaries are prepared for logs of more
     // than DraftBudget::kDraftsFrom blocks.
     size_t m_draftLimit = 0;
+    // A frame that runs late finishes as a draft: once its tiles have taken m_lateAfterMs, or
+    // those done so far (an eighth at least) say all would take more than m_lateProjectedMs,
+    // the tiles still to draw of views asked for `mayDraft` fold as their drafts would
+    // (draftFoldPixels), and those views are drafts, drawn exactly once input pauses. Why: an
+    // exact frame of a million blocks paints in 27 to 30 ms on two cores, about 50 on one,
+    // and the host of this project's virtual machine takes a core away for a frame now and
+    // then (docs/BENCHMARKS.md). Views of a log too small for drafts are never late. Never
+    // late by default: the window sets DraftBudget's times, so that nothing else depends on
+    // how fast the machine happens to be.
+    static constexpr double kNeverLate = std::numeric_limits<double>::infinity();
+    double m_lateAfterMs = kNeverLate;
+    double m_lateProjectedMs = kNeverLate;
     // Asked while views are drawn, from the calling thread, before the first tile and then
     // every 10 ms or so, whether to give the frame up (the window's exact picture of a draft
     // gives way to input). Once it says yes, nothing more is drawn until newFrame(), and a
@@ -158,8 +172,12 @@ private:
     double foldPixels(const ViewSpec& spec, bool levelOfDetail) const { return levelOfDetail && !spec.m_bins ? m_foldPixels : 0; }
     FrameInputs inputsFor(const ViewSpec& spec, double foldPixels);
     // A FrameStats a job; each job folds nodes of at most folds[job] pixels (0: none), drafts
-    // (more than m_foldPixels) with summaries of their own.
-    std::vector<FrameStats> draw(std::span<const BlocksJob> jobs, std::span<const double> folds);
+    // (more than m_foldPixels) with summaries of their own. Once the frame runs late (see
+    // m_lateAfterMs), lateFolds[job] instead (empty: as folds).
+    std::vector<FrameStats> draw(std::span<const BlocksJob> jobs, std::span<const double> folds,
+                                 std::span<const double> lateFolds = {});
+    // Whether a frame that started at `started` and has drawn `done` of `tiles` tiles runs late.
+    bool runningLate(std::chrono::steady_clock::time_point started, size_t done, size_t tiles) const;
     static constexpr size_t kTileBytes = 1 << 20;
     static std::vector<Tile> tilesOf(int width, int height, bool categorical);
 
@@ -226,6 +244,9 @@ private:
     // of detail only): more than m_draftAbove blocks on its rows, and for a bin's view, the
     // bins' summaries at hand (BinCache::m_draftSummaries).
     double draftFold(const ViewSpec& spec, int width, double fold) const;
+    // The fold of `spec` as a draft, whatever its blocks: `fold` when it may not be one (no
+    // drafts, a log too small for them, a bin's view without the bins' summaries).
+    double foldAsDraft(const ViewSpec& spec, int width, double fold) const;
 
     struct BinCache {
         timeline::BinKind m_kind = timeline::BinKind::Size;

@@ -59,7 +59,8 @@ key. The options below set where the window starts.
                         pauses (0.2 s); 0: always exact (default 1500000).
                         While exact frames paint slower than about 35 ms a
                         million blocks, views of fewer blocks (250000 at
-                        least) are drafts too
+                        least) are drafts too, and a frame still drawing
+                        after 38 ms (a core taken away) ends as a draft
   -h, --help            this text
   --version             the version
 

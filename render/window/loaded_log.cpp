@@ -4,6 +4,8 @@
 
 #include <sys/stat.h>
 
+#include "render/draft_budget.hpp"
+
 namespace memlog::render {
 
 using timeline::Block;
@@ -56,6 +58,8 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     tell("indexing", 0.8);
     log->m_frame = std::make_unique<FrameContext>(log->m_model, &log->m_sites);
     log->m_frame->m_draftAbove = draftAbove;
+    log->m_frame->m_lateAfterMs = DraftBudget::kLateAfterMs;
+    log->m_frame->m_lateProjectedMs = DraftBudget::kLateProjectedMs;
     log->m_frame->prepare(axis, by, [&](double f) { tell("indexing", 0.8 + 0.2 * f); });
     tell("done", 1);
     return log;

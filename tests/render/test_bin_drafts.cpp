@@ -22,6 +22,17 @@ using test::randomHeap;
 using timeline::XAxis;
 using timeline::XWindow;
 
+namespace {
+
+// Size bins of a frame context coloured by site, with the drafts' summaries made for them.
+const timeline::Bins& sizeBinsWithDrafts(FrameContext& frame) {
+    frame.m_draftAbove = 1000;  // before the bins are made: their summaries with them
+    frame.prepare(XAxis::Time, ColourBy::Site);
+    return frame.bins(timeline::BinKind::Size);
+}
+
+}  // namespace
+
 TEST_CASE("the bins' summary of a node above the leaves is what its blocks of each bin add up to") {
     const timeline::BlockModel model = randomHeap(60'000, 150);
     FrameContext frame(model, nullptr);
@@ -75,9 +86,7 @@ TEST_CASE("a bin's view with more blocks than the draft limit is a draft of its 
     constexpr int W = 200, H = 75;
     const timeline::BlockModel model = randomHeap(300'000, 300);
     FrameContext frame(model, nullptr);
-    frame.m_draftAbove = 1000;  // before the bins are made: their summaries with them
-    frame.prepare(XAxis::Time, ColourBy::Site);
-    const timeline::Bins& bins = frame.bins(timeline::BinKind::Size);
+    const timeline::Bins& bins = sizeBinsWithDrafts(frame);
     REQUIRE(bins.count() > 2);
     const XWindow extent = model.extent(XAxis::Time);
     size_t foldedSomewhere = 0;
@@ -172,4 +181,52 @@ TEST_CASE("bins made when the log had no more blocks than the draft limit are ne
     CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == exact.m_pixels);
     CHECK_FALSE(stats.m_draft);
     CHECK(stats.m_foldedNodes == 0);
+}
+
+TEST_CASE("correlated views drawn together and running late are each their bin's draft") {
+    constexpr int W = 200, H = 75;
+    const timeline::BlockModel model = randomHeap(300'000, 300);
+    FrameContext frame(model, nullptr);
+    const timeline::Bins& bins = sizeBinsWithDrafts(frame);
+    const XWindow extent = model.extent(XAxis::Time);
+    const XWindow window{extent.m_from + extent.width() / 5, extent.m_to - extent.width() / 5};
+    std::vector<FrameView> views;
+    views.reserve(bins.count());  // a view's spec points to its own scale: never moved
+    std::vector<Image> drafts, exacts;
+    FrameStats stats;
+    for (size_t bin = 0; bin < bins.count(); ++bin) {
+        views.emplace_back(frame, XAxis::Time, window, 0, UINT64_MAX, W, H);
+        views.back().m_spec.m_bins = &bins;
+        views.back().m_spec.m_bin = static_cast<int>(bin);
+        drafts.push_back(views.back().throughFrame(frame, true, &stats, true));
+        REQUIRE(stats.m_draft);
+        exacts.push_back(views.back().throughFrame(frame, true, &stats, false));
+    }
+    // No more blocks in view than the limit: exact on time, their drafts when late.
+    frame.m_draftAbove = frame.index().countIn({window.m_from, window.m_to, 0, UINT64_MAX});
+    REQUIRE(frame.m_draftAbove < model.size());
+    auto drawTogether = [&] {
+        std::vector<Image> images(views.size());
+        std::vector<FrameContext::BlocksJob> jobs;
+        for (size_t v = 0; v < views.size(); ++v) {
+            images[v].m_width = W;
+            images[v].m_height = H;
+            images[v].m_pixels.assign(W * H, 0);
+            jobs.push_back({views[v].m_spec, {images[v].m_pixels.data(), W, H, W}});
+        }
+        frame.forgetViews();
+        stats = frame.drawBlocks(jobs, true, true);
+        return images;
+    };
+    frame.m_lateAfterMs = frame.m_lateProjectedMs = FrameContext::kNeverLate;
+    std::vector<Image> drawn = drawTogether();
+    CHECK_FALSE(stats.m_draft);
+    for (size_t v = 0; v < views.size(); ++v) CHECK(drawn[v].m_pixels == exacts[v].m_pixels);
+    frame.m_lateAfterMs = 0;
+    drawn = drawTogether();
+    CHECK(stats.m_draft);
+    for (size_t v = 0; v < views.size(); ++v) {
+        INFO("bin " << v);
+        CHECK(drawn[v].m_pixels == drafts[v].m_pixels);
+    }
 }

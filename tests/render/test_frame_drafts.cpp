@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "frame_views.hpp"
+#include "render/draft_budget.hpp"
 
 using namespace memlog;
 using render::ColourBy;
@@ -126,4 +127,71 @@ TEST_CASE("a frame given up when asked is neither kept nor counted, and the next
     CHECK(stats.m_items > 0);  // not copied from a view given up
     CHECK(drawn.m_pixels == view.exact(model, frame).m_pixels);
     CHECK(wholePicture(frame, view.m_spec, 120, 300, true) != untouched);
+}
+
+TEST_CASE("a frame running late draws its remaining tiles as the view's draft, kept as a draft") {
+    const timeline::BlockModel model = randomHeap(800'000, 300);
+    REQUIRE(model.size() > render::DraftBudget::kDraftsFrom);  // big enough for drafts prepared ahead
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const XWindow extent = model.extent(XAxis::Time);
+    const FrameView view(frame, XAxis::Time, extent, 0, UINT64_MAX, 400, 300);
+    const size_t inView = frame.index().countIn({extent.m_from, extent.m_to, 0, UINT64_MAX});
+    REQUIRE(inView < frame.m_draftAbove);  // on time, exact
+    auto onTime = [&] { frame.m_lateAfterMs = frame.m_lateProjectedMs = FrameContext::kNeverLate; };
+    auto lateFromTheStart = [&] { frame.m_lateAfterMs = 0; };
+    FrameStats stats;
+    onTime();
+    const Image exact = view.throughFrame(frame, true, &stats, true);
+    CHECK_FALSE(stats.m_draft);
+    frame.forgetViews();
+    frame.m_draftAbove = inView - 1;
+    const Image draft = view.throughFrame(frame, true, &stats, true);
+    REQUIRE(stats.m_draft);
+    REQUIRE(draft.m_pixels != exact.m_pixels);
+    frame.m_draftAbove = FrameContext::kDraftAbove;
+
+    // Late from its first tile, the view is its draft to the pixel, and says so.
+    frame.forgetViews();
+    lateFromTheStart();
+    CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == draft.m_pixels);
+    CHECK(stats.m_draft);
+    // Kept as the draft it is: asked for exactly (a draft's refinement), the view is drawn.
+    CHECK(view.throughFrame(frame, true, &stats, false).m_pixels == exact.m_pixels);
+    CHECK_FALSE(stats.m_draft);
+    CHECK(stats.m_items > 0);
+    // Never late where no draft is allowed (an export, a refinement).
+    frame.forgetViews();
+    CHECK(view.throughFrame(frame, true, &stats, false).m_pixels == exact.m_pixels);
+    CHECK_FALSE(stats.m_draft);
+
+    // Late once an eighth of the tiles are done (any time spent then projects past 0 ms): the
+    // first tiles are exact, the rest the draft's.
+    frame.forgetViews();
+    onTime();
+    frame.m_lateProjectedMs = 0;
+    const Image part = view.throughFrame(frame, true, &stats, true);
+    CHECK(stats.m_draft);
+    size_t asExact = 0, asDraft = 0, neither = 0;
+    for (size_t i = 0; i < part.m_pixels.size(); ++i) {
+        const uint32_t p = part.m_pixels[i];
+        asExact += p == exact.m_pixels[i] && p != draft.m_pixels[i];
+        asDraft += p == draft.m_pixels[i] && p != exact.m_pixels[i];
+        neither += p != exact.m_pixels[i] && p != draft.m_pixels[i];
+    }
+    INFO(asExact << " pixels only the exact picture's, " << asDraft << " only the draft's");
+    CHECK(asExact > 1000);
+    CHECK(asDraft > 1000);
+    CHECK(neither == 0);
+}
+
+TEST_CASE("a view of a log too small for drafts is never late") {
+    const timeline::BlockModel model = randomHeap(50'000, 200);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const FrameView view(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 400, 300);
+    frame.m_lateAfterMs = 0;
+    FrameStats stats;
+    CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == view.exact(model, frame).m_pixels);
+    CHECK_FALSE(stats.m_draft);
 }
