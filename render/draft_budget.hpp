@@ -26,9 +26,11 @@ public:
     // A frame whose tiles have taken this long, or would take this long by those done so far,
     // draws the rest as drafts (FrameContext::m_lateAfterMs): a draft's tile takes about 0.6
     // of an exact one's, so a frame that notices at 38 ms with 12 ms of exact tiles to go
-    // still ends at 45; frames at the usual speed (27 to 35 ms) are not late.
+    // still ends at 45, and one on a single core from the start (55 ms exact) at 37. Frames
+    // at the usual speed (27 to 35 ms) should not be late: at 42 ms projected from the first
+    // eighth of the tiles, 3 of 60 were (the leftmost tiles, of the log's start, cost more).
     static constexpr double kLateAfterMs = 38;
-    static constexpr double kLateProjectedMs = 42;
+    static constexpr double kLateProjectedMs = 45;
 
     // `ceiling`: the most blocks a view may hold and be exact (--draft-above); 0: no drafts.
     explicit DraftBudget(size_t ceiling) : m_ceiling(ceiling) {}

@@ -294,7 +294,7 @@ FrameInputs FrameContext::inputsFor(const ViewSpec& spec, double foldPixels) {
 
 bool FrameContext::runningLate(std::chrono::steady_clock::time_point started, size_t done, size_t tiles) const {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    return ms > m_lateAfterMs || (done * 8 >= tiles && ms * static_cast<double>(tiles) > m_lateProjectedMs * static_cast<double>(done));
+    return ms > m_lateAfterMs || (done * 4 >= tiles && ms * static_cast<double>(tiles) > m_lateProjectedMs * static_cast<double>(done));
 }
 
 std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std::span<const double> folds,

@@ -52,7 +52,7 @@ public:
     // than DraftBudget::kDraftsFrom blocks.
     size_t m_draftLimit = 0;
     // A frame that runs late finishes as a draft: once its tiles have taken m_lateAfterMs, or
-    // those done so far (an eighth at least) say all would take more than m_lateProjectedMs,
+    // those done so far (a quarter at least) say all would take more than m_lateProjectedMs,
     // the tiles still to draw of views asked for `mayDraft` fold as their drafts would
     // (draftFoldPixels), and those views are drafts, drawn exactly once input pauses. Why: an
     // exact frame of a million blocks paints in 27 to 30 ms on two cores, about 50 on one,

@@ -165,7 +165,7 @@ TEST_CASE("a frame running late draws its remaining tiles as the view's draft, k
     CHECK(view.throughFrame(frame, true, &stats, false).m_pixels == exact.m_pixels);
     CHECK_FALSE(stats.m_draft);
 
-    // Late once an eighth of the tiles are done (any time spent then projects past 0 ms): the
+    // Late once a quarter of the tiles are done (any time spent then projects past 0 ms): the
     // first tiles are exact, the rest the draft's.
     frame.forgetViews();
     onTime();
