@@ -3,7 +3,7 @@
 // machine runs slow (another program on a core, a slow spell of a virtual machine's host),
 // as drafts that are drawn exactly once input pauses, where a fixed limit let them grow.
 //
-// On this project's machine an exact frame paints a million blocks in 29 to 31 ms; in slow
+// On this project's machine an exact frame paints a million blocks in 26 to 31 ms; in slow
 // spells of the host the same frames took 38 to 45 ms, and frames over 50 ms. With a paint
 // budget of 35 ms, a million blocks stay exact at 30 ms a million and become drafts from 35.
 #pragma once
@@ -28,7 +28,8 @@ public:
     // of an exact one's, so a frame that notices at 38 ms with 12 ms of exact tiles to go
     // still ends at 45, and one on a single core from the start (55 ms exact) at 37. Frames
     // at the usual speed (27 to 35 ms) should not be late: at 42 ms projected from the first
-    // eighth of the tiles, 3 of 60 were (the leftmost tiles, of the log's start, cost more).
+    // eighth of the tiles, 3 of 60 were (the leftmost tiles, of the log's start, cost more);
+    // from a quarter at 45, 1 of 100.
     static constexpr double kLateAfterMs = 38;
     static constexpr double kLateProjectedMs = 45;
 
