@@ -24,14 +24,16 @@ public:
     // Views of fewer blocks are never drafts, however slow: their drafts would gain little.
     static constexpr size_t kDraftsFrom = 250'000;
     // A frame whose tiles have taken this long, or would take this long by those done so far,
-    // draws the rest as drafts (FrameContext::m_lateAfterMs): a draft's tile takes about 0.6
-    // of an exact one's, so a frame that notices at 38 ms with 12 ms of exact tiles to go
-    // still ends at 45, and one on a single core from the start (55 ms exact) at 37. Frames
-    // at the usual speed (27 to 35 ms) should not be late: at 42 ms projected from the first
-    // eighth of the tiles, 3 of 60 were (the leftmost tiles, of the log's start, cost more);
-    // from a quarter at 45, 1 of 100.
-    static constexpr double kLateAfterMs = 38;
-    static constexpr double kLateProjectedMs = 45;
+    // draws the rest as drafts (FrameContext::m_lateAfterMs). The rest of a frame (the report,
+    // painting around the views, showing it) takes 8 to 10 ms, so its tiles should be done by
+    // 40; a draft's tile takes about 0.6 of an exact one's, so a frame that notices at 34 ms
+    // with 10 ms of exact tiles to go is done with them at 40, and one on a single core from
+    // the start (55 ms exact) at 37. At 38 ms, frames of 47 to 51 ms went through (their
+    // tiles 37 to 41 ms). Frames at the usual speed (tiles in 25 to 30 ms) should not be late:
+    // projected from the first eighth of the tiles at 42 ms, 3 of 60 were (the leftmost
+    // tiles, of the log's start, cost more); from a quarter at 45, 1 of 100.
+    static constexpr double kLateAfterMs = 34;
+    static constexpr double kLateProjectedMs = 42;
 
     // `ceiling`: the most blocks a view may hold and be exact (--draft-above); 0: no drafts.
     explicit DraftBudget(size_t ceiling) : m_ceiling(ceiling) {}

@@ -60,7 +60,7 @@ key. The options below set where the window starts.
                         While exact frames paint slower than about 35 ms a
                         million blocks, views of fewer blocks (250000 at
                         least) are drafts too, and a frame still drawing
-                        after 38 ms (a core taken away) ends as a draft
+                        after 34 ms (a core taken away) ends as a draft
   -h, --help            this text
   --version             the version
 
