@@ -29,9 +29,10 @@ public:
     // 40; a draft's tile takes about 0.6 of an exact one's, so a frame that notices at 34 ms
     // with 10 ms of exact tiles to go is done with them at 40, and one on a single core from
     // the start (55 ms exact) at 37. At 38 ms, frames of 47 to 51 ms went through (their
-    // tiles 37 to 41 ms). Frames at the usual speed (tiles in 25 to 30 ms) should not be late:
-    // projected from the first eighth of the tiles at 42 ms, 3 of 60 were (the leftmost
-    // tiles, of the log's start, cost more); from a quarter at 45, 1 of 100.
+    // tiles 37 to 41 ms). Frames at the usual speed (tiles in 25 to 30 ms) should seldom be
+    // late: projected from the first eighth of the tiles at 42 ms, 3 of 60 were (the leftmost
+    // tiles, of the log's start, cost more); from a quarter at 45, 1 of 100; from a quarter
+    // at 42 (now), not yet counted on a quiet host.
     static constexpr double kLateAfterMs = 34;
     static constexpr double kLateProjectedMs = 42;
 
