@@ -326,9 +326,7 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
             tiles.push_back({job, tile});
     std::stable_sort(tiles.begin(), tiles.end(), [](const JobTile& a, const JobTile& b) { return a.m_tile.m_left < b.m_tile.m_left; });
     std::vector<FrameStats> stats[std::size(m_rasters)];
-    std::vector<size_t> lateFolded[std::size(m_rasters)];  // nodes folded by late tiles, a job
     for (auto& thread : stats) thread.resize(jobs.size());
-    for (auto& thread : lateFolded) thread.resize(jobs.size());
     std::atomic<size_t> next{0}, done{0};
     std::atomic<bool> stop{false}, late{false};
     const bool anyMayBeLate = std::find(mayBeLate.begin(), mayBeLate.end(), true) != mayBeLate.end();
@@ -347,9 +345,9 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
                 late.store(true, std::memory_order_relaxed);
             const size_t job = tiles[at].m_job;
             const bool drafted = mayBeLate[job] && late.load(std::memory_order_relaxed);
-            const FrameStats drawn = m_rasters[thread].draw(drafted ? lateInputs[job] : inputs[job], jobs[job].m_target, tiles[at].m_tile);
+            FrameStats drawn = m_rasters[thread].draw(drafted ? lateInputs[job] : inputs[job], jobs[job].m_target, tiles[at].m_tile);
+            drawn.m_draft = drafted && drawn.m_foldedNodes > 0;  // a late tile that folded: the view is a draft
             stats[thread][job] += drawn;
-            if (drafted) lateFolded[thread][job] += drawn.m_foldedNodes;
             done.fetch_add(1);
         }
     };
@@ -364,8 +362,7 @@ std::vector<FrameStats> FrameContext::draw(std::span<const BlocksJob> jobs, std:
         // A draft that folded no node drew every block exactly, as the exact picture would:
         // not a draft, nothing to draw again (zoomed in, a bin's view has nodes wider than
         // any draft folds, and drew its picture twice).
-        stats[0][job].m_draft = (inputs[job].m_foldPixels > m_foldPixels && stats[0][job].m_foldedNodes > 0) ||
-                                lateFolded[0][job] + lateFolded[1][job] > 0;
+        stats[0][job].m_draft = stats[0][job].m_draft || (inputs[job].m_foldPixels > m_foldPixels && stats[0][job].m_foldedNodes > 0);
         if (!m_interrupted) m_frameStats += stats[0][job];
     }
     return stats[0];
