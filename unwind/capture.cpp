@@ -4,12 +4,10 @@
 extern "C" void* __libc_stack_end;  // glibc: top of the main thread's stack at start-up
 
 namespace memlog::unwind {
-namespace {
 
-// The highest address the walk may read. glibc places a thread's TCB (what %fs:0 points at)
-// just above the stack it allocated for it, and the main thread's frames lie below
-// __libc_stack_end. Anything else (a coroutine or signal stack) gets no bound, and the walk
-// reads nothing beyond the first frame.
+// glibc places a thread's TCB (what %fs:0 points at) just above the stack it allocated for it,
+// and the main thread's frames lie below __libc_stack_end. Anything else (a coroutine or signal
+// stack) gets no bound, and a walk reads nothing beyond its first frame.
 uintptr_t stackTop(uintptr_t low) {
     uintptr_t threadPointer;
     asm("mov %%fs:0, %0" : "=r"(threadPointer));
@@ -20,15 +18,18 @@ uintptr_t stackTop(uintptr_t low) {
     return low;
 }
 
-}  // namespace
-
 [[gnu::noinline]] uint32_t walkFramePointers(uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
-    auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-    const uintptr_t low = frame;
-    const uintptr_t high = stackTop(low);
+    const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    return walkFrameChain(frame, frame, stackTop(frame), frames, maxDepth, skip);
+}
+
+uint32_t walkFrameChain(uintptr_t frame, uintptr_t low, uintptr_t high, uint64_t* frames, uint32_t maxDepth,
+                        const CodeRange& skip) {
     uint32_t depth = 0;
     bool ours = true;
-    while (depth < maxDepth && frame >= low && frame + 16 <= high && (frame & 7) == 0) {
+    // Code built without frame pointers may keep anything in rbp (-8, say): every frame must lie
+    // inside [low, high) with its two slots, compared without overflow, before it is read.
+    while (depth < maxDepth && frame >= low && frame < high && high - frame >= 16 && (frame & 7) == 0) {
         const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
         const uintptr_t next = slots[0];
         const uintptr_t returnAddress = slots[1];

@@ -26,6 +26,15 @@ void prepare(Method method);
 const void* libraryAddress();
 
 uint32_t walkFramePointers(uint64_t* frames, uint32_t maxDepth, const CodeRange& skip);
+
+// The rbp chain from `frame`, reading only [low, high): the walk behind walkFramePointers, and
+// the tick sampler's from an interrupted thread's registers.
+uint32_t walkFrameChain(uintptr_t frame, uintptr_t low, uintptr_t high, uint64_t* frames, uint32_t maxDepth,
+                        const CodeRange& skip);
+
+// The highest address of the stack that holds `low` (a stack pointer of the calling thread):
+// the thread's TCB for threads glibc made, __libc_stack_end for the main thread, else `low`.
+uintptr_t stackTop(uintptr_t low);
 uint32_t keepCallerFrames(void** raw, int got, uint64_t* frames, uint32_t maxDepth, const CodeRange& skip);
 
 // Writes up to maxDepth return addresses, innermost first, and returns how many.

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "run_program.hpp"
 #include "timeline/log_reader.hpp"
@@ -217,6 +218,35 @@ TEST_CASE("stack settings: none records no stacks, fp and libunwind both name th
             }
             CHECK(fromProgram >= 2);  // build_list's malloc and tear_down's free
         }
+        fs::remove_all(outcome.m_directory);
+    }
+}
+
+TEST_CASE("a caller with garbage in its frame pointer runs unchanged under every unwind mode") {
+    for (const char* mode : {"none", "fp", "libunwind"}) {
+        INFO(mode);
+        Run run;
+        run.m_argv = {scenarioPath("garbage_frame_pointer")};
+        run.m_env["MEMLOG_QUIET"] = "1";
+        run.m_env["MEMLOG_UNWIND"] = mode;
+        const Outcome outcome = runProgram(run);
+        CHECK(outcome.m_signal == 0);
+        REQUIRE(outcome.m_exitStatus == 0);
+        CHECK(outcome.m_stdout == "5 blocks of 100 to 104 bytes\n");
+        CHECK(outcome.m_stderr.empty());
+        REQUIRE(outcome.m_logs.size() == 1);
+        memlog::timeline::LogReader reader(outcome.m_logs[0]);
+        std::vector<uint64_t> sizes;
+        std::set<uint32_t> stacks;
+        reader.forEachEvent([&](const memlog::timeline::Event& event) {
+            if (event.m_kind == memlog::format::Kind::Malloc && event.m_size >= 100 && event.m_size <= 104) {
+                sizes.push_back(event.m_size);
+                stacks.insert(event.m_stack);
+            }
+        });
+        CHECK(sizes == std::vector<uint64_t>{100, 101, 102, 103, 104});
+        // With stacks, each block has one: the walk stopped at the garbage, it did not give up.
+        if (std::string(mode) != "none") CHECK(stacks.count(0) == 0);
         fs::remove_all(outcome.m_directory);
     }
 }
