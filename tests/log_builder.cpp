@@ -89,14 +89,60 @@ LogBuilder::Thread& LogBuilder::Thread::access(const format::AccessRecord& given
     return *this;
 }
 
-LogBuilder::Thread& LogBuilder::Thread::read(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset,
-                                             uint32_t stack) {
-    return access({seq, 0, blockStart + offset, blockSeq, offset, false, 8, 0x401000 + offset, stack});
+namespace {
+
+format::AccessRecord tickSample(uint64_t seq, uint64_t addr, format::AccessKind kind, uint32_t stack) {
+    format::AccessRecord record;
+    record.m_seq = seq;
+    record.m_addr = addr;
+    record.m_size = 8;
+    record.m_kind = kind;
+    record.m_ip = (kind == format::AccessKind::Read ? 0x401000 : 0x402000) + (addr & 0xfff);
+    record.m_stack = stack;
+    return record;
 }
 
-LogBuilder::Thread& LogBuilder::Thread::write(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset,
-                                              uint32_t stack) {
-    return access({seq, 0, blockStart + offset, blockSeq, offset, true, 8, 0x402000 + offset, stack});
+format::AccessRecord watchedSample(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset,
+                                   format::AccessKind kind) {
+    format::AccessRecord record = tickSample(seq, blockStart + offset, kind, 0);
+    record.m_blockSeq = blockSeq;
+    record.m_offset = offset;
+    return record;
+}
+
+}  // namespace
+
+LogBuilder::Thread& LogBuilder::Thread::read(uint64_t seq, uint64_t addr, uint32_t stack) {
+    return access(tickSample(seq, addr, format::AccessKind::Read, stack));
+}
+
+LogBuilder::Thread& LogBuilder::Thread::write(uint64_t seq, uint64_t addr, uint32_t stack) {
+    return access(tickSample(seq, addr, format::AccessKind::Write, stack));
+}
+
+LogBuilder::Thread& LogBuilder::Thread::threadStack(uint64_t lo, uint64_t hi) {
+    appendRecord(Kind::ThreadStack,
+                 [&](uint8_t* out, format::ChunkCursorState&) { return format::encodeRangePayload(out, lo, hi); });
+    return *this;
+}
+
+LogBuilder::Thread& LogBuilder::Thread::accessVersion2(const format::AccessRecord& given) {
+    format::AccessRecord record = given;
+    if (record.m_tsc == 0) record.m_tsc = record.m_seq * kTicksPerSeq;
+    appendRecord(Kind::Access, [&](uint8_t* out, format::ChunkCursorState& deltas) {
+        return format::encodeAccessPayloadVersion2(out, record, deltas);
+    });
+    return *this;
+}
+
+LogBuilder::Thread& LogBuilder::Thread::readVersion2(uint64_t seq, uint64_t blockSeq, uint64_t blockStart,
+                                                     uint64_t offset) {
+    return accessVersion2(watchedSample(seq, blockSeq, blockStart, offset, format::AccessKind::Read));
+}
+
+LogBuilder::Thread& LogBuilder::Thread::writeVersion2(uint64_t seq, uint64_t blockSeq, uint64_t blockStart,
+                                                      uint64_t offset) {
+    return accessVersion2(watchedSample(seq, blockSeq, blockStart, offset, format::AccessKind::Write));
 }
 
 LogBuilder::Thread& LogBuilder::Thread::stack(uint64_t id, const std::vector<uint64_t>& frames) {

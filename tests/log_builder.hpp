@@ -21,8 +21,15 @@ public:
         Thread& malloc(uint64_t seq, uint64_t addr, uint64_t size, uint32_t stack = 0);
         Thread& free(uint64_t seq, uint64_t addr, uint32_t stack = 0);
         Thread& access(const format::AccessRecord& record);  // m_tsc 0: seq * kTicksPerSeq
-        Thread& read(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset, uint32_t stack = 0);
-        Thread& write(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset, uint32_t stack = 0);
+        // A tick's 8-byte read or write at addr; ip 0x401000 (reads) or 0x402000 (writes) plus
+        // the address's low 12 bits.
+        Thread& read(uint64_t seq, uint64_t addr, uint32_t stack = 0);
+        Thread& write(uint64_t seq, uint64_t addr, uint32_t stack = 0);
+        Thread& threadStack(uint64_t lo, uint64_t hi);
+        // Version 2 logs (set header().m_version = 2): samples that name their block.
+        Thread& accessVersion2(const format::AccessRecord& record);
+        Thread& readVersion2(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset);
+        Thread& writeVersion2(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset);
         Thread& stack(uint64_t id, const std::vector<uint64_t>& frames);
         Thread& lost(uint64_t count);
         Thread& threadExit(uint64_t seq);

@@ -6,17 +6,22 @@
 #include <cstdint>
 #include <vector>
 
+#include "memlog/format.hpp"
+
 namespace memlog::timeline {
 
 struct AccessMark {
     uint64_t m_seq = 0;       // the sample's place in the global order (x with --x events)
     uint64_t m_timeNs = 0;    // since the recording started
-    uint64_t m_addr = 0;      // the watched word the access touched
-    uint64_t m_blockSeq = 0;  // the block it fell in: its Block::beginSeq() (a realloc's new
-                              // block begins at the call's second sequence number)
+    uint64_t m_addr = 0;      // the first byte accessed
+    uint64_t m_blockSeq = 0;  // the heap block it fell in: its Block::beginSeq() (a realloc's new
+                              // block begins at the call's second sequence number); 0: not heap
     uint32_t m_tid = 0;
-    bool m_write = false;     // a write (else a read)
-    uint32_t m_stack = 0;     // of the accessing code; 0 = none
+    bool m_write = false;     // it writes (a read-write as well)
+    uint32_t m_stack = 0;     // the accessing code's callers; 0 = none
+    uint64_t m_ip = 0;        // the accessing instruction
+    format::AccessKind m_kind = format::AccessKind::Read;
+    uint32_t m_size = 0;      // bytes accessed
 };
 
 }  // namespace memlog::timeline

@@ -3,6 +3,8 @@
 // begins and closes it when it ends. One pass, no second walk of the log.
 #include "timeline/block_model.hpp"
 
+#include "timeline/access_attribution.hpp"
+
 #include "timeline/prefault.hpp"
 
 #include <algorithm>
@@ -191,9 +193,10 @@ public:
         note(change);
     }
 
-    void access(const AccessSample& sample) override {
-        m_marks.push_back({sample.m_seq, sample.m_timeNs, sample.m_addr, sample.m_blockSeq, sample.m_tid, sample.m_write,
-                           sample.m_stack});
+    void access(const AccessSample& sample, const Attribution& where) override {
+        m_marks.push_back({sample.m_seq, sample.m_timeNs, sample.m_addr, where.m_blockSeq, sample.m_tid,
+                           sample.writes(), sample.m_stack, sample.m_ip, sample.m_kind,
+                           static_cast<uint32_t>(sample.m_size)});
     }
 
     // Closes what is still live at the end of the log.

@@ -80,6 +80,7 @@ struct LogReader::Impl {
     std::vector<ThreadCursor> m_threads;
     std::vector<std::vector<uint64_t>> m_stacks{1};
     std::vector<Module> m_modules;
+    std::vector<ThreadStackRange> m_threadStacks;
     uint64_t m_lostRecords = 0;
     uint64_t m_stacksRead = 0;
     uint64_t m_moduleMapSeq = 0;
@@ -122,10 +123,10 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
     if (std::memcmp(impl.m_data, format::kMagic, sizeof(format::kMagic)) != 0) fail(0, "not a memlog log (bad magic)");
     if (impl.m_size < sizeof(format::FileHeader)) fail(impl.m_size, "file header cut short");
     std::memcpy(&impl.m_header, impl.m_data, sizeof(format::FileHeader));
-    if (impl.m_header.m_version != format::kFormatVersion)
+    if (impl.m_header.m_version < format::kOldestReadableVersion || impl.m_header.m_version > format::kFormatVersion)
         fail(offsetof(format::FileHeader, m_version),
              "unsupported format version " + std::to_string(impl.m_header.m_version) + " (this memlog reads " +
-                 std::to_string(format::kFormatVersion) + ")");
+                 std::to_string(format::kOldestReadableVersion) + " to " + std::to_string(format::kFormatVersion) + ")");
     if (impl.m_header.m_headerBytes != format::kHeaderBytes)
         fail(offsetof(format::FileHeader, m_headerBytes), "bad header size");
 
@@ -158,6 +159,7 @@ bool LogReader::complete() const { return m_impl->m_header.m_flags & format::kFl
 uint64_t LogReader::fileBytes() const { return m_impl->m_size; }
 const std::vector<std::vector<uint64_t>>& LogReader::stacks() const { return m_impl->m_stacks; }
 const std::vector<Module>& LogReader::modules() const { return m_impl->m_modules; }
+const std::vector<ThreadStackRange>& LogReader::threadStacks() const { return m_impl->m_threadStacks; }
 uint64_t LogReader::lostEvents() const { return m_impl->m_header.m_lostEvents + m_impl->m_lostRecords; }
 uint32_t LogReader::threadCount() const { return static_cast<uint32_t>(m_impl->m_threads.size()); }
 uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }
@@ -196,8 +198,14 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
             ok = format::decodeHeapPayload(&p, cursor.m_end, kind, cursor.m_record, cursor.m_deltas);
             heap = ok;
         } else if (kind == Kind::Access) {
-            ok = format::decodeAccessPayload(&p, cursor.m_end, cursor.m_access, cursor.m_deltas);
+            ok = impl.m_header.m_version == 2
+                     ? format::decodeAccessPayloadVersion2(&p, cursor.m_end, cursor.m_access, cursor.m_deltas)
+                     : format::decodeAccessPayload(&p, cursor.m_end, cursor.m_access, cursor.m_deltas);
             access = ok;
+        } else if (kind == Kind::ThreadStack && impl.m_header.m_version >= 3) {
+            uint64_t lo, hi;
+            ok = format::decodeRangePayload(&p, cursor.m_end, &lo, &hi);
+            if (ok) impl.m_threadStacks.push_back({cursor.m_tid, lo, hi});
         } else if (kind == Kind::Stack) {
             uint64_t id, frames[format::kMaxStackDepth];
             uint32_t depth;
@@ -283,6 +291,7 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
     }
     impl.m_stacks.assign(1, {});
     impl.m_modules.clear();
+    impl.m_threadStacks.clear();
     impl.m_lostRecords = 0;
     impl.m_stacksRead = 0;
     impl.m_bytesDone = 0;
@@ -298,11 +307,13 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
             sample.m_timeNs = clock.sinceStart(record.m_tsc);
             sample.m_tid = cursor.m_tid;
             sample.m_addr = record.m_addr;
+            sample.m_size = record.m_size;
+            sample.m_kind = record.m_kind;
+            sample.m_source = record.m_source;
+            sample.m_ipAfter = record.m_ipAfter;
+            sample.m_ip = record.m_ip;
             sample.m_blockSeq = record.m_blockSeq;
             sample.m_offset = record.m_offset;
-            sample.m_write = record.m_write;
-            sample.m_length = record.m_length;
-            sample.m_ip = record.m_ip;
             sample.m_stack = static_cast<uint32_t>(record.m_stack);
             onAccess(sample);
             return;

@@ -40,18 +40,30 @@ struct Event {
     uint32_t m_stack = 0;     // 0 = none
 };
 
-// One sampled memory access (format::AccessRecord), times converted like Event's.
+// One sampled memory access (format::AccessRecord), times converted like Event's. Which block,
+// global or stack it touched is the attribution's to say (access_attribution.hpp).
 struct AccessSample {
     uint64_t m_seq = 0;       // in the same sequence as the heap events
     uint64_t m_timeNs = 0;    // since the recording started
     uint32_t m_tid = 0;       // the accessing thread
-    uint64_t m_addr = 0;      // the watched word the access touched
-    uint64_t m_blockSeq = 0;  // the sequence number at which the block began
-    uint64_t m_offset = 0;    // m_addr minus the block's start
-    bool m_write = false;
-    uint8_t m_length = 8;     // bytes watched
-    uint64_t m_ip = 0;        // the instruction after the access
-    uint32_t m_stack = 0;     // of the accessing code; 0 = none
+    uint64_t m_addr = 0;      // the first byte accessed
+    uint64_t m_size = 0;      // bytes accessed
+    format::AccessKind m_kind = format::AccessKind::Read;
+    format::AccessSource m_source = format::AccessSource::Tick;
+    bool m_ipAfter = false;   // m_ip is the instruction after the access (a watchpoint's trap)
+    uint64_t m_ip = 0;        // the accessing instruction (or the one after it)
+    uint32_t m_stack = 0;     // the accessing code's callers; 0 = none
+    uint64_t m_blockSeq = 0;  // version 2 logs: the block the recorder named (else 0)
+    uint64_t m_offset = 0;    // version 2 logs: m_addr minus that block's start
+    bool writes() const { return format::writes(m_kind); }
+    bool reads() const { return format::reads(m_kind); }
+};
+
+// A thread's stack as its ThreadStack record gave it.
+struct ThreadStackRange {
+    uint32_t m_tid = 0;
+    uint64_t m_lo = 0;
+    uint64_t m_hi = 0;
 };
 
 struct Module {
@@ -90,6 +102,7 @@ public:
     // Filled by forEachEvent.
     const std::vector<std::vector<uint64_t>>& stacks() const;  // index = stack id; [0] empty
     const std::vector<Module>& modules() const;
+    const std::vector<ThreadStackRange>& threadStacks() const;  // as read so far, in file order
     uint64_t lostEvents() const;  // header count plus Lost records
     uint32_t threadCount() const; // distinct thread ids that wrote records
     uint64_t firstTsc() const;    // earliest and latest timestamp of any record read

@@ -31,6 +31,10 @@ public:
     std::vector<unwind::SourceFrame> frames(uint32_t stack);
     // The allocation site; a frame named "(no stack)" for id 0.
     unwind::SourceFrame site(uint32_t stack);
+    // The source frames of an access sample's instruction itself (not a return address).
+    const std::vector<unwind::SourceFrame>& instruction(uint64_t ip) { return m_symbolizer->resolveInstruction(ip); }
+    // A global's name: the ELF symbol around a data address (Symbolizer::symbolAt).
+    std::string globalName(uint64_t addr) { return m_symbolizer->symbolAt(addr); }
     // Resolves every stack once, telling `progress` how far it got.
     void resolveAll(const std::function<void(double)>& progress);
 

@@ -4,10 +4,12 @@
 #include "timeline/summary.hpp"
 
 #include <map>
+#include <memory>
 #include <queue>
 #include <unordered_set>
 #include <vector>
 
+#include "timeline/access_attribution.hpp"
 #include "timeline/address_table.hpp"
 #include "timeline/log_reader.hpp"
 
@@ -33,9 +35,29 @@ Allocator releaserOf(Kind kind) {
     return Allocator::Malloc;
 }
 
+// Tells two observers of every change: the attribution of access samples, then the caller's.
+class BothObservers final : public BlockObserver {
+public:
+    BothObservers(BlockObserver& first, BlockObserver* second) : m_first(first), m_second(second) {}
+    void begin(const BlockChange& change) override {
+        m_first.begin(change);
+        if (m_second) m_second->begin(change);
+    }
+    void end(const BlockChange& change) override {
+        m_first.end(change);
+        if (m_second) m_second->end(change);
+    }
+
+private:
+    BlockObserver& m_first;
+    BlockObserver* m_second;
+};
+
 class Tally {
 public:
-    Tally(Summary& summary, BlockObserver* observer) : m_summary(summary), m_observer(observer) {}
+    // `attribution`, when the log has samples, is told of every change (through `observer`).
+    Tally(Summary& summary, BlockObserver* observer, AccessAttribution* attribution, BlockObserver* caller)
+        : m_summary(summary), m_observer(observer), m_attribution(attribution), m_caller(caller) {}
 
     void event(const Event& event) {
         releasePendingBefore(event.m_seq);
@@ -67,18 +89,25 @@ public:
         }
     }
 
-    // A sample must fall inside a block that is live at its moment, and name that block.
+    // Each sample counted by kind and by where it fell; a version 2 sample must fall inside the
+    // live block it names.
     void access(const AccessSample& sample) {
         releasePendingBefore(sample.m_seq);
         ++m_summary.m_accessSamples;
-        ++(sample.m_write ? m_summary.m_accessWrites : m_summary.m_accessReads);
-        m_sampledBlocks.insert(sample.m_blockSeq);
-        const AddressTable::Entry* block = sample.m_offset <= sample.m_addr
-                                               ? m_blocks.find(sample.m_addr - sample.m_offset)
-                                               : nullptr;
-        if (!block || !block->m_live || sample.m_offset + sample.m_length > block->m_size)
+        if (sample.reads()) ++m_summary.m_accessReads;
+        if (sample.writes()) ++m_summary.m_accessWrites;
+        const Attribution where = m_attribution ? m_attribution->attribute(sample) : Attribution{};
+        switch (where.m_region) {
+        case Region::Heap: ++m_summary.m_accessHeap; break;
+        case Region::Global: ++m_summary.m_accessGlobal; break;
+        case Region::Stack: ++m_summary.m_accessStack; break;
+        case Region::Other: ++m_summary.m_accessOther; break;
+        }
+        if (where.m_region == Region::Heap) m_sampledBlocks.insert(where.m_blockSeq);
+        if (sample.m_blockSeq != 0 && (where.m_region != Region::Heap || where.m_offset != sample.m_offset ||
+                                       where.m_offset + sample.m_size > where.m_blockSize))
             ++m_summary.m_anomalies.m_accessOutsideBlock;
-        if (m_observer) m_observer->access(sample);
+        if (m_caller) m_caller->access(sample, where);
     }
 
     void finish() {
@@ -250,7 +279,9 @@ private:
     };
 
     Summary& m_summary;
-    BlockObserver* m_observer;
+    BlockObserver* m_observer;          // every change: the attribution and the caller's observer
+    AccessAttribution* m_attribution;   // null for a log without samples
+    BlockObserver* m_caller;            // the caller's, for the samples
     uint64_t m_seq = 0;  // of the event being applied
     uint64_t m_timeNs = 0;
     uint32_t m_tid = 0;
@@ -277,7 +308,13 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     summary.m_accessRate = header.m_accessRate;
     summary.m_accessStatus =
         std::string(header.m_accessStatus, strnlen(header.m_accessStatus, sizeof(header.m_accessStatus)));
-    Tally tally(summary, observer);
+    summary.m_accessCounters = header.m_accessCounters;
+    // Only a log whose sampler ran has samples to place: the others skip the ordered block map.
+    const bool sampled = header.m_accessSampler != format::AccessSampler::Off &&
+                         header.m_accessSampler != format::AccessSampler::Unavailable;
+    std::unique_ptr<AccessAttribution> attribution = sampled ? std::make_unique<AccessAttribution>(reader) : nullptr;
+    std::unique_ptr<BothObservers> both = attribution ? std::make_unique<BothObservers>(*attribution, observer) : nullptr;
+    Tally tally(summary, both ? both.get() : observer, attribution.get(), observer);
     reader.forEachRecord(
         [&](const Event& event) {
             ++summary.m_events;
@@ -304,6 +341,10 @@ std::string accessSamplerText(const Summary& summary) {
         return "process-wide watchpoints";
     case format::AccessSampler::PerThread:
         return "per-thread watchpoints";
+    case format::AccessSampler::TickPerfClock:
+        return "ticks (perf task clock)";
+    case format::AccessSampler::TickThreadTimers:
+        return "ticks (thread CPU timers)";
     }
     return "unknown (" + std::to_string(static_cast<uint32_t>(summary.m_accessSampler)) + ")";
 }

@@ -13,6 +13,7 @@ namespace memlog::timeline {
 
 class LogReader;
 struct AccessSample;
+struct Attribution;
 
 struct Anomalies {
     uint64_t m_unknownFree = 0;     // free/delete/munmap of an address never allocated in this log
@@ -20,7 +21,7 @@ struct Anomalies {
     uint64_t m_doubleFree = 0;      // free of an address that was allocated and already freed
     uint64_t m_unknownRealloc = 0;  // realloc of an address that is not live
     uint64_t m_mismatchedFree = 0;  // e.g. new[] released by free or delete
-    uint64_t m_accessOutsideBlock = 0;  // an access sample not inside a block live at its moment
+    uint64_t m_accessOutsideBlock = 0;  // version 2: a sample not inside the live block it names
     uint64_t total() const {
         return m_unknownFree + m_doubleFree + m_unknownRealloc + m_mismatchedFree + m_accessOutsideBlock;
     }
@@ -50,11 +51,16 @@ struct Summary {
     // Access sampling: whether it ran (and why not), and what it caught.
     format::AccessSampler m_accessSampler = format::AccessSampler::Off;
     std::string m_accessStatus;  // the reason when Unavailable
-    uint32_t m_accessRate = 0;   // the budget of traps per second it ran with
+    uint32_t m_accessRate = 0;   // ticks per CPU-second per thread it ran with
     uint64_t m_accessSamples = 0;
-    uint64_t m_accessReads = 0;
+    uint64_t m_accessReads = 0;    // samples that read (a read-write counts here and as a write)
     uint64_t m_accessWrites = 0;
+    uint64_t m_accessHeap = 0;     // samples by where they fell (access_attribution.hpp)
+    uint64_t m_accessGlobal = 0;
+    uint64_t m_accessStack = 0;
+    uint64_t m_accessOther = 0;
     uint64_t m_blocksSampled = 0;  // distinct blocks with at least one sample
+    format::AccessCounters m_accessCounters{};  // the sampler's own counts, from the header
 };
 
 // "off", "unavailable: <reason>", or the mechanism: what `memlog stat` calls access_sampler.
@@ -80,8 +86,11 @@ public:
     virtual ~BlockObserver() = default;
     virtual void begin(const BlockChange& change) = 0;
     virtual void end(const BlockChange& change) = 0;
-    // A sampled access, in its place between the changes (after its block began).
-    virtual void access(const AccessSample& sample) { (void)sample; }
+    // A sampled access, in its place between the changes, and where it fell.
+    virtual void access(const AccessSample& sample, const Attribution& where) {
+        (void)sample;
+        (void)where;
+    }
 };
 
 // Reads the whole log. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.

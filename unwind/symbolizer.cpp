@@ -152,6 +152,21 @@ const std::vector<SourceFrame>& Symbolizer::resolve(uint64_t returnAddress) {
     return m_impl->m_cache.emplace(returnAddress, m_impl->lookup(returnAddress)).first->second;
 }
 
+std::string Symbolizer::symbolAt(uint64_t address) {
+    const LoadedModule* loaded = m_impl->moduleOf(address);
+    Dwfl_Module* module = m_impl->m_dwfl ? dwfl_addrmodule(m_impl->m_dwfl, address) : nullptr;
+    if (module) {
+        GElf_Off offset = 0;
+        GElf_Sym symbol;
+        const char* name = dwfl_module_addrinfo(module, address, &offset, &symbol, nullptr, nullptr, nullptr);
+        // addrinfo gives the nearest symbol below as well: only one whose extent holds it counts.
+        if (name && (offset < symbol.st_size || offset == 0))
+            return offset == 0 ? demangle(name) : demangle(name) + "+" + hex(offset);
+    }
+    if (loaded) return baseName(loaded->m_path) + "+" + hex(address - loaded->m_base);
+    return hex(address);
+}
+
 std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
     // A return address points after the call: look up the call instruction itself.
     const uint64_t address = returnAddress - 1;

@@ -41,6 +41,12 @@ public:
     // The source frames of one return address, innermost first: inlined callees, then the
     // function the call is in. Cached per address.
     const std::vector<SourceFrame>& resolve(uint64_t returnAddress);
+    // The same for the instruction at `address` itself (an access sample's instruction).
+    const std::vector<SourceFrame>& resolveInstruction(uint64_t address) { return resolve(address + 1); }
+
+    // The ELF symbol whose extent holds a data address: "name", or "name+0x10" inside it; else
+    // "module+0xoffset"; else the address in hex.
+    std::string symbolAt(uint64_t address);
 
 private:
     struct Impl;

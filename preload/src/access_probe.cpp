@@ -38,19 +38,6 @@ void readParanoia(char* out, uint32_t capacity) {
         if (*p == '\n') *p = '\0';
 }
 
-// The pid of a tracer (a debugger), 0 when there is none.
-uint64_t tracerPid() {
-    char status[4096];
-    sys::slurp("/proc/self/status", status, sizeof status);
-    const char* field = std::strstr(status, "TracerPid:");
-    if (!field) return 0;
-    uint64_t pid = 0;
-    for (field += 10; *field == ' ' || *field == '\t'; ++field) {
-    }
-    for (; *field >= '0' && *field <= '9'; ++field) pid = pid * 10 + static_cast<uint64_t>(*field - '0');
-    return pid;
-}
-
 // A write watchpoint on s_probeWord that only counts (no signal).
 long openProbeEvent() {
     perf_event_attr attr;
@@ -66,6 +53,18 @@ long openProbeEvent() {
 }
 
 }  // namespace
+
+uint64_t tracerPid() {
+    char status[4096];
+    sys::slurp("/proc/self/status", status, sizeof status);
+    const char* field = std::strstr(status, "TracerPid:");
+    if (!field) return 0;
+    uint64_t pid = 0;
+    for (field += 10; *field == ' ' || *field == '\t'; ++field) {
+    }
+    for (; *field >= '0' && *field <= '9'; ++field) pid = pid * 10 + static_cast<uint64_t>(*field - '0');
+    return pid;
+}
 
 bool probeWatchpoints(char* reason, uint32_t capacity) {
     sys::Line why;

@@ -7,6 +7,9 @@
 
 namespace memlog::preload {
 
+// The pid of a tracer (a debugger: it owns SIGTRAP and the debug registers), 0 when there is none.
+uint64_t tracerPid();
+
 // True when a watchpoint opened and fired. Otherwise false, with a one-line reason for the user
 // (what refused, and what to change where something can be changed) in `reason`.
 bool probeWatchpoints(char* reason, uint32_t capacity);

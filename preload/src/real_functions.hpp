@@ -2,6 +2,8 @@
 // preloaded after us (jemalloc, tcmalloc) keeps working.
 #pragma once
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -26,7 +28,11 @@ namespace memlog::preload {
     X(execve, int, const char*, char* const*, char* const*)                        \
     X(execvpe, int, const char*, char* const*, char* const*)                       \
     X(fexecve, int, int, char* const*, char* const*)                               \
-    X(_exit, void, int)
+    X(_exit, void, int)                                                            \
+    X(sigaction, int, int, const struct sigaction*, struct sigaction*)            \
+    X(signal, sighandler_t, int, sighandler_t)                                     \
+    X(sysv_signal, sighandler_t, int, sighandler_t)                                \
+    X(pthread_create, int, pthread_t*, const pthread_attr_t*, void* (*)(void*), void*)
 
 struct RealFunctions {
 #define MEMLOG_DECLARE_REAL(name, result, ...) result (*name)(__VA_ARGS__);

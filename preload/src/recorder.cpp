@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "access_probe.hpp"
+#include "access_sampler.hpp"
+#include "instruction_access.hpp"
 #include "log_file.hpp"
 #include "module_map.hpp"
 #include "real_functions.hpp"
@@ -142,18 +144,27 @@ void openLog(uint32_t parentPid) {
 void onThreadExit(void*);
 void onForkChild();
 
-// MEMLOG_ACCESS=1: find out whether watchpoints can sample here. Said once, on stderr, even
-// when quiet: the user asked for something the recorder cannot give.
+// MEMLOG_ACCESS=1: start the tick sampler. What stops it is said once, on stderr, even when
+// quiet: the user asked for something the recorder cannot give.
 void startAccessSampling() {
     if (!s_settings.m_access) return;
-    s_accessSampler = format::AccessSampler::Unavailable;
-    // The sampler that arms watchpoints is not written yet: it could not be tested on the
-    // machine memlog is built on, where they never fire (docs/recorder.md, "Access sampling").
-    if (probeWatchpoints(s_accessStatus, sizeof(s_accessStatus)))
-        copyCut(s_accessStatus, sizeof(s_accessStatus),
-                "watchpoints work here, but this build of memlog cannot sample with them yet (docs/recorder.md)");
-    (sys::Line() << "memlog: access sampling unavailable: " << s_accessStatus << "; recording allocations only\n")
-        .emit();
+    SamplerSettings sampler;
+    sampler.m_rate = s_settings.m_accessRate;
+    sampler.m_unwind = s_unwind;
+    sampler.m_stackDepth = s_settings.m_stackDepth;
+    sampler.m_unwinderCode = s_unwinderCode;
+    // A debugger owns SIGTRAP (and single steps): ticks would stop it at every one.
+    if (const uint64_t tracer = tracerPid()) {
+        s_accessSampler = format::AccessSampler::Unavailable;
+        sys::Line why;
+        why << "the process is traced by pid " << tracer << " (a debugger uses SIGTRAP and single steps)";
+        copyCut(s_accessStatus, sizeof(s_accessStatus), why.text());
+    } else {
+        s_accessSampler = startSampler(sampler, s_accessStatus, sizeof(s_accessStatus));
+    }
+    if (s_accessSampler == format::AccessSampler::Unavailable)
+        (sys::Line() << "memlog: access sampling unavailable: " << s_accessStatus << "; recording allocations only\n")
+            .emit();
 }
 
 void initialize() {
@@ -172,17 +183,15 @@ void initialize() {
     s_tscPerNsQ32 = calibrateTsc();
     startAccessSampling();
     openLog(0);
+    if (!s_recording.load(std::memory_order_relaxed)) stopSampler();
 }
 
 // --- recording ----------------------------------------------------------------------------------
 
 uint64_t nextSequence() { return s_sequence.fetch_add(1, std::memory_order_relaxed); }
 
-// The id of the calling thread's current stack, writing its frames to the log if it is new.
-// Inline, like the capture in it: fewer frames of ours for the unwinder to step through.
-[[gnu::always_inline]] inline uint32_t currentStack(ThreadState& thread) {
-    uint64_t frames[format::kMaxStackDepth];
-    const uint32_t depth = unwind::capture(s_unwind, frames, s_settings.m_stackDepth, s_ownCode);
+// The id of a stack, writing its frames to the log if it is new.
+uint32_t stackIdOf(ThreadState& thread, const uint64_t* frames, uint32_t depth) {
     if (depth == 0) return 0;
     const uint64_t hash = StackTable::hashFrames(frames, depth);
     if (hash == thread.m_lastStackHash) return thread.m_lastStackId;  // loops allocate from one place
@@ -201,6 +210,14 @@ uint64_t nextSequence() { return s_sequence.fetch_add(1, std::memory_order_relax
     return id;
 }
 
+// The id of the calling thread's current stack. Inline, like the capture in it: fewer frames of
+// ours for the unwinder to step through.
+[[gnu::always_inline]] inline uint32_t currentStack(ThreadState& thread) {
+    uint64_t frames[format::kMaxStackDepth];
+    const uint32_t depth = unwind::capture(s_unwind, frames, s_settings.m_stackDepth, s_ownCode);
+    return stackIdOf(thread, frames, depth);
+}
+
 void writeHeapRecord(ThreadState& thread, const format::HeapRecord& record) {
     if (uint8_t* out = beginRecord(thread, format::kMaxHeapRecordBytes))
         commitRecord(thread, out, format::encodeHeapPayload(out, record, thread.m_deltas), record.m_kind);
@@ -213,6 +230,7 @@ bool wantsStack(Kind kind) {
 
 void onThreadExit(void*) {
     ThreadState& thread = t_state;
+    stopThreadTicks(thread);
     if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
     thread.m_busy = true;
     if (uint8_t* out = beginRecord(thread, 1 + 20))
@@ -238,7 +256,9 @@ void onForkChild() {
     thread.m_chunks = 0;
     thread.m_lastStackHash = 0;
     thread.m_lastStackId = 0;
+    thread.m_stackRangeWritten = false;
     if (s_recording.load(std::memory_order_relaxed)) openLog(parentPid);
+    restartSamplerInForkChild(thread);
     thread.m_busy = wasBusy;
 }
 
@@ -339,6 +359,39 @@ void undoEnd() {
 
 bool isRecorderHelperCode(const void* returnAddress) {
     return s_unwinderCode.contains(reinterpret_cast<uintptr_t>(returnAddress));
+}
+
+bool isRecorderCode(uint64_t address) { return s_ownCode.contains(address); }
+
+format::AccessCounters* accessCounters() {
+    format::FileHeader* header = s_recording.load(std::memory_order_relaxed) ? s_file.header() : nullptr;
+    return header ? &header->m_accessCounters : nullptr;  // no header between a fork and the child's log
+}
+
+bool recordAccesses(ThreadState& thread, const MemoryAccess* accesses, uint32_t count, uint64_t ip,
+                    const uint64_t* frames, uint32_t depth) {
+    if (!s_recording.load(std::memory_order_relaxed)) return false;
+    if (!thread.m_stackRangeWritten) {
+        uint8_t* out = beginRecord(thread, 1 + 2 * 10);
+        if (!out) return false;
+        commitRecord(thread, out, format::encodeRangePayload(out, thread.m_stackLo, thread.m_stackHi), Kind::ThreadStack);
+        thread.m_stackRangeWritten = true;
+    }
+    format::AccessRecord record;
+    record.m_stack = stackIdOf(thread, frames, depth);
+    record.m_ip = ip;
+    record.m_source = format::AccessSource::Tick;
+    for (uint32_t i = 0; i < count; ++i) {
+        uint8_t* out = beginRecord(thread, format::kMaxAccessRecordBytes);
+        if (!out) return false;
+        record.m_seq = nextSequence();
+        record.m_tsc = sys::readTsc();
+        record.m_addr = accesses[i].m_addr;
+        record.m_size = accesses[i].m_bytes;
+        record.m_kind = accesses[i].m_kind;
+        commitRecord(thread, out, format::encodeAccessPayload(out, record, thread.m_deltas), Kind::Access);
+    }
+    return true;
 }
 
 void noteThreadStarted() { pthread_setspecific(s_threadKey, reinterpret_cast<void*>(1)); }

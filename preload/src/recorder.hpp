@@ -24,6 +24,16 @@ struct ThreadState {
     bool m_initializing;   // this thread is resolving the real functions
     uint64_t m_lastStackHash;
     uint32_t m_lastStackId;
+    // The tick sampler's (access_sampler.cpp), set up at the thread's first tick.
+    bool m_samplerReady;       // m_fsBase, m_gsBase and the stack range are known
+    bool m_stackRangeWritten;  // this log has the thread's ThreadStack record
+    bool m_stepping;           // the sampler set the trap flag: the next TRAP_TRACE is ours
+    uint8_t m_stepsLeft;
+    int m_timer;               // thread CPU-time timer id + 1 (ticks without perf events); 0: none
+    uint64_t m_fsBase;
+    uint64_t m_gsBase;
+    uint64_t m_stackLo;        // the thread's stack, [m_stackLo, m_stackHi)
+    uint64_t m_stackHi;
 };
 extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
@@ -53,6 +63,17 @@ void finishResize(const ResizeTicket& ticket, format::Kind kind, const void* add
 // True for code of the libraries the recorder uses (libunwind): their own mappings are not the
 // program's.
 bool isRecorderHelperCode(const void* returnAddress);
+// True for the recorder's own code (libmemlog.so).
+bool isRecorderCode(uint64_t address);
+
+// Access samples, from the tick sampler's signal handler on a thread that is not m_busy: one
+// Access record per access, all with the stack of the accessing code's callers (`frames`,
+// innermost first). False when the log had no room.
+struct MemoryAccess;
+bool recordAccesses(ThreadState& thread, const MemoryAccess* accesses, uint32_t count, uint64_t ip,
+                    const uint64_t* frames, uint32_t depth);
+// The sampler's counters in the log's header; nullptr while nothing is recorded.
+format::AccessCounters* accessCounters();
 
 // The log ends cleanly (exit, _exit, exec). undoEnd reopens it when exec failed.
 void endLog(format::EndReason reason);

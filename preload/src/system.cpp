@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include <cstring>
+
 namespace memlog::preload::sys {
 
 long call(long number, long a, long b, long c, long d, long e, long f) {
@@ -81,6 +83,59 @@ size_t slurp(const char* path, char* buffer, size_t capacity) {
     buffer[length] = '\0';
     closeFile(fd);
     return length;
+}
+
+namespace {
+
+// A hex number at *p, advancing past it.
+uint64_t parseHex(const char** p) {
+    uint64_t value = 0;
+    for (;; ++*p) {
+        const char c = **p;
+        const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (digit < 0) return value;
+        value = value << 4 | static_cast<uint64_t>(digit);
+    }
+}
+
+}  // namespace
+
+bool findMapping(uint64_t address, uint64_t* lo, uint64_t* hi, bool* mainStack) {
+    const int fd = openFile("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    // Lines are read into a window a page at a time; a line never outgrows it (the path is at
+    // most PATH_MAX, and only the start and the end of a line are read).
+    char window[8192];
+    size_t filled = 0;
+    bool found = false, done = false;
+    while (!found && !done) {
+        const long r = readFile(fd, window + filled, sizeof window - 1 - filled);
+        if (r == -4) continue;
+        if (r <= 0) done = true;
+        else filled += static_cast<size_t>(r);
+        window[filled] = '\0';
+        char* line = window;
+        for (char* newline; (newline = static_cast<char*>(memchr(line, '\n', filled - (line - window)))) != nullptr;
+             line = newline + 1) {
+            const char* p = line;
+            const uint64_t from = parseHex(&p);
+            ++p;  // '-'
+            const uint64_t to = parseHex(&p);
+            if (address >= from && address < to) {
+                *lo = from;
+                *hi = to;
+                *mainStack = newline - line >= 7 && memcmp(newline - 7, "[stack]", 7) == 0;
+                found = true;
+                break;
+            }
+        }
+        const size_t rest = filled - static_cast<size_t>(line - window);
+        memmove(window, line, rest);
+        filled = rest;
+        if (filled == sizeof window - 1) filled = 0;  // a line longer than the window: skip it
+    }
+    closeFile(fd);
+    return found;
 }
 
 uint32_t threadId() { return static_cast<uint32_t>(call(SYS_gettid)); }

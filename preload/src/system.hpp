@@ -21,6 +21,9 @@ long readLink(const char* path, char* buffer, size_t bytes);
 long writeAll(int fd, const void* data, size_t bytes);
 // Reads a whole small file (/proc/self/...) into buffer, NUL-terminated; returns bytes read.
 size_t slurp(const char* path, char* buffer, size_t capacity);
+// The mapping of /proc/self/maps that holds `address`: [lo, hi), and whether it is the main
+// thread's stack ("[stack]"). False when there is none or the file cannot be read.
+bool findMapping(uint64_t address, uint64_t* lo, uint64_t* hi, bool* mainStack);
 uint32_t threadId();
 uint32_t processId();
 uint64_t monotonicNs();

@@ -357,7 +357,7 @@ TEST_CASE("access samples are drawn, hidden with a, and a hovered one names the 
     Session s;
     LogBuilder log;
     log.thread(1).malloc(1, 0x10000000, 4096).free(40, 0x10000000);
-    log.thread(2).write(10, 1, 0x10000000, 0x100).read(30, 1, 0x10000000, 0xe00);
+    log.thread(2).write(10, 0x10000100).read(30, 0x10000e00);
     log.write(s.m_log);
     WindowProcess window(s.m_x, s.m_log, sized(), s.m_dir.m_path);
     const Aim aim(s.m_log);

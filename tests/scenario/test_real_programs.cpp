@@ -1,5 +1,5 @@
 // Real programs under the recorder: output and exit status exactly as without it, and a complete
-// log with allocations in it.
+// log with allocations in it; with MEMLOG_ACCESS=1 as well, with access samples in the logs.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -11,23 +11,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void compareWithAndWithout(const std::vector<std::string>& argv) {
+void compareWithAndWithout(const std::vector<std::string>& argv, bool sampling) {
     Run bare;
     bare.m_argv = argv;
     bare.m_preload = false;
     Run recorded = bare;
     recorded.m_preload = true;
     recorded.m_env["MEMLOG_QUIET"] = "1";
+    if (sampling) {
+        recorded.m_env["MEMLOG_ACCESS"] = "1";
+        recorded.m_env["MEMLOG_ACCESS_RATE"] = "20000";  // short programs: enough ticks to see
+    }
     // Absolute: programs that change directory (git into its repository) log beside the others.
     recorded.m_env["MEMLOG_OUT"] = "{dir}/%e.%p.memlog";
     const Outcome expected = runProgram(bare);
     const Outcome actual = runProgram(recorded);
-    INFO(argv[0]);
+    INFO(argv[0] << (sampling ? " with access samples" : ""));
     CHECK(actual.m_exitStatus == expected.m_exitStatus);
     CHECK(actual.m_signal == expected.m_signal);
     CHECK(actual.m_stdout == expected.m_stdout);
     CHECK(actual.m_stderr == expected.m_stderr);
     REQUIRE(!actual.m_logs.empty());
+    uint64_t samples = 0;
     for (const std::string& log : actual.m_logs) {
         INFO(log);
         const auto summary = summaryOf(log);
@@ -35,9 +40,17 @@ void compareWithAndWithout(const std::vector<std::string>& argv) {
         CHECK(summary.m_lostEvents == 0);
         // Every program image allocates; a fork child may exec before it allocates anything.
         if (summary.m_parentPid == 0) CHECK(summary.m_allocations > 0);
+        samples += summary.m_accessSamples;
+        CHECK(summary.m_accessSamples == summary.m_accessCounters.m_samples);
     }
+    if (sampling) CHECK(samples > 0);
     fs::remove_all(expected.m_directory);
     fs::remove_all(actual.m_directory);
+}
+
+void compareWithAndWithout(const std::vector<std::string>& argv) {
+    compareWithAndWithout(argv, false);
+    compareWithAndWithout(argv, true);
 }
 
 }  // namespace

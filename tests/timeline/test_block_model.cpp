@@ -194,9 +194,10 @@ TEST_CASE("the model holds a hundred thousand blocks in chunks, in the order the
 
 TEST_CASE("the log's access samples become the model's access marks, in sequence order") {
     LogBuilder log;
+    log.header().m_accessSampler = memlog::format::AccessSampler::TickPerfClock;
     log.thread(1).malloc(1, 0x7000, 512).free(7, 0x7000);
-    log.thread(2).write(2, 1, 0x7000, 0x20).read(5, 1, 0x7000, 0x1f8);
-    log.thread(3).read(3, 1, 0x7000, 0x100);
+    log.thread(2).write(2, 0x7020).read(5, 0x71f8);
+    log.thread(3).read(3, 0x7100);
     const auto model = memlog::test::modelOf(log);
     const auto& marks = model.accessMarks();
     REQUIRE(marks.size() == 3);

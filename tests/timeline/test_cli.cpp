@@ -53,7 +53,7 @@ TEST_CASE("stat --json prints one object with every field") {
     CHECK(r.m_status == 0);
     CHECK(r.m_stderr.empty());
     for (const char* field :
-         {"\"format_version\":2", "\"complete\":true", "\"pid\":4242", "\"exe\":\"/usr/bin/synthetic\"",
+         {"\"format_version\":3", "\"complete\":true", "\"pid\":4242", "\"exe\":\"/usr/bin/synthetic\"",
           "\"threads\":2", "\"malloc\":2", "\"free\":1", "\"mremap\":0", "\"new[]\":0", "\"allocations\":2",
           "\"frees\":1", "\"peak_bytes\":100", "\"peak_blocks\":1", "\"leaked_bytes\":7", "\"leaked_blocks\":1",
           "\"stacks\":1", "\"unknown_free\":0", "\"lost_events\":0", "\"duration_ns\":2000"}) {
@@ -86,34 +86,48 @@ TEST_CASE("dump --csv prints one row per event in sequence order") {
     unlink(path.c_str());
 }
 
-TEST_CASE("access samples: stat counts them, dump --accesses --csv lists them") {
+TEST_CASE("access samples: stat counts them by kind and place, dump --accesses --csv lists them") {
     const std::string path = "/tmp/memlog-cli-access-" + std::to_string(getpid()) + ".memlog";
     LogBuilder log;
-    log.header().m_accessSampler = memlog::format::AccessSampler::ProcessWide;
+    log.header().m_accessSampler = memlog::format::AccessSampler::TickPerfClock;
     log.header().m_accessRate = 2000;
-    log.thread(11).malloc(1, 0x1000, 100).free(5, 0x1000);
-    log.thread(12).write(2, 1, 0x1000, 0x10, 3).read(4, 1, 0x1000, 0x58);
+    memlog::format::AccessCounters& counters = log.header().m_accessCounters;
+    counters.m_ticks = 7;
+    counters.m_steps = 3;
+    counters.m_samples = 4;
+    counters.m_droppedNoAccess = 1;
+    log.thread(11).malloc(1, 0x1000, 100).free(6, 0x1000);
+    // In the block twice, on thread 12's own stack, then where the block was, after its free.
+    log.thread(12).threadStack(0x7ff000, 0x800000).write(2, 0x1010, 3).read(4, 0x1058).read(5, 0x7ff800).write(7, 0x1010);
     log.thread(13).malloc(3, 0x8000, 16);
     log.write(path);
 
     const Result json = runMemlog("stat " + path + " --json");
     CHECK(json.m_status == 0);
-    for (const char* field : {"\"access_sampler\":\"process-wide watchpoints\"", "\"access_rate\":2000",
-                              "\"access_samples\":2", "\"access_reads\":1", "\"access_writes\":1",
-                              "\"blocks_sampled\":1", "\"access_outside_block\":0", "\"events\":3"}) {
+    for (const char* field :
+         {"\"access_sampler\":\"ticks (perf task clock)\"", "\"access_rate\":2000", "\"access_samples\":4",
+          "\"access_reads\":2", "\"access_writes\":2", "\"access_heap\":2", "\"access_global\":0",
+          "\"access_stack\":1", "\"access_other\":1", "\"blocks_sampled\":1", "\"access_ticks\":7",
+          "\"access_steps\":3", "\"access_dropped\":1", "\"no_access\":1", "\"access_outside_block\":0",
+          "\"events\":3"}) {
         INFO(field);
         CHECK(json.m_stdout.find(field) != std::string::npos);
     }
     const Result text = runMemlog("stat " + path);
-    CHECK(text.m_stdout.find("accesses     2 samples (1 reads, 1 writes) in 1 block; sampler process-wide "
-                             "watchpoints, at most 2000 traps/s\n") != std::string::npos);
+    CHECK(text.m_stdout.find("accesses     4 samples (2 reads, 2 writes): heap 2 in 1 block, global 0, stack 1, "
+                             "other 1\n") != std::string::npos);
+    CHECK(text.m_stdout.find("sampler      ticks (perf task clock), 2000 ticks a CPU-second per thread: 7 ticks, 3 "
+                             "steps, 1 dropped (in the recorder 0, while stepping 0, no access within the steps 1, "
+                             "undecodable 0, unsupported 0, no room in the log 0)\n") != std::string::npos);
 
     const Result dump = runMemlog("dump " + path + " --accesses --csv");
     CHECK(dump.m_status == 0);
     CHECK(dump.m_stdout ==
-          "seq,time_ns,tid,kind,addr,block_seq,offset,ip,stack_id\n"
-          "2,2000,12,write,0x1010,1,16,0x402010,3\n"
-          "4,4000,12,read,0x1058,1,88,0x401058,0\n");
+          "seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source\n"
+          "2,2000,12,write,0x1010,8,heap,1,16,,0x402010,3,tick\n"
+          "4,4000,12,read,0x1058,8,heap,1,88,,0x401058,0,tick\n"
+          "5,5000,12,read,0x7ff800,8,stack,,,,0x401800,0,tick\n"
+          "7,7000,12,write,0x1010,8,other,,,,0x402010,0,tick\n");
     // The heap events are not in it, and the plain dump has no samples.
     CHECK(runMemlog("dump " + path + " --csv").m_stdout.find("read") == std::string::npos);
     unlink(path.c_str());
@@ -124,7 +138,7 @@ TEST_CASE("a log recorded without access sampling says the sampler was off") {
     CHECK(runMemlog("stat " + path + " --json").m_stdout.find("\"access_sampler\":\"off\",\"access_rate\":0,"
                                                               "\"access_samples\":0") != std::string::npos);
     CHECK(runMemlog("dump " + path + " --accesses --csv").m_stdout ==
-          "seq,time_ns,tid,kind,addr,block_seq,offset,ip,stack_id\n");
+          "seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source\n");
     unlink(path.c_str());
 }
 

@@ -135,18 +135,18 @@ TEST_CASE("TSC to ns uses the end pair of a clean log, else the start calibratio
     CHECK(tscToNs(header, 1000 + 3000) == 50 + 1500);
 }
 
-TEST_CASE("an access record round-trips and names its block by distance") {
+TEST_CASE("an access record round-trips: kind, source, size, the instruction and its delta state") {
     AccessRecord record;
     record.m_seq = 5000;
     record.m_tsc = 9'000'000;
     record.m_addr = 0x7f00'0000'2040ull;
-    record.m_blockSeq = 4321;
-    record.m_offset = 0x40;
-    record.m_write = true;
-    record.m_length = 4;
+    record.m_size = 32;
+    record.m_kind = AccessKind::ReadWrite;
+    record.m_source = AccessSource::Watchpoint;
+    record.m_ipAfter = true;
     record.m_ip = 0x5555'0000'1234ull;
     record.m_stack = 12;
-    ChunkCursorState writer{4990, 8'999'000, 0x7f00'0000'0000ull}, reader = writer;
+    ChunkCursorState writer{4990, 8'999'000, 0x7f00'0000'0000ull, 0x5555'0000'1000ull}, reader = writer;
     uint8_t buffer[kMaxAccessRecordBytes];
     uint8_t* end = encodeAccessPayload(buffer, record, writer);
     const uint8_t* cursor = buffer + 1;
@@ -156,22 +156,29 @@ TEST_CASE("an access record round-trips and names its block by distance") {
     CHECK(back.m_seq == 5000);
     CHECK(back.m_tsc == 9'000'000);
     CHECK(back.m_addr == record.m_addr);
-    CHECK(back.m_blockSeq == 4321);
-    CHECK(back.m_offset == 0x40);
-    CHECK(back.m_write);
-    CHECK(back.m_length == 4);
+    CHECK(back.m_size == 32);
+    CHECK(back.m_kind == AccessKind::ReadWrite);
+    CHECK(back.m_source == AccessSource::Watchpoint);
+    CHECK(back.m_ipAfter);
     CHECK(back.m_ip == record.m_ip);
     CHECK(back.m_stack == 12);
+    CHECK(back.m_blockSeq == 0);
     CHECK(reader.m_seq == writer.m_seq);
     CHECK(reader.m_addr == writer.m_addr);
+    CHECK(reader.m_ip == record.m_ip);
+    // The ip is a delta: a second sample of the same instruction costs one byte for it.
+    record.m_seq = 5001;
+    uint8_t again[kMaxAccessRecordBytes];
+    CHECK(encodeAccessPayload(again, record, writer) - again < end - buffer);
 }
 
 TEST_CASE("an access record that cannot be true does not decode") {
-    auto decodes = [](uint64_t seq, uint64_t blockSeq, uint8_t length) {
+    auto decodes = [](uint8_t kind, uint8_t source, uint64_t size) {
         AccessRecord record;
-        record.m_seq = seq;
-        record.m_blockSeq = blockSeq;
-        record.m_length = length;
+        record.m_seq = 10;
+        record.m_kind = static_cast<AccessKind>(kind);
+        record.m_source = static_cast<AccessSource>(source);
+        record.m_size = size;
         ChunkCursorState writer, reader;
         uint8_t buffer[kMaxAccessRecordBytes];
         uint8_t* end = encodeAccessPayload(buffer, record, writer);
@@ -179,10 +186,54 @@ TEST_CASE("an access record that cannot be true does not decode") {
         AccessRecord back;
         return decodeAccessPayload(&cursor, end, back, reader);
     };
-    CHECK(decodes(10, 9, 8));
-    CHECK_FALSE(decodes(10, 10, 8));  // a sample cannot come before or with its block's start
-    CHECK_FALSE(decodes(10, 11, 8));
-    CHECK_FALSE(decodes(10, 9, 3));   // watched words are 1, 2, 4 or 8 bytes
-    CHECK_FALSE(decodes(10, 9, 0));
-    CHECK(decodes(10, 9, 1));
+    CHECK(decodes(1, 0, 8));
+    CHECK(decodes(3, 2, 64));
+    CHECK_FALSE(decodes(0, 0, 8));  // neither read nor write
+    CHECK_FALSE(decodes(1, 3, 8));  // no such source
+    CHECK_FALSE(decodes(1, 0, 0));  // an access of no bytes
+}
+
+TEST_CASE("a version 2 access record names its block by distance, and cannot come before it") {
+    auto decodes = [](uint64_t seq, uint64_t blockSeq, uint64_t length, AccessRecord* back) {
+        AccessRecord record;
+        record.m_seq = seq;
+        record.m_addr = 0x7f00'0000'2040ull;
+        record.m_blockSeq = blockSeq;
+        record.m_offset = 0x40;
+        record.m_kind = AccessKind::Write;
+        record.m_size = length;
+        record.m_ip = 0x401234;
+        ChunkCursorState writer, reader;
+        uint8_t buffer[kMaxAccessRecordBytes];
+        uint8_t* end = encodeAccessPayloadVersion2(buffer, record, writer);
+        const uint8_t* cursor = buffer + 1;
+        return decodeAccessPayloadVersion2(&cursor, end, *back, reader);
+    };
+    AccessRecord back;
+    REQUIRE(decodes(10, 9, 4, &back));
+    CHECK(back.m_blockSeq == 9);
+    CHECK(back.m_offset == 0x40);
+    CHECK(back.m_kind == AccessKind::Write);
+    CHECK(back.m_size == 4);
+    CHECK(back.m_ip == 0x401234);
+    CHECK(back.m_ipAfter);
+    CHECK(back.m_source == AccessSource::Watchpoint);
+    CHECK_FALSE(decodes(10, 10, 8, &back));  // a sample cannot come before or with its block's start
+    CHECK_FALSE(decodes(10, 11, 8, &back));
+    CHECK_FALSE(decodes(10, 9, 3, &back));   // watched words are 1, 2, 4 or 8 bytes
+    CHECK_FALSE(decodes(10, 9, 0, &back));
+    CHECK(decodes(10, 9, 1, &back));
+}
+
+TEST_CASE("a thread stack range round-trips, an empty or inverted one does not decode") {
+    uint8_t buffer[32];
+    uint64_t lo = 0, hi = 0;
+    uint8_t* end = encodeRangePayload(buffer, 0x7ffc'0000'0000ull, 0x7ffc'0080'0000ull);
+    const uint8_t* cursor = buffer + 1;
+    REQUIRE(decodeRangePayload(&cursor, end, &lo, &hi));
+    CHECK(lo == 0x7ffc'0000'0000ull);
+    CHECK(hi == 0x7ffc'0080'0000ull);
+    end = encodeRangePayload(buffer, 0x2000, 0x1000);
+    cursor = buffer + 1;
+    CHECK_FALSE(decodeRangePayload(&cursor, end, &lo, &hi));
 }

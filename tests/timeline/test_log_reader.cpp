@@ -85,7 +85,7 @@ TEST_CASE("access samples come back in their place in the sequence, between heap
     LogBuilder log;
     // Thread 1 allocates; thread 2 reads and writes the block; thread 1 frees it.
     log.thread(1).malloc(1, 0x5000, 256).free(6, 0x5000);
-    log.thread(2).read(2, 1, 0x5000, 0).write(4, 1, 0x5000, 0x80).read(5, 1, 0x5000, 0xf8);
+    log.thread(2).threadStack(0x7f00'0000, 0x7f01'0000).read(2, 0x5000).write(4, 0x5080, 9).read(5, 0x50f8);
     log.thread(3).malloc(3, 0x9000, 64);
     log.write(path);
     LogReader reader(path);
@@ -99,15 +99,61 @@ TEST_CASE("access samples come back in their place in the sequence, between heap
     CHECK(order == std::vector<std::string>{"e1", "a2", "e3", "a4", "a5", "e6"});
     REQUIRE(samples.size() == 3);
     CHECK(samples[1].m_tid == 2);
-    CHECK(samples[1].m_write);
-    CHECK_FALSE(samples[0].m_write);
+    CHECK(samples[1].writes());
+    CHECK(samples[1].m_kind == memlog::format::AccessKind::Write);
+    CHECK_FALSE(samples[0].writes());
+    CHECK(samples[0].reads());
     CHECK(samples[1].m_addr == 0x5080);
-    CHECK(samples[1].m_offset == 0x80);
-    CHECK(samples[1].m_blockSeq == 1);
+    CHECK(samples[1].m_size == 8);
+    CHECK(samples[1].m_stack == 9);
+    CHECK(samples[1].m_source == memlog::format::AccessSource::Tick);
+    CHECK_FALSE(samples[1].m_ipAfter);
+    CHECK(samples[1].m_blockSeq == 0);  // the reader's attribution places it, not the record
     CHECK(samples[1].m_timeNs == 4 * LogBuilder::kTicksPerSeq);
     CHECK(samples[2].m_ip == 0x401000 + 0xf8);
+    REQUIRE(reader.threadStacks().size() == 1);
+    CHECK(reader.threadStacks()[0].m_tid == 2);
+    CHECK(reader.threadStacks()[0].m_lo == 0x7f00'0000);
+    CHECK(reader.threadStacks()[0].m_hi == 0x7f01'0000);
     // The heap-only walk skips them.
     CHECK(readAll(path).size() == 3);
+    unlink(path.c_str());
+}
+
+TEST_CASE("version 2 logs are still read: their watchpoint samples name a block and the instruction after") {
+    const std::string path = tempPath("version2");
+    LogBuilder log;
+    log.header().m_version = 2;
+    log.thread(1).malloc(1, 0x5000, 256).free(4, 0x5000);
+    log.thread(2).readVersion2(2, 1, 0x5000, 0x10).writeVersion2(3, 1, 0x5000, 0x80);
+    log.write(path);
+    LogReader reader(path);
+    std::vector<memlog::timeline::AccessSample> samples;
+    reader.forEachRecord({}, [&](const memlog::timeline::AccessSample& a) { samples.push_back(a); });
+    REQUIRE(samples.size() == 2);
+    CHECK(samples[0].m_blockSeq == 1);
+    CHECK(samples[0].m_offset == 0x10);
+    CHECK(samples[1].m_addr == 0x5080);
+    CHECK(samples[1].writes());
+    CHECK(samples[1].m_source == memlog::format::AccessSource::Watchpoint);
+    CHECK(samples[1].m_ipAfter);
+    CHECK(samples[1].m_size == 8);
+    unlink(path.c_str());
+}
+
+TEST_CASE("a version this reader does not know is refused, naming the versions it reads") {
+    const std::string path = tempPath("version9");
+    LogBuilder log;
+    log.header().m_version = 9;
+    log.thread(1).malloc(1, 0x5000, 256);
+    log.write(path);
+    try {
+        LogReader reader(path);
+        FAIL("version 9 was accepted");
+    } catch (const memlog::timeline::LogError& error) {
+        CHECK(std::string(error.what()).find("unsupported format version 9 (this memlog reads 2 to 3)") !=
+              std::string::npos);
+    }
     unlink(path.c_str());
 }
 
@@ -136,8 +182,8 @@ TEST_CASE("a log with access samples cut at any byte reads a prefix of events an
     auto& t = log.thread(7, 4096);
     for (uint64_t i = 0; i < 200; ++i) {
         t.malloc(2 * i + 1, 0x4000 + i * 64, 64);
-        if (i % 2) t.write(2 * i + 2, 2 * i + 1, 0x4000 + i * 64, 8);
-        else t.read(2 * i + 2, 2 * i + 1, 0x4000 + i * 64, 56);
+        if (i % 2) t.write(2 * i + 2, 0x4000 + i * 64 + 8);
+        else t.read(2 * i + 2, 0x4000 + i * 64 + 56);
     }
     const std::vector<uint8_t> whole = log.bytes();
     const std::string path = tempPath("torn-access");
@@ -180,7 +226,7 @@ TEST_CASE("a record that was being written (tag still zero) ends its chunk quiet
 TEST_CASE("a corrupt record in the middle of the file is an error naming its offset") {
     std::vector<uint8_t> bytes = twoThreads().bytes();
     const size_t firstRecord = memlog::format::kHeaderBytes + sizeof(memlog::format::ChunkHeader);
-    bytes[firstRecord] = 0x1e;  // not a kind
+    bytes[firstRecord] = 0x1f;  // not a kind
     const std::string path = tempPath("corrupt");
     writeBytes(path, bytes);
     try {
@@ -240,7 +286,7 @@ TEST_CASE("random damage anywhere in a log gives events or a LogError, never a c
     for (uint64_t i = 1; i <= 400; i += 2) {
         a.malloc(i, 0x1000 + i * 16, i, static_cast<uint32_t>(i % 7));
         b.free(i + 1, 0x1000 + (i - 1) * 16);
-        if (i % 8 == 1) c.read(1000 + i, i, 0x1000 + i * 16, 0);
+        if (i % 8 == 1) c.read(1000 + i, 0x1000 + i * 16);
     }
     a.stack(1, {0x400100, 0x400200}).stack(3, {0x400300});
     const std::vector<uint8_t> pristine = log.bytes();

@@ -7,6 +7,7 @@
 
 #include "heap_records.hpp"
 #include "log_builder.hpp"
+#include "timeline/access_attribution.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/summary.hpp"
 
@@ -18,11 +19,11 @@ using memlog::timeline::Summary;
 
 namespace {
 
-Summary summarise(const LogBuilder& log) {
+Summary summarise(const LogBuilder& log, memlog::timeline::BlockObserver* observer = nullptr) {
     const std::string path = "/tmp/memlog-summary-" + std::to_string(getpid()) + ".memlog";
     log.write(path);
     memlog::timeline::LogReader reader(path);
-    Summary summary = memlog::timeline::summarize(reader);
+    Summary summary = memlog::timeline::summarize(reader, {}, observer);
     unlink(path.c_str());
     return summary;
 }
@@ -124,34 +125,79 @@ TEST_CASE("lost events and stacks are counted") {
     CHECK(s.m_stacks == 2);
 }
 
-TEST_CASE("access samples: reads, writes and blocks sampled are counted") {
+TEST_CASE("access samples: reads, writes, where they fell and blocks sampled are counted") {
     LogBuilder log;
-    log.header().m_accessSampler = memlog::format::AccessSampler::ProcessWide;
+    log.header().m_accessSampler = memlog::format::AccessSampler::TickThreadTimers;
     log.header().m_accessRate = 500;
     log.thread(1).malloc(1, 0x1000, 64).malloc(2, 0x2000, 4096).free(9, 0x1000);
-    log.thread(2).read(3, 1, 0x1000, 0).write(4, 2, 0x2000, 4088).read(5, 2, 0x2000, 16).read(6, 2, 0x2000, 24);
+    log.thread(2).threadStack(0x7000'0000, 0x7001'0000);
+    log.thread(2).read(3, 0x1000).write(4, 0x2ff8).read(5, 0x2010).read(6, 0x2018);
+    log.thread(2).read(7, 0x7000'8000).write(8, 0x5000);  // its own stack; nothing there
+    log.thread(2).read(10, 0x1000);                        // where the first block was, after its free
     const Summary s = summarise(log);
-    CHECK(s.m_accessSamples == 4);
-    CHECK(s.m_accessReads == 3);
-    CHECK(s.m_accessWrites == 1);
+    CHECK(s.m_accessSamples == 7);
+    CHECK(s.m_accessReads == 5);
+    CHECK(s.m_accessWrites == 2);
+    CHECK(s.m_accessHeap == 4);
+    CHECK(s.m_accessStack == 1);
+    CHECK(s.m_accessGlobal == 0);
+    CHECK(s.m_accessOther == 2);
     CHECK(s.m_blocksSampled == 2);
     CHECK(s.m_accessRate == 500);
-    CHECK(memlog::timeline::accessSamplerText(s) == "process-wide watchpoints");
-    CHECK(s.m_anomalies.total() == 0);
-    CHECK(s.m_events == 3);  // samples are not heap events
+    CHECK(memlog::timeline::accessSamplerText(s) == "ticks (thread CPU timers)");
+    CHECK(s.m_anomalies.total() == 0);  // a tick's sample names no block: it cannot miss one
+    CHECK(s.m_events == 3);             // samples are not heap events
 }
 
-TEST_CASE("a sample outside a block live at its moment is an anomaly") {
+TEST_CASE("a realloc's sample lands in the new block once the call returned, by its second sequence number") {
     LogBuilder log;
+    log.header().m_accessSampler = memlog::format::AccessSampler::TickPerfClock;
+    memlog::format::HeapRecord grow;
+    grow.m_kind = memlog::format::Kind::Realloc;
+    grow.m_seq = 3;
+    grow.m_seqAfter = 5;
+    grow.m_tsc = 3 * LogBuilder::kTicksPerSeq;
+    grow.m_addr = 0x9000;
+    grow.m_size = 256;
+    grow.m_oldAddr = 0x1000;
+    log.thread(1).malloc(1, 0x1000, 64).heap(grow);
+    log.thread(2).read(2, 0x1008).read(4, 0x9008).read(6, 0x9008);
+    std::vector<memlog::timeline::Attribution> where;
+    struct Places final : memlog::timeline::BlockObserver {
+        std::vector<memlog::timeline::Attribution>* m_where;
+        void begin(const memlog::timeline::BlockChange&) override {}
+        void end(const memlog::timeline::BlockChange&) override {}
+        void access(const memlog::timeline::AccessSample&, const memlog::timeline::Attribution& at) override {
+            m_where->push_back(at);
+        }
+    } places;
+    places.m_where = &where;
+    summarise(log, &places);
+    REQUIRE(where.size() == 3);
+    CHECK(where[0].m_region == memlog::timeline::Region::Heap);
+    CHECK(where[0].m_blockSeq == 1);
+    CHECK(where[1].m_region == memlog::timeline::Region::Other);  // between the two halves of the call
+    CHECK(where[2].m_region == memlog::timeline::Region::Heap);
+    CHECK(where[2].m_blockSeq == 5);
+    CHECK(where[2].m_offset == 8);
+}
+
+TEST_CASE("version 2 logs: a watchpoint sample outside the live block it names is an anomaly") {
+    LogBuilder log;
+    log.header().m_version = 2;
+    log.header().m_accessSampler = memlog::format::AccessSampler::ProcessWide;
     log.thread(1).malloc(1, 0x1000, 64).free(3, 0x1000).malloc(5, 0x3000, 32);
     auto& t = log.thread(2);
-    t.read(2, 1, 0x1000, 56);   // inside, while live: fine
-    t.read(4, 1, 0x1000, 0);    // after the block's free
-    t.write(6, 5, 0x3000, 32);  // past the block's end
-    t.write(7, 5, 0x3008, 0);   // names a start where no block is
+    t.readVersion2(2, 1, 0x1000, 56);   // inside, while live: fine
+    t.readVersion2(4, 1, 0x1000, 0);    // after the block's free
+    t.writeVersion2(6, 5, 0x3000, 32);  // past the block's end
+    t.writeVersion2(7, 5, 0x3008, 0);   // names a start where no block is
     const Summary s = summarise(log);
+    CHECK(s.m_formatVersion == 2);
     CHECK(s.m_accessSamples == 4);
+    CHECK(s.m_accessHeap == 2);  // 0x1038 in block 1; 0x3008 inside block 5 by its address
     CHECK(s.m_anomalies.m_accessOutsideBlock == 3);
+    CHECK(memlog::timeline::accessSamplerText(s) == "process-wide watchpoints");
 }
 
 TEST_CASE("a sampler that could not run says why") {

@@ -5,8 +5,10 @@
 #include <string>
 
 #include "commands.hpp"
+#include "timeline/access_attribution.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
+#include "timeline/summary.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -24,21 +26,58 @@ ended; old_addr names it.
           plumbing; see `memlog sites`)
   --accesses   the access samples instead (a log recorded with MEMLOG_ACCESS=1
           or `memlog run --access`): rows of
-          seq,time_ns,tid,kind,addr,block_seq,offset,ip,stack_id with kind
-          read or write; addr is the watched word the access touched,
-          block_seq the sequence number of the allocation of its block, offset
-          addr minus the block's start, ip the instruction after the access;
-          with --symbolize, site is the accessing function
+          seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,
+          stack_id,source with kind read, write or readwrite; addr the first
+          byte accessed and size the bytes; region heap (a block live there at
+          that moment), global (inside a loaded object: symbol names it),
+          stack (a thread's stack) or other; block_seq the sequence number of
+          the block's allocation and offset addr minus its start (empty
+          outside the heap); ip the accessing instruction (for source
+          watchpoint, the one after it); source tick or watchpoint; with
+          --symbolize, site is the accessing function
 )";
 
-// The rows of --accesses.
-void printAccess(const timeline::AccessSample& a, bool csv) {
-    const char* rowFormat = csv ? "%" PRIu64 ",%" PRIu64 ",%u,%s,0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",0x%" PRIx64 ",%u"
-                                : "%10" PRIu64 " %14" PRIu64 " %8u %-6s 0x%016" PRIx64 " %10" PRIu64 " %10" PRIu64
-                                  " 0x%016" PRIx64 " %8u";
-    std::printf(rowFormat, a.m_seq, a.m_timeNs, a.m_tid, a.m_write ? "write" : "read", a.m_addr, a.m_blockSeq,
-                a.m_offset, a.m_ip, a.m_stack);
-}
+// The rows of --accesses: each sample with where it fell, in sequence order.
+class AccessRows final : public timeline::BlockObserver {
+public:
+    AccessRows(bool csv, bool symbolize, timeline::StackNames& names)
+        : m_csv(csv), m_symbolize(symbolize), m_names(names) {}
+    void begin(const timeline::BlockChange&) override {}
+    void end(const timeline::BlockChange&) override {}
+    void access(const timeline::AccessSample& a, const timeline::Attribution& where) override {
+        const bool heap = where.m_region == timeline::Region::Heap;
+        const std::string symbol =
+            where.m_region == timeline::Region::Global ? m_names.globalName(a.m_addr) : std::string();
+        std::string blockSeq, offset;
+        if (heap) {
+            blockSeq = std::to_string(where.m_blockSeq);
+            offset = std::to_string(where.m_offset);
+        }
+        const char* kind = format::accessKindName(a.m_kind);
+        const char* source = format::accessSourceName(a.m_source);
+        if (m_csv)
+            std::printf("%" PRIu64 ",%" PRIu64 ",%u,%s,0x%" PRIx64 ",%" PRIu64 ",%s,%s,%s,%s,0x%" PRIx64 ",%u,%s",
+                        a.m_seq, a.m_timeNs, a.m_tid, kind, a.m_addr, a.m_size, timeline::regionName(where.m_region),
+                        blockSeq.c_str(), offset.c_str(), csvField(symbol).c_str(), a.m_ip, a.m_stack, source);
+        else
+            std::printf("%10" PRIu64 " %14" PRIu64 " %8u %-9s 0x%016" PRIx64 " %5" PRIu64 " %-6s %10s %10s %-20s 0x%016" PRIx64
+                        " %8u %s",
+                        a.m_seq, a.m_timeNs, a.m_tid, kind, a.m_addr, a.m_size, timeline::regionName(where.m_region),
+                        blockSeq.c_str(), offset.c_str(), symbol.c_str(), a.m_ip, a.m_stack, source);
+        if (m_symbolize) {
+            // The accessing function: the instruction's own innermost source frame.
+            const auto& frames = m_names.instruction(a.m_ipAfter ? a.m_ip - 1 : a.m_ip);
+            const std::string function = frames.empty() ? std::string() : frames.front().m_function;
+            std::printf("%s%s", m_csv ? "," : "  ", m_csv ? csvField(function).c_str() : function.c_str());
+        }
+        std::fputc('\n', stdout);
+    }
+
+private:
+    bool m_csv;
+    bool m_symbolize;
+    timeline::StackNames& m_names;
+};
 
 }  // namespace
 
@@ -61,15 +100,16 @@ int dumpCommand(const Arguments& arguments) {
     std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
     try {
         timeline::LogReader reader(path);
-        // Sites need the stacks and the module map, which a first walk collects.
+        // Sites and globals' names need the stacks and the module map, which a first walk collects.
         std::unique_ptr<timeline::StackNames> names;
         std::vector<std::string> siteOf;
-        if (symbolize) {
+        if (symbolize || accesses) {
             reader.forEachEvent([](const timeline::Event&) {});
             names = nameStacks(reader);
+        }
+        if (symbolize)
             for (size_t id = 0; id < reader.stacks().size(); ++id)
                 siteOf.push_back(csvField(names->site(static_cast<uint32_t>(id)).m_function));
-        }
         auto site = [&](uint32_t stack) {
             if (!symbolize) return;
             std::fputs(csv ? "," : "  ", stdout);
@@ -77,17 +117,14 @@ int dumpCommand(const Arguments& arguments) {
         };
         if (accesses) {
             if (csv)
-                std::fputs(symbolize ? "seq,time_ns,tid,kind,addr,block_seq,offset,ip,stack_id,site\n"
-                                     : "seq,time_ns,tid,kind,addr,block_seq,offset,ip,stack_id\n",
-                           stdout);
+                std::printf("seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source%s\n",
+                            symbolize ? ",site" : "");
             else
-                std::printf("%10s %14s %8s %-6s %18s %10s %10s %18s %8s%s\n", "seq", "time_ns", "tid", "kind", "addr",
-                            "block_seq", "offset", "ip", "stack", symbolize ? "  site" : "");
-            reader.forEachRecord({}, [&](const timeline::AccessSample& a) {
-                printAccess(a, csv);
-                site(a.m_stack);
-                std::fputc('\n', stdout);
-            });
+                std::printf("%10s %14s %8s %-9s %18s %5s %-6s %10s %10s %-20s %18s %8s %s%s\n", "seq", "time_ns", "tid",
+                            "kind", "addr", "size", "region", "block_seq", "offset", "symbol", "ip", "stack", "source",
+                            symbolize ? "  site" : "");
+            AccessRows rows(csv, symbolize, *names);
+            timeline::summarize(reader, {}, &rows);
             return std::fflush(stdout) == 0 ? 0 : 1;
         }
         if (csv)

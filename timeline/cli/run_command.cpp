@@ -27,11 +27,15 @@ each into a log of its own (a numbered neighbour of the name when it is taken).
                            pointers: faster, needs -fno-omit-frame-pointer) or none
   --depth N                at most N frames per stack, 1..256 (default 64)
   --no-free-stacks         no call stacks on frees
-  --access                 also sample memory accesses to heap blocks with
-                           hardware watchpoints; where they cannot run, one line
-                           on stderr says why and allocations are still recorded
-  --access-rate N          at most N trapped accesses a second, 1..100000
-                           (default 1000; implies --access)
+  --access                 also sample memory accesses: every so much CPU time
+                           each thread is stopped and the instruction it was
+                           about to run is decoded (what it reads or writes, and
+                           its call stack); where the sampler cannot run (under
+                           a debugger), one line on stderr says why and
+                           allocations are still recorded
+  --access-rate N          N ticks a CPU-second per thread, 1..100000 (default
+                           1000: costs little; 5000 and more cost more; implies
+                           --access)
   -q, --quiet              no "recording" line on stderr
 
 The same settings as environment variables, for LD_PRELOAD without this launcher:

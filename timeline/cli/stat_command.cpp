@@ -18,8 +18,9 @@ per entry point that allocated, resized or freed something, blocks begun and
 ended, the peak of live bytes and blocks, what was still live at the end (leaks),
 distinct call stacks, anomalies (frees of unknown pointers, double frees,
 reallocs of dead pointers, mismatched free/delete, access samples outside a
-live block), events the recorder lost, access samples (reads, writes, blocks
-sampled, and the sampler: off, its mechanism, or why it was unavailable),
+live block, in logs of format 2), events the recorder lost, access samples
+(reads, writes; heap, global, stack, other; blocks sampled), the sampler (off,
+its mechanism and what it did with its ticks, or why it was unavailable),
 and the top allocation sites by calls, bytes, bytes live at the peak, and bytes
 leaked (see `memlog sites`).
 
@@ -78,9 +79,16 @@ void printJson(const timeline::Summary& s) {
                 a.m_unknownFree, a.m_doubleFree, a.m_unknownRealloc, a.m_mismatchedFree, a.m_accessOutsideBlock,
                 s.m_lostEvents);
     std::printf(",\"access_sampler\":%s,\"access_rate\":%u,\"access_samples\":%" PRIu64 ",\"access_reads\":%" PRIu64
-                ",\"access_writes\":%" PRIu64 ",\"blocks_sampled\":%" PRIu64,
+                ",\"access_writes\":%" PRIu64 ",\"access_heap\":%" PRIu64 ",\"access_global\":%" PRIu64
+                ",\"access_stack\":%" PRIu64 ",\"access_other\":%" PRIu64 ",\"blocks_sampled\":%" PRIu64,
                 jsonString(timeline::accessSamplerText(s)).c_str(), s.m_accessRate, s.m_accessSamples, s.m_accessReads,
-                s.m_accessWrites, s.m_blocksSampled);
+                s.m_accessWrites, s.m_accessHeap, s.m_accessGlobal, s.m_accessStack, s.m_accessOther, s.m_blocksSampled);
+    const format::AccessCounters& c = s.m_accessCounters;
+    std::printf(",\"access_ticks\":%" PRIu64 ",\"access_steps\":%" PRIu64 ",\"access_dropped\":%" PRIu64
+                ",\"access_dropped_by\":{\"in_recorder\":%" PRIu64 ",\"stepping\":%" PRIu64 ",\"no_access\":%" PRIu64
+                ",\"undecodable\":%" PRIu64 ",\"unsupported\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
+                c.m_ticks, c.m_steps, c.dropped(), c.m_droppedInRecorder, c.m_droppedStepping, c.m_droppedNoAccess,
+                c.m_droppedUndecodable, c.m_droppedUnsupported, c.m_droppedLost);
 }
 
 void printJsonSites(const TopSites& top) {
@@ -134,6 +142,35 @@ std::string duration(uint64_t ns) {
     return text;
 }
 
+// The samples by kind and place, then what the sampler did with its ticks.
+void printAccessLines(const timeline::Summary& s) {
+    if (s.m_accessSamples)
+        std::printf("accesses     %s samples (%s reads, %s writes): heap %s in %s, global %s, stack %s, other %s\n",
+                    grouped(s.m_accessSamples).c_str(), grouped(s.m_accessReads).c_str(),
+                    grouped(s.m_accessWrites).c_str(), grouped(s.m_accessHeap).c_str(),
+                    blocks(s.m_blocksSampled).c_str(), grouped(s.m_accessGlobal).c_str(),
+                    grouped(s.m_accessStack).c_str(), grouped(s.m_accessOther).c_str());
+    else
+        std::printf("accesses     none\n");
+    std::printf("sampler      %s", timeline::accessSamplerText(s).c_str());
+    const format::AccessCounters& c = s.m_accessCounters;
+    if (s.m_accessSampler == format::AccessSampler::TickPerfClock ||
+        s.m_accessSampler == format::AccessSampler::TickThreadTimers) {
+        std::printf(", %u ticks a CPU-second per thread: %s ticks, %s steps, %s dropped", s.m_accessRate,
+                    grouped(c.m_ticks).c_str(), grouped(c.m_steps).c_str(), grouped(c.dropped()).c_str());
+        if (c.dropped())
+            std::printf(" (in the recorder %s, while stepping %s, no access within the steps %s, undecodable %s, "
+                        "unsupported %s, no room in the log %s)",
+                        grouped(c.m_droppedInRecorder).c_str(), grouped(c.m_droppedStepping).c_str(),
+                        grouped(c.m_droppedNoAccess).c_str(), grouped(c.m_droppedUndecodable).c_str(),
+                        grouped(c.m_droppedUnsupported).c_str(), grouped(c.m_droppedLost).c_str());
+    } else if (s.m_accessSampler == format::AccessSampler::ProcessWide ||
+               s.m_accessSampler == format::AccessSampler::PerThread) {
+        std::printf(", at most %u traps/s", s.m_accessRate);
+    }
+    std::printf("\n");
+}
+
 void printText(const timeline::Summary& s, const std::string& path, const TopSites& top) {
     std::printf("log          %s (format %u, %s)\n", path.c_str(), s.m_formatVersion,
                 s.m_complete ? "complete" : "no clean end: read up to where it stops");
@@ -162,16 +199,7 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
                     grouped(a.m_unknownRealloc).c_str(), grouped(a.m_mismatchedFree).c_str(),
                     grouped(a.m_accessOutsideBlock).c_str());
     std::printf("\nlost events  %s\n", grouped(s.m_lostEvents).c_str());
-    if (s.m_accessSamples)
-        std::printf("accesses     %s samples (%s reads, %s writes) in %s", grouped(s.m_accessSamples).c_str(),
-                    grouped(s.m_accessReads).c_str(), grouped(s.m_accessWrites).c_str(),
-                    blocks(s.m_blocksSampled).c_str());
-    else
-        std::printf("accesses     none");
-    std::printf("; sampler %s", timeline::accessSamplerText(s).c_str());
-    if (s.m_accessSampler == format::AccessSampler::ProcessWide || s.m_accessSampler == format::AccessSampler::PerThread)
-        std::printf(", at most %u traps/s", s.m_accessRate);
-    std::printf("\n");
+    printAccessLines(s);
     for (const auto& [metric, rows] : top) {
         if (rows.empty()) continue;
         std::printf("\ntop sites by %s\n", timeline::metricName(metric));

@@ -35,7 +35,10 @@ namespace memlog::format {
 // ---------------------------------------------------------------------------------------------
 
 inline constexpr char kMagic[8] = {'M', 'E', 'M', 'L', 'O', 'G', '\0', '\x1a'};
-inline constexpr uint32_t kFormatVersion = 2;  // 2: access samples, sampler status
+// 3: access samples re-laid for ticks (size, read-write, source; the reader finds the block),
+//    thread stack ranges, the sampler's counters. 2: watchpoint samples that named their block.
+inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kOldestReadableVersion = 2;
 inline constexpr uint32_t kHeaderBytes = 4096;
 inline constexpr uint32_t kPageBytes = 4096;
 inline constexpr uint32_t kChunkMagic = 0x4b43'4c4d;  // "MLCK" little-endian
@@ -56,11 +59,34 @@ enum class EndReason : uint32_t { Running = 0, Exit = 1, UnderscoreExit = 2, Exe
 // Whether and how the recorder sampled memory accesses (FileHeader::m_accessSampler). A sampler
 // that could not start says why in FileHeader::m_accessStatus.
 enum class AccessSampler : uint32_t {
-    Off = 0,          // not asked for
-    Unavailable = 1,  // asked for, could not run: m_accessStatus says why
-    ProcessWide = 2,  // hardware watchpoints inherited by every thread
-    PerThread = 3,    // hardware watchpoints opened in each thread
+    Off = 0,               // not asked for
+    Unavailable = 1,       // asked for, could not run: m_accessStatus says why
+    ProcessWide = 2,       // version 2 only: hardware watchpoints inherited by every thread
+    PerThread = 3,         // version 2 only: hardware watchpoints opened in each thread
+    TickPerfClock = 4,     // CPU-time ticks of perf's task clock (perf_event_open, sigtrap)
+    TickThreadTimers = 5,  // CPU-time ticks of a POSIX timer per thread (perf_event_open refused)
 };
+
+// What the tick sampler did, added up by every thread with atomic adds into the header (a tick
+// is rare beside an allocation: a shared cache line costs nothing measurable). A tick ends as
+// samples, or as exactly one of the dropped counts.
+struct AccessCounters {
+    uint64_t m_ticks;               // ticks delivered to the sampler
+    uint64_t m_samples;             // Access records written (an instruction may make two)
+    uint64_t m_steps;               // single steps taken to reach an instruction that touches memory
+    uint64_t m_droppedInRecorder;   // the thread was inside the recorder (or its unwinder)
+    uint64_t m_droppedStepping;     // a tick while the thread was still stepping for the last one
+    uint64_t m_droppedNoAccess;     // no memory access within the step bound
+    uint64_t m_droppedUndecodable;  // an instruction the decoder does not know
+    uint64_t m_droppedUnsupported;  // addresses not computed: gathers, scatters, masked vector accesses
+    uint64_t m_droppedLost;         // the log had no room for the record
+    uint64_t m_reserved[7];
+    uint64_t dropped() const {
+        return m_droppedInRecorder + m_droppedStepping + m_droppedNoAccess + m_droppedUndecodable +
+               m_droppedUnsupported + m_droppedLost;
+    }
+};
+static_assert(sizeof(AccessCounters) == 128);
 
 #pragma pack(push, 1)
 struct FileHeader {
@@ -86,16 +112,18 @@ struct FileHeader {
     uint64_t m_dataEnd;     // file offset one past the last chunk
     uint64_t m_lostEvents;  // events the recorder could not write (file full, stack table full)
     AccessSampler m_accessSampler;
-    uint32_t m_accessRate;  // the sampler's budget of trapped accesses per second
+    uint32_t m_accessRate;  // ticks per CPU-second per thread (version 2: trapped accesses per second)
     uint64_t m_reserved[6];
     char m_exe[1024];      // /proc/self/exe, NUL-terminated
     char m_commandLine[2048];  // argv joined by spaces, cut to fit, NUL-terminated
     char m_accessStatus[256];  // why the sampler is Unavailable, NUL-terminated; else empty
+    AccessCounters m_accessCounters;  // version 3; zero in version 2 (the header page is zeroed)
 };
 #pragma pack(pop)
 static_assert(sizeof(FileHeader) <= kHeaderBytes);
 static_assert(offsetof(FileHeader, m_exe) == 160);
 static_assert(offsetof(FileHeader, m_accessStatus) == 3232);
+static_assert(offsetof(FileHeader, m_accessCounters) == 3488);
 
 #pragma pack(push, 1)
 struct ChunkHeader {
@@ -132,8 +160,8 @@ static_assert(sizeof(ChunkHeader) == 16);
 // seq is taken before the call (the old block ends there) and seqAfter after it (the new block
 // begins there).
 //
-// Meta records (Stack, ModuleMap, Module, ThreadExit, Lost) and access samples (Access) use
-// their own payloads, below.
+// Meta records (Stack, ModuleMap, Module, ThreadExit, Lost, ThreadStack) and access samples
+// (Access) use their own payloads, below.
 // ---------------------------------------------------------------------------------------------
 
 enum class Kind : uint8_t {
@@ -162,7 +190,8 @@ enum class Kind : uint8_t {
     ThreadExit = 27, // varint seq delta, zigzag tsc delta
     Lost = 28,       // varint count: events this thread dropped since its last Lost record
     Access = 29,     // one sampled memory access, in the sequence like a heap event (AccessRecord)
-    KindCount = 30,
+    ThreadStack = 30,  // varint lo, varint hi: the writing thread's stack, [lo, hi)
+    KindCount = 31,
 };
 inline constexpr uint8_t kKindMask = 0x1f;
 inline constexpr uint32_t kHeapKindCount = static_cast<uint32_t>(Kind::Mremap) + 1;
@@ -293,6 +322,7 @@ struct ChunkCursorState {
     uint64_t m_seq = 0;
     uint64_t m_tsc = 0;
     uint64_t m_addr = 0;
+    uint64_t m_ip = 0;  // of the last access sample
 };
 
 // Writes the payload of `record` after out[0] and returns one past its end. The caller stores the
@@ -375,48 +405,96 @@ inline bool decodeStackPayload(const uint8_t** cursor, const uint8_t* end, uint6
     return true;
 }
 
-// Access record: one trapped access to a watched heap word. It takes a sequence number from the
-// same counter as the heap events, so it sits between them in the global order: after the
-// allocation of the block it falls in and before that block's free.
+// Access record: one sampled memory access. It takes a sequence number from the same counter as
+// the heap events, so it sits between them in the global order: a reader finds the block live at
+// its address at that moment (version 3), or takes the block the record names (version 2).
 //
+// Version 3:
 //   seq       varint   minus the previous record's in this chunk
 //   tsc       zigzag   minus the previous record's in this chunk
-//   addr      zigzag   the watched word, minus the previous record's address in this chunk
-//   block     varint   seq minus the sequence number at which the block began
-//   offset    varint   addr minus the block's start
-//   flags     varint   bit 0: a write (else a read); bits 1-4: bytes watched (1, 2, 4 or 8)
-//   ip        varint   the instruction after the access (the trap is reported after it)
-//   stack     varint   call stack of the accessing code; 0 = none
+//   addr      zigzag   the first byte accessed, minus the previous record's address in this chunk
+//   flags     varint   bits 0-1: AccessKind; bits 2-3: AccessSource; bit 4: ip is the instruction
+//                      after the access (a watchpoint's trap), else the accessing instruction
+//   size      varint   bytes accessed (one element of a rep string instruction)
+//   ip        zigzag   minus the previous access record's ip in this chunk
+//   stack     varint   call stack of the accessing code (its callers); 0 = none
+//
+// Version 2 (hardware watchpoints that never shipped; read, never written):
+//   seq, tsc, addr as above; block varint (seq minus the block's first sequence number); offset
+//   varint; flags varint (bit 0 write, bits 1-4 bytes watched: 1, 2, 4 or 8); ip varint (the
+//   instruction after the access); stack varint.
+enum class AccessKind : uint8_t { Read = 1, Write = 2, ReadWrite = 3 };
+enum class AccessSource : uint8_t { Tick = 0, Watchpoint = 1, Trace = 2 };
+
+inline constexpr const char* accessKindName(AccessKind kind) {
+    return kind == AccessKind::Write ? "write" : kind == AccessKind::ReadWrite ? "readwrite" : "read";
+}
+inline constexpr const char* accessSourceName(AccessSource source) {
+    return source == AccessSource::Watchpoint ? "watchpoint" : source == AccessSource::Trace ? "trace" : "tick";
+}
+inline constexpr bool writes(AccessKind kind) { return static_cast<uint8_t>(kind) & 2; }
+inline constexpr bool reads(AccessKind kind) { return static_cast<uint8_t>(kind) & 1; }
+
 struct AccessRecord {
     uint64_t m_seq = 0;
     uint64_t m_tsc = 0;
     uint64_t m_addr = 0;
-    uint64_t m_blockSeq = 0;
-    uint64_t m_offset = 0;
-    bool m_write = false;
-    uint8_t m_length = 8;
+    uint64_t m_size = 0;
+    AccessKind m_kind = AccessKind::Read;
+    AccessSource m_source = AccessSource::Tick;
+    bool m_ipAfter = false;  // m_ip is the instruction after the access
     uint64_t m_ip = 0;
     uint64_t m_stack = 0;
+    // Version 2 only: the block the recorder named (its first sequence number; 0: not named).
+    uint64_t m_blockSeq = 0;
+    uint64_t m_offset = 0;
 };
-inline constexpr uint32_t kMaxAccessRecordBytes = 1 + 8 * 10;
+inline constexpr uint32_t kMaxAccessRecordBytes = 1 + 7 * 10;
 
 inline uint8_t* encodeAccessPayload(uint8_t* out, const AccessRecord& record, ChunkCursorState& state) {
     uint8_t* p = putVarint(out + 1, record.m_seq - state.m_seq);
     p = putSigned(p, static_cast<int64_t>(record.m_tsc - state.m_tsc));
     p = putSigned(p, static_cast<int64_t>(record.m_addr - state.m_addr));
-    p = putVarint(p, record.m_seq - record.m_blockSeq);
-    p = putVarint(p, record.m_offset);
-    p = putVarint(p, (record.m_write ? 1u : 0u) | (static_cast<uint64_t>(record.m_length & 0xf) << 1));
-    p = putVarint(p, record.m_ip);
+    p = putVarint(p, static_cast<uint64_t>(record.m_kind) | (static_cast<uint64_t>(record.m_source) << 2) |
+                         (record.m_ipAfter ? 16u : 0u));
+    p = putVarint(p, record.m_size);
+    p = putSigned(p, static_cast<int64_t>(record.m_ip - state.m_ip));
     p = putVarint(p, record.m_stack);
     state.m_seq = record.m_seq;
     state.m_tsc = record.m_tsc;
     state.m_addr = record.m_addr;
+    state.m_ip = record.m_ip;
     return p;
 }
 
 inline bool decodeAccessPayload(const uint8_t** cursor, const uint8_t* end, AccessRecord& record,
                                 ChunkCursorState& state) {
+    uint64_t seqDelta, tscDelta, addrDelta, flags, ipDelta;
+    if (!getVarint(cursor, end, &seqDelta) || !getVarint(cursor, end, &tscDelta) ||
+        !getVarint(cursor, end, &addrDelta) || !getVarint(cursor, end, &flags) ||
+        !getVarint(cursor, end, &record.m_size) || !getVarint(cursor, end, &ipDelta) ||
+        !getVarint(cursor, end, &record.m_stack))
+        return false;
+    // A kind of 0, a source beyond Trace or unknown flag bits: not a record this reader wrote.
+    if ((flags & 3) == 0 || ((flags >> 2) & 3) == 3 || flags >> 5 || record.m_size == 0) return false;
+    record.m_seq = state.m_seq + seqDelta;
+    record.m_tsc = state.m_tsc + static_cast<uint64_t>(unzigzag(tscDelta));
+    record.m_addr = state.m_addr + static_cast<uint64_t>(unzigzag(addrDelta));
+    record.m_kind = static_cast<AccessKind>(flags & 3);
+    record.m_source = static_cast<AccessSource>((flags >> 2) & 3);
+    record.m_ipAfter = flags & 16;
+    record.m_ip = state.m_ip + static_cast<uint64_t>(unzigzag(ipDelta));
+    record.m_blockSeq = 0;
+    record.m_offset = 0;
+    state.m_seq = record.m_seq;
+    state.m_tsc = record.m_tsc;
+    state.m_addr = record.m_addr;
+    state.m_ip = record.m_ip;
+    return true;
+}
+
+inline bool decodeAccessPayloadVersion2(const uint8_t** cursor, const uint8_t* end, AccessRecord& record,
+                                        ChunkCursorState& state) {
     uint64_t seqDelta, tscDelta, addrDelta, blockDistance, flags;
     if (!getVarint(cursor, end, &seqDelta) || !getVarint(cursor, end, &tscDelta) ||
         !getVarint(cursor, end, &addrDelta) || !getVarint(cursor, end, &blockDistance) ||
@@ -426,17 +504,44 @@ inline bool decodeAccessPayload(const uint8_t** cursor, const uint8_t* end, Acce
     record.m_seq = state.m_seq + seqDelta;
     record.m_tsc = state.m_tsc + static_cast<uint64_t>(unzigzag(tscDelta));
     record.m_addr = state.m_addr + static_cast<uint64_t>(unzigzag(addrDelta));
-    record.m_write = flags & 1;
-    record.m_length = static_cast<uint8_t>(flags >> 1);
+    record.m_kind = (flags & 1) ? AccessKind::Write : AccessKind::Read;
+    record.m_source = AccessSource::Watchpoint;
+    record.m_ipAfter = true;
+    record.m_size = flags >> 1;
     // A block begins before its samples; a watched word is 1, 2, 4 or 8 bytes.
-    if (blockDistance == 0 || blockDistance > record.m_seq || flags >> 5 ||
-        (record.m_length & (record.m_length - 1)) || record.m_length == 0)
+    if (blockDistance == 0 || blockDistance > record.m_seq || flags >> 5 || record.m_size == 0 ||
+        (record.m_size & (record.m_size - 1)))
         return false;
     record.m_blockSeq = record.m_seq - blockDistance;
     state.m_seq = record.m_seq;
     state.m_tsc = record.m_tsc;
     state.m_addr = record.m_addr;
     return true;
+}
+
+// The version 2 encoder, kept for the tests that check version 2 logs are still read.
+inline uint8_t* encodeAccessPayloadVersion2(uint8_t* out, const AccessRecord& record, ChunkCursorState& state) {
+    uint8_t* p = putVarint(out + 1, record.m_seq - state.m_seq);
+    p = putSigned(p, static_cast<int64_t>(record.m_tsc - state.m_tsc));
+    p = putSigned(p, static_cast<int64_t>(record.m_addr - state.m_addr));
+    p = putVarint(p, record.m_seq - record.m_blockSeq);
+    p = putVarint(p, record.m_offset);
+    p = putVarint(p, (writes(record.m_kind) ? 1u : 0u) | ((record.m_size & 0xf) << 1));
+    p = putVarint(p, record.m_ip);
+    p = putVarint(p, record.m_stack);
+    state.m_seq = record.m_seq;
+    state.m_tsc = record.m_tsc;
+    state.m_addr = record.m_addr;
+    return p;
+}
+
+// ThreadStack record: where the writing thread's stack lies, so that a reader can tell stack
+// accesses apart. Written once per thread, before its first access sample.
+inline uint8_t* encodeRangePayload(uint8_t* out, uint64_t lo, uint64_t hi) {
+    return putVarint(putVarint(out + 1, lo), hi);
+}
+inline bool decodeRangePayload(const uint8_t** cursor, const uint8_t* end, uint64_t* lo, uint64_t* hi) {
+    return getVarint(cursor, end, lo) && getVarint(cursor, end, hi) && *lo < *hi;
 }
 
 // ModuleMap and ThreadExit records: a point in the sequence, nothing else.

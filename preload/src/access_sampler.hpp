@@ -1,0 +1,40 @@
+// The tick sampler (MEMLOG_ACCESS=1): every so much CPU time a thread is stopped by a
+// synchronous SIGTRAP, the instruction it was about to run is decoded (instruction_access.hpp),
+// and what it reads or writes becomes Access records with its call stack. An instruction that
+// touches no memory is stepped over with the trap flag, a few instructions at most.
+#pragma once
+
+#include <cstdint>
+
+#include "memlog/format.hpp"
+#include "unwind/capture.hpp"
+
+namespace memlog::preload {
+
+struct ThreadState;
+
+struct SamplerSettings {
+    uint32_t m_rate = 1000;  // ticks per CPU-second of each thread
+    unwind::Method m_unwind = unwind::Method::None;  // how the interrupted code's stack is taken
+    uint32_t m_stackDepth = 64;
+    unwind::CodeRange m_unwinderCode;  // libunwind's own code: a tick there is not unwound
+};
+
+// Starts the ticks: perf's task clock (inherited by every thread the process creates), or a
+// CPU-time timer per thread where perf_event_open is refused. Returns which, or Unavailable
+// with the reason for the user in `why`.
+format::AccessSampler startSampler(const SamplerSettings& settings, char* why, uint32_t capacity);
+
+// No more ticks in this process (the log could not be opened).
+void stopSampler();
+
+// In a fork child: its own ticks (the parent's perf event is not inherited by a fork, nor are
+// its timers), its own stepping state.
+void restartSamplerInForkChild(ThreadState& thread);
+
+// Timer mode only: pthread_create starts each new thread through this, and thread exit stops it.
+bool samplerNeedsThreadStarts();
+void startThreadTicks(ThreadState& thread);
+void stopThreadTicks(ThreadState& thread);
+
+}  // namespace memlog::preload
