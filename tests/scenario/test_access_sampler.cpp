@@ -307,3 +307,34 @@ TEST_CASE("memlog run --access-rate samples at that rate") {
     CHECK(countLines(outcome.m_stdout) == 1);
     fs::remove_all(outcome.m_directory);
 }
+
+TEST_CASE("memlog accesses on a real log: the global grid, the heap block's site and the stack, by name") {
+    Run run;
+    run.m_argv = {scenarioPath("access_regions")};
+    askForSamples(run, 5000);
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_logs.size() == 1);
+    auto accesses = [&](const std::string& by) {
+        Run command;
+        command.m_preload = false;
+        command.m_argv = {memlogCli(), "accesses", outcome.m_logs[0], "--by", by, "--csv"};
+        const Outcome printed = runProgram(command);
+        CHECK(printed.m_exitStatus == 0);
+        fs::remove_all(printed.m_directory);
+        return printed.m_stdout;
+    };
+    const std::string globals = accesses("global");
+    // grid first: the program's only global swept (the C library's own may follow, rarely).
+    CHECK(globals.substr(globals.find('\n') + 1).starts_with("grid,"));
+    const std::string functions = accesses("function");
+    for (const char* function : {"\nsweep_global,access_regions.c:", "\nsweep_heap,access_regions.c:",
+                                 "\nsweep_stack,access_regions.c:"}) {
+        INFO(function);
+        CHECK(functions.find(function) != std::string::npos);
+    }
+    const std::string sites = accesses("site");
+    CHECK(sites.find("\nglobal grid,,") != std::string::npos);
+    CHECK(sites.find("\n(stack),,") != std::string::npos);
+    CHECK(sites.find("\nmain,access_regions.c:") != std::string::npos);  // the calloc in main
+    fs::remove_all(outcome.m_directory);
+}

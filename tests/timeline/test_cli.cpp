@@ -130,6 +130,12 @@ TEST_CASE("access samples: stat counts them by kind and place, dump --accesses -
           "7,7000,12,write,0x1010,8,other,,,,0x402010,0,tick\n");
     // The heap events are not in it, and the plain dump has no samples.
     CHECK(runMemlog("dump " + path + " --csv").m_stdout.find("read") == std::string::npos);
+
+    const Result blocks = runMemlog("accesses " + path + " --by block --csv");
+    CHECK(blocks.m_status == 0);
+    CHECK(blocks.m_stdout == "block_seq,addr,size,site,samples,reads,writes,bytes_touched,first_ns,last_ns\n"
+                             "1,0x1000,100,(no stack),2,1,1,16,2000,4000\n");
+    CHECK(runMemlog("accesses " + path + " --by nothing").m_status == 2);
     unlink(path.c_str());
 }
 

@@ -20,6 +20,7 @@ int statCommand(const Arguments& arguments);
 int dumpCommand(const Arguments& arguments);
 int sitesCommand(const Arguments& arguments);
 int flameCommand(const Arguments& arguments);
+int accessesCommand(const Arguments& arguments);
 
 // Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);
@@ -38,6 +39,19 @@ struct FileArguments {
 };
 FileArguments parseFileArguments(const Arguments& arguments, const std::string& command, const char* flag,
                                  const char* help);
+
+// The arguments of the table commands (`memlog sites`, `memlog accesses`): one log, an option
+// that chooses the rows (`byOption`: --by or --metric, its value left to the command), --top N
+// and --csv (where `csvAllowed`).
+struct TableArguments {
+    std::string m_path;
+    std::string m_by;    // empty: not given
+    size_t m_top = 20;
+    bool m_csv = false;
+    int m_exit = -1;     // >= 0: stop and exit with this (help printed, or a usage error)
+};
+TableArguments parseTableArguments(const Arguments& arguments, const std::string& command, const char* byOption,
+                                   bool csvAllowed, const char* help, const char* usage);
 
 // A progress bar on stderr for long reads; silent unless stderr is a terminal.
 class ProgressBar {

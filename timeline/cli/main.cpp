@@ -1,10 +1,12 @@
 // memlog: record a program's heap, and read what was recorded.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unistd.h>
 
 #include "commands.hpp"
+#include "memlog/format.hpp"
 
 namespace {
 
@@ -18,10 +20,11 @@ commands:
   dump FILE [--csv] [--symbolize]     every heap event in sequence order
   sites FILE [--by M] [--top N]       allocation sites: calls, bytes, peak, leaked
   flame FILE [--metric M]             collapsed stacks for flame graph tools
+  accesses FILE [--by G] [--top N]    access samples by site, block, function, global
 
 Without the launcher: LD_PRELOAD=/path/to/libmemlog.so PROGRAM [ARGS]
 writes ./PROGRAM.PID.memlog (settings: MEMLOG_OUT, MEMLOG_QUIET, MEMLOG_UNWIND,
-MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS; see `memlog run --help`).
+MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS, MEMLOG_ACCESS; see `memlog run --help`).
 
 `memlog COMMAND --help` describes one command. Exit status: 0 success,
 2 bad usage or a log that cannot be read.
@@ -71,6 +74,47 @@ FileArguments parseFileArguments(const Arguments& arguments, const std::string& 
     return parsed;
 }
 
+TableArguments parseTableArguments(const Arguments& arguments, const std::string& command, const char* byOption,
+                                   bool csvAllowed, const char* help, const char* usage) {
+    TableArguments parsed;
+    const std::string hint = "Try 'memlog " + command + " --help'.";
+    for (size_t i = 0; i < arguments.size(); ++i) {
+        const std::string& argument = arguments[i];
+        if (argument == "--help" || argument == "-h") {
+            std::fputs(help, stdout);
+            parsed.m_exit = 0;
+            return parsed;
+        }
+        if (argument == "--csv" && csvAllowed) {
+            parsed.m_csv = true;
+        } else if (argument == byOption) {
+            if (i + 1 >= arguments.size()) {
+                parsed.m_exit = usageError(command + ": " + byOption + " needs a value", hint.c_str());
+                return parsed;
+            }
+            parsed.m_by = arguments[++i];
+        } else if (argument == "--top") {
+            char* end = nullptr;
+            const long n = i + 1 < arguments.size() ? std::strtol(arguments[++i].c_str(), &end, 10) : -1;
+            if (n < 0 || !end || *end) {
+                parsed.m_exit = usageError(command + ": --top takes a number", hint.c_str());
+                return parsed;
+            }
+            parsed.m_top = static_cast<size_t>(n);
+        } else if (!argument.empty() && argument[0] == '-') {
+            parsed.m_exit = usageError(command + ": unknown option '" + argument + "'", hint.c_str());
+            return parsed;
+        } else if (parsed.m_path.empty()) {
+            parsed.m_path = argument;
+        } else {
+            parsed.m_exit = usageError(command + ": one log at a time", hint.c_str());
+            return parsed;
+        }
+    }
+    if (parsed.m_path.empty()) parsed.m_exit = usageError(command + ": which log?", usage);
+    return parsed;
+}
+
 ProgressBar::ProgressBar(const std::string& label) : m_label(label), m_enabled(isatty(2)) {}
 
 ProgressBar::~ProgressBar() {
@@ -102,7 +146,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (command == "--version") {
-        std::puts("memlog 0.1.0 (log format 2)");
+        std::printf("memlog 0.1.0 (log format %u; reads %u to %u)\n", memlog::format::kFormatVersion,
+                    memlog::format::kOldestReadableVersion, memlog::format::kFormatVersion);
         return 0;
     }
     if (command == "run") return runCommand(arguments);
@@ -110,5 +155,6 @@ int main(int argc, char** argv) {
     if (command == "dump") return dumpCommand(arguments);
     if (command == "sites") return sitesCommand(arguments);
     if (command == "flame") return flameCommand(arguments);
+    if (command == "accesses") return accessesCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }

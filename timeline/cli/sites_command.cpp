@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -52,35 +51,15 @@ std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader) {
 }
 
 int sitesCommand(const Arguments& arguments) {
-    std::string path;
+    const TableArguments parsed = parseTableArguments(arguments, "sites", "--by", true, kSitesHelp,
+                                                      "usage: memlog sites FILE [--by METRIC] [--top N] [--csv]");
+    if (parsed.m_exit >= 0) return parsed.m_exit;
     timeline::Metric by = timeline::Metric::Bytes;
-    size_t top = 20;
-    bool csv = false;
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kSitesHelp, stdout);
-            return 0;
-        }
-        if (argument == "--csv") {
-            csv = true;
-        } else if (argument == "--by") {
-            if (i + 1 >= arguments.size() || !timeline::parseMetric(arguments[++i], by))
-                return usageError("sites: --by takes calls, bytes, peak or leaked", "Try 'memlog sites --help'.");
-        } else if (argument == "--top") {
-            char* end = nullptr;
-            const long n = i + 1 < arguments.size() ? std::strtol(arguments[++i].c_str(), &end, 10) : -1;
-            if (n < 0 || !end || *end) return usageError("sites: --top takes a number", "Try 'memlog sites --help'.");
-            top = static_cast<size_t>(n);
-        } else if (!argument.empty() && argument[0] == '-') {
-            return usageError("sites: unknown option '" + argument + "'", "Try 'memlog sites --help'.");
-        } else if (path.empty()) {
-            path = argument;
-        } else {
-            return usageError("sites: one log at a time", "Try 'memlog sites --help'.");
-        }
-    }
-    if (path.empty()) return usageError("sites: which log?", "usage: memlog sites FILE [--by METRIC] [--top N] [--csv]");
+    if (!parsed.m_by.empty() && !timeline::parseMetric(parsed.m_by, by))
+        return usageError("sites: --by takes calls, bytes, peak or leaked", "Try 'memlog sites --help'.");
+    const std::string& path = parsed.m_path;
+    const size_t top = parsed.m_top;
+    const bool csv = parsed.m_csv;
     try {
         timeline::LogReader reader(path);
         ProgressBar bar("reading " + path);
@@ -109,26 +88,13 @@ int sitesCommand(const Arguments& arguments) {
 }
 
 int flameCommand(const Arguments& arguments) {
-    std::string path;
+    const TableArguments parsed = parseTableArguments(arguments, "flame", "--metric", false, kFlameHelp,
+                                                      "usage: memlog flame FILE [--metric METRIC]");
+    if (parsed.m_exit >= 0) return parsed.m_exit;
     timeline::Metric metric = timeline::Metric::Bytes;
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kFlameHelp, stdout);
-            return 0;
-        }
-        if (argument == "--metric") {
-            if (i + 1 >= arguments.size() || !timeline::parseMetric(arguments[++i], metric))
-                return usageError("flame: --metric takes calls, bytes, peak or leaked", "Try 'memlog flame --help'.");
-        } else if (!argument.empty() && argument[0] == '-') {
-            return usageError("flame: unknown option '" + argument + "'", "Try 'memlog flame --help'.");
-        } else if (path.empty()) {
-            path = argument;
-        } else {
-            return usageError("flame: one log at a time", "Try 'memlog flame --help'.");
-        }
-    }
-    if (path.empty()) return usageError("flame: which log?", "usage: memlog flame FILE [--metric METRIC]");
+    if (!parsed.m_by.empty() && !timeline::parseMetric(parsed.m_by, metric))
+        return usageError("flame: --metric takes calls, bytes, peak or leaked", "Try 'memlog flame --help'.");
+    const std::string& path = parsed.m_path;
     try {
         timeline::LogReader reader(path);
         ProgressBar bar("reading " + path);
