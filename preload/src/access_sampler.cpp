@@ -35,6 +35,7 @@ namespace {
 
 constexpr uint64_t kTickCookie = 0x6b63'6974'676f'6c6d;  // "mlogtick": in the siginfo of our ticks
 constexpr uint8_t kMaxSteps = 16;                       // instructions stepped to find an access
+constexpr uint32_t kMaxPassedOver = 16;                 // ... and passed over without stepping
 constexpr uint64_t kTrapFlag = 0x100;                   // EFLAGS.TF
 constexpr uint64_t kRedZone = 128;                      // below rsp, still the thread's stack
 
@@ -94,33 +95,6 @@ bool startThreadTimer(ThreadState& thread) {
 
 // --- one sample -------------------------------------------------------------------------------
 
-// ucontext's registers in the order of their x86 encoding (instruction_access.hpp).
-constexpr int kGeneralRegisters[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
-                                       REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
-
-Registers registersOf(const ucontext_t& context, const ThreadState& thread) {
-    Registers registers;
-    for (int i = 0; i < 16; ++i) registers.m_general[i] = static_cast<uint64_t>(context.uc_mcontext.gregs[kGeneralRegisters[i]]);
-    registers.m_rip = static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RIP]);
-    registers.m_fsBase = thread.m_fsBase;
-    registers.m_gsBase = thread.m_gsBase;
-    return registers;
-}
-
-// The instruction at rip is mapped and executable, so readable; the bytes after it may not be:
-// read to the end of its page first, and on into the next page only when the instruction
-// itself goes on there (which makes that page mapped too).
-DecodedInstruction decodeAt(const Registers& registers) {
-    const auto* code = reinterpret_cast<const uint8_t*>(registers.m_rip);
-    constexpr size_t kLongestInstruction = 15;
-    const size_t toPageEnd = format::kPageBytes - (registers.m_rip & (format::kPageBytes - 1));
-    DecodedInstruction decoded =
-        decodeAccesses(code, toPageEnd < kLongestInstruction ? toPageEnd : kLongestInstruction, registers);
-    if (decoded.m_outcome == DecodeOutcome::NeedBytes && toPageEnd < kLongestInstruction)
-        decoded = decodeAccesses(code, kLongestInstruction, registers);
-    return decoded;
-}
-
 // Once per thread: the FS and GS bases that thread-local operands add, and the stack's extent
 // (the main thread's grows down to its rlimit, within 1 GiB).
 void prepareThread(ThreadState& thread, uint64_t stackPointer) {
@@ -172,10 +146,12 @@ void stopStepping(ThreadState& thread, ucontext_t& context) {
     context.uc_mcontext.gregs[REG_EFL] &= ~static_cast<greg_t>(kTrapFlag);
 }
 
-// Decodes the instruction about to run. It touches memory: record it. It does not: step it
-// and look at the next, while steps are left.
+// Decodes the instruction about to run, or the first one after it that touches memory where the
+// registers it depends on are known now (decodeAhead): record that. Where they are not (a
+// branch, an address register written on the way), step one instruction and look again, while
+// steps are left. Each step is a trap, as dear as a tick.
 void takeSample(ThreadState& thread, ucontext_t& context) {
-    const Registers registers = registersOf(context, thread);
+    const Registers registers = registersOf(context, thread.m_fsBase, thread.m_gsBase);
     const bool inUnwinder = s_settings.m_unwind == unwind::Method::Libunwind &&
                             s_settings.m_unwinderCode.contains(registers.m_rip);
     if (isRecorderCode(registers.m_rip) || inUnwinder) {
@@ -183,15 +159,16 @@ void takeSample(ThreadState& thread, ucontext_t& context) {
         count(&format::AccessCounters::m_droppedInRecorder);
         return;
     }
-    const DecodedInstruction decoded = decodeAt(registers);
+    const DecodedInstruction decoded = decodeAhead(registers, kMaxPassedOver);
     switch (decoded.m_outcome) {
     case DecodeOutcome::Accesses: {
         stopStepping(thread, context);
         thread.m_busy = true;  // libunwind may map memory: not the program's
         uint64_t frames[format::kMaxStackDepth];
         const uint32_t depth = captureCallers(thread, context, frames);
-        const bool written = recordAccesses(thread, decoded.m_accesses, decoded.m_count, registers.m_rip, frames, depth);
+        const bool written = recordAccesses(thread, decoded.m_accesses, decoded.m_count, decoded.m_ip, frames, depth);
         thread.m_busy = false;
+        count(&format::AccessCounters::m_passedOver, decoded.m_skipped);
         if (written)
             count(&format::AccessCounters::m_samples, decoded.m_count);
         else

@@ -147,3 +147,83 @@ TEST_CASE("bytes that end inside the instruction ask for more, garbage is undeco
     CHECK(decode({0x48, 0x8b, 0x44}, registersWith({})).m_outcome == DecodeOutcome::NeedBytes);
     CHECK(decode({0x06}, registersWith({})).m_outcome == DecodeOutcome::Undecodable);  // push es: not in 64-bit mode
 }
+
+TEST_CASE("decoding ahead passes over straight-line instructions to the next access, exactly") {
+    // add rax, rbx; mov [rcx], rdx: rcx is not touched on the way, so [rcx] is known now.
+    const uint8_t passOver[] = {0x48, 0x01, 0xd8, 0x48, 0x89, 0x11};
+    Registers registers = registersWith({{Rcx, 0x6000}});
+    registers.m_rip = reinterpret_cast<uint64_t>(passOver);
+    const auto ahead = decodeAhead(registers, 16);
+    requireOne(ahead, 0x6000, 8, AccessKind::Write);
+    CHECK(ahead.m_ip == registers.m_rip + 3);
+    CHECK(ahead.m_skipped == 1);
+    CHECK(decodeAhead(registers, 0).m_outcome == DecodeOutcome::NoAccess);  // no passing over allowed
+
+    // add rcx, 8; mov [rcx], rdx: the address register changes on the way: step instead.
+    const uint8_t writesBase[] = {0x48, 0x83, 0xc1, 0x08, 0x48, 0x89, 0x11};
+    registers.m_rip = reinterpret_cast<uint64_t>(writesBase);
+    const auto stepped = decodeAhead(registers, 16);
+    CHECK(stepped.m_outcome == DecodeOutcome::NoAccess);
+    CHECK(stepped.m_ip == registers.m_rip);
+
+    // call rax (an indirect call): where it goes is the step's to find.
+    const uint8_t indirect[] = {0xff, 0xd0, 0x48, 0x89, 0x11};
+    registers.m_rip = reinterpret_cast<uint64_t>(indirect);
+    registers.m_general[Rax] = 0x7000;
+    const auto call = decodeAhead(registers, 16);
+    requireOne(call, registers.m_general[Rsp] - 8, 8, AccessKind::Write);  // a call writes its return address
+    CHECK(call.m_ip == registers.m_rip);
+
+    // rep movsb after an instruction that writes rcx: whether it runs at all is not known now.
+    const uint8_t countChanges[] = {0x48, 0x31, 0xc9, 0xf3, 0xa4};  // xor rcx, rcx; rep movsb
+    registers = registersWith({{Rcx, 5}, {Rsi, 0x1000}, {Rdi, 0x2000}});
+    registers.m_rip = reinterpret_cast<uint64_t>(countChanges);
+    CHECK(decodeAhead(registers, 16).m_outcome == DecodeOutcome::NoAccess);
+}
+
+TEST_CASE("decoding ahead follows jumps: always a direct jmp, a jcc while the flags are those of now") {
+    // jmp +2; ud2; mov [rcx], rdx
+    const uint8_t jump[] = {0xeb, 0x02, 0x0f, 0x0b, 0x48, 0x89, 0x11};
+    Registers registers = registersWith({{Rcx, 0x6000}});
+    registers.m_rip = reinterpret_cast<uint64_t>(jump);
+    const auto jumped = decodeAhead(registers, 16);
+    requireOne(jumped, 0x6000, 8, AccessKind::Write);
+    CHECK(jumped.m_ip == registers.m_rip + 4);
+
+    // jz +2; ud2; mov [rcx], rdx: taken when ZF is set; not taken, the ud2 ends the look.
+    const uint8_t conditional[] = {0x74, 0x02, 0x0f, 0x0b, 0x48, 0x89, 0x11};
+    registers.m_rip = reinterpret_cast<uint64_t>(conditional);
+    registers.m_rflags = 0x40;
+    requireOne(decodeAhead(registers, 16), 0x6000, 8, AccessKind::Write);
+    registers.m_rflags = 0;
+    CHECK(decodeAhead(registers, 16).m_outcome == DecodeOutcome::NoAccess);
+
+    // test rax, rax; jz +2; ...: the flags the jz reads are not those of now.
+    const uint8_t tested[] = {0x48, 0x85, 0xc0, 0x74, 0x02, 0x0f, 0x0b, 0x48, 0x89, 0x11};
+    registers.m_rip = reinterpret_cast<uint64_t>(tested);
+    registers.m_rflags = 0x40;
+    CHECK(decodeAhead(registers, 16).m_outcome == DecodeOutcome::NoAccess);
+}
+
+TEST_CASE("every x86 condition code against the flags that decide it") {
+    constexpr uint64_t kCarry = 0x1, kParity = 0x4, kZero = 0x40, kSign = 0x80, kOverflow = 0x800;
+    CHECK(conditionHolds(0, kOverflow));            // o
+    CHECK(conditionHolds(1, 0));                    // no
+    CHECK(conditionHolds(2, kCarry));               // b
+    CHECK_FALSE(conditionHolds(3, kCarry));         // nb
+    CHECK(conditionHolds(4, kZero));                // z
+    CHECK(conditionHolds(5, 0));                    // nz
+    CHECK(conditionHolds(6, kZero));                // be
+    CHECK(conditionHolds(6, kCarry));
+    CHECK(conditionHolds(7, 0));                    // nbe
+    CHECK(conditionHolds(8, kSign));                // s
+    CHECK(conditionHolds(9, 0));                    // ns
+    CHECK(conditionHolds(10, kParity));             // p
+    CHECK(conditionHolds(11, 0));                   // np
+    CHECK(conditionHolds(12, kSign));               // l: SF != OF
+    CHECK_FALSE(conditionHolds(12, kSign | kOverflow));
+    CHECK(conditionHolds(13, kSign | kOverflow));   // nl
+    CHECK(conditionHolds(14, kZero | kSign | kOverflow));  // le
+    CHECK(conditionHolds(15, kSign | kOverflow));   // nle: ZF = 0 and SF = OF
+    CHECK_FALSE(conditionHolds(15, kZero));
+}

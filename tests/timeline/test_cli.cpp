@@ -96,6 +96,7 @@ TEST_CASE("access samples: stat counts them by kind and place, dump --accesses -
     counters.m_steps = 3;
     counters.m_samples = 4;
     counters.m_droppedNoAccess = 1;
+    counters.m_passedOver = 2;
     log.thread(11).malloc(1, 0x1000, 100).free(6, 0x1000);
     // In the block twice, on thread 12's own stack, then where the block was, after its free.
     log.thread(12).threadStack(0x7ff000, 0x800000).write(2, 0x1010, 3).read(4, 0x1058).read(5, 0x7ff800).write(7, 0x1010);
@@ -108,7 +109,7 @@ TEST_CASE("access samples: stat counts them by kind and place, dump --accesses -
          {"\"access_sampler\":\"ticks (perf task clock)\"", "\"access_rate\":2000", "\"access_samples\":4",
           "\"access_reads\":2", "\"access_writes\":2", "\"access_heap\":2", "\"access_global\":0",
           "\"access_stack\":1", "\"access_other\":1", "\"blocks_sampled\":1", "\"access_ticks\":7",
-          "\"access_steps\":3", "\"access_dropped\":1", "\"no_access\":1", "\"access_outside_block\":0",
+          "\"access_steps\":3", "\"access_passed_over\":2", "\"access_dropped\":1", "\"no_access\":1", "\"access_outside_block\":0",
           "\"events\":3"}) {
         INFO(field);
         CHECK(json.m_stdout.find(field) != std::string::npos);
@@ -117,7 +118,7 @@ TEST_CASE("access samples: stat counts them by kind and place, dump --accesses -
     CHECK(text.m_stdout.find("accesses     4 samples (2 reads, 2 writes): heap 2 in 1 block, global 0, stack 1, "
                              "other 1\n") != std::string::npos);
     CHECK(text.m_stdout.find("sampler      ticks (perf task clock), 2000 ticks a CPU-second per thread: 7 ticks, 3 "
-                             "steps, 1 dropped (in the recorder 0, while stepping 0, no access within the steps 1, "
+                             "steps, 2 instructions passed over, 1 dropped (in the recorder 0, while stepping 0, no access within the steps 1, "
                              "undecodable 0, unsupported 0, no room in the log 0)\n") != std::string::npos);
 
     const Result dump = runMemlog("dump " + path + " --accesses --csv");

@@ -84,10 +84,11 @@ void printJson(const timeline::Summary& s) {
                 jsonString(timeline::accessSamplerText(s)).c_str(), s.m_accessRate, s.m_accessSamples, s.m_accessReads,
                 s.m_accessWrites, s.m_accessHeap, s.m_accessGlobal, s.m_accessStack, s.m_accessOther, s.m_blocksSampled);
     const format::AccessCounters& c = s.m_accessCounters;
-    std::printf(",\"access_ticks\":%" PRIu64 ",\"access_steps\":%" PRIu64 ",\"access_dropped\":%" PRIu64
+    std::printf(",\"access_ticks\":%" PRIu64 ",\"access_steps\":%" PRIu64 ",\"access_passed_over\":%" PRIu64
+                ",\"access_dropped\":%" PRIu64
                 ",\"access_dropped_by\":{\"in_recorder\":%" PRIu64 ",\"stepping\":%" PRIu64 ",\"no_access\":%" PRIu64
                 ",\"undecodable\":%" PRIu64 ",\"unsupported\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
-                c.m_ticks, c.m_steps, c.dropped(), c.m_droppedInRecorder, c.m_droppedStepping, c.m_droppedNoAccess,
+                c.m_ticks, c.m_steps, c.m_passedOver, c.dropped(), c.m_droppedInRecorder, c.m_droppedStepping, c.m_droppedNoAccess,
                 c.m_droppedUndecodable, c.m_droppedUnsupported, c.m_droppedLost);
 }
 
@@ -156,8 +157,9 @@ void printAccessLines(const timeline::Summary& s) {
     const format::AccessCounters& c = s.m_accessCounters;
     if (s.m_accessSampler == format::AccessSampler::TickPerfClock ||
         s.m_accessSampler == format::AccessSampler::TickThreadTimers) {
-        std::printf(", %u ticks a CPU-second per thread: %s ticks, %s steps, %s dropped", s.m_accessRate,
-                    grouped(c.m_ticks).c_str(), grouped(c.m_steps).c_str(), grouped(c.dropped()).c_str());
+        std::printf(", %u ticks a CPU-second per thread: %s ticks, %s steps, %s instructions passed over, %s dropped",
+                    s.m_accessRate, grouped(c.m_ticks).c_str(), grouped(c.m_steps).c_str(),
+                    grouped(c.m_passedOver).c_str(), grouped(c.dropped()).c_str());
         if (c.dropped())
             std::printf(" (in the recorder %s, while stepping %s, no access within the steps %s, undecodable %s, "
                         "unsupported %s, no room in the log %s)",

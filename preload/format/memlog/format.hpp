@@ -80,7 +80,8 @@ struct AccessCounters {
     uint64_t m_droppedUndecodable;  // an instruction the decoder does not know
     uint64_t m_droppedUnsupported;  // addresses not computed: gathers, scatters, masked vector accesses
     uint64_t m_droppedLost;         // the log had no room for the record
-    uint64_t m_reserved[7];
+    uint64_t m_passedOver;          // instructions without an access passed over without a step
+    uint64_t m_reserved[6];
     uint64_t dropped() const {
         return m_droppedInRecorder + m_droppedStepping + m_droppedNoAccess + m_droppedUndecodable +
                m_droppedUnsupported + m_droppedLost;
