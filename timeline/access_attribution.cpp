@@ -3,6 +3,8 @@
 // only for logs whose sampler ran).
 #include "timeline/access_attribution.hpp"
 
+#include <iterator>
+
 #include "timeline/log_reader.hpp"
 
 namespace memlog::timeline {
@@ -13,15 +15,28 @@ const char* regionName(Region region) {
     case Region::Global: return "global";
     case Region::Stack: return "stack";
     case Region::Other: return "other";
+    case Region::Freed: return "freed";
     }
     return "other";
 }
 
 void AccessAttribution::begin(const BlockChange& change) {
+    reuse(change.m_addr, change.m_size);
     m_live[change.m_addr] = {change.m_size, change.m_seq, change.m_stack};
 }
 
-void AccessAttribution::end(const BlockChange& change) { m_live.erase(change.m_addr); }
+void AccessAttribution::end(const BlockChange& change) {
+    const auto it = m_live.find(change.m_addr);
+    if (it == m_live.end()) return;
+    if (it->second.m_size) m_freed[change.m_addr] = {it->second, change.m_seq, change.m_timeNs, change.m_callStack};
+    m_live.erase(it);
+}
+
+void AccessAttribution::reuse(uint64_t addr, uint64_t size) {
+    auto it = m_freed.upper_bound(addr);
+    if (it != m_freed.begin() && std::prev(it)->first + std::prev(it)->second.m_block.m_size > addr) --it;
+    while (it != m_freed.end() && it->first < addr + size) it = m_freed.erase(it);
+}
 
 bool AccessAttribution::inModule(uint64_t addr) const {
     for (const Module& module : m_reader.modules())
@@ -61,6 +76,23 @@ Attribution AccessAttribution::attribute(const AccessSample& sample) {
         }
     }
     if (sample.m_blockSeq != 0) return result;  // a version 2 sample outside its block
+    auto gone = m_freed.upper_bound(sample.m_addr);
+    if (gone != m_freed.begin()) {
+        --gone;
+        const Gone& freed = gone->second;
+        if (sample.m_addr - gone->first < freed.m_block.m_size) {
+            result.m_region = Region::Freed;
+            result.m_blockSeq = freed.m_block.m_seq;
+            result.m_blockAddr = gone->first;
+            result.m_blockSize = freed.m_block.m_size;
+            result.m_blockStack = freed.m_block.m_stack;
+            result.m_offset = sample.m_addr - gone->first;
+            result.m_freeSeq = freed.m_freeSeq;
+            result.m_freeNs = freed.m_freeNs;
+            result.m_freeStack = freed.m_freeStack;
+            return result;
+        }
+    }
     if (onStack(sample.m_addr, &result.m_stackOwner))
         result.m_region = Region::Stack;
     else if (inModule(sample.m_addr))

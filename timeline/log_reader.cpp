@@ -311,6 +311,8 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
             sample.m_kind = record.m_kind;
             sample.m_source = record.m_source;
             sample.m_ipAfter = record.m_ipAfter;
+            sample.m_inAllocator = record.m_inAllocator;
+            sample.m_armedBy = record.m_armedBy;
             sample.m_ip = record.m_ip;
             sample.m_blockSeq = record.m_blockSeq;
             sample.m_offset = record.m_offset;

@@ -51,6 +51,8 @@ struct AccessSample {
     format::AccessKind m_kind = format::AccessKind::Read;
     format::AccessSource m_source = format::AccessSource::Tick;
     bool m_ipAfter = false;   // m_ip is the instruction after the access (a watchpoint's trap)
+    bool m_inAllocator = false;  // taken inside malloc, free and the like (their own bookkeeping)
+    uint64_t m_armedBy = 0;   // a watchpoint's trap: the seq of the sample that armed it; else 0
     uint64_t m_ip = 0;        // the accessing instruction (or the one after it)
     uint32_t m_stack = 0;     // the accessing code's callers; 0 = none
     uint64_t m_blockSeq = 0;  // version 2 logs: the block the recorder named (else 0)

@@ -5,7 +5,9 @@
 
 #include <map>
 #include <memory>
+#include <algorithm>
 #include <queue>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -102,8 +104,15 @@ public:
         case Region::Global: ++m_summary.m_accessGlobal; break;
         case Region::Stack: ++m_summary.m_accessStack; break;
         case Region::Other: ++m_summary.m_accessOther; break;
+        case Region::Freed: ++m_summary.m_accessFreed; break;
         }
         if (where.m_region == Region::Heap) m_sampledBlocks.insert(where.m_blockSeq);
+        // The allocator writes its own links into the blocks it frees: not a use after free.
+        if (where.m_region == Region::Freed && !sample.m_inAllocator) {
+            ++m_summary.m_anomalies.m_useAfterFree;
+            m_usedAfterFree.insert(where.m_blockSeq);
+        }
+        noteWatch(sample);
         if (sample.m_blockSeq != 0 && (where.m_region != Region::Heap || where.m_offset != sample.m_offset ||
                                        where.m_offset + sample.m_size > where.m_blockSize))
             ++m_summary.m_anomalies.m_accessOutsideBlock;
@@ -112,10 +121,35 @@ public:
 
     void finish() {
         m_summary.m_blocksSampled = m_sampledBlocks.size();
+        m_summary.m_blocksUsedAfterFree = m_usedAfterFree.size();
+        if (!m_reuseNs.empty()) {
+            std::nth_element(m_reuseNs.begin(), m_reuseNs.begin() + m_reuseNs.size() / 2, m_reuseNs.end());
+            m_summary.m_watchReuseMedianNs = m_reuseNs[m_reuseNs.size() / 2];
+        }
         releasePendingBefore(UINT64_MAX);
         m_summary.m_leakedBytes = m_liveBytes;
         m_summary.m_leakedBlocks = m_liveBlocks;
     }
+
+private:
+    // A watchpoint's trap against the sample that armed it: how long the word waited for its
+    // next access, and whether another thread made it.
+    void noteWatch(const AccessSample& sample) {
+        if (sample.m_source == format::AccessSource::Tick) {
+            if (m_keepTicks) m_ticks[sample.m_seq] = {sample.m_timeNs, sample.m_tid};
+            return;
+        }
+        if (sample.m_source != format::AccessSource::Watchpoint) return;
+        ++m_summary.m_watchTraps;
+        const auto armed = m_ticks.find(sample.m_armedBy);
+        if (armed == m_ticks.end()) return;
+        m_reuseNs.push_back(sample.m_timeNs - std::min(sample.m_timeNs, armed->second.first));
+        if (armed->second.second != sample.m_tid) ++m_summary.m_watchOtherThread;
+        m_ticks.erase(armed);  // a watch traps once
+    }
+
+public:
+    bool m_keepTicks = false;  // the log has watchpoint traps to link to their samples
 
 private:
     struct Pending {
@@ -292,6 +326,9 @@ private:
     uint64_t m_liveBytes = 0;
     uint64_t m_liveBlocks = 0;
     std::unordered_set<uint64_t> m_sampledBlocks;  // samples are few: a plain set will do
+    std::unordered_set<uint64_t> m_usedAfterFree;
+    std::unordered_map<uint64_t, std::pair<uint64_t, uint32_t>> m_ticks;  // seq: time, thread
+    std::vector<uint64_t> m_reuseNs;
 };
 
 }  // namespace
@@ -309,12 +346,17 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     summary.m_accessStatus =
         std::string(header.m_accessStatus, strnlen(header.m_accessStatus, sizeof(header.m_accessStatus)));
     summary.m_accessCounters = header.m_accessCounters;
+    summary.m_watchSampler = header.m_watchSampler;
+    summary.m_watchRate = header.m_watchRate;
+    summary.m_watchStatus = std::string(header.m_watchStatus, strnlen(header.m_watchStatus, sizeof(header.m_watchStatus)));
+    summary.m_watchCounters = header.m_watchCounters;
     // Only a log whose sampler ran has samples to place: the others skip the ordered block map.
     const bool sampled = header.m_accessSampler != format::AccessSampler::Off &&
                          header.m_accessSampler != format::AccessSampler::Unavailable;
     std::unique_ptr<AccessAttribution> attribution = sampled ? std::make_unique<AccessAttribution>(reader) : nullptr;
     std::unique_ptr<BothObservers> both = attribution ? std::make_unique<BothObservers>(*attribution, observer) : nullptr;
     Tally tally(summary, both ? both.get() : observer, attribution.get(), observer);
+    tally.m_keepTicks = header.m_watchSampler == format::WatchSampler::ProcessWide;
     reader.forEachRecord(
         [&](const Event& event) {
             ++summary.m_events;
@@ -347,6 +389,16 @@ std::string accessSamplerText(const Summary& summary) {
         return "ticks (thread CPU timers)";
     }
     return "unknown (" + std::to_string(static_cast<uint32_t>(summary.m_accessSampler)) + ")";
+}
+
+std::string watchSamplerText(const Summary& summary) {
+    switch (summary.m_watchSampler) {
+    case format::WatchSampler::Off: return "off";
+    case format::WatchSampler::Unavailable:
+        return "unavailable: " + (summary.m_watchStatus.empty() ? std::string("no reason given") : summary.m_watchStatus);
+    case format::WatchSampler::ProcessWide: return "process-wide (four debug registers)";
+    }
+    return "unknown (" + std::to_string(static_cast<uint32_t>(summary.m_watchSampler)) + ")";
 }
 
 }  // namespace memlog::timeline

@@ -22,8 +22,10 @@ struct Anomalies {
     uint64_t m_unknownRealloc = 0;  // realloc of an address that is not live
     uint64_t m_mismatchedFree = 0;  // e.g. new[] released by free or delete
     uint64_t m_accessOutsideBlock = 0;  // version 2: a sample not inside the live block it names
+    uint64_t m_useAfterFree = 0;  // an access by the program (not the allocator) to a freed block
     uint64_t total() const {
-        return m_unknownFree + m_doubleFree + m_unknownRealloc + m_mismatchedFree + m_accessOutsideBlock;
+        return m_unknownFree + m_doubleFree + m_unknownRealloc + m_mismatchedFree + m_accessOutsideBlock +
+               m_useAfterFree;
     }
 };
 
@@ -59,9 +61,22 @@ struct Summary {
     uint64_t m_accessGlobal = 0;
     uint64_t m_accessStack = 0;
     uint64_t m_accessOther = 0;
+    uint64_t m_accessFreed = 0;    // in a block freed and not handed out again
     uint64_t m_blocksSampled = 0;  // distinct blocks with at least one sample
     format::AccessCounters m_accessCounters{};  // the sampler's own counts, from the header
+    // Watchpoints on sampled words: whether they ran (and why not), and what they caught.
+    format::WatchSampler m_watchSampler = format::WatchSampler::Off;
+    std::string m_watchStatus;
+    uint32_t m_watchRate = 0;
+    format::WatchCounters m_watchCounters{};
+    uint64_t m_watchTraps = 0;        // watchpoint records
+    uint64_t m_watchOtherThread = 0;  // ... by a thread other than the one whose sample armed it
+    uint64_t m_watchReuseMedianNs = 0;  // from the arming sample to the trap, the median
+    uint64_t m_blocksUsedAfterFree = 0; // distinct blocks with a use after free
 };
+
+// "off", "unavailable: <reason>", or "process-wide (four debug registers)".
+std::string watchSamplerText(const Summary& summary);
 
 // "off", "unavailable: <reason>", or the mechanism: what `memlog stat` calls access_sampler.
 std::string accessSamplerText(const Summary& summary);

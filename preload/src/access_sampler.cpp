@@ -25,6 +25,8 @@
 #include "real_functions.hpp"
 #include "recorder.hpp"
 #include "system.hpp"
+#include "watch_device.hpp"
+#include "watchpoints.hpp"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
@@ -43,6 +45,9 @@ SamplerSettings s_settings;
 format::AccessSampler s_mode = format::AccessSampler::Off;
 std::atomic<bool> s_running{false};
 int s_perfFd = -1;
+PerfWatchDevice s_watchDevice;
+Watchpoints s_watchpoints;
+std::atomic<bool> s_watching{false};
 
 void count(uint64_t format::AccessCounters::*field, uint64_t n = 1) {
     if (format::AccessCounters* counters = accessCounters())
@@ -166,17 +171,27 @@ void takeSample(ThreadState& thread, ucontext_t& context) {
         thread.m_busy = true;  // libunwind may map memory: not the program's
         uint64_t frames[format::kMaxStackDepth];
         const uint32_t depth = captureCallers(thread, context, frames);
-        const bool written = recordAccesses(thread, decoded.m_accesses, decoded.m_count, decoded.m_ip, frames, depth);
+        format::AccessRecord prototype;
+        prototype.m_ip = decoded.m_ip;
+        prototype.m_source = format::AccessSource::Tick;
+        prototype.m_inAllocator = thread.m_inAllocator;
+        const uint64_t seq = recordAccesses(thread, prototype, decoded.m_accesses, decoded.m_count, frames, depth);
         thread.m_busy = false;
         count(&format::AccessCounters::m_passedOver, decoded.m_skipped);
-        if (written)
+        if (seq)
             count(&format::AccessCounters::m_samples, decoded.m_count);
         else
             count(&format::AccessCounters::m_droppedLost);
+        // The word this sample touched, followed by a watchpoint: not the thread's own stack,
+        // whose words change owner with every call.
+        const uint64_t addr = decoded.m_accesses[0].m_addr;
+        if (seq && s_watching.load(std::memory_order_relaxed) && !thread.m_inAllocator &&
+            (addr < thread.m_stackLo || addr >= thread.m_stackHi))
+            s_watchpoints.follow(addr, seq, sys::monotonicNs(), thread.m_tid, decoded.m_ip + decoded.m_length);
         return;
     }
     case DecodeOutcome::NoAccess:
-        if (thread.m_stepsLeft > 0) {
+        if (thread.m_stepsLeft > 0 && !decoded.m_systemCall) {
             --thread.m_stepsLeft;
             thread.m_stepping = true;
             context.uc_mcontext.gregs[REG_EFL] |= static_cast<greg_t>(kTrapFlag);
@@ -212,8 +227,32 @@ void onTick(ThreadState& thread, ucontext_t& context) {
         return;
     }
     if (!thread.m_samplerReady) prepareThread(thread, static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]));
+    if (s_watching.load(std::memory_order_relaxed)) s_watchpoints.expire(sys::monotonicNs());
     thread.m_stepsLeft = kMaxSteps;
     takeSample(thread, context);
+}
+
+// A watched word was accessed: the trap reports it after the instruction, so the record holds
+// the instruction after the access and the callers of the code that made it.
+void onWatchTrap(ThreadState& thread, ucontext_t& context, uint64_t cookie) {
+    const auto rip = static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RIP]);
+    Watchpoints::Caught caught;
+    const bool inRecorder = thread.m_busy || isRecorderCode(rip);
+    if (s_watchpoints.onTrap(cookie, thread.m_tid, rip, inRecorder, thread.m_inAllocator, &caught) !=
+        Watchpoints::Verdict::Caught)
+        return;
+    if (!thread.m_samplerReady) prepareThread(thread, static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]));
+    thread.m_busy = true;
+    uint64_t frames[format::kMaxStackDepth];
+    const uint32_t depth = captureCallers(thread, context, frames);
+    format::AccessRecord prototype;
+    prototype.m_ip = rip;
+    prototype.m_ipAfter = true;
+    prototype.m_source = format::AccessSource::Watchpoint;
+    prototype.m_armedBy = caught.m_armedBy;
+    const MemoryAccess access{caught.m_word, 8, caught.m_kind};
+    recordAccesses(thread, prototype, &access, 1, frames, depth);
+    thread.m_busy = false;
 }
 
 uint64_t perfData(const siginfo_t* info) {
@@ -233,6 +272,8 @@ void onTrap(int signal, siginfo_t* info, void* untypedContext) {
     ThreadState& thread = t_state;
     if (isTick(info)) {
         if (s_running.load(std::memory_order_relaxed)) onTick(thread, context);
+    } else if (info->si_code == TRAP_PERF && perfData(info) >> 32 == kWatchCookieTag) {
+        onWatchTrap(thread, context, perfData(info));
     } else if (info->si_code == TRAP_TRACE && thread.m_stepping) {
         stopStepping(thread, context);
         takeSample(thread, context);
@@ -283,7 +324,31 @@ format::AccessSampler startSampler(const SamplerSettings& settings, char* why, u
     return s_mode;
 }
 
+format::WatchSampler startWatchpoints(uint32_t trapsPerSecond, char* why, uint32_t capacity) {
+    if (!s_running.load(std::memory_order_relaxed)) {
+        std::strncpy(why, "the tick sampler that finds the words to watch is not running", capacity - 1);
+        return format::WatchSampler::Unavailable;
+    }
+    if (!s_watchDevice.open(why, capacity)) return format::WatchSampler::Unavailable;
+    s_watchpoints.start(&s_watchDevice, trapsPerSecond, nullptr);
+    s_watching.store(true, std::memory_order_release);
+    return format::WatchSampler::ProcessWide;
+}
+
+void setWatchCounters(format::WatchCounters* counters) { s_watchpoints.setCounters(counters); }
+
+bool watchesActive() { return s_watching.load(std::memory_order_relaxed) && s_watchpoints.active(); }
+void watchFree(uint64_t start, uint64_t usable, bool unmapped) {
+    s_watchpoints.onFree(start, usable, unmapped, sys::monotonicNs());
+}
+void watchAllocate(uint64_t start, uint64_t size) { s_watchpoints.onAllocate(start, size); }
+void watchUnmap(uint64_t start, uint64_t length) { s_watchpoints.onUnmap(start, length); }
+
 void stopSampler() {
+    if (s_watching.exchange(false, std::memory_order_acq_rel)) {
+        s_watchpoints.stop();
+        s_watchDevice.close();
+    }
     s_running.store(false, std::memory_order_release);
     if (s_perfFd >= 0) sys::closeFile(s_perfFd);
     s_perfFd = -1;
@@ -293,6 +358,13 @@ void stopSampler() {
 void restartSamplerInForkChild(ThreadState& thread) {
     thread.m_stepping = false;
     thread.m_timer = 0;  // the parent's; timers are not inherited
+    if (s_watching.load(std::memory_order_relaxed)) {
+        // The parent's breakpoints: not inherited by a fork. The child watches with its own.
+        s_watchDevice.close();
+        s_watchpoints.forget();
+        char why[128];
+        if (!s_watchDevice.open(why, sizeof why)) s_watching.store(false, std::memory_order_relaxed);
+    }
     if (!s_running.load(std::memory_order_relaxed)) return;
     if (s_mode == format::AccessSampler::TickPerfClock) {
         sys::closeFile(s_perfFd);  // the parent's event, which this child must not hold open

@@ -25,7 +25,18 @@ struct SamplerSettings {
 // with the reason for the user in `why`.
 format::AccessSampler startSampler(const SamplerSettings& settings, char* why, uint32_t capacity);
 
-// No more ticks in this process (the log could not be opened).
+// Watchpoints on sampled words (MEMLOG_WATCH=1), once the ticks run: four breakpoint events
+// inherited by every thread created later. Returns ProcessWide, or Unavailable with the reason.
+format::WatchSampler startWatchpoints(uint32_t trapsPerSecond, char* why, uint32_t capacity);
+void setWatchCounters(format::WatchCounters* counters);  // the log header's, once it exists
+
+// The heap's changes, from the hooks, while a watch is on (watchesActive): see watchpoints.hpp.
+bool watchesActive();
+void watchFree(uint64_t start, uint64_t usable, bool unmapped);
+void watchAllocate(uint64_t start, uint64_t size);
+void watchUnmap(uint64_t start, uint64_t length);
+
+// No more ticks or watches in this process (the log could not be opened).
 void stopSampler();
 
 // In a fork child: its own ticks (the parent's perf event is not inherited by a fork, nor are

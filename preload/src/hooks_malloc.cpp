@@ -1,7 +1,8 @@
 // The C allocation entry points. Every hook takes the same steps:
 //   1. not ready yet: bring the recorder up (or serve dlsym's calloc from the bootstrap pool);
 //   2. inside the recorder already (m_busy): forward, unrecorded;
-//   3. call the real function;
+//   3. call the real function (marked InAllocator: what a watchpoint sees there is the
+//      allocator's own bookkeeping);
 //   4. record: an allocation after the real call, a free before it.
 // Cost when recording without stacks: the real call plus about 25 ns (recorder.cpp).
 #include <errno.h>
@@ -28,7 +29,11 @@ inline bool busy() { return t_state.m_busy; }
 MEMLOG_EXPORT void* malloc(size_t size) {
     if (!isReady() && !warmUp()) [[unlikely]]
         return bootstrap::allocate(size);
-    void* result = g_real.malloc(size);
+    void* result;
+    {
+        InAllocator inside;
+        result = g_real.malloc(size);
+    }
     if (result && !busy()) recordAllocation(Kind::Malloc, result, size, 0);
     return result;
 }
@@ -38,7 +43,11 @@ MEMLOG_EXPORT void* calloc(size_t count, size_t size) {
         size_t bytes;
         return __builtin_mul_overflow(count, size, &bytes) ? nullptr : bootstrap::allocate(bytes);
     }
-    void* result = g_real.calloc(count, size);
+    void* result;
+    {
+        InAllocator inside;
+        result = g_real.calloc(count, size);
+    }
     if (result && !busy()) recordAllocation(Kind::Calloc, result, count * size, 0);
     return result;
 }
@@ -48,6 +57,7 @@ MEMLOG_EXPORT void free(void* pointer) {
     if (!isReady() && !warmUp()) [[unlikely]]
         return;  // cannot happen: nothing but the pool exists before the real functions
     if (!busy()) recordRelease(Kind::Free, pointer, 0, 0);
+    InAllocator inside;
     g_real.free(pointer);
 }
 
@@ -70,8 +80,12 @@ void* resize(Kind kind, void* old, size_t size) {
         return fresh;
     }
     if (busy()) return g_real.realloc(old, size);
-    const ResizeTicket ticket = beginResize(kind);
-    void* result = g_real.realloc(old, size);
+    const ResizeTicket ticket = beginResize(kind, old);
+    void* result;
+    {
+        InAllocator inside;
+        result = g_real.realloc(old, size);
+    }
     // A failed realloc (null with a size) changes nothing; realloc(p, 0) frees p.
     if (result || (old && size == 0)) finishResize(ticket, kind, result, size, old, 0);
     return result;
@@ -95,7 +109,11 @@ MEMLOG_EXPORT int posix_memalign(void** out, size_t alignment, size_t size) {
         *out = bootstrap::allocate(size, alignment);
         return *out ? 0 : ENOMEM;
     }
-    const int result = g_real.posix_memalign(out, alignment, size);
+    int result;
+    {
+        InAllocator inside;
+        result = g_real.posix_memalign(out, alignment, size);
+    }
     if (result == 0 && !busy()) recordAllocation(Kind::PosixMemalign, *out, size, alignment);
     return result;
 }
@@ -103,7 +121,11 @@ MEMLOG_EXPORT int posix_memalign(void** out, size_t alignment, size_t size) {
 MEMLOG_EXPORT void* aligned_alloc(size_t alignment, size_t size) {
     if (!isReady() && !warmUp()) [[unlikely]]
         return bootstrap::allocate(size, alignment);
-    void* result = g_real.aligned_alloc(alignment, size);
+    void* result;
+    {
+        InAllocator inside;
+        result = g_real.aligned_alloc(alignment, size);
+    }
     if (result && !busy()) recordAllocation(Kind::AlignedAlloc, result, size, alignment);
     return result;
 }
@@ -111,7 +133,11 @@ MEMLOG_EXPORT void* aligned_alloc(size_t alignment, size_t size) {
 MEMLOG_EXPORT void* memalign(size_t alignment, size_t size) {
     if (!isReady() && !warmUp()) [[unlikely]]
         return bootstrap::allocate(size, alignment);
-    void* result = g_real.memalign(alignment, size);
+    void* result;
+    {
+        InAllocator inside;
+        result = g_real.memalign(alignment, size);
+    }
     if (result && !busy()) recordAllocation(Kind::Memalign, result, size, alignment);
     return result;
 }
@@ -119,7 +145,11 @@ MEMLOG_EXPORT void* memalign(size_t alignment, size_t size) {
 MEMLOG_EXPORT void* valloc(size_t size) {
     if (!isReady() && !warmUp()) [[unlikely]]
         return bootstrap::allocate(size, 4096);
-    void* result = g_real.valloc(size);
+    void* result;
+    {
+        InAllocator inside;
+        result = g_real.valloc(size);
+    }
     if (result && !busy()) recordAllocation(Kind::Valloc, result, size, 0);
     return result;
 }
@@ -127,7 +157,11 @@ MEMLOG_EXPORT void* valloc(size_t size) {
 MEMLOG_EXPORT void* pvalloc(size_t size) {
     if (!isReady() && !warmUp()) [[unlikely]]
         return bootstrap::allocate((size + 4095) & ~size_t(4095), 4096);
-    void* result = g_real.pvalloc(size);
+    void* result;
+    {
+        InAllocator inside;
+        result = g_real.pvalloc(size);
+    }
     if (result && !busy()) recordAllocation(Kind::Pvalloc, result, size, 0);
     return result;
 }

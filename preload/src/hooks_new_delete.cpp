@@ -21,12 +21,15 @@ void* allocateOrHandle(size_t size, size_t alignment, bool nothrow) {
     if (size == 0) size = 1;
     for (;;) {
         void* result;
-        if (alignment) {
-            // As libstdc++: aligned_alloc wants a size that is a multiple of the alignment.
-            const size_t rounded = (size + alignment - 1) & ~(alignment - 1);
-            result = g_real.aligned_alloc(alignment, rounded < size ? size : rounded);
-        } else {
-            result = g_real.malloc(size);
+        {
+            InAllocator inside;
+            if (alignment) {
+                // As libstdc++: aligned_alloc wants a size that is a multiple of the alignment.
+                const size_t rounded = (size + alignment - 1) & ~(alignment - 1);
+                result = g_real.aligned_alloc(alignment, rounded < size ? size : rounded);
+            } else {
+                result = g_real.malloc(size);
+            }
         }
         if (result) return result;
         const auto handler = g_real.getNewHandler ? reinterpret_cast<NewHandler>(g_real.getNewHandler()) : nullptr;
@@ -49,6 +52,7 @@ void deleteBlock(Kind kind, void* pointer, size_t alignment) {
     if (!pointer) return;
     if (!isReady()) ensureReady();
     if (!t_state.m_busy) recordRelease(kind, pointer, 0, alignment);
+    InAllocator inside;
     g_real.free(pointer);
 }
 

@@ -134,6 +134,8 @@ void noteRegisters(const ZydisDecodedInstruction& instruction, const ZydisDecode
     }
     if (instruction.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE))
         result.m_addressRegisters |= generalBit(ZYDIS_REGISTER_RCX);
+    result.m_systemCall = instruction.meta.category == ZYDIS_CATEGORY_SYSCALL ||
+                          instruction.meta.category == ZYDIS_CATEGORY_INTERRUPT;
     if (const ZydisAccessedFlags* flags = instruction.cpu_flags)
         result.m_writesFlags = (flags->modified | flags->set_0 | flags->set_1 | flags->undefined) != 0;
     if (changesFlow(instruction, operands)) noteBranch(instruction, operands, result.m_ip, result);
@@ -251,8 +253,10 @@ DecodedInstruction decodeAhead(const Registers& registers, uint32_t maxSkipped) 
     Registers at = registers;
     uint16_t written = 0;
     bool flagsWritten = false;
+    bool systemCall = false;  // the instruction at registers.m_rip
     for (uint32_t skipped = 0;; ++skipped) {
         DecodedInstruction decoded = decodeRunningInstruction(at);
+        if (skipped == 0) systemCall = decoded.m_systemCall;
         if (skipped > 0 && (decoded.m_outcome != DecodeOutcome::NoAccess && decoded.m_outcome != DecodeOutcome::Accesses))
             break;  // whatever comes later is the steps' to find
         if (decoded.m_outcome == DecodeOutcome::Accesses && (decoded.m_addressRegisters & written)) break;
@@ -277,6 +281,7 @@ DecodedInstruction decodeAhead(const Registers& registers, uint32_t maxSkipped) 
     DecodedInstruction step;
     step.m_outcome = DecodeOutcome::NoAccess;
     step.m_ip = registers.m_rip;
+    step.m_systemCall = systemCall;
     return step;
 }
 

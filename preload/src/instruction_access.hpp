@@ -61,6 +61,7 @@ struct DecodedInstruction {
     uint16_t m_writes = 0;            // registers it writes
     uint16_t m_addressRegisters = 0;  // registers its accesses depend on (bases, indexes, rcx of rep)
     bool m_writesFlags = false;
+    bool m_systemCall = false;        // syscall, sysenter, int: never stepped (below)
     Branch m_branch = Branch::None;
     uint8_t m_condition = 0;          // IfFlags: the x86 condition code (0 o, 1 no, 2 b, ... 15 nle)
     uint64_t m_target = 0;            // Always, IfFlags: where it goes
@@ -83,7 +84,10 @@ DecodedInstruction decodeRunningInstruction(const Registers& registers);
 // long as none writes a register the access's address depends on (so the registers now are the
 // registers then, and the address is exact). Direct jumps are followed; a conditional one too
 // while no instruction passed over has changed the flags (so its condition is decided now).
-// NoAccess when that cannot be known (the sampler steps then); m_ip says which instruction it is.
+// NoAccess when that cannot be known (the sampler steps then); m_ip says which instruction it is,
+// and m_systemCall whether it is a system call: one that the trap flag must not go through (a
+// fork made with it set would start the child with a step pending, before the recorder has
+// given the child a log of its own).
 DecodedInstruction decodeAhead(const Registers& registers, uint32_t maxSkipped);
 
 }  // namespace memlog::preload

@@ -45,6 +45,8 @@ char s_exePath[format::kMaxPathBytes];
 char s_outputPath[format::kMaxPathBytes];
 format::AccessSampler s_accessSampler = format::AccessSampler::Off;
 char s_accessStatus[sizeof(format::FileHeader::m_accessStatus)];
+format::WatchSampler s_watchSampler = format::WatchSampler::Off;
+char s_watchStatus[sizeof(format::FileHeader::m_watchStatus)];
 
 // --- start-up ---------------------------------------------------------------------------------
 
@@ -114,6 +116,9 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     header.m_accessSampler = s_accessSampler;
     header.m_accessRate = s_accessSampler == format::AccessSampler::Off ? 0 : s_settings.m_accessRate;
     copyCut(header.m_accessStatus, sizeof(header.m_accessStatus), s_accessStatus);
+    header.m_watchSampler = s_watchSampler;
+    header.m_watchRate = s_watchSampler == format::WatchSampler::Off ? 0 : s_settings.m_watchRate;
+    copyCut(header.m_watchStatus, sizeof(header.m_watchStatus), s_watchStatus);
     uint32_t flags = 0;
     if (parentPid) flags |= format::kFlagForkChild;
     if (s_settings.m_freeStacks) flags |= format::kFlagFreeStacks;
@@ -133,6 +138,7 @@ void openLog(uint32_t parentPid) {
         return;
     }
     fillHeader(*s_file.header(), parentPid);
+    setWatchCounters(&s_file.header()->m_watchCounters);
     attachWriter(&s_file);
     s_recording.store(true, std::memory_order_relaxed);
     if (!s_settings.m_quiet)
@@ -165,6 +171,31 @@ void startAccessSampling() {
     if (s_accessSampler == format::AccessSampler::Unavailable)
         (sys::Line() << "memlog: access sampling unavailable: " << s_accessStatus << "; recording allocations only\n")
             .emit();
+    if (!s_settings.m_watch) return;
+    // The probe first: on some machines the debug registers open but never fire.
+    if (s_accessSampler == format::AccessSampler::Unavailable)
+        copyCut(s_watchStatus, sizeof(s_watchStatus), s_accessStatus);
+    else if (probeWatchpoints(s_watchStatus, sizeof(s_watchStatus)))
+        s_watchSampler = startWatchpoints(s_settings.m_watchRate, s_watchStatus, sizeof(s_watchStatus));
+    if (s_watchSampler != format::WatchSampler::ProcessWide) {
+        s_watchSampler = format::WatchSampler::Unavailable;
+        (sys::Line() << "memlog: watchpoints unavailable: " << s_watchStatus << "\n").emit();
+    }
+}
+
+// The heap's changes against the words being watched (watchpoints.hpp): a block freed keeps
+// its watch (a use after free would trap) unless its memory may go back to the kernel; memory
+// handed out again ends the watch.
+constexpr uint64_t kMayBeUnmapped = 128 * 1024;  // glibc's mmap threshold starts here
+
+void watchRelease(Kind kind, const void* address, uint64_t size) {
+    const auto start = reinterpret_cast<uint64_t>(address);
+    if (kind == Kind::Munmap) {
+        watchUnmap(start, size);
+        return;
+    }
+    const uint64_t usable = g_real.malloc_usable_size(const_cast<void*>(address));
+    watchFree(start, usable, usable >= kMayBeUnmapped);
 }
 
 void initialize() {
@@ -288,6 +319,12 @@ bool ensureReady() {
 void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t alignment) {
     ThreadState& thread = t_state;
     if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
+    if (watchesActive()) [[unlikely]] {
+        if (format::kindInfo(kind).m_family == format::Family::Release)
+            watchRelease(kind, address, size);
+        else
+            watchAllocate(reinterpret_cast<uint64_t>(address), size);
+    }
     thread.m_busy = true;
     format::HeapRecord record;
     record.m_kind = kind;
@@ -305,10 +342,12 @@ void recordRelease(Kind kind, const void* address, uint64_t size, uint64_t align
     recordAllocation(kind, address, size, alignment);  // same layout; the caller calls it first
 }
 
-ResizeTicket beginResize(Kind kind) {
+ResizeTicket beginResize(Kind kind, const void* old) {
     ThreadState& thread = t_state;
     ResizeTicket ticket;
     if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return ticket;
+    if (old && watchesActive()) [[unlikely]]
+        ticket.m_oldUsable = g_real.malloc_usable_size(const_cast<void*>(old));
     thread.m_busy = true;
     // The stack first: it may write records of its own, and a thread's records must keep
     // increasing sequence numbers.
@@ -337,6 +376,14 @@ void finishResize(const ResizeTicket& ticket, Kind kind, const void* address, ui
     record.m_oldSize = oldSize;
     writeHeapRecord(thread, record);
     thread.m_busy = wasBusy;
+    if (watchesActive() && address != oldAddress) [[unlikely]] {
+        // Moved: the old block (or mapping) ended inside the call, the new one began.
+        if (kind == Kind::Mremap)
+            watchUnmap(record.m_oldAddr, oldSize);
+        else if (ticket.m_oldUsable)
+            watchFree(record.m_oldAddr, ticket.m_oldUsable, ticket.m_oldUsable >= kMayBeUnmapped);
+        if (address) watchAllocate(record.m_addr, size);
+    }
 }
 
 void endLog(format::EndReason reason) {
@@ -368,30 +415,30 @@ format::AccessCounters* accessCounters() {
     return header ? &header->m_accessCounters : nullptr;  // no header between a fork and the child's log
 }
 
-bool recordAccesses(ThreadState& thread, const MemoryAccess* accesses, uint32_t count, uint64_t ip,
-                    const uint64_t* frames, uint32_t depth) {
-    if (!s_recording.load(std::memory_order_relaxed)) return false;
+uint64_t recordAccesses(ThreadState& thread, const format::AccessRecord& prototype, const MemoryAccess* accesses,
+                        uint32_t count, const uint64_t* frames, uint32_t depth) {
+    if (!s_recording.load(std::memory_order_relaxed)) return 0;
     if (!thread.m_stackRangeWritten) {
         uint8_t* out = beginRecord(thread, 1 + 2 * 10);
-        if (!out) return false;
+        if (!out) return 0;
         commitRecord(thread, out, format::encodeRangePayload(out, thread.m_stackLo, thread.m_stackHi), Kind::ThreadStack);
         thread.m_stackRangeWritten = true;
     }
-    format::AccessRecord record;
+    format::AccessRecord record = prototype;
     record.m_stack = stackIdOf(thread, frames, depth);
-    record.m_ip = ip;
-    record.m_source = format::AccessSource::Tick;
+    uint64_t first = 0;
     for (uint32_t i = 0; i < count; ++i) {
         uint8_t* out = beginRecord(thread, format::kMaxAccessRecordBytes);
-        if (!out) return false;
+        if (!out) return 0;
         record.m_seq = nextSequence();
+        if (i == 0) first = record.m_seq;
         record.m_tsc = sys::readTsc();
         record.m_addr = accesses[i].m_addr;
         record.m_size = accesses[i].m_bytes;
         record.m_kind = accesses[i].m_kind;
         commitRecord(thread, out, format::encodeAccessPayload(out, record, thread.m_deltas), Kind::Access);
     }
-    return true;
+    return first;
 }
 
 void noteThreadStarted() { pthread_setspecific(s_threadKey, reinterpret_cast<void*>(1)); }

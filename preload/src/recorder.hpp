@@ -28,6 +28,7 @@ struct ThreadState {
     bool m_samplerReady;       // m_fsBase, m_gsBase and the stack range are known
     bool m_stackRangeWritten;  // this log has the thread's ThreadStack record
     bool m_stepping;           // the sampler set the trap flag: the next TRAP_TRACE is ours
+    bool m_inAllocator;        // inside a real allocator call from a hook (InAllocator)
     uint8_t m_stepsLeft;
     int m_timer;               // thread CPU-time timer id + 1 (ticks without perf events); 0: none
     uint64_t m_fsBase;
@@ -55,8 +56,10 @@ struct ResizeTicket {
     uint64_t m_seqBefore = 0;
     uint32_t m_stack = 0;
     bool m_valid = false;  // false: recording off or the thread busy, nothing to finish
+    uint64_t m_oldUsable = 0;  // realloc while a watch is on: the old block's usable bytes
 };
-ResizeTicket beginResize(format::Kind kind);
+// `old`: realloc's block (its usable size is taken while it is still live), else null.
+ResizeTicket beginResize(format::Kind kind, const void* old = nullptr);
 void finishResize(const ResizeTicket& ticket, format::Kind kind, const void* address, uint64_t size,
                   const void* oldAddress, uint64_t oldSize);
 
@@ -66,14 +69,28 @@ bool isRecorderHelperCode(const void* returnAddress);
 // True for the recorder's own code (libmemlog.so).
 bool isRecorderCode(uint64_t address);
 
-// Access samples, from the tick sampler's signal handler on a thread that is not m_busy: one
-// Access record per access, all with the stack of the accessing code's callers (`frames`,
-// innermost first). False when the log had no room.
+// Access samples, from the sampler's signal handler on a thread that is not m_busy: one Access
+// record per access, each with `prototype`'s ip, source and flags and the stack of the
+// accessing code's callers (`frames`, innermost first). Returns the first record's sequence
+// number, 0 when the log had no room.
 struct MemoryAccess;
-bool recordAccesses(ThreadState& thread, const MemoryAccess* accesses, uint32_t count, uint64_t ip,
-                    const uint64_t* frames, uint32_t depth);
+uint64_t recordAccesses(ThreadState& thread, const format::AccessRecord& prototype, const MemoryAccess* accesses,
+                        uint32_t count, const uint64_t* frames, uint32_t depth);
 // The sampler's counters in the log's header; nullptr while nothing is recorded.
 format::AccessCounters* accessCounters();
+
+// Marks the thread as inside the allocator while a hook's real call runs: a watchpoint that trips
+// there, or a tick, is the allocator's own bookkeeping (free writes its links into the block).
+class InAllocator {
+public:
+    InAllocator() : m_was(t_state.m_inAllocator) { t_state.m_inAllocator = true; }
+    ~InAllocator() { t_state.m_inAllocator = m_was; }
+    InAllocator(const InAllocator&) = delete;
+    InAllocator& operator=(const InAllocator&) = delete;
+
+private:
+    bool m_was;
+};
 
 // The log ends cleanly (exit, _exit, exec). undoEnd reopens it when exec failed.
 void endLog(format::EndReason reason);

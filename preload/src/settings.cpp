@@ -42,6 +42,24 @@ bool parseNumber(const char* text, uint64_t& value) {
 
 void readSettings(Settings& settings) {
     const size_t length = sys::slurp("/proc/self/environ", s_environ, kEnvironBytes);
+    // NAME=0 or NAME=1; anything else keeps the default and says so.
+    auto readSwitch = [&](const char* name, bool& value) {
+        const char* text = findVariable(s_environ, length, name);
+        if (!text) return;
+        if (std::strcmp(text, "0") == 0 || std::strcmp(text, "1") == 0)
+            value = text[0] == '1';
+        else
+            complain(name, text, "0 or 1", value ? "1" : "0");
+    };
+    auto readRate = [&](const char* name, uint32_t& value, const char* fallback) {
+        const char* text = findVariable(s_environ, length, name);
+        uint64_t parsed = 0;
+        if (!text) return;
+        if (parseNumber(text, parsed) && parsed >= 1 && parsed <= 100'000)
+            value = static_cast<uint32_t>(parsed);
+        else
+            complain(name, text, "a number from 1 to 100000", fallback);
+    };
 
     if (const char* out = findVariable(s_environ, length, "MEMLOG_OUT"); out && *out) {
         if (std::strlen(out) < sizeof(settings.m_outputTemplate))
@@ -68,29 +86,13 @@ void readSettings(Settings& settings) {
         else
             complain("MEMLOG_STACK_DEPTH", depth, "a number from 1 to 256", "64");
     }
-    if (const char* freeStacks = findVariable(s_environ, length, "MEMLOG_FREE_STACKS")) {
-        if (std::strcmp(freeStacks, "0") == 0)
-            settings.m_freeStacks = false;
-        else if (std::strcmp(freeStacks, "1") == 0)
-            settings.m_freeStacks = true;
-        else
-            complain("MEMLOG_FREE_STACKS", freeStacks, "0 or 1", "1");
-    }
-    if (const char* access = findVariable(s_environ, length, "MEMLOG_ACCESS")) {
-        if (std::strcmp(access, "0") == 0)
-            settings.m_access = false;
-        else if (std::strcmp(access, "1") == 0)
-            settings.m_access = true;
-        else
-            complain("MEMLOG_ACCESS", access, "0 or 1", "0");
-    }
-    if (const char* rate = findVariable(s_environ, length, "MEMLOG_ACCESS_RATE")) {
-        uint64_t value = 0;
-        if (parseNumber(rate, value) && value >= 1 && value <= 100'000)
-            settings.m_accessRate = static_cast<uint32_t>(value);
-        else
-            complain("MEMLOG_ACCESS_RATE", rate, "a number from 1 to 100000", "1000");
-    }
+    readSwitch("MEMLOG_FREE_STACKS", settings.m_freeStacks);
+    readSwitch("MEMLOG_ACCESS", settings.m_access);
+    readRate("MEMLOG_ACCESS_RATE", settings.m_accessRate, "1000");
+    readSwitch("MEMLOG_WATCH", settings.m_watch);
+    readRate("MEMLOG_WATCH_RATE", settings.m_watchRate, "500");
+    // Watchpoints follow the words that tick samples found: they need the ticks.
+    if (settings.m_watch) settings.m_access = true;
 }
 
 void readProgramName(char* name, uint32_t capacity, char* commandLine, uint32_t commandCapacity) {

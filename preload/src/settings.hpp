@@ -14,7 +14,9 @@ struct Settings {
     uint32_t m_stackDepth = 64;                     // MEMLOG_STACK_DEPTH, 1..256
     bool m_freeStacks = true;                       // MEMLOG_FREE_STACKS
     bool m_access = false;                          // MEMLOG_ACCESS=1: sample memory accesses
-    uint32_t m_accessRate = 1000;                   // MEMLOG_ACCESS_RATE: traps per second, 1..100000
+    uint32_t m_accessRate = 1000;                   // MEMLOG_ACCESS_RATE: ticks per CPU-second, 1..100000
+    bool m_watch = false;                           // MEMLOG_WATCH=1: watchpoints on sampled words
+    uint32_t m_watchRate = 500;                     // MEMLOG_WATCH_RATE: traps per second, 1..100000
 };
 
 // Reads /proc/self/environ rather than getenv: the first allocation can come before libc has set

@@ -227,3 +227,17 @@ TEST_CASE("every x86 condition code against the flags that decide it") {
     CHECK(conditionHolds(15, kSign | kOverflow));   // nle: ZF = 0 and SF = OF
     CHECK_FALSE(conditionHolds(15, kZero));
 }
+
+TEST_CASE("a system call is never stepped: decoding ahead says so for the instruction at rip") {
+    // syscall; mov [rcx], rdx: a fork made with the trap flag set would start its child stepping.
+    const uint8_t call[] = {0x0f, 0x05, 0x48, 0x89, 0x11};
+    Registers registers = registersWith({{Rcx, 0x6000}});
+    registers.m_rip = reinterpret_cast<uint64_t>(call);
+    const auto decoded = decodeAhead(registers, 16);
+    CHECK(decoded.m_outcome == DecodeOutcome::NoAccess);
+    CHECK(decoded.m_systemCall);
+    // An ordinary instruction without an access may be stepped.
+    const uint8_t add[] = {0x48, 0x83, 0xc1, 0x08, 0x48, 0x89, 0x11};
+    registers.m_rip = reinterpret_cast<uint64_t>(add);
+    CHECK_FALSE(decodeAhead(registers, 16).m_systemCall);
+}

@@ -338,3 +338,26 @@ TEST_CASE("memlog accesses on a real log: the global grid, the heap block's site
     CHECK(sites.find("\nmain,access_regions.c:") != std::string::npos);  // the calloc in main
     fs::remove_all(outcome.m_directory);
 }
+
+TEST_CASE("a shell forking hundreds of times while sampled: every log reads whole, every sample counted once") {
+    // A fork made while the sampler stepped over the system call would start the child with a
+    // step pending, and the child would write into the parent's log before it has its own.
+    Run run;
+    run.m_argv = {"bash", "-c", "for i in $(seq 300); do x=$(echo $i); done; echo done"};
+    askForSamples(run, 20000);
+    const Outcome outcome = runProgram(run);
+    CHECK(outcome.m_exitStatus == 0);
+    CHECK(outcome.m_stdout == "done\n");
+    CHECK(outcome.m_logs.size() >= 301);  // the shell, and a child per command substitution
+    uint64_t samples = 0;
+    for (const std::string& path : outcome.m_logs) {
+        INFO(path);
+        memlog::timeline::LogReader reader(path);
+        const auto summary = memlog::timeline::summarize(reader);
+        CHECK(summary.m_accessSamples == reader.header().m_accessCounters.m_samples);
+        CHECK(summary.m_lostEvents == 0);
+        samples += summary.m_accessSamples;
+    }
+    CHECK(samples > 0);
+    fs::remove_all(outcome.m_directory);
+}

@@ -27,7 +27,7 @@ struct ScenarioRun {
 // Every program in scenarios/ and how it runs here; a new scenario must be added.
 const std::vector<ScenarioRun> kScenarios = {
     {"access_fork_exec", {"10"}},   {"access_phases", {"4"}},  {"access_regions", {"20"}},
-    {"access_threads", {"10"}},     {"own_sigtrap", {"2"}},
+    {"access_threads", {"10"}},     {"own_sigtrap", {"2"}},    {"use_after_free", {"2"}},
     {"abort_halfway", {}, SIGABRT},  {"aligned_calls", {}},     {"allocation_sites", {}},
     {"allocation_sites_stripped", {}}, {"bench_alloc", {"20000"}}, {"crash", {}, SIGSEGV},
     {"cxx_containers", {}},         {"dlopen_plugin", {}},     {"early_late", {}},

@@ -144,8 +144,10 @@ TEST_CASE("an access record round-trips: kind, source, size, the instruction and
     record.m_kind = AccessKind::ReadWrite;
     record.m_source = AccessSource::Watchpoint;
     record.m_ipAfter = true;
+    record.m_inAllocator = true;
     record.m_ip = 0x5555'0000'1234ull;
     record.m_stack = 12;
+    record.m_armedBy = 4000;
     ChunkCursorState writer{4990, 8'999'000, 0x7f00'0000'0000ull, 0x5555'0000'1000ull}, reader = writer;
     uint8_t buffer[kMaxAccessRecordBytes];
     uint8_t* end = encodeAccessPayload(buffer, record, writer);
@@ -160,14 +162,17 @@ TEST_CASE("an access record round-trips: kind, source, size, the instruction and
     CHECK(back.m_kind == AccessKind::ReadWrite);
     CHECK(back.m_source == AccessSource::Watchpoint);
     CHECK(back.m_ipAfter);
+    CHECK(back.m_inAllocator);
     CHECK(back.m_ip == record.m_ip);
     CHECK(back.m_stack == 12);
+    CHECK(back.m_armedBy == 4000);
     CHECK(back.m_blockSeq == 0);
     CHECK(reader.m_seq == writer.m_seq);
     CHECK(reader.m_addr == writer.m_addr);
     CHECK(reader.m_ip == record.m_ip);
     // The ip is a delta: a second sample of the same instruction costs one byte for it.
     record.m_seq = 5001;
+    record.m_armedBy = 0;
     uint8_t again[kMaxAccessRecordBytes];
     CHECK(encodeAccessPayload(again, record, writer) - again < end - buffer);
 }
@@ -191,6 +196,17 @@ TEST_CASE("an access record that cannot be true does not decode") {
     CHECK_FALSE(decodes(0, 0, 8));  // neither read nor write
     CHECK_FALSE(decodes(1, 3, 8));  // no such source
     CHECK_FALSE(decodes(1, 0, 0));  // an access of no bytes
+    // A trap armed by a sample that comes after it.
+    AccessRecord record;
+    record.m_seq = 10;
+    record.m_size = 8;
+    record.m_armedBy = 10;
+    ChunkCursorState writer, reader;
+    uint8_t buffer[kMaxAccessRecordBytes];
+    uint8_t* end = encodeAccessPayload(buffer, record, writer);
+    const uint8_t* cursor = buffer + 1;
+    AccessRecord back;
+    CHECK_FALSE(decodeAccessPayload(&cursor, end, back, reader));
 }
 
 TEST_CASE("a version 2 access record names its block by distance, and cannot come before it") {

@@ -133,7 +133,7 @@ TEST_CASE("access samples: reads, writes, where they fell and blocks sampled are
     log.thread(2).threadStack(0x7000'0000, 0x7001'0000);
     log.thread(2).read(3, 0x1000).write(4, 0x2ff8).read(5, 0x2010).read(6, 0x2018);
     log.thread(2).read(7, 0x7000'8000).write(8, 0x5000);  // its own stack; nothing there
-    log.thread(2).read(10, 0x1000);                        // where the first block was, after its free
+    log.thread(2).read(10, 0x1000);                        // the first block, after its free: a use after free
     const Summary s = summarise(log);
     CHECK(s.m_accessSamples == 7);
     CHECK(s.m_accessReads == 5);
@@ -141,11 +141,14 @@ TEST_CASE("access samples: reads, writes, where they fell and blocks sampled are
     CHECK(s.m_accessHeap == 4);
     CHECK(s.m_accessStack == 1);
     CHECK(s.m_accessGlobal == 0);
-    CHECK(s.m_accessOther == 2);
+    CHECK(s.m_accessOther == 1);
+    CHECK(s.m_accessFreed == 1);
     CHECK(s.m_blocksSampled == 2);
+    CHECK(s.m_blocksUsedAfterFree == 1);
     CHECK(s.m_accessRate == 500);
     CHECK(memlog::timeline::accessSamplerText(s) == "ticks (thread CPU timers)");
-    CHECK(s.m_anomalies.total() == 0);  // a tick's sample names no block: it cannot miss one
+    CHECK(s.m_anomalies.m_useAfterFree == 1);
+    CHECK(s.m_anomalies.total() == 1);  // a tick's sample names no block: it cannot miss one
     CHECK(s.m_events == 3);             // samples are not heap events
 }
 

@@ -21,10 +21,11 @@ commands:
   sites FILE [--by M] [--top N]       allocation sites: calls, bytes, peak, leaked
   flame FILE [--metric M]             collapsed stacks for flame graph tools
   accesses FILE [--by G] [--top N]    access samples by site, block, function, global
+  uaf FILE [--top N]                  uses after free: allocation, free and access stacks
 
 Without the launcher: LD_PRELOAD=/path/to/libmemlog.so PROGRAM [ARGS]
 writes ./PROGRAM.PID.memlog (settings: MEMLOG_OUT, MEMLOG_QUIET, MEMLOG_UNWIND,
-MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS, MEMLOG_ACCESS; see `memlog run --help`).
+MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS, MEMLOG_ACCESS, MEMLOG_WATCH; see `memlog run --help`).
 
 `memlog COMMAND --help` describes one command. Exit status: 0 success,
 2 bad usage or a log that cannot be read.
@@ -156,5 +157,6 @@ int main(int argc, char** argv) {
     if (command == "sites") return sitesCommand(arguments);
     if (command == "flame") return flameCommand(arguments);
     if (command == "accesses") return accessesCommand(arguments);
+    if (command == "uaf") return uafCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }

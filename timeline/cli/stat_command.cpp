@@ -75,14 +75,17 @@ void printJson(const timeline::Summary& s) {
                 s.m_stacks);
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
-                ",\"mismatched_free\":%" PRIu64 ",\"access_outside_block\":%" PRIu64 "},\"lost_events\":%" PRIu64,
+                ",\"mismatched_free\":%" PRIu64 ",\"access_outside_block\":%" PRIu64 ",\"use_after_free\":%" PRIu64
+                "},\"lost_events\":%" PRIu64,
                 a.m_unknownFree, a.m_doubleFree, a.m_unknownRealloc, a.m_mismatchedFree, a.m_accessOutsideBlock,
-                s.m_lostEvents);
+                a.m_useAfterFree, s.m_lostEvents);
     std::printf(",\"access_sampler\":%s,\"access_rate\":%u,\"access_samples\":%" PRIu64 ",\"access_reads\":%" PRIu64
                 ",\"access_writes\":%" PRIu64 ",\"access_heap\":%" PRIu64 ",\"access_global\":%" PRIu64
-                ",\"access_stack\":%" PRIu64 ",\"access_other\":%" PRIu64 ",\"blocks_sampled\":%" PRIu64,
+                ",\"access_stack\":%" PRIu64 ",\"access_other\":%" PRIu64 ",\"access_freed\":%" PRIu64
+                ",\"blocks_sampled\":%" PRIu64,
                 jsonString(timeline::accessSamplerText(s)).c_str(), s.m_accessRate, s.m_accessSamples, s.m_accessReads,
-                s.m_accessWrites, s.m_accessHeap, s.m_accessGlobal, s.m_accessStack, s.m_accessOther, s.m_blocksSampled);
+                s.m_accessWrites, s.m_accessHeap, s.m_accessGlobal, s.m_accessStack, s.m_accessOther, s.m_accessFreed,
+                s.m_blocksSampled);
     const format::AccessCounters& c = s.m_accessCounters;
     std::printf(",\"access_ticks\":%" PRIu64 ",\"access_steps\":%" PRIu64 ",\"access_passed_over\":%" PRIu64
                 ",\"access_dropped\":%" PRIu64
@@ -90,6 +93,17 @@ void printJson(const timeline::Summary& s) {
                 ",\"undecodable\":%" PRIu64 ",\"unsupported\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
                 c.m_ticks, c.m_steps, c.m_passedOver, c.dropped(), c.m_droppedInRecorder, c.m_droppedStepping, c.m_droppedNoAccess,
                 c.m_droppedUndecodable, c.m_droppedUnsupported, c.m_droppedLost);
+    const format::WatchCounters& w = s.m_watchCounters;
+    std::printf(",\"watch_sampler\":%s,\"watch_rate\":%u,\"watch_traps\":%" PRIu64 ",\"watch_other_thread\":%" PRIu64
+                ",\"watch_reuse_median_ns\":%" PRIu64 ",\"blocks_used_after_free\":%" PRIu64
+                ",\"watch_counters\":{\"armed\":%" PRIu64 ",\"traps\":%" PRIu64 ",\"ignored_in_allocator\":%" PRIu64
+                ",\"ignored_in_recorder\":%" PRIu64 ",\"stale\":%" PRIu64 ",\"retired_by_time\":%" PRIu64
+                ",\"freed_while_watched\":%" PRIu64 ",\"disarmed_by_allocation\":%" PRIu64
+                ",\"disarmed_by_unmap\":%" PRIu64 ",\"skipped_for_budget\":%" PRIu64 ",\"arm_failures\":%" PRIu64 "}",
+                jsonString(timeline::watchSamplerText(s)).c_str(), s.m_watchRate, s.m_watchTraps, s.m_watchOtherThread,
+                s.m_watchReuseMedianNs, s.m_blocksUsedAfterFree, w.m_armed, w.m_traps, w.m_ignoredInAllocator,
+                w.m_ignoredInRecorder, w.m_stale, w.m_retiredByTime, w.m_freedWhileWatched, w.m_disarmedByAllocation,
+                w.m_disarmedByUnmap, w.m_skippedForBudget, w.m_armFailures);
 }
 
 void printJsonSites(const TopSites& top) {
@@ -145,12 +159,15 @@ std::string duration(uint64_t ns) {
 
 // The samples by kind and place, then what the sampler did with its ticks.
 void printAccessLines(const timeline::Summary& s) {
-    if (s.m_accessSamples)
-        std::printf("accesses     %s samples (%s reads, %s writes): heap %s in %s, global %s, stack %s, other %s\n",
+    if (s.m_accessSamples) {
+        std::printf("accesses     %s samples (%s reads, %s writes): heap %s in %s, global %s, stack %s, other %s",
                     grouped(s.m_accessSamples).c_str(), grouped(s.m_accessReads).c_str(),
                     grouped(s.m_accessWrites).c_str(), grouped(s.m_accessHeap).c_str(),
                     blocks(s.m_blocksSampled).c_str(), grouped(s.m_accessGlobal).c_str(),
                     grouped(s.m_accessStack).c_str(), grouped(s.m_accessOther).c_str());
+        if (s.m_accessFreed) std::printf(", freed blocks %s", grouped(s.m_accessFreed).c_str());
+        std::printf("\n");
+    }
     else
         std::printf("accesses     none\n");
     std::printf("sampler      %s", timeline::accessSamplerText(s).c_str());
@@ -169,6 +186,17 @@ void printAccessLines(const timeline::Summary& s) {
     } else if (s.m_accessSampler == format::AccessSampler::ProcessWide ||
                s.m_accessSampler == format::AccessSampler::PerThread) {
         std::printf(", at most %u traps/s", s.m_accessRate);
+    }
+    std::printf("\n");
+    if (s.m_watchSampler == format::WatchSampler::Off) return;
+    std::printf("watchpoints  %s", timeline::watchSamplerText(s).c_str());
+    if (s.m_watchSampler == format::WatchSampler::ProcessWide) {
+        const format::WatchCounters& w = s.m_watchCounters;
+        std::printf(", at most %u traps/s: %s armed, %s traps (%s by another thread), reuse median %s; %s freed "
+                    "while watched, %s used after free",
+                    s.m_watchRate, grouped(w.m_armed).c_str(), grouped(s.m_watchTraps).c_str(),
+                    grouped(s.m_watchOtherThread).c_str(), duration(s.m_watchReuseMedianNs).c_str(),
+                    blocks(w.m_freedWhileWatched).c_str(), blocks(s.m_blocksUsedAfterFree).c_str());
     }
     std::printf("\n");
 }
@@ -196,10 +224,11 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf("anomalies    %s", grouped(a.total()).c_str());
     if (a.total())
-        std::printf(" (unknown free %s, double free %s, unknown realloc %s, mismatched free %s, access outside a block %s)",
+        std::printf(" (unknown free %s, double free %s, unknown realloc %s, mismatched free %s, access outside a block %s, "
+                    "use after free %s)",
                     grouped(a.m_unknownFree).c_str(), grouped(a.m_doubleFree).c_str(),
                     grouped(a.m_unknownRealloc).c_str(), grouped(a.m_mismatchedFree).c_str(),
-                    grouped(a.m_accessOutsideBlock).c_str());
+                    grouped(a.m_accessOutsideBlock).c_str(), grouped(a.m_useAfterFree).c_str());
     std::printf("\nlost events  %s\n", grouped(s.m_lostEvents).c_str());
     printAccessLines(s);
     for (const auto& [metric, rows] : top) {

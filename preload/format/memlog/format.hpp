@@ -89,6 +89,31 @@ struct AccessCounters {
 };
 static_assert(sizeof(AccessCounters) == 128);
 
+// Whether watchpoints followed sampled words (FileHeader::m_watchSampler); where they could not,
+// FileHeader::m_watchStatus says why (the probe's reason).
+enum class WatchSampler : uint32_t {
+    Off = 0,          // not asked for (MEMLOG_WATCH)
+    Unavailable = 1,  // asked for, could not run: m_watchStatus says why
+    ProcessWide = 2,  // four debug registers, inherited by every thread
+};
+
+// What the watchpoints did, added up by every thread with atomic adds into the header.
+struct WatchCounters {
+    uint64_t m_armed;               // words armed after a tick sample
+    uint64_t m_traps;               // accesses caught and written as records
+    uint64_t m_ignoredInAllocator;  // caught inside malloc or free (the allocator's own writes)
+    uint64_t m_ignoredInRecorder;   // caught inside the recorder
+    uint64_t m_stale;               // traps of a watch already retired (another thread's, late)
+    uint64_t m_retiredByTime;       // armed words no access reached in time
+    uint64_t m_freedWhileWatched;   // blocks freed with a watch in them: the watch stayed on
+    uint64_t m_disarmedByAllocation;  // ... until an allocation handed the word out again
+    uint64_t m_disarmedByUnmap;     // ... or its memory was unmapped
+    uint64_t m_skippedForBudget;    // samples not followed: the traps-per-second budget was spent
+    uint64_t m_armFailures;         // the kernel refused to arm a word
+    uint64_t m_reserved[5];
+};
+static_assert(sizeof(WatchCounters) == 128);
+
 #pragma pack(push, 1)
 struct FileHeader {
     char m_magic[8];
@@ -119,12 +144,17 @@ struct FileHeader {
     char m_commandLine[2048];  // argv joined by spaces, cut to fit, NUL-terminated
     char m_accessStatus[256];  // why the sampler is Unavailable, NUL-terminated; else empty
     AccessCounters m_accessCounters;  // version 3; zero in version 2 (the header page is zeroed)
+    WatchSampler m_watchSampler;
+    uint32_t m_watchRate;       // the budget of traps per second
+    char m_watchStatus[256];    // why the watchpoints are Unavailable, NUL-terminated; else empty
+    WatchCounters m_watchCounters;
 };
 #pragma pack(pop)
 static_assert(sizeof(FileHeader) <= kHeaderBytes);
 static_assert(offsetof(FileHeader, m_exe) == 160);
 static_assert(offsetof(FileHeader, m_accessStatus) == 3232);
 static_assert(offsetof(FileHeader, m_accessCounters) == 3488);
+static_assert(offsetof(FileHeader, m_watchCounters) == 3880);
 
 #pragma pack(push, 1)
 struct ChunkHeader {
@@ -415,10 +445,13 @@ inline bool decodeStackPayload(const uint8_t** cursor, const uint8_t* end, uint6
 //   tsc       zigzag   minus the previous record's in this chunk
 //   addr      zigzag   the first byte accessed, minus the previous record's address in this chunk
 //   flags     varint   bits 0-1: AccessKind; bits 2-3: AccessSource; bit 4: ip is the instruction
-//                      after the access (a watchpoint's trap), else the accessing instruction
+//                      after the access (a watchpoint's trap), else the accessing instruction;
+//                      bit 5: taken inside the allocator (malloc, free: its own bookkeeping);
+//                      bit 6: an armedBy field follows the stack
 //   size      varint   bytes accessed (one element of a rep string instruction)
 //   ip        zigzag   minus the previous access record's ip in this chunk
 //   stack     varint   call stack of the accessing code (its callers); 0 = none
+//   armedBy   varint   (bit 6) a watchpoint's trap: seq minus the seq of the sample that armed it
 //
 // Version 2 (hardware watchpoints that never shipped; read, never written):
 //   seq, tsc, addr as above; block varint (seq minus the block's first sequence number); offset
@@ -443,24 +476,28 @@ struct AccessRecord {
     uint64_t m_size = 0;
     AccessKind m_kind = AccessKind::Read;
     AccessSource m_source = AccessSource::Tick;
-    bool m_ipAfter = false;  // m_ip is the instruction after the access
+    bool m_ipAfter = false;      // m_ip is the instruction after the access
+    bool m_inAllocator = false;  // taken inside malloc, free and the like
     uint64_t m_ip = 0;
     uint64_t m_stack = 0;
+    uint64_t m_armedBy = 0;      // a watchpoint's trap: the sequence number of the sample that armed it
     // Version 2 only: the block the recorder named (its first sequence number; 0: not named).
     uint64_t m_blockSeq = 0;
     uint64_t m_offset = 0;
 };
-inline constexpr uint32_t kMaxAccessRecordBytes = 1 + 7 * 10;
+inline constexpr uint32_t kMaxAccessRecordBytes = 1 + 8 * 10;
 
 inline uint8_t* encodeAccessPayload(uint8_t* out, const AccessRecord& record, ChunkCursorState& state) {
     uint8_t* p = putVarint(out + 1, record.m_seq - state.m_seq);
     p = putSigned(p, static_cast<int64_t>(record.m_tsc - state.m_tsc));
     p = putSigned(p, static_cast<int64_t>(record.m_addr - state.m_addr));
+    const bool armed = record.m_armedBy != 0;
     p = putVarint(p, static_cast<uint64_t>(record.m_kind) | (static_cast<uint64_t>(record.m_source) << 2) |
-                         (record.m_ipAfter ? 16u : 0u));
+                         (record.m_ipAfter ? 16u : 0u) | (record.m_inAllocator ? 32u : 0u) | (armed ? 64u : 0u));
     p = putVarint(p, record.m_size);
     p = putSigned(p, static_cast<int64_t>(record.m_ip - state.m_ip));
     p = putVarint(p, record.m_stack);
+    if (armed) p = putVarint(p, record.m_seq - record.m_armedBy);
     state.m_seq = record.m_seq;
     state.m_tsc = record.m_tsc;
     state.m_addr = record.m_addr;
@@ -477,8 +514,13 @@ inline bool decodeAccessPayload(const uint8_t** cursor, const uint8_t* end, Acce
         !getVarint(cursor, end, &record.m_stack))
         return false;
     // A kind of 0, a source beyond Trace or unknown flag bits: not a record this reader wrote.
-    if ((flags & 3) == 0 || ((flags >> 2) & 3) == 3 || flags >> 5 || record.m_size == 0) return false;
+    if ((flags & 3) == 0 || ((flags >> 2) & 3) == 3 || flags >> 7 || record.m_size == 0) return false;
     record.m_seq = state.m_seq + seqDelta;
+    uint64_t armedDistance = 0;
+    if ((flags & 64) && (!getVarint(cursor, end, &armedDistance) || armedDistance == 0 || armedDistance > record.m_seq))
+        return false;  // a trap comes after the sample that armed it
+    record.m_armedBy = armedDistance ? record.m_seq - armedDistance : 0;
+    record.m_inAllocator = flags & 32;
     record.m_tsc = state.m_tsc + static_cast<uint64_t>(unzigzag(tscDelta));
     record.m_addr = state.m_addr + static_cast<uint64_t>(unzigzag(addrDelta));
     record.m_kind = static_cast<AccessKind>(flags & 3);
@@ -508,6 +550,8 @@ inline bool decodeAccessPayloadVersion2(const uint8_t** cursor, const uint8_t* e
     record.m_kind = (flags & 1) ? AccessKind::Write : AccessKind::Read;
     record.m_source = AccessSource::Watchpoint;
     record.m_ipAfter = true;
+    record.m_inAllocator = false;
+    record.m_armedBy = 0;
     record.m_size = flags >> 1;
     // A block begins before its samples; a watched word is 1, 2, 4 or 8 bytes.
     if (blockDistance == 0 || blockDistance > record.m_seq || flags >> 5 || record.m_size == 0 ||
