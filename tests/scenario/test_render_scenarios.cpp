@@ -34,7 +34,8 @@ const std::vector<ScenarioRun> kScenarios = {
     {"fork_exec", {}},              {"forever", {"progress"}, SIGKILL, 0.2}, {"garbage_frame_pointer", {}},
     {"leaks", {}},
     {"linked_list", {}},            {"many_threads", {}},      {"mapped_region", {}},
-    {"matrix_multiply", {"row", "64"}}, {"new_delete_forms", {}}, {"producer_consumer", {}},
+    {"matrix_multiply", {"row", "64"}}, {"new_delete_forms", {}}, {"peaks_apart", {}},
+    {"producer_consumer", {}},
     {"random_churn", {}},           {"realloc_growth", {}},    {"trickle", {"1"}},
 };
 

@@ -55,7 +55,7 @@ TEST_CASE("stat --json prints one object with every field") {
     for (const char* field :
          {"\"format_version\":3", "\"complete\":true", "\"pid\":4242", "\"exe\":\"/usr/bin/synthetic\"",
           "\"threads\":2", "\"malloc\":2", "\"free\":1", "\"mremap\":0", "\"new[]\":0", "\"allocations\":2",
-          "\"frees\":1", "\"peak_bytes\":100", "\"peak_blocks\":1", "\"leaked_bytes\":7", "\"leaked_blocks\":1",
+          "\"frees\":1", "\"peak_bytes\":100", "\"blocks_at_peak\":1", "\"peak_blocks\":1", "\"leaked_bytes\":7", "\"leaked_blocks\":1",
           "\"stacks\":1", "\"unknown_free\":0", "\"lost_events\":0", "\"duration_ns\":2000"}) {
         INFO(field);
         CHECK(r.m_stdout.find(field) != std::string::npos);
@@ -69,8 +69,26 @@ TEST_CASE("stat without --json is readable text") {
     const std::string path = sampleLog();
     const Result r = runMemlog("stat " + path);
     CHECK(r.m_status == 0);
-    CHECK(r.m_stdout.find("peak         100 B in 1 block\n") != std::string::npos);
+    CHECK(r.m_stdout.find("peak         100 B in 1 block (live at that moment)\n") != std::string::npos);
+    CHECK(r.m_stdout.find("peak blocks  1 (the most live at once)\n") != std::string::npos);
     CHECK(r.m_stdout.find("leaked       7 B in 1 block\n") != std::string::npos);
+    unlink(path.c_str());
+}
+
+TEST_CASE("stat: the byte peak with its blocks, and the most blocks live at another moment") {
+    // 125 bytes in 2 blocks at seq 2; both freed; then 3 one-byte blocks live at once.
+    const std::string path = "/tmp/memlog-cli-peaks-" + std::to_string(getpid()) + ".memlog";
+    LogBuilder log;
+    log.thread(1).malloc(1, 0x1000, 100).malloc(2, 0x2000, 25).free(3, 0x1000).free(4, 0x2000);
+    log.thread(1).malloc(5, 0x3000, 1).malloc(6, 0x3010, 1).malloc(7, 0x3020, 1);
+    log.write(path);
+    const Result text = runMemlog("stat " + path);
+    CHECK(text.m_status == 0);
+    CHECK(text.m_stdout.find("peak         125 B in 2 blocks (live at that moment)\n") != std::string::npos);
+    CHECK(text.m_stdout.find("peak blocks  3 (the most live at once)\n") != std::string::npos);
+    const Result json = runMemlog("stat " + path + " --json");
+    CHECK(json.m_status == 0);
+    CHECK(json.m_stdout.find("\"peak_bytes\":125,\"blocks_at_peak\":2,\"peak_blocks\":3,") != std::string::npos);
     unlink(path.c_str());
 }
 
