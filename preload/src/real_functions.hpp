@@ -32,7 +32,9 @@ namespace memlog::preload {
     X(sigaction, int, int, const struct sigaction*, struct sigaction*)            \
     X(signal, sighandler_t, int, sighandler_t)                                     \
     X(sysv_signal, sighandler_t, int, sighandler_t)                                \
-    X(pthread_create, int, pthread_t*, const pthread_attr_t*, void* (*)(void*), void*)
+    X(pthread_create, int, pthread_t*, const pthread_attr_t*, void* (*)(void*), void*) \
+    X(dlopen, void*, const char*, int)                                             \
+    X(dlmopen, void*, long, const char*, int)
 
 struct RealFunctions {
 #define MEMLOG_DECLARE_REAL(name, result, ...) result (*name)(__VA_ARGS__);

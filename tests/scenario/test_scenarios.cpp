@@ -263,10 +263,11 @@ TEST_CASE("`empty` runs: every scenario starts and exits cleanly, and the record
     // in both modes), which the tests above cancel.
     const std::vector<std::string> noisy = {"cxx_containers", "early_late", "many_threads", "new_delete_forms",
                                             "producer_consumer"};
-    for (const char* scenario : {"abort_halfway", "aligned_calls", "allocation_sites", "bench_alloc", "crash",
-                                 "cxx_containers", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks",
-                                 "linked_list", "many_threads", "mapped_region", "matrix_multiply", "new_delete_forms",
-                                 "peaks_apart", "producer_consumer", "random_churn", "realloc_growth", "trickle"}) {
+    for (const char* scenario :
+         {"abort_halfway", "aligned_calls", "allocation_sites", "bench_alloc", "bench_dlopen", "crash", "cxx_containers",
+          "deepbind_plugin", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks", "linked_list",
+          "many_threads", "mapped_region", "matrix_multiply", "new_delete_forms", "peaks_apart", "producer_consumer",
+          "random_churn", "realloc_growth", "trickle"}) {
         INFO(scenario);
         const auto s = record(scenario, {"empty"});  // exit status 0 and one log
         CHECK(s.m_complete);
