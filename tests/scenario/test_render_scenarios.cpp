@@ -36,8 +36,8 @@ const std::vector<ScenarioRun> kScenarios = {
     {"leaks", {}},
     {"linked_list", {}},            {"many_threads", {}},      {"mapped_region", {}},
     {"matrix_multiply", {"row", "64"}}, {"new_delete_forms", {}}, {"peaks_apart", {}},
-    {"producer_consumer", {}},
-    {"random_churn", {}},           {"realloc_growth", {}},    {"trickle", {"1"}},
+    {"producer_consumer", {}},      {"random_churn", {}},      {"realloc_growth", {}},
+    {"replaced_malloc", {}},        {"trickle", {"1"}},
 };
 
 Outcome recordScenario(const ScenarioRun& scenario) {

@@ -267,7 +267,7 @@ TEST_CASE("`empty` runs: every scenario starts and exits cleanly, and the record
          {"abort_halfway", "aligned_calls", "allocation_sites", "bench_alloc", "bench_dlopen", "crash", "cxx_containers",
           "deepbind_plugin", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks", "linked_list",
           "many_threads", "mapped_region", "matrix_multiply", "new_delete_forms", "peaks_apart", "producer_consumer",
-          "random_churn", "realloc_growth", "trickle"}) {
+          "random_churn", "realloc_growth", "replaced_malloc", "trickle"}) {
         INFO(scenario);
         const auto s = record(scenario, {"empty"});  // exit status 0 and one log
         CHECK(s.m_complete);
