@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
     const double end = now_ns();
     dlclose(plugin);
     char text[96];
-    snprintf(text, sizeof text, "load_us %.2f\nnoload_ns %.1f\n", (loaded - start) / loads / 1e3, (end - again) / opens);
+    snprintf(text, sizeof text, "load_us %.2f\nnoload_ns %.1f\n", (loaded - start) / loads / 1e3,
+             (end - again) / opens);
     scenario_say(text);
     return 0;
 }

@@ -1,10 +1,10 @@
 // dlopen and dlmopen, for RTLD_DEEPBIND (deep_bind.hpp). glibc takes the caller of dlopen from
 // its return address: a bare name is searched along the caller's RUNPATH, "$ORIGIN" is the
 // caller's directory, and the caller's namespace is used. So these hooks are assembly stubs that
-// ask routeDlopen what to do and then jump to the real function with the stack as the program
-// left it: glibc sees the program's caller, not the recorder. Only a RTLD_DEEPBIND load whose
-// name glibc would resolve the same for any caller is opened by the recorder itself, which then
-// rebinds it. Any other dlopen pays one call of the route: below the noise of
+// ask a route function what to do and then jump to the real function with the stack as the
+// program left it: glibc sees the program's caller, not the recorder. Only a RTLD_DEEPBIND load
+// whose name glibc would resolve the same for any caller is opened by the recorder itself, which
+// then rebinds it. Any other dlopen pays one call of the route: below the noise of
 // scripts/bench-dlopen (tens of ns).
 #include <dlfcn.h>
 #include <link.h>
@@ -16,7 +16,6 @@
 #include "memlog.h"
 #include "real_functions.hpp"
 #include "recorder.hpp"
-#include "settings.hpp"
 #include "system.hpp"
 
 using namespace memlog::preload;
@@ -66,8 +65,8 @@ bool searchesLikeRecorder(const void* caller) {
     alignas(Dl_serinfo) char callerBytes[kMaxSearchListBytes], ownBytes[kMaxSearchListBytes];
     auto* callerList = reinterpret_cast<Dl_serinfo*>(callerBytes);
     auto* ownList = reinterpret_cast<Dl_serinfo*>(ownBytes);
-    if (!readSearchList(callerMap, callerList, sizeof callerBytes) || !readSearchList(ownMap, ownList, sizeof ownBytes) ||
-        callerList->dls_cnt != ownList->dls_cnt)
+    if (!readSearchList(callerMap, callerList, sizeof callerBytes) ||
+        !readSearchList(ownMap, ownList, sizeof ownBytes) || callerList->dls_cnt != ownList->dls_cnt)
         return false;
     for (unsigned i = 0; i < callerList->dls_cnt; ++i)
         if (std::strcmp(directoryAt(callerList, i), directoryAt(ownList, i)) != 0) return false;

@@ -167,7 +167,8 @@ MEMLOG_EXPORT void __libc_free(void* pointer) {
     releaseBlock<&R::__libc_free>(pointer);
 }
 MEMLOG_EXPORT void* __libc_realloc(void* old, size_t size) {
-    return libcNamesPassThrough() ? g_real.__libc_realloc(old, size) : resize<&R::__libc_realloc>(Kind::Realloc, old, size);
+    return libcNamesPassThrough() ? g_real.__libc_realloc(old, size)
+                                  : resize<&R::__libc_realloc>(Kind::Realloc, old, size);
 }
 MEMLOG_EXPORT void* __libc_memalign(size_t alignment, size_t size) {
     return libcNamesPassThrough() ? g_real.__libc_memalign(alignment, size)
@@ -177,5 +178,6 @@ MEMLOG_EXPORT void* __libc_valloc(size_t size) {
     return libcNamesPassThrough() ? g_real.__libc_valloc(size) : allocatePages<&R::__libc_valloc>(Kind::Valloc, size);
 }
 MEMLOG_EXPORT void* __libc_pvalloc(size_t size) {
-    return libcNamesPassThrough() ? g_real.__libc_pvalloc(size) : allocatePages<&R::__libc_pvalloc>(Kind::Pvalloc, size);
+    return libcNamesPassThrough() ? g_real.__libc_pvalloc(size)
+                                  : allocatePages<&R::__libc_pvalloc>(Kind::Pvalloc, size);
 }
