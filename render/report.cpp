@@ -263,11 +263,11 @@ void Report::paintHeader(cairo_t* cr) const {
     drawText(cr, "memlog \u00b7 " + name + "  (pid " + std::to_string(s.m_pid) + ")", area.m_x, area.m_y + font * 1.6,
              Align::Left, area.m_width);
     setFont(cr, font * 1.1);
-    auto counted = [](uint64_t n, const char* what) { return timeline::countText(n) + " " + what + (n == 1 ? "" : "s"); };
+    const auto counted = timeline::countedText;
     const std::string numbers = timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
                                 counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") +
-                                " \u00b7 peak " + timeline::bytesText(static_cast<double>(s.m_peakBytes)) + " in " +
-                                counted(s.m_peakBlocks, "block") + " \u00b7 leaked " +
+                                " \u00b7 " + timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) +
+                                " \u00b7 leaked " +
                                 timeline::bytesText(static_cast<double>(s.m_leakedBytes)) + " in " +
                                 counted(s.m_leakedBlocks, "block") + " \u00b7 " + counted(s.m_threads, "thread");
     drawText(cr, numbers, area.m_x, area.m_y + font * 3.3, Align::Left, area.m_width);

@@ -175,6 +175,7 @@ private:
         if (m_liveBytes > m_summary.m_peakBytes) {
             m_summary.m_peakBytes = m_liveBytes;
             m_summary.m_peakSeq = m_seq;
+            m_summary.m_blocksAtPeak = m_liveBlocks;
         }
         if (m_liveBlocks > m_summary.m_peakBlocks) m_summary.m_peakBlocks = m_liveBlocks;
         if (m_observer) m_observer->begin(change);

@@ -44,7 +44,8 @@ struct Summary {
     uint64_t m_frees = 0;        // blocks ended
     uint64_t m_peakBytes = 0;    // live requested bytes at their maximum
     uint64_t m_peakSeq = 0;      // the sequence number of the block that first reached the peak
-    uint64_t m_peakBlocks = 0;
+    uint64_t m_blocksAtPeak = 0; // blocks live at that moment (when the byte peak was first reached)
+    uint64_t m_peakBlocks = 0;   // the most blocks live at once: another moment, as a rule
     uint64_t m_leakedBytes = 0;  // live at the end of the log
     uint64_t m_leakedBlocks = 0;
     uint64_t m_stacks = 0;       // distinct stacks

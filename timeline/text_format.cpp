@@ -64,4 +64,13 @@ std::string hexText(uint64_t addr) {
     return text;
 }
 
+std::string countedText(uint64_t count, const char* noun) {
+    return countText(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+std::string peakText(uint64_t peakBytes, uint64_t blocksAtPeak, uint64_t peakBlocks) {
+    return "peak " + bytesText(static_cast<double>(peakBytes)) + " in " + countedText(blocksAtPeak, "block") +
+           " \u00b7 at most " + countedText(peakBlocks, "block") + " live";
+}
+
 }  // namespace memlog::timeline

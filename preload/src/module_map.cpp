@@ -1,6 +1,6 @@
-// Walks the loaded objects with dl_iterate_phdr. Written lazily instead of hooking dlopen: a
-// dlopen wrapper would make the recorder the "caller" of dlopen, and glibc resolves a dlopen'd
-// name against the caller's RUNPATH and $ORIGIN, so wrapping it can break the program.
+// Walks the loaded objects with dl_iterate_phdr. Written lazily rather than from the dlopen hook,
+// which leaves every load but RTLD_DEEPBIND ones to glibc untouched (hooks_dlopen.cpp: glibc
+// resolves a dlopen'd name against its caller's RUNPATH and $ORIGIN).
 #include "module_map.hpp"
 
 #include <elf.h>
@@ -96,6 +96,11 @@ int readCounters(dl_phdr_info* info, size_t, void* data) {
     return 1;  // the counters are the same in every entry: stop at the first
 }
 
+int readLoads(dl_phdr_info* info, size_t, void* data) {
+    *static_cast<unsigned long long*>(data) = info->dlpi_adds;
+    return 1;
+}
+
 struct FindContext {
     uintptr_t m_address;
     AddressRange m_range;
@@ -136,6 +141,12 @@ bool modulesChanged() {
     bool changed = false;
     dl_iterate_phdr(readCounters, &changed);
     return changed;
+}
+
+unsigned long long objectsLoaded() {
+    unsigned long long loads = 0;
+    dl_iterate_phdr(readLoads, &loads);
+    return loads;
 }
 
 void findModuleRange(const void* address, uintptr_t* lo, uintptr_t* hi) {

@@ -18,6 +18,9 @@ void writeModuleMap(ThreadState& thread, uint64_t seq, uint64_t tsc);
 // code from a newly loaded object always brings new stacks.
 bool modulesChanged();
 
+// How many objects the process has loaded so far (dl_iterate_phdr's counter, never lowered).
+unsigned long long objectsLoaded();
+
 // The next modulesChanged() answers true (a fork child's new log needs its own module map).
 void forgetModuleMap();
 

@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 
+extern "C" void* memlog_own_malloc(size_t size) noexcept;  // hooks_malloc.cpp
+
 namespace memlog::preload {
 
 RealFunctions g_real;
@@ -15,6 +17,7 @@ void resolveRealFunctions() {
 #undef MEMLOG_RESOLVE_REAL
     g_real.getNewHandler = reinterpret_cast<void* (*)()>(dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv"));
     g_real.throwBadAlloc = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv"));
+    g_real.libcNamesRecorded = dlsym(RTLD_DEFAULT, "malloc") != reinterpret_cast<void*>(&memlog_own_malloc);
 }
 
 }  // namespace memlog::preload

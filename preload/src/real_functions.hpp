@@ -32,7 +32,16 @@ namespace memlog::preload {
     X(sigaction, int, int, const struct sigaction*, struct sigaction*)            \
     X(signal, sighandler_t, int, sighandler_t)                                     \
     X(sysv_signal, sighandler_t, int, sighandler_t)                                \
-    X(pthread_create, int, pthread_t*, const pthread_attr_t*, void* (*)(void*), void*)
+    X(pthread_create, int, pthread_t*, const pthread_attr_t*, void* (*)(void*), void*) \
+    X(dlopen, void*, const char*, int)                                             \
+    X(dlmopen, void*, long, const char*, int)                                      \
+    X(__libc_malloc, void*, size_t)                                                \
+    X(__libc_calloc, void*, size_t, size_t)                                        \
+    X(__libc_free, void, void*)                                                    \
+    X(__libc_realloc, void*, void*, size_t)                                        \
+    X(__libc_memalign, void*, size_t, size_t)                                      \
+    X(__libc_valloc, void*, size_t)                                                \
+    X(__libc_pvalloc, void*, size_t)
 
 struct RealFunctions {
 #define MEMLOG_DECLARE_REAL(name, result, ...) result (*name)(__VA_ARGS__);
@@ -41,6 +50,9 @@ struct RealFunctions {
     // libstdc++, when the program has it: to reproduce operator new's failure behaviour.
     void* (*getNewHandler)();
     void (*throwBadAlloc)();
+    // The program's malloc is not the recorder's (the program or a library preloaded before
+    // the recorder replaced it): record the __libc_ names it forwards to (hooks_malloc.cpp).
+    bool libcNamesRecorded;
 };
 extern RealFunctions g_real;
 

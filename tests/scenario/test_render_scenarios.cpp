@@ -29,13 +29,15 @@ const std::vector<ScenarioRun> kScenarios = {
     {"access_fork_exec", {"10"}},   {"access_phases", {"4"}},  {"access_regions", {"20"}},
     {"access_threads", {"10"}},     {"own_sigtrap", {"2"}},    {"use_after_free", {"2"}},
     {"abort_halfway", {}, SIGABRT},  {"aligned_calls", {}},     {"allocation_sites", {}},
-    {"allocation_sites_stripped", {}}, {"bench_alloc", {"20000"}}, {"crash", {}, SIGSEGV},
-    {"cxx_containers", {}},         {"dlopen_plugin", {}},     {"early_late", {}},
+    {"allocation_sites_stripped", {}}, {"bench_alloc", {"20000"}}, {"bench_dlopen", {"1", "20"}},
+    {"crash", {}, SIGSEGV},         {"cxx_containers", {}},    {"deepbind_plugin", {}},
+    {"dlopen_plugin", {}},          {"early_late", {}},
     {"fork_exec", {}},              {"forever", {"progress"}, SIGKILL, 0.2}, {"garbage_frame_pointer", {}},
     {"leaks", {}},
     {"linked_list", {}},            {"many_threads", {}},      {"mapped_region", {}},
-    {"matrix_multiply", {"row", "64"}}, {"new_delete_forms", {}}, {"producer_consumer", {}},
-    {"random_churn", {}},           {"realloc_growth", {}},    {"trickle", {"1"}},
+    {"matrix_multiply", {"row", "64"}}, {"new_delete_forms", {}}, {"peaks_apart", {}},
+    {"producer_consumer", {}},      {"random_churn", {}},      {"realloc_growth", {}},
+    {"replaced_malloc", {}},        {"trickle", {"1"}},
 };
 
 Outcome recordScenario(const ScenarioRun& scenario) {

@@ -7,6 +7,7 @@
 
 #include "run_program.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/text_format.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;
@@ -107,10 +108,10 @@ TEST_CASE("random churn matches the program's own accounts exactly") {
     const Outcome outcome = runProgram(run);
     REQUIRE(outcome.m_exitStatus == 0);
     REQUIRE(outcome.m_logs.size() == 1);
-    unsigned long mallocs = 0, frees = 0, peakBlocks = 0;
+    unsigned long mallocs = 0, frees = 0, peakBlocks = 0, blocksAtPeak = 0;
     size_t peakBytes = 0;
-    REQUIRE(std::sscanf(outcome.m_stdout.c_str(), "malloc=%lu free=%lu peak_bytes=%zu peak_blocks=%lu", &mallocs,
-                        &frees, &peakBytes, &peakBlocks) == 4);
+    REQUIRE(std::sscanf(outcome.m_stdout.c_str(), "malloc=%lu free=%lu peak_bytes=%zu peak_blocks=%lu blocks_at_peak=%lu",
+                        &mallocs, &frees, &peakBytes, &peakBlocks, &blocksAtPeak) == 5);
     // The seed is fixed: the same program unrecorded prints the same accounts.
     Run bare = run;
     bare.m_preload = false;
@@ -123,6 +124,7 @@ TEST_CASE("random churn matches the program's own accounts exactly") {
     CHECK(callsOf(s, "free") == frees);
     CHECK(s.m_peakBytes == peakBytes);
     CHECK(s.m_peakBlocks == peakBlocks);
+    CHECK(s.m_blocksAtPeak == blocksAtPeak);
     CHECK(s.m_leakedBlocks == 0);
     requireNoAnomalies(s);
     fs::remove_all(outcome.m_directory);
@@ -223,6 +225,37 @@ TEST_CASE("code loaded with dlopen: the module map names it and its allocation's
     }
 }
 
+TEST_CASE("peaks apart: the byte peak with its blocks and the most blocks live, in text, header and JSON") {
+    Run run;
+    run.m_argv = {scenarioPath("peaks_apart")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_exitStatus == 0);
+    CHECK(outcome.m_stdout == "peaks apart\n");
+    REQUIRE(outcome.m_logs.size() == 1);
+    const auto s = summaryOf(outcome.m_logs[0]);
+    CHECK(callsOf(s, "malloc") == 5);
+    CHECK(callsOf(s, "free") == 5);
+    CHECK(s.m_peakBytes == 125);
+    CHECK(s.m_blocksAtPeak == 2);
+    CHECK(s.m_peakBlocks == 3);
+    requireNoAnomalies(s);
+    // The report's header line says it with the same figures.
+    CHECK(memlog::timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) ==
+          "peak 125 B in 2 blocks \u00b7 at most 3 blocks live");
+    Run stat;
+    stat.m_preload = false;
+    stat.m_argv = {memlogCli(), "stat", outcome.m_logs[0]};
+    const Outcome text = runProgram(stat);
+    CHECK(text.m_stdout.find("\npeak         125 B in 2 blocks (live at that moment)\n"
+                             "peak blocks  3 (the most live at once)\n") != std::string::npos);
+    stat.m_argv.push_back("--json");
+    const Outcome json = runProgram(stat);
+    CHECK(json.m_stdout.find("\"peak_bytes\":125,\"blocks_at_peak\":2,\"peak_blocks\":3,") != std::string::npos);
+    for (const Outcome* printed : {&text, &json}) fs::remove_all(printed->m_directory);
+    fs::remove_all(outcome.m_directory);
+}
+
 TEST_CASE("`empty` runs: every scenario starts and exits cleanly, and the recorder's own work is not logged") {
     // A C program that uses no stdio allocates nothing by itself on glibc, so what its `empty`
     // run logs could only be the recorder's own start-up and exit. The others log what their
@@ -230,10 +263,11 @@ TEST_CASE("`empty` runs: every scenario starts and exits cleanly, and the record
     // in both modes), which the tests above cancel.
     const std::vector<std::string> noisy = {"cxx_containers", "early_late", "many_threads", "new_delete_forms",
                                             "producer_consumer"};
-    for (const char* scenario : {"abort_halfway", "aligned_calls", "allocation_sites", "bench_alloc", "crash",
-                                 "cxx_containers", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks",
-                                 "linked_list", "many_threads", "mapped_region", "matrix_multiply", "new_delete_forms",
-                                 "producer_consumer", "random_churn", "realloc_growth", "trickle"}) {
+    for (const char* scenario :
+         {"abort_halfway", "aligned_calls", "allocation_sites", "bench_alloc", "bench_dlopen", "crash", "cxx_containers",
+          "deepbind_plugin", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks", "linked_list",
+          "many_threads", "mapped_region", "matrix_multiply", "new_delete_forms", "peaks_apart", "producer_consumer",
+          "random_churn", "realloc_growth", "replaced_malloc", "trickle"}) {
         INFO(scenario);
         const auto s = record(scenario, {"empty"});  // exit status 0 and one log
         CHECK(s.m_complete);

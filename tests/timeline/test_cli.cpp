@@ -55,7 +55,7 @@ TEST_CASE("stat --json prints one object with every field") {
     for (const char* field :
          {"\"format_version\":3", "\"complete\":true", "\"pid\":4242", "\"exe\":\"/usr/bin/synthetic\"",
           "\"threads\":2", "\"malloc\":2", "\"free\":1", "\"mremap\":0", "\"new[]\":0", "\"allocations\":2",
-          "\"frees\":1", "\"peak_bytes\":100", "\"peak_blocks\":1", "\"leaked_bytes\":7", "\"leaked_blocks\":1",
+          "\"frees\":1", "\"peak_bytes\":100", "\"blocks_at_peak\":1", "\"peak_blocks\":1", "\"leaked_bytes\":7", "\"leaked_blocks\":1",
           "\"stacks\":1", "\"unknown_free\":0", "\"lost_events\":0", "\"duration_ns\":2000"}) {
         INFO(field);
         CHECK(r.m_stdout.find(field) != std::string::npos);
@@ -69,8 +69,26 @@ TEST_CASE("stat without --json is readable text") {
     const std::string path = sampleLog();
     const Result r = runMemlog("stat " + path);
     CHECK(r.m_status == 0);
-    CHECK(r.m_stdout.find("peak         100 B in 1 block\n") != std::string::npos);
+    CHECK(r.m_stdout.find("peak         100 B in 1 block (live at that moment)\n") != std::string::npos);
+    CHECK(r.m_stdout.find("peak blocks  1 (the most live at once)\n") != std::string::npos);
     CHECK(r.m_stdout.find("leaked       7 B in 1 block\n") != std::string::npos);
+    unlink(path.c_str());
+}
+
+TEST_CASE("stat: the byte peak with its blocks, and the most blocks live at another moment") {
+    // 125 bytes in 2 blocks at seq 2; both freed; then 3 one-byte blocks live at once.
+    const std::string path = "/tmp/memlog-cli-peaks-" + std::to_string(getpid()) + ".memlog";
+    LogBuilder log;
+    log.thread(1).malloc(1, 0x1000, 100).malloc(2, 0x2000, 25).free(3, 0x1000).free(4, 0x2000);
+    log.thread(1).malloc(5, 0x3000, 1).malloc(6, 0x3010, 1).malloc(7, 0x3020, 1);
+    log.write(path);
+    const Result text = runMemlog("stat " + path);
+    CHECK(text.m_status == 0);
+    CHECK(text.m_stdout.find("peak         125 B in 2 blocks (live at that moment)\n") != std::string::npos);
+    CHECK(text.m_stdout.find("peak blocks  3 (the most live at once)\n") != std::string::npos);
+    const Result json = runMemlog("stat " + path + " --json");
+    CHECK(json.m_status == 0);
+    CHECK(json.m_stdout.find("\"peak_bytes\":125,\"blocks_at_peak\":2,\"peak_blocks\":3,") != std::string::npos);
     unlink(path.c_str());
 }
 
@@ -98,7 +116,7 @@ TEST_CASE("access samples: stat counts them by kind and place, dump --accesses -
     counters.m_droppedNoAccess = 1;
     counters.m_passedOver = 2;
     log.thread(11).malloc(1, 0x1000, 100).free(6, 0x1000);
-    // In the block twice, on thread 12's own stack, then where the block was, after its free.
+    // In the block twice, on thread 12's own stack, then in the block after its free.
     log.thread(12).threadStack(0x7ff000, 0x800000).write(2, 0x1010, 3).read(4, 0x1058).read(5, 0x7ff800).write(7, 0x1010);
     log.thread(13).malloc(3, 0x8000, 16);
     log.write(path);
@@ -108,7 +126,8 @@ TEST_CASE("access samples: stat counts them by kind and place, dump --accesses -
     for (const char* field :
          {"\"access_sampler\":\"ticks (perf task clock)\"", "\"access_rate\":2000", "\"access_samples\":4",
           "\"access_reads\":2", "\"access_writes\":2", "\"access_heap\":2", "\"access_global\":0",
-          "\"access_stack\":1", "\"access_other\":1", "\"blocks_sampled\":1", "\"access_ticks\":7",
+          "\"access_stack\":1", "\"access_other\":0", "\"access_freed\":1", "\"use_after_free\":1",
+          "\"blocks_sampled\":1", "\"access_ticks\":7",
           "\"access_steps\":3", "\"access_passed_over\":2", "\"access_dropped\":1", "\"no_access\":1", "\"access_outside_block\":0",
           "\"events\":3"}) {
         INFO(field);
@@ -116,7 +135,7 @@ TEST_CASE("access samples: stat counts them by kind and place, dump --accesses -
     }
     const Result text = runMemlog("stat " + path);
     CHECK(text.m_stdout.find("accesses     4 samples (2 reads, 2 writes): heap 2 in 1 block, global 0, stack 1, "
-                             "other 1\n") != std::string::npos);
+                             "other 0, freed blocks 1\n") != std::string::npos);
     CHECK(text.m_stdout.find("sampler      ticks (perf task clock), 2000 ticks a CPU-second per thread: 7 ticks, 3 "
                              "steps, 2 instructions passed over, 1 dropped (in the recorder 0, while stepping 0, no access within the steps 1, "
                              "undecodable 0, unsupported 0, no room in the log 0)\n") != std::string::npos);
@@ -128,7 +147,7 @@ TEST_CASE("access samples: stat counts them by kind and place, dump --accesses -
           "2,2000,12,write,0x1010,8,heap,1,16,,0x402010,3,tick\n"
           "4,4000,12,read,0x1058,8,heap,1,88,,0x401058,0,tick\n"
           "5,5000,12,read,0x7ff800,8,stack,,,,0x401800,0,tick\n"
-          "7,7000,12,write,0x1010,8,other,,,,0x402010,0,tick\n");
+          "7,7000,12,write,0x1010,8,freed,1,16,,0x402010,0,tick\n");
     // The heap events are not in it, and the plain dump has no samples.
     CHECK(runMemlog("dump " + path + " --csv").m_stdout.find("read") == std::string::npos);
 

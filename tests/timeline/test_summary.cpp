@@ -10,6 +10,7 @@
 #include "timeline/access_attribution.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/summary.hpp"
+#include "timeline/text_format.hpp"
 
 using memlog::format::Kind;
 using memlog::test::LogBuilder;
@@ -41,6 +42,7 @@ TEST_CASE("calls, peak, leaks and duration of a simple log") {
     CHECK(s.m_allocations == 3);
     CHECK(s.m_frees == 1);
     CHECK(s.m_peakBytes == 300);
+    CHECK(s.m_blocksAtPeak == 2);
     CHECK(s.m_peakBlocks == 2);
     CHECK(s.m_leakedBytes == 250);
     CHECK(s.m_leakedBlocks == 2);
@@ -48,6 +50,21 @@ TEST_CASE("calls, peak, leaks and duration of a simple log") {
     CHECK(s.m_threads == 1);
     CHECK(s.m_complete);
     CHECK(s.m_anomalies.total() == 0);
+}
+
+TEST_CASE("the byte peak keeps the blocks live at its moment, and the most blocks live at once is its own figure") {
+    // The heap peaks at 125 bytes in 2 blocks, then holds 3 one-byte blocks: two maximums, two moments.
+    LogBuilder log;
+    log.thread(1).malloc(1, 0x1000, 100).malloc(2, 0x2000, 25).free(3, 0x1000).free(4, 0x2000);
+    log.thread(1).malloc(5, 0x3000, 1).malloc(6, 0x3010, 1).malloc(7, 0x3020, 1);
+    const Summary s = summarise(log);
+    CHECK(s.m_peakBytes == 125);
+    CHECK(s.m_peakSeq == 2);
+    CHECK(s.m_blocksAtPeak == 2);
+    CHECK(s.m_peakBlocks == 3);
+    CHECK(memlog::timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) ==
+          "peak 125 B in 2 blocks \u00b7 at most 3 blocks live");
+    CHECK(memlog::timeline::peakText(1 << 20, 1, 1) == "peak 1 MiB in 1 block \u00b7 at most 1 block live");
 }
 
 TEST_CASE("a realloc's old block ends before another thread reuses its address") {

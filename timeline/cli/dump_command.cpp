@@ -30,9 +30,10 @@ ended; old_addr names it.
           stack_id,source with kind read, write or readwrite; addr the first
           byte accessed and size the bytes; region heap (a block live there at
           that moment), global (inside a loaded object: symbol names it),
-          stack (a thread's stack) or other; block_seq the sequence number of
-          the block's allocation and offset addr minus its start (empty
-          outside the heap); ip the accessing instruction (for source
+          stack (a thread's stack), freed (a block freed there and not handed
+          out again: a use after free) or other; block_seq the sequence number
+          of the block's allocation and offset addr minus its start (empty
+          outside heap and freed blocks); ip the accessing instruction (for source
           watchpoint, the one after it); source tick or watchpoint; with
           --symbolize, site is the accessing function
 )";
@@ -45,7 +46,7 @@ public:
     void begin(const timeline::BlockChange&) override {}
     void end(const timeline::BlockChange&) override {}
     void access(const timeline::AccessSample& a, const timeline::Attribution& where) override {
-        const bool heap = where.m_region == timeline::Region::Heap;
+        const bool heap = where.m_region == timeline::Region::Heap || where.m_region == timeline::Region::Freed;
         const std::string symbol =
             where.m_region == timeline::Region::Global ? m_names.globalName(a.m_addr) : std::string();
         std::string blockSeq, offset;

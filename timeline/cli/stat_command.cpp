@@ -15,7 +15,8 @@ constexpr const char* kHelp = R"(usage: memlog stat FILE [--json]
 
 Reads a .memlog log and prints: the program, its duration and threads, the calls
 per entry point that allocated, resized or freed something, blocks begun and
-ended, the peak of live bytes and blocks, what was still live at the end (leaks),
+ended, the peak of live bytes (with the blocks live at that moment), the most
+blocks live at once (another moment, as a rule), what was still live at the end (leaks),
 distinct call stacks, anomalies (frees of unknown pointers, double frees,
 reallocs of dead pointers, mismatched free/delete, access samples outside a
 live block, in logs of format 2), events the recorder lost, access samples
@@ -69,10 +70,10 @@ void printJson(const timeline::Summary& s) {
     for (uint32_t kind = 1; kind < format::kHeapKindCount; ++kind)
         std::printf("%s\"%s\":%" PRIu64, kind > 1 ? "," : "", format::kKindInfo[kind].m_name, s.m_calls[kind]);
     std::printf("},\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
-                ",\"peak_blocks\":%" PRIu64 ",\"leaked_bytes\":%" PRIu64 ",\"leaked_blocks\":%" PRIu64
-                ",\"stacks\":%" PRIu64,
-                s.m_allocations, s.m_frees, s.m_peakBytes, s.m_peakBlocks, s.m_leakedBytes, s.m_leakedBlocks,
-                s.m_stacks);
+                ",\"blocks_at_peak\":%" PRIu64 ",\"peak_blocks\":%" PRIu64 ",\"leaked_bytes\":%" PRIu64
+                ",\"leaked_blocks\":%" PRIu64 ",\"stacks\":%" PRIu64,
+                s.m_allocations, s.m_frees, s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks, s.m_leakedBytes,
+                s.m_leakedBlocks, s.m_stacks);
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
                 ",\"mismatched_free\":%" PRIu64 ",\"access_outside_block\":%" PRIu64 ",\"use_after_free\":%" PRIu64
@@ -218,7 +219,9 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
     }
     if (!shown) std::printf("none");
     std::printf("\nblocks       %s begun, %s ended\n", grouped(s.m_allocations).c_str(), grouped(s.m_frees).c_str());
-    std::printf("peak         %s in %s\n", bytes(s.m_peakBytes).c_str(), blocks(s.m_peakBlocks).c_str());
+    std::printf("peak         %s in %s (live at that moment)\n", bytes(s.m_peakBytes).c_str(),
+                blocks(s.m_blocksAtPeak).c_str());
+    std::printf("peak blocks  %s (the most live at once)\n", grouped(s.m_peakBlocks).c_str());
     std::printf("leaked       %s in %s\n", bytes(s.m_leakedBytes).c_str(), blocks(s.m_leakedBlocks).c_str());
     std::printf("stacks       %s distinct\n", grouped(s.m_stacks).c_str());
     const timeline::Anomalies& a = s.m_anomalies;
