@@ -46,7 +46,7 @@ bool modify(int fd, const perf_event_attr& attr) {
 
 bool PerfWatchDevice::open(char* why, uint32_t capacity) {
     for (uint32_t slot = 0; slot < Watchpoints::kSlots; ++slot) {
-        perf_event_attr attr = watchAttributes(reinterpret_cast<uint64_t>(&s_parkingWord), 0, true);
+        perf_event_attr attr = watchAttributes(reinterpret_cast<uint64_t>(&s_parkingWord), kRetiredWatchCookie, true);
         const long fd =
             sys::call(SYS_perf_event_open, reinterpret_cast<long>(&attr), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
         if (sys::failed(fd)) {
@@ -74,7 +74,7 @@ bool PerfWatchDevice::arm(uint32_t slot, uint64_t word, uint64_t cookie) {
 }
 
 void PerfWatchDevice::disarm(uint32_t slot) {
-    modify(m_fds[slot], watchAttributes(reinterpret_cast<uint64_t>(&s_parkingWord), 0, true));
+    modify(m_fds[slot], watchAttributes(reinterpret_cast<uint64_t>(&s_parkingWord), kRetiredWatchCookie, true));
 }
 
 // The kernel copies the word: its accesses are excluded from the watch (exclude_kernel), where

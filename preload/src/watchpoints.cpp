@@ -118,9 +118,8 @@ Watchpoints::Verdict Watchpoints::onTrap(uint64_t cookie, uint32_t tid, uint64_t
     if (cookie >> 32 != kWatchCookieTag) return Verdict::NotOurs;
     const uint32_t slot = cookie & 0xff;
     const uint64_t generation = (cookie >> 8) & 0xff'ffff;
-    if (slot >= kSlots) return Verdict::NotOurs;
-    const uint64_t current = m_slots[slot].m_state.load(std::memory_order_acquire);
-    if (!watching(current) || (generationIn(current) & 0xff'ffff) != generation) {
+    const uint64_t current = slot < kSlots ? m_slots[slot].m_state.load(std::memory_order_acquire) : 0;
+    if (slot >= kSlots || !watching(current) || (generationIn(current) & 0xff'ffff) != generation) {
         count(&format::WatchCounters::m_stale);
         return Verdict::Stale;
     }
@@ -141,7 +140,6 @@ Watchpoints::Verdict Watchpoints::onTrap(uint64_t cookie, uint32_t tid, uint64_t
         count(&format::WatchCounters::m_stale);  // another thread's trap or a free took it first
         return Verdict::Stale;
     }
-    m_device->disarm(slot);
     caught->m_word = watched.m_word;
     caught->m_kind = m_device->read(watched.m_word) != watched.m_value ? format::AccessKind::Write : format::AccessKind::Read;
     caught->m_armedBy = watched.m_armedBy;

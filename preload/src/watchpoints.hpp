@@ -104,5 +104,9 @@ inline constexpr uint64_t kWatchCookieTag = 0x6d77'6174ull;  // "mwat"
 inline constexpr uint64_t watchCookie(uint32_t slot, uint64_t generation) {
     return kWatchCookieTag << 32 | (generation & 0xff'ffff) << 8 | slot;
 }
+// The cookie of a disarmed event. A trap's siginfo carries the cookie the event has when the
+// signal goes out, so an access made just before another thread disarmed the word arrives with
+// this one: ours, and stale (no slot has this generation long enough to matter).
+inline constexpr uint64_t kRetiredWatchCookie = kWatchCookieTag << 32 | 0xff'ffffull << 8 | 0xff;
 
 }  // namespace memlog::preload

@@ -36,11 +36,18 @@ each into a log of its own (a numbered neighbour of the name when it is taken).
   --access-rate N          N ticks a CPU-second per thread, 1..100000 (default
                            1000: costs little; 5000 and more cost more; implies
                            --access)
+  --watch                  also follow sampled words with the CPU's debug
+                           registers: the next access by any thread (reuse
+                           time, hand-offs between threads) and uses after
+                           free (`memlog uaf`); implies --access. Where the
+                           registers do not fire, one line on stderr says so
+  --watch-rate N           at most N watchpoint traps a second, 1..100000
+                           (default 500; implies --watch)
   -q, --quiet              no "recording" line on stderr
 
 The same settings as environment variables, for LD_PRELOAD without this launcher:
 MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1,
-MEMLOG_ACCESS=1, MEMLOG_ACCESS_RATE.
+MEMLOG_ACCESS=1, MEMLOG_ACCESS_RATE, MEMLOG_WATCH=1, MEMLOG_WATCH_RATE.
 MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so.
 )";
 
@@ -72,8 +79,8 @@ bool isNumberIn(const std::string* text, long low, long high) {
 }  // namespace
 
 int runCommand(const Arguments& arguments) {
-    std::string output, unwind, depth, accessRate;
-    bool noFreeStacks = false, quiet = false, sampleAccesses = false;
+    std::string output, unwind, depth, accessRate, watchRate;
+    bool noFreeStacks = false, quiet = false, sampleAccesses = false, watchWords = false;
     size_t i = 0;
     for (; i < arguments.size(); ++i) {
         const std::string& argument = arguments[i];
@@ -114,6 +121,14 @@ int runCommand(const Arguments& arguments) {
                 return usageError("run: --access-rate takes a number from 1 to 100000", "Try 'memlog run --help'.");
             accessRate = *v;
             sampleAccesses = true;
+        } else if (argument == "--watch") {
+            watchWords = true;
+        } else if (argument == "--watch-rate") {
+            const std::string* v = value("--watch-rate");
+            if (!isNumberIn(v, 1, 100000))
+                return usageError("run: --watch-rate takes a number from 1 to 100000", "Try 'memlog run --help'.");
+            watchRate = *v;
+            watchWords = true;
         } else if (argument == "-q" || argument == "--quiet") {
             quiet = true;
         } else if (!argument.empty() && argument[0] == '-') {
@@ -141,6 +156,8 @@ int runCommand(const Arguments& arguments) {
     if (quiet) setenv("MEMLOG_QUIET", "1", 1);
     if (sampleAccesses) setenv("MEMLOG_ACCESS", "1", 1);
     if (!accessRate.empty()) setenv("MEMLOG_ACCESS_RATE", accessRate.c_str(), 1);
+    if (watchWords) setenv("MEMLOG_WATCH", "1", 1);
+    if (!watchRate.empty()) setenv("MEMLOG_WATCH_RATE", watchRate.c_str(), 1);
     const char* existing = std::getenv("LD_PRELOAD");
     const std::string combined = existing && *existing ? preload + ":" + existing : preload;
     setenv("LD_PRELOAD", combined.c_str(), 1);
