@@ -155,7 +155,7 @@ TEST_CASE("a watch no access reached is retired after its time limit") {
     CHECK(f.device.m_disarms == 1);
 }
 
-TEST_CASE("use after free: freed, the watch stays and a trap is caught; handed out again, it ends") {
+TEST_CASE("use after free: freed, the watch stays and a trap is caught, handed out again, it ends") {
     SECTION("freed, then touched: caught (a use after free, as the reader will tell)") {
         Fixture f;
         f.sample(0x10010);
