@@ -81,6 +81,7 @@ struct LogReader::Impl {
     std::vector<std::vector<uint64_t>> m_stacks{1};
     std::vector<Module> m_modules;
     std::vector<ThreadStackRange> m_threadStacks;
+    std::vector<Annotation> m_annotations;  // m_timeNs holds the TSC until the walk ends
     uint64_t m_lostRecords = 0;
     uint64_t m_stacksRead = 0;
     uint64_t m_moduleMapSeq = 0;
@@ -160,6 +161,7 @@ uint64_t LogReader::fileBytes() const { return m_impl->m_size; }
 const std::vector<std::vector<uint64_t>>& LogReader::stacks() const { return m_impl->m_stacks; }
 const std::vector<Module>& LogReader::modules() const { return m_impl->m_modules; }
 const std::vector<ThreadStackRange>& LogReader::threadStacks() const { return m_impl->m_threadStacks; }
+const std::vector<Annotation>& LogReader::annotations() const { return m_impl->m_annotations; }
 uint64_t LogReader::lostEvents() const { return m_impl->m_header.m_lostEvents + m_impl->m_lostRecords; }
 uint32_t LogReader::threadCount() const { return static_cast<uint32_t>(m_impl->m_threads.size()); }
 uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }
@@ -206,6 +208,24 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
             uint64_t lo, hi;
             ok = format::decodeRangePayload(&p, cursor.m_end, &lo, &hi);
             if (ok) impl.m_threadStacks.push_back({cursor.m_tid, lo, hi});
+        } else if (kind == Kind::Annotation && impl.m_header.m_version >= 3) {
+            format::AnnotationRecord record;
+            ok = format::decodeAnnotationPayload(&p, cursor.m_end, record, cursor.m_deltas);
+            if (ok) {
+                Annotation annotation;
+                annotation.m_seq = record.m_seq;
+                annotation.m_timeNs = record.m_tsc;
+                annotation.m_tid = cursor.m_tid;
+                annotation.m_what = record.m_what;
+                annotation.m_addr = record.m_addr;
+                if (record.m_text) annotation.m_text.assign(record.m_text, record.m_textBytes);
+                annotation.m_elementSize = record.m_elementSize;
+                annotation.m_rows = record.m_rows;
+                annotation.m_columns = record.m_columns;
+                annotation.m_depth = record.m_depth;
+                impl.noteTime(record.m_tsc);
+                impl.m_annotations.push_back(std::move(annotation));
+            }
         } else if (kind == Kind::Stack) {
             uint64_t id, frames[format::kMaxStackDepth];
             uint32_t depth;
@@ -292,6 +312,7 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
     impl.m_stacks.assign(1, {});
     impl.m_modules.clear();
     impl.m_threadStacks.clear();
+    impl.m_annotations.clear();
     impl.m_lostRecords = 0;
     impl.m_stacksRead = 0;
     impl.m_bytesDone = 0;
@@ -368,6 +389,9 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
         } while (more && cursor.waitingSeq() < bound);
         if (more) ready.push({cursor.waitingSeq(), index});
     }
+    for (Annotation& annotation : impl.m_annotations) annotation.m_timeNs = clock.sinceStart(annotation.m_timeNs);
+    std::sort(impl.m_annotations.begin(), impl.m_annotations.end(),
+              [](const Annotation& a, const Annotation& b) { return a.m_seq < b.m_seq; });
     if (progress) progress(1.0);
 }
 

@@ -61,6 +61,17 @@ struct AccessSample {
     bool reads() const { return format::reads(m_kind); }
 };
 
+// What the program said of itself through memlog.h (format::AnnotationRecord).
+struct Annotation {
+    uint64_t m_seq = 0;
+    uint64_t m_timeNs = 0;  // since the recording started
+    uint32_t m_tid = 0;
+    format::AnnotationKind m_what = format::AnnotationKind::Phase;
+    uint64_t m_addr = 0;    // Name, ArrayShape: inside the block or global it is about
+    std::string m_text;     // Name, Phase
+    uint64_t m_elementSize = 0, m_rows = 0, m_columns = 0, m_depth = 0;  // ArrayShape
+};
+
 // A thread's stack as its ThreadStack record gave it.
 struct ThreadStackRange {
     uint32_t m_tid = 0;
@@ -105,6 +116,7 @@ public:
     const std::vector<std::vector<uint64_t>>& stacks() const;  // index = stack id; [0] empty
     const std::vector<Module>& modules() const;
     const std::vector<ThreadStackRange>& threadStacks() const;  // as read so far, in file order
+    const std::vector<Annotation>& annotations() const;  // after a walk, in sequence order
     uint64_t lostEvents() const;  // header count plus Lost records
     uint32_t threadCount() const; // distinct thread ids that wrote records
     uint64_t firstTsc() const;    // earliest and latest timestamp of any record read

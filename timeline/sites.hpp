@@ -35,6 +35,10 @@ public:
     const std::vector<unwind::SourceFrame>& instruction(uint64_t ip) { return m_symbolizer->resolveInstruction(ip); }
     // A global's name: the ELF symbol around a data address (Symbolizer::symbolAt).
     std::string globalName(uint64_t addr) { return m_symbolizer->symbolAt(addr); }
+    std::optional<unwind::Symbolizer::DataSymbol> dataSymbolAt(uint64_t addr) { return m_symbolizer->dataSymbolAt(addr); }
+    std::optional<unwind::Symbolizer::DataSymbol> dataSymbolNamed(const std::string& name) {
+        return m_symbolizer->dataSymbolNamed(name);
+    }
     // Resolves every stack once, telling `progress` how far it got.
     void resolveAll(const std::function<void(double)>& progress);
 

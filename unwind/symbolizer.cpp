@@ -167,6 +167,45 @@ std::string Symbolizer::symbolAt(uint64_t address) {
     return hex(address);
 }
 
+std::optional<Symbolizer::DataSymbol> Symbolizer::dataSymbolAt(uint64_t address) {
+    Dwfl_Module* module = m_impl->m_dwfl ? dwfl_addrmodule(m_impl->m_dwfl, address) : nullptr;
+    if (!module) return std::nullopt;
+    GElf_Off offset = 0;
+    GElf_Sym symbol;
+    GElf_Addr start = 0;
+    const char* name = dwfl_module_addrinfo(module, address, &offset, &symbol, nullptr, nullptr, nullptr);
+    if (!name || offset >= symbol.st_size) return std::nullopt;
+    start = address - offset;
+    return DataSymbol{demangle(name), start, symbol.st_size};
+}
+
+std::optional<Symbolizer::DataSymbol> Symbolizer::dataSymbolNamed(const std::string& wanted) {
+    if (!m_impl->m_dwfl) return std::nullopt;
+    struct Search {
+        const std::string* m_wanted;
+        std::optional<DataSymbol> m_found;
+    } search{&wanted, std::nullopt};
+    dwfl_getmodules(
+        m_impl->m_dwfl,
+        [](Dwfl_Module* module, void**, const char*, Dwarf_Addr, void* arg) -> int {
+            auto* search = static_cast<Search*>(arg);
+            const int count = dwfl_module_getsymtab(module);
+            for (int i = 1; i < count; ++i) {
+                GElf_Sym symbol;
+                GElf_Addr address = 0;
+                const char* name = dwfl_module_getsym_info(module, i, &symbol, &address, nullptr, nullptr, nullptr);
+                if (!name || GELF_ST_TYPE(symbol.st_info) != STT_OBJECT || symbol.st_size == 0) continue;
+                if (*search->m_wanted == name || *search->m_wanted == demangle(name)) {
+                    search->m_found = DataSymbol{demangle(name), address, symbol.st_size};
+                    return DWARF_CB_ABORT;
+                }
+            }
+            return DWARF_CB_OK;
+        },
+        &search, 0);
+    return search.m_found;
+}
+
 std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
     // A return address points after the call: look up the call instruction itself.
     const uint64_t address = returnAddress - 1;

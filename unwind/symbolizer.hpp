@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,6 +48,16 @@ public:
     // The ELF symbol whose extent holds a data address: "name", or "name+0x10" inside it; else
     // "module+0xoffset"; else the address in hex.
     std::string symbolAt(uint64_t address);
+
+    // A data symbol (a global) with its place: the one whose extent holds `address`, or the one
+    // named `name` (the first found, modules in map order).
+    struct DataSymbol {
+        std::string m_name;
+        uint64_t m_start = 0;
+        uint64_t m_size = 0;
+    };
+    std::optional<DataSymbol> dataSymbolAt(uint64_t address);
+    std::optional<DataSymbol> dataSymbolNamed(const std::string& name);
 
 private:
     struct Impl;

@@ -59,7 +59,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("a sample arms its aligned word; the sampled instruction's own access is let through") {
+TEST_CASE("a sample arms its aligned word, the sampled instruction's own access is let through") {
     Fixture f;
     f.sample(0x1004);
     REQUIRE(f.device.m_words.size() == 1);
@@ -82,7 +82,7 @@ TEST_CASE("a sample arms its aligned word; the sampled instruction's own access 
     CHECK(f.counters.m_traps == 1);
 }
 
-TEST_CASE("an unchanged word is a read; the sampler's thread elsewhere is a next access too") {
+TEST_CASE("an unchanged word is a read, the sampler's thread elsewhere is a next access too") {
     Fixture f;
     f.device.m_memory[0x2000] = 5;
     f.sample(0x2000);
@@ -118,7 +118,7 @@ TEST_CASE("traps inside the allocator or the recorder are ignored, and the watch
     CHECK(f.trap(0) == Verdict::Caught);
 }
 
-TEST_CASE("four slots at most; a word already watched is not armed twice") {
+TEST_CASE("four slots at most, a word already watched is not armed twice") {
     Fixture f;
     for (uint64_t i = 0; i < 6; ++i) f.sample(0x1000 + i * 64, i + 1);
     f.sample(0x1000 + 8 * 64);

@@ -28,7 +28,7 @@ struct ScenarioRun {
 const std::vector<ScenarioRun> kScenarios = {
     {"access_fork_exec", {"10"}},   {"access_phases", {"4"}},  {"access_regions", {"20"}},
     {"access_threads", {"10"}},     {"own_sigtrap", {"2"}},    {"use_after_free", {"2"}},
-    {"handoff", {"20"}},            {"reuse_without_uaf", {"5"}},
+    {"handoff", {"20"}},            {"reuse_without_uaf", {"5"}}, {"annotated_grid", {"5"}},
     {"abort_halfway", {}, SIGABRT},  {"aligned_calls", {}},     {"allocation_sites", {}},
     {"allocation_sites_stripped", {}}, {"bench_alloc", {"20000"}}, {"bench_dlopen", {"1", "20"}},
     {"crash", {}, SIGSEGV},         {"cxx_containers", {}},    {"deepbind_plugin", {}},

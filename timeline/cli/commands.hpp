@@ -22,6 +22,7 @@ int sitesCommand(const Arguments& arguments);
 int flameCommand(const Arguments& arguments);
 int accessesCommand(const Arguments& arguments);
 int uafCommand(const Arguments& arguments);
+int arraysCommand(const Arguments& arguments);
 
 // Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);

@@ -22,6 +22,7 @@ commands:
   flame FILE [--metric M]             collapsed stacks for flame graph tools
   accesses FILE [--by G] [--top N]    access samples by site, block, function, global
   uaf FILE [--top N]                  uses after free: allocation, free and access stacks
+  arrays FILE [--top N]               sampled blocks and globals as arrays: names, shapes
 
 Without the launcher: LD_PRELOAD=/path/to/libmemlog.so PROGRAM [ARGS]
 writes ./PROGRAM.PID.memlog (settings: MEMLOG_OUT, MEMLOG_QUIET, MEMLOG_UNWIND,
@@ -158,5 +159,6 @@ int main(int argc, char** argv) {
     if (command == "flame") return flameCommand(arguments);
     if (command == "accesses") return accessesCommand(arguments);
     if (command == "uaf") return uafCommand(arguments);
+    if (command == "arrays") return arraysCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }

@@ -215,6 +215,7 @@ enum class Kind : uint8_t {
     Munmap,
     Mremap,
     // meta records
+    Annotation = 23,   // what the program said through memlog.h: a name, an array's shape, a phase
     Stack = 24,      // varint id, varint depth, depth x zigzag(frame - previous frame), first frame vs 0
     ModuleMap = 25,  // varint seq delta, zigzag tsc delta: a new module map begins; Module records follow
     Module = 26,     // varint base, varint lo, varint hi, varint buildIdLen, bytes, varint pathLen, bytes
@@ -222,7 +223,7 @@ enum class Kind : uint8_t {
     Lost = 28,       // varint count: events this thread dropped since its last Lost record
     Access = 29,     // one sampled memory access, in the sequence like a heap event (AccessRecord)
     ThreadStack = 30,  // varint lo, varint hi: the writing thread's stack, [lo, hi)
-    KindCount = 31,
+    KindCount = 31,    // 18-22 and 31 are free: a reader meeting them has found corruption
 };
 inline constexpr uint8_t kKindMask = 0x1f;
 inline constexpr uint32_t kHeapKindCount = static_cast<uint32_t>(Kind::Mremap) + 1;
@@ -587,6 +588,75 @@ inline uint8_t* encodeRangePayload(uint8_t* out, uint64_t lo, uint64_t hi) {
 }
 inline bool decodeRangePayload(const uint8_t** cursor, const uint8_t* end, uint64_t* lo, uint64_t* hi) {
     return getVarint(cursor, end, lo) && getVarint(cursor, end, hi) && *lo < *hi;
+}
+
+// Annotation record: what the program said of itself through memlog.h, at its place in the
+// sequence (after the block it names began).
+//
+//   seq       varint   minus the previous record's in this chunk
+//   tsc       zigzag   minus the previous record's in this chunk
+//   what      varint   AnnotationKind
+//   addr      varint   Name, ArrayShape: an address inside the block (0 for Phase)
+//   Name, Phase:  length varint, then that many bytes of text (at most kMaxAnnotationText)
+//   ArrayShape:   element size, rows, columns, depth: four varints (depth 1 for a 2-D array)
+enum class AnnotationKind : uint8_t { Name = 1, ArrayShape = 2, Phase = 3 };
+inline constexpr uint32_t kMaxAnnotationText = 255;
+inline constexpr uint32_t kMaxAnnotationRecordBytes = 1 + 4 * 10 + 10 + kMaxAnnotationText;
+
+struct AnnotationRecord {
+    uint64_t m_seq = 0;
+    uint64_t m_tsc = 0;
+    AnnotationKind m_what = AnnotationKind::Phase;
+    uint64_t m_addr = 0;
+    const char* m_text = nullptr;  // Name, Phase; not NUL-terminated when decoded
+    uint32_t m_textBytes = 0;
+    uint64_t m_elementSize = 0, m_rows = 0, m_columns = 0, m_depth = 0;  // ArrayShape
+};
+
+inline uint8_t* encodeAnnotationPayload(uint8_t* out, const AnnotationRecord& record, ChunkCursorState& state) {
+    uint8_t* p = putVarint(out + 1, record.m_seq - state.m_seq);
+    p = putSigned(p, static_cast<int64_t>(record.m_tsc - state.m_tsc));
+    p = putVarint(p, static_cast<uint64_t>(record.m_what));
+    p = putVarint(p, record.m_addr);
+    if (record.m_what == AnnotationKind::ArrayShape) {
+        p = putVarint(p, record.m_elementSize);
+        p = putVarint(p, record.m_rows);
+        p = putVarint(p, record.m_columns);
+        p = putVarint(p, record.m_depth);
+    } else {
+        const uint32_t bytes = record.m_textBytes < kMaxAnnotationText ? record.m_textBytes : kMaxAnnotationText;
+        p = putVarint(p, bytes);
+        std::memcpy(p, record.m_text, bytes);
+        p += bytes;
+    }
+    state.m_seq = record.m_seq;
+    state.m_tsc = record.m_tsc;
+    return p;
+}
+
+inline bool decodeAnnotationPayload(const uint8_t** cursor, const uint8_t* end, AnnotationRecord& record,
+                                    ChunkCursorState& state) {
+    uint64_t seqDelta, tscDelta, what, bytes;
+    if (!getVarint(cursor, end, &seqDelta) || !getVarint(cursor, end, &tscDelta) || !getVarint(cursor, end, &what) ||
+        !getVarint(cursor, end, &record.m_addr) || what < 1 || what > 3)
+        return false;
+    record.m_what = static_cast<AnnotationKind>(what);
+    if (record.m_what == AnnotationKind::ArrayShape) {
+        if (!getVarint(cursor, end, &record.m_elementSize) || !getVarint(cursor, end, &record.m_rows) ||
+            !getVarint(cursor, end, &record.m_columns) || !getVarint(cursor, end, &record.m_depth))
+            return false;
+    } else {
+        if (!getVarint(cursor, end, &bytes) || bytes > kMaxAnnotationText || static_cast<uint64_t>(end - *cursor) < bytes)
+            return false;
+        record.m_text = reinterpret_cast<const char*>(*cursor);
+        record.m_textBytes = static_cast<uint32_t>(bytes);
+        *cursor += bytes;
+    }
+    state.m_seq += seqDelta;
+    state.m_tsc += static_cast<uint64_t>(unzigzag(tscDelta));
+    record.m_seq = state.m_seq;
+    record.m_tsc = state.m_tsc;
+    return true;
 }
 
 // ModuleMap and ThreadExit records: a point in the sequence, nothing else.

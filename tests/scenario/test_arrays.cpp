@@ -1,0 +1,161 @@
+// Arrays rebuilt from real samples: the matrix multiplies of scenarios/matrix_multiply.c in row,
+// column and blocked order, and the 3-D grid of scenarios/annotated_grid.c that names itself
+// through memlog.h. Each sample's cell must follow the loop that made it: time order and the
+// (plane, row, column) order of the loops agree exactly, with no exception.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include "run_program.hpp"
+#include "timeline/array_cells.hpp"
+#include "timeline/log_reader.hpp"
+#include "timeline/sampled_arrays.hpp"
+#include "timeline/sites.hpp"
+
+using namespace memlog::test;
+using namespace memlog::timeline;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Recorded {
+    std::vector<SampledArray> m_arrays;
+    std::vector<Annotation> m_annotations;
+    std::string m_stdout;
+    std::map<uint64_t, std::string> m_functionOf;  // instruction: its function
+};
+
+Recorded sample(const std::vector<std::string>& argv, const std::string& rate = "20000") {
+    Run run;
+    run.m_argv = argv;
+    run.m_env["MEMLOG_QUIET"] = "1";
+    run.m_env["MEMLOG_ACCESS"] = "1";
+    run.m_env["MEMLOG_ACCESS_RATE"] = rate;
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_exitStatus == 0);
+    REQUIRE(outcome.m_logs.size() == 1);
+    LogReader reader(outcome.m_logs[0]);
+    reader.forEachEvent([](const Event&) {});
+    StackNames names(reader, {});
+    Recorded recorded{sampledArrays(reader, names), reader.annotations(), outcome.m_stdout, {}};
+    for (const SampledArray& array : recorded.m_arrays)
+        for (const ArraySample& s : array.m_samples)
+            if (!recorded.m_functionOf.count(s.m_ip)) {
+                const auto& frames = names.instruction(s.m_ip);
+                recorded.m_functionOf[s.m_ip] = frames.empty() ? "" : frames.front().m_function;
+            }
+    fs::remove_all(outcome.m_directory);
+    return recorded;
+}
+
+const SampledArray& named(const Recorded& recorded, const std::string& name) {
+    const auto it = std::find_if(recorded.m_arrays.begin(), recorded.m_arrays.end(),
+                                 [&](const SampledArray& a) { return a.m_name == name; });
+    REQUIRE(it != recorded.m_arrays.end());
+    return *it;
+}
+
+// The cells of the samples `function` made in `array`, in time order.
+std::vector<CellPlace> placesBy(const Recorded& recorded, const SampledArray& array, const std::string& function,
+                                const ArrayShape& shape, ArrayOrder order = ArrayOrder::RowMajor) {
+    std::vector<CellPlace> places;
+    for (const ArraySample& s : array.m_samples)
+        if (recorded.m_functionOf.at(s.m_ip) == function) places.push_back(placeOf(s.m_offset / shape.m_elementSize, shape, order));
+    return places;
+}
+
+// How often a key of consecutive places goes down: 0 means the loops swept in that order.
+template <typename Key>
+size_t descents(const std::vector<CellPlace>& places, Key key) {
+    size_t count = 0;
+    for (size_t i = 1; i < places.size(); ++i)
+        if (key(places[i]) < key(places[i - 1])) ++count;
+    return count;
+}
+
+constexpr uint64_t kN = 256;
+const ArrayShape kMatrix{8, kN, kN, 1};
+auto rowThenColumn = [](const CellPlace& p) { return std::make_tuple(p.m_plane, p.m_row, p.m_column); };
+
+}  // namespace
+
+TEST_CASE("arrays: the three multiplies name their matrices a, b and c from the source, each 256 x 256 doubles") {
+    const Recorded recorded = sample({scenarioPath("matrix_multiply"), "row", "256"});
+    for (const char* name : {"a", "b", "c"}) {
+        INFO(name);
+        const SampledArray& array = named(recorded, name);
+        CHECK(array.m_size == kN * kN * 8);
+        CHECK(array.m_nameFrom.starts_with("source line matrix_multiply.c:"));
+        CHECK(array.m_sourceType == "double");
+        CHECK(array.m_sourceElementSize == 8);
+    }
+}
+
+TEST_CASE("arrays: row order sweeps a's rows and writes c cell after cell, row by row") {
+    const Recorded recorded = sample({scenarioPath("matrix_multiply"), "row", "256"});
+    const auto a = placesBy(recorded, named(recorded, "a"), "multiply_row", kMatrix);
+    CHECK(a.size() >= 100);
+    CHECK(descents(a, [](const CellPlace& p) { return p.m_row; }) == 0);
+    const auto c = placesBy(recorded, named(recorded, "c"), "multiply_row", kMatrix);
+    CHECK(descents(c, rowThenColumn) == 0);
+}
+
+TEST_CASE("arrays: column order revisits every row of a for each column, sweeps b's columns, fills c column by column") {
+    const Recorded recorded = sample({scenarioPath("matrix_multiply"), "col", "256"});
+    const auto a = placesBy(recorded, named(recorded, "a"), "multiply_col", kMatrix);
+    CHECK(a.size() >= 100);
+    CHECK(descents(a, [](const CellPlace& p) { return p.m_row; }) >= 10);  // a new sweep of a's rows per column
+    const auto b = placesBy(recorded, named(recorded, "b"), "multiply_col", kMatrix);
+    CHECK(descents(b, [](const CellPlace& p) { return p.m_column; }) == 0);
+    // c is stored column-major (c[j * n + i]): seen that way, it fills column after column.
+    const auto c = placesBy(recorded, named(recorded, "c"), "multiply_col", kMatrix, ArrayOrder::ColumnMajor);
+    CHECK(descents(c, [](const CellPlace& p) { return std::make_tuple(p.m_column, p.m_row); }) == 0);
+}
+
+TEST_CASE("arrays: blocked order takes a in 32 x 32 tiles, one after another") {
+    const Recorded recorded = sample({scenarioPath("matrix_multiply"), "blocked", "256"});
+    const auto a = placesBy(recorded, named(recorded, "a"), "multiply_blocked", kMatrix);
+    CHECK(a.size() >= 50);
+    CHECK(descents(a, [](const CellPlace& p) { return std::make_tuple(p.m_row / 32, p.m_column / 32); }) == 0);
+    // ... where the row order's samples of a leave tiles and come back to them.
+    const Recorded rowOrder = sample({scenarioPath("matrix_multiply"), "row", "256"});
+    const auto rows = placesBy(rowOrder, named(rowOrder, "a"), "multiply_row", kMatrix);
+    CHECK(descents(rows, [](const CellPlace& p) { return std::make_tuple(p.m_row / 32, p.m_column / 32); }) > 10);
+}
+
+TEST_CASE("arrays: a program's memlog.h calls name its grid, give its 3-D shape and mark its phases") {
+    Run bare;
+    bare.m_preload = false;
+    bare.m_argv = {scenarioPath("annotated_grid")};
+    const Outcome plain = runProgram(bare);
+    CHECK(plain.m_exitStatus == 0);  // without the recorder the calls do nothing
+    const Recorded recorded = sample({scenarioPath("annotated_grid")});
+    CHECK(recorded.m_stdout == plain.m_stdout);
+    fs::remove_all(plain.m_directory);
+    const SampledArray& grid = named(recorded, "temperature");
+    CHECK(grid.m_nameFrom == "memlog_name");
+    REQUIRE(grid.m_annotatedShape);
+    const ArrayShape shape = *grid.m_annotatedShape;
+    CHECK(shape.m_elementSize == 8);
+    CHECK(shape.m_rows == 64);
+    CHECK(shape.m_columns == 64);
+    CHECK(shape.m_depth == 8);
+    std::vector<std::string> phases;
+    for (const Annotation& annotation : recorded.m_annotations)
+        if (annotation.m_what == memlog::format::AnnotationKind::Phase) phases.push_back(annotation.m_text);
+    CHECK(phases == std::vector<std::string>{"fill", "smooth"});
+    // The fill goes plane by plane, row by row, column by column: so do its samples' cells.
+    const auto fill = placesBy(recorded, grid, "fill", shape);
+    CHECK(fill.size() >= 50);
+    CHECK(descents(fill, rowThenColumn) == 0);
+    std::set<uint64_t> planes;
+    for (const CellPlace& place : fill) planes.insert(place.m_plane);
+    CHECK(planes.size() >= 4);
+    // And the cells the view draws hold them.
+    const ArrayCells cells = arrayCells(grid, shape, ArrayOrder::RowMajor);
+    CHECK(cells.m_outside == 0);
+    CHECK(cells.m_samples == grid.m_samples.size());
+}

@@ -1,0 +1,102 @@
+// memlog arrays: the blocks and globals with access samples, as arrays: the name a user knows
+// each by (and where the name came from), its size, its samples, and the element size and shape
+// memlog_array() gave or the samples suggest, with how sure that guess is.
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "commands.hpp"
+#include "timeline/array_shape.hpp"
+#include "timeline/log_reader.hpp"
+#include "timeline/sites.hpp"
+#include "timeline/text_format.hpp"
+
+namespace memlog::cli {
+namespace {
+
+constexpr const char* kHelp = R"(usage: memlog arrays FILE [--top N] [--csv]
+
+The heap blocks and globals of a .memlog log that access samples fell in
+(MEMLOG_ACCESS=1), most sampled first, seen as arrays: each one's name (from
+memlog_name() in memlog.h, else the variable its allocating source line assigns
+it to, else its allocation site and ordinal, site=FUNCTION:K; a global: its
+symbol), how to choose it for memtimeline --array (seq=N for a block), its size,
+its samples, and its shape: the one memlog_array() gave, else a guess from the
+samples with how sure it is (the element size from the accesses' sizes, the
+row length from instructions that walk its columns).
+
+  --top N   at most N arrays (default 20; 0 for all)
+  --csv     rows of name,name_from,choose,addr,size,samples,element_size,rows,
+            columns,depth,shape_from,element_confidence,row_confidence
+)";
+
+std::string shapeText(const timeline::ArrayShape& shape) {
+    if (shape.m_columns == 0) return "?";
+    std::string text = std::to_string(shape.m_rows) + "x" + std::to_string(shape.m_columns);
+    if (shape.m_depth > 1) text += "x" + std::to_string(shape.m_depth);
+    return text;
+}
+
+std::string chooser(const timeline::SampledArray& array) {
+    return array.m_global ? "global=" + array.m_name : "seq=" + std::to_string(array.m_blockSeq);
+}
+
+}  // namespace
+
+int arraysCommand(const Arguments& arguments) {
+    const TableArguments parsed =
+        parseTableArguments(arguments, "arrays", "--by", true, kHelp, "usage: memlog arrays FILE [--top N] [--csv]");
+    if (parsed.m_exit >= 0) return parsed.m_exit;
+    if (!parsed.m_by.empty()) return usageError("arrays: unknown option '--by'", "Try 'memlog arrays --help'.");
+    try {
+        timeline::LogReader reader(parsed.m_path);
+        reader.forEachEvent([](const timeline::Event&) {});
+        auto names = nameStacks(reader);
+        const auto arrays = timeline::sampledArrays(reader, *names);
+        if (parsed.m_csv)
+            std::puts("name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
+                      "element_confidence,row_confidence");
+        else
+            std::printf("%-24s %-12s %14s %10s %9s %-12s  %s\n", "array", "choose", "address", "size", "samples",
+                        "shape", "name from; shape from");
+        size_t shown = 0;
+        for (const auto& array : arrays) {
+            if (parsed.m_top && shown++ == parsed.m_top) break;
+            timeline::ShapeGuess guess;
+            std::string shapeFrom;
+            if (array.m_annotatedShape) {
+                guess.m_shape = *array.m_annotatedShape;
+                guess.m_elementConfidence = guess.m_rowConfidence = 1;
+                shapeFrom = "memlog_array";
+            } else {
+                guess = timeline::inferShape(array);
+                shapeFrom = "guessed: " + guess.m_how;
+            }
+            if (parsed.m_csv) {
+                std::printf("%s,%s,%s,0x%" PRIx64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                            ",%s,%.2f,%.2f\n",
+                            csvField(array.m_name).c_str(), csvField(array.m_nameFrom).c_str(),
+                            csvField(chooser(array)).c_str(), array.m_addr, array.m_size, array.m_samples.size(),
+                            guess.m_shape.m_elementSize, guess.m_shape.m_rows, guess.m_shape.m_columns,
+                            guess.m_shape.m_depth, csvField(shapeFrom).c_str(), guess.m_elementConfidence,
+                            guess.m_rowConfidence);
+                continue;
+            }
+            const std::string shape = (guess.m_shape.m_elementSize ? std::to_string(guess.m_shape.m_elementSize) + " B " : "") +
+                                      shapeText(guess.m_shape);
+            std::printf("%-24s %-12s %14s %10s %9s %-12s  %s; %s\n", array.m_name.c_str(), chooser(array).c_str(),
+                        timeline::hexText(array.m_addr).c_str(),
+                        timeline::bytesText(static_cast<double>(array.m_size)).c_str(),
+                        timeline::countText(array.m_samples.size()).c_str(), shape.c_str(), array.m_nameFrom.c_str(),
+                        shapeFrom.c_str());
+        }
+        if (arrays.empty() && !parsed.m_csv)
+            std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1)\n", parsed.m_path.c_str());
+    } catch (const timeline::LogError& error) {
+        std::fprintf(stderr, "memlog: %s\n", error.what());
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace memlog::cli
