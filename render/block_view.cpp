@@ -98,27 +98,6 @@ void drawBlocks(const timeline::BlockModel& model, const ViewSpec& spec, const B
         drawBand(model, spec, colouring, target, top, std::min(band, target.m_height - top));
 }
 
-void drawAccessMarks(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
-                     const std::vector<int>* binOfMark) {
-    const XScale scale(spec.m_window, target.m_width);
-    for (const bool writes : {false, true}) {
-        const uint32_t colour = toArgb(writes ? kWriteColour : kReadColour);
-        for (size_t i = 0; i < marks.size(); ++i) {
-            const timeline::AccessMark& mark = marks[i];
-            if (mark.m_write != writes) continue;
-            if (binOfMark && (*binOfMark)[i] != spec.m_bin) continue;
-            const uint64_t at = spec.m_axis == timeline::XAxis::Time ? mark.m_timeNs : mark.m_seq;
-            if (at < spec.m_window.m_from || at >= spec.m_window.m_to) continue;
-            const auto row = spec.m_scale->y(mark.m_addr);
-            if (!row) continue;
-            const int cx = static_cast<int>(std::floor(scale.x(static_cast<double>(at))));
-            const int cy = std::min(static_cast<int>(std::floor(*row)), target.m_height - 1);
-            for (int y = std::max(cy - 1, 0); y <= std::min(cy + 1, target.m_height - 1); ++y)
-                for (int x = std::max(cx - 1, 0); x <= std::min(cx + 1, target.m_width - 1); ++x) target.at(x, y) = colour;
-        }
-    }
-}
-
 std::vector<int> binsOfMarks(const timeline::BlockModel& model, const timeline::Bins& bins) {
     const auto& marks = model.accessMarks();
     std::unordered_map<uint64_t, int> binOfSeq;

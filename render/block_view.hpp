@@ -1,6 +1,6 @@
 // One view of blocks, rasterised: every block of the window (and bin) through the coverage
-// accumulator, cushions on the blocks big enough to show them, equation 1 per pixel, and the
-// access marks on top. Pure pixels: the same code fills a PNG report and, later, a window.
+// accumulator, cushions on the blocks big enough to show them, equation 1 per pixel (the access
+// samples over them: access_layer.hpp). Pure pixels: the same code fills a PNG report and, later, a window.
 #pragma once
 
 #include <algorithm>
@@ -70,11 +70,6 @@ inline bool blockRect(const timeline::Block& block, const ViewSpec& spec, const 
 // Fills `target` (every pixel) with the blocks of `spec` on the background.
 void drawBlocks(const timeline::BlockModel& model, const ViewSpec& spec, const BlockColouring& colouring,
                 PixelBuffer target);
-
-// Marks of `marks` inside the view: 3x3 squares, reads then writes (writes stay on top).
-// `binOfMark`, for a view of one bin: the bin of each mark's block (-1: none).
-void drawAccessMarks(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
-                     const std::vector<int>* binOfMark = nullptr);
 
 // The bin of each mark's block (by the sequence number at which the block began).
 std::vector<int> binsOfMarks(const timeline::BlockModel& model, const timeline::Bins& bins);

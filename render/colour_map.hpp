@@ -1,6 +1,6 @@
 // Colours of the picture: the ordinal map (blue for low through green to red for high, as
 // MemoView's views and occupancy bars), the categorical palette for threads and sites, the
-// background and the two colours of access marks. Colours are linear 0..1 triples until they
+// background. Colours are linear 0..1 triples until they
 // are packed into Cairo's ARGB32 pixels.
 #pragma once
 
@@ -22,8 +22,6 @@ Rgb categoryColour(size_t index);
 inline constexpr Rgb kOtherColour{136 / 255.0, 136 / 255.0, 136 / 255.0};  // dark enough to show when thin
 
 inline constexpr Rgb kBackground{1.0, 1.0, 1.0};  // free memory
-inline constexpr Rgb kReadColour{0.05, 0.05, 0.05};
-inline constexpr Rgb kWriteColour{0.93, 0.0, 0.55};
 
 // Inline: every pixel of every frame goes through these (and lround, a libm call, was a tenth
 // of a frame: a clamped value + 0.5, truncated, rounds the same way).

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 
+#include "render/access_layer.hpp"
 #include "render/axes.hpp"
 #include "render/occupancy_bar.hpp"
 #include "render/other_core.hpp"
@@ -308,7 +309,9 @@ void Report::paintViewRasters(cairo_t* cr) const {
         for (size_t i = 0; i < m_views.size(); ++i) {
             if (!targets[i].m_pixels) continue;
             if (m_options.m_accessMarks)
-                drawAccessMarks(m_model.accessMarks(), specOf(m_views[i]), targets[i], m_bins ? &m_binOfMark : nullptr);
+                drawAccessDensity(accessDensity(m_model.accessMarks(), specOf(m_views[i]), targets[i].m_width,
+                                                targets[i].m_height, m_bins ? &m_binOfMark : nullptr),
+                                  targets[i]);
             paintCursors(targets[i], m_views[i].m_cell.m_view.m_width);
         }
     });

@@ -81,6 +81,19 @@ std::string siteLocation(const unwind::SourceFrame& frame) {
     return frame.m_module;
 }
 
+std::string accessingCode(StackNames& names, uint64_t ip, uint32_t stack) {
+    const auto& instruction = names.instruction(ip);
+    const unwind::SourceFrame* frame = instruction.empty() ? nullptr : &instruction.front();
+    std::vector<unwind::SourceFrame> callers;
+    if (!frame) {
+        callers = names.frames(stack);
+        frame = callers.empty() ? nullptr : &callers.front();
+    }
+    if (!frame) return "(unknown code)";
+    const std::string location = siteLocation(*frame);
+    return frame->m_function + (location.empty() || location == frame->m_function ? "" : " (" + location + ")");
+}
+
 std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top) {
     std::map<std::tuple<std::string, std::string, uint32_t>, SiteRow> rows;
     for (size_t id = 0; id < stacks.size(); ++id) {

@@ -58,4 +58,9 @@ std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics
 // "file:line" or the module when there is no line.
 std::string siteLocation(const unwind::SourceFrame& frame);
 
+// The code that made an access sample, as a user reads it: "function (file:line)" of the
+// instruction itself (its innermost inlined frame), else of the stack's innermost frame, else
+// "(unknown code)".
+std::string accessingCode(StackNames& names, uint64_t ip, uint32_t stack);
+
 }  // namespace memlog::timeline

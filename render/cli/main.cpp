@@ -93,6 +93,7 @@ int runWindow(TimelineOptions& options) {
     state.m_colourBy = report.m_colourBy;
     state.m_alpha = report.m_alpha;
     state.m_cushion = report.m_cushion;
+    state.m_accessMarks = report.m_accessMarks;
     state.m_axis = report.m_axis;
     state.m_bins = report.m_bins;
     state.m_layout = report.m_layout;

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "memlog/format.hpp"
+
 namespace memlog::cli {
 
 const char* const kHelp = R"(usage: memtimeline LOG [OPTIONS]                  explore LOG in a window
@@ -33,6 +35,10 @@ key. The options below set where the window starts.
   --alpha A             bias of the antialiasing, 0 < A <= 1 (default 0.3);
                         lower makes thin and short blocks stand out more
   --cushion STYLE       plateau (default), parabolic or none
+  --accesses on|off     the log's sampled accesses over the blocks, reads blue
+                        and writes red, denser samples more opaque, the blocks
+                        washed out under them (default on; the key a in the
+                        window)
   --x time|events       x axis: time since the recording started (default), or
                         the event number (the recorder's global sequence)
   --range FROM:TO       the stretch of x to show: times with a unit (ns, us,
@@ -119,7 +125,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             return options;
         }
         if (argument == "--version") {
-            std::puts("memtimeline 0.1.0 (log format 2)");
+            std::printf("memtimeline 0.1.0 (log format %u; reads %u to %u)\n", format::kFormatVersion,
+                        format::kOldestReadableVersion, format::kFormatVersion);
             options.m_exit = 0;
             return options;
         }
@@ -127,7 +134,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                                 argument == "--alpha" || argument == "--cushion" || argument == "--x" ||
                                 argument == "--range" || argument == "--addr" || argument == "--bins" ||
                                 argument == "--layout" || argument == "--cursor" || argument == "--scale" ||
-                                argument == "--draft-above";
+                                argument == "--draft-above" || argument == "--accesses";
         if (argument == "--follow" || argument == "--trace") {
             (argument == "--follow" ? options.m_follow : options.m_trace) = true;
             continue;
@@ -164,6 +171,9 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             const double alpha = std::strtod(value.c_str(), &end);
             if (!end || *end || !(alpha > 0 && alpha <= 1)) return error("--alpha " + value + ": a number above 0, at most 1");
             report.m_alpha = alpha;
+        } else if (argument == "--accesses") {
+            if (value != "on" && value != "off") return error("--accesses " + value + ": on or off");
+            report.m_accessMarks = value == "on";
         } else if (argument == "--cushion") {
             if (!render::parseCushionStyle(value, report.m_cushion))
                 return error("--cushion " + value + ": one of plateau, parabolic, none");

@@ -391,8 +391,7 @@ void TimelineWindow::paintOverlays(cairo_t* cr) {
         tip.push_back(std::string(mark.m_write ? "write" : "read") + " at " + timeline::hexText(mark.m_addr));
         tip.push_back("at " + timeline::durationText(static_cast<double>(mark.m_timeNs)) + ", event " +
                       timeline::countText(mark.m_seq) + ", thread " + std::to_string(mark.m_tid));
-        const auto frames = m_log->m_names->frames(mark.m_stack);
-        tip.push_back("in " + (frames.empty() ? std::string("(no stack)") : timeline::siteLabel(frames.front())));
+        tip.push_back("in " + timeline::accessingCode(*m_log->m_names, mark.m_ip, mark.m_stack));
         for (const std::string& line : stackLines(mark.m_stack)) tip.push_back(line);
     } else if (m_hovered && m_drag == Drag::None) {
         tip = blockLines(*m_hovered, false);

@@ -108,12 +108,42 @@ TEST_CASE("--help names every option, --version the version") {
     const auto ran = memtimeline({"--help"});
     CHECK(ran->m_outcome.m_exitStatus == 0);
     for (const char* option : {"--export", "--size", "--color-by", "--alpha", "--cushion", "--x", "--range", "--addr",
-                               "--bins", "--layout", "--cursor", "--help", "--version", "site", "thread", "size",
+                               "--bins", "--layout", "--cursor", "--accesses", "--help", "--version", "site", "thread", "size",
                                "lifetime", "age", "waste", "plateau", "parabolic", "events", "region"})
         CHECK(ran->m_outcome.m_stdout.find(option) != std::string::npos);
     const auto version = memtimeline({"--version"});
     CHECK(version->m_outcome.m_exitStatus == 0);
     CHECK(version->m_outcome.m_stdout.rfind("memtimeline ", 0) == 0);
+    CHECK(version->m_outcome.m_stdout.find("log format " + std::to_string(memlog::format::kFormatVersion)) != std::string::npos);
+}
+
+TEST_CASE("the option --accesses off draws the blocks alone, on (the default) the samples over them") {
+    // One log for every run: the report's header names it, so the pictures differ only by the option.
+    char pattern[] = "/tmp/memtimeline-accesses-XXXXXX";
+    REQUIRE(mkdtemp(pattern));
+    const std::string dir = pattern;
+    LogBuilder log;
+    log.thread(1).malloc(1, 0x5000'0000, 4096).free(40, 0x5000'0000);
+    log.thread(1).write(10, 0x5000'0100).read(30, 0x5000'0e00);
+    log.write(dir + "/app.memlog");
+    auto draw = [&](const std::string& name, std::vector<std::string> extra) {
+        std::vector<std::string> arguments = {dir + "/app.memlog", "--export", dir + "/" + name};
+        arguments.insert(arguments.end(), extra.begin(), extra.end());
+        CHECK(memtimeline(arguments)->m_outcome.m_exitStatus == 0);
+        return readAll(dir + "/" + name);
+    };
+    const std::string byDefault = draw("default.png", {}), on = draw("on.png", {"--accesses", "on"}),
+                      off = draw("off.png", {"--accesses", "off"});
+    CHECK(!byDefault.empty());
+    CHECK(on == byDefault);
+    CHECK(off != on);
+    fs::remove_all(dir);
+    const auto bad = memtimeline({"{dir}/app.memlog", "--export", "{dir}/r.png", "--accesses", "maybe"}, [](const std::string& d) {
+        LogBuilder empty;
+        empty.thread(1).malloc(1, 0x1000, 10);
+        empty.write(d + "/app.memlog");
+    });
+    refused(*bad, "--accesses maybe: on or off", "r.png");
 }
 
 TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {

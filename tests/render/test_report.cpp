@@ -8,6 +8,7 @@
 #include <set>
 
 #include "heap_records.hpp"
+#include "render/access_layer.hpp"
 #include "render/occupancy_bar.hpp"
 #include "render_helpers.hpp"
 
@@ -89,7 +90,7 @@ TEST_CASE("the legend lists the colours drawn, and only those") {
     }
 }
 
-TEST_CASE("access samples are drawn over the blocks in two colours, with a legend entry") {
+TEST_CASE("access samples are drawn over washed blocks, reads blue and writes red, with a legend entry") {
     auto model = threadsModel(2);
     ReportOptions options = flatOptions();
     options.m_colourBy = ColourBy::Size;
@@ -106,14 +107,20 @@ TEST_CASE("access samples are drawn over the blocks in two colours, with a legen
     for (const auto& mark : model.accessMarks()) {
         const int x = static_cast<int>(view.m_x + scale.x(static_cast<double>(mark.m_seq)));
         const int y = static_cast<int>(view.m_y + *marked.scale(0).y(mark.m_addr));
-        CHECK(image.at(x, y) == render::toArgb(mark.m_write ? render::kWriteColour : render::kReadColour));
+        const render::Rgb pixel = render::fromArgb(image.at(x, y));
+        if (mark.m_write) CHECK(pixel.m_r > pixel.m_b + 0.4);
+        else CHECK(pixel.m_b > pixel.m_r + 0.4);
     }
-    // Nothing else changed in the view.
+    // Everywhere else the blocks are the same, washed towards white.
     const auto after = image.region(view);
-    size_t changed = 0;
-    for (size_t i = 0; i < after.size(); ++i) changed += after[i] != before[i];
-    CHECK(changed > 0);
-    CHECK(changed <= 2 * 9);  // two 3x3 marks
+    size_t washed = 0;
+    for (size_t i = 0; i < after.size(); ++i)
+        washed += after[i] == render::toArgb(render::mixed(render::fromArgb(before[i]), {1, 1, 1}, render::kWashUnderSamples));
+    CHECK(washed >= after.size() - 2 * 9);  // each sample's square reaches 3x3 pixels at most
+    CHECK(washed < after.size());
+    // Turned off, the view is the plain one.
+    options.m_accessMarks = false;
+    CHECK(test::imageOf(Report(model, nullptr, options)).region(view) == before);
 }
 
 TEST_CASE("the occupancy bar shows live bytes on the map, cushioned only where nothing happens") {

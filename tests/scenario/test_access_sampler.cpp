@@ -29,6 +29,7 @@ struct Sample {
     memlog::timeline::AccessSample m_access;
     memlog::timeline::Attribution m_where;
     std::string m_function;      // the accessing instruction's function
+    std::string m_code;          // the same as the window names it: function (file:line)
     uint32_t m_blockOwner = 0;   // heap: the thread that allocated the block
     std::string m_global;        // global: its symbol
 };
@@ -44,7 +45,7 @@ public:
     void begin(const memlog::timeline::BlockChange& change) override { m_owner[change.m_seq] = change.m_tid; }
     void end(const memlog::timeline::BlockChange&) override {}
     void access(const memlog::timeline::AccessSample& sample, const memlog::timeline::Attribution& where) override {
-        Sample collected{sample, where, {}, 0, {}};
+        Sample collected{sample, where, {}, {}, 0, {}};
         if (where.m_region == Region::Heap) collected.m_blockOwner = m_owner[where.m_blockSeq];
         m_samples.push_back(collected);
     }
@@ -62,6 +63,7 @@ SampledLog readSamples(const std::string& path) {
     for (Sample& sample : collect.m_samples) {
         const auto& frames = names.instruction(sample.m_access.m_ip);
         if (!frames.empty()) sample.m_function = frames.front().m_function;
+        sample.m_code = memlog::timeline::accessingCode(names, sample.m_access.m_ip, sample.m_access.m_stack);
         if (sample.m_where.m_region == Region::Global) sample.m_global = names.globalName(sample.m_access.m_addr);
     }
     log.m_samples = std::move(collect.m_samples);
@@ -111,22 +113,25 @@ void requireConsistentCounters(const SampledLog& log) {
 
 }  // namespace
 
-TEST_CASE("a write phase then a read phase: the array's samples are writes, then reads, in the right functions") {
+TEST_CASE("a write phase then a read phase: the array's samples are writes, then reads, in the right functions and lines") {
     const SampledRun run = sampleScenario("access_phases");
     const SampledLog& log = run.m_log;
     CHECK(log.m_header.m_accessSampler == AccessSampler::TickPerfClock);
     CHECK(log.m_header.m_accessRate == 5000);
     requireConsistentCounters(log);
     uint64_t writes = 0, writePhase = 0, reads = 0, readPhase = 0, lastWrite = 0, firstRead = UINT64_MAX;
+    uint64_t writeLine = 0, readLine = 0;  // samples named by the store's and the load's source line
     for (const Sample& sample : log.m_samples) {
         if (sample.m_where.m_region != Region::Heap || sample.m_where.m_blockSize != (8u << 20)) continue;
         if (sample.m_function == "write_phase") {
             ++writePhase;
             if (sample.m_access.writes() && !sample.m_access.reads()) ++writes;
+            writeLine += sample.m_code == "write_phase (access_phases.c:14)";
             lastWrite = std::max(lastWrite, sample.m_access.m_seq);
         } else if (sample.m_function == "read_phase") {
             ++readPhase;
             if (sample.m_access.reads() && !sample.m_access.writes()) ++reads;
+            readLine += sample.m_code == "read_phase (access_phases.c:21)";
             firstRead = std::min(firstRead, sample.m_access.m_seq);
         }
     }
@@ -136,6 +141,8 @@ TEST_CASE("a write phase then a read phase: the array's samples are writes, then
     CHECK(writes * 100 >= writePhase * 95);
     CHECK(reads * 100 >= readPhase * 95);
     CHECK(lastWrite < firstRead);  // the phases do not overlap in the log's order
+    CHECK(writeLine * 100 >= writePhase * 90);
+    CHECK(readLine * 100 >= readPhase * 90);
 }
 
 TEST_CASE("four threads each sweeping their own block: each block's samples come from its thread") {

@@ -1,0 +1,123 @@
+// The access layer: samples as a density over the blocks, reads blue and writes red, one sample
+// plainly visible and a million still telling dense from sparse.
+#include <catch2/catch.hpp>
+
+#include "render/access_layer.hpp"
+
+using namespace memlog;
+using render::AccessDensity;
+
+namespace {
+
+constexpr int kWidth = 100, kHeight = 50;
+constexpr uint64_t kLo = 0x10000;  // one byte a row
+
+struct View {
+    render::AddressScale m_scale{timeline::AddressRanges({{kLo, kLo + kHeight}}), kHeight};
+    render::ViewSpec m_spec;
+    View() {
+        m_spec.m_axis = timeline::XAxis::Events;
+        m_spec.m_window = {0, kWidth};  // one event a column
+        m_spec.m_scale = &m_scale;
+    }
+};
+
+timeline::AccessMark mark(uint64_t seq, uint64_t addr, bool write) {
+    timeline::AccessMark m;
+    m.m_seq = seq;
+    m.m_timeNs = seq;
+    m.m_addr = addr;
+    m.m_write = write;
+    return m;
+}
+
+render::Rgb colourOf(uint32_t pixel) { return render::fromArgb(pixel); }
+
+}  // namespace
+
+TEST_CASE("a sample covers its own pixel whole and its neighbours by the area its square overlaps") {
+    const View view;
+    const AccessDensity density = render::accessDensity({mark(10, kLo + 20, false)}, view.m_spec, kWidth, kHeight);
+    CHECK(density.m_samples == 1);
+    // Addresses grow upwards: byte 20 of 50 is at y = 30, and the sample at the left edge of
+    // column 10. Its 2x2 square spans columns 9 and 10 and rows 29 and 30 exactly.
+    REQUIRE(*view.m_scale.y(kLo + 20) == Approx(30));
+    CHECK(density.total(10, 30) == Approx(1));
+    CHECK(density.total(9, 29) == Approx(1));
+    CHECK(density.total(11, 30) == Approx(0));
+    CHECK(density.total(10, 31) == Approx(0));
+    CHECK(density.total(10, 28) == Approx(0));
+    double sum = 0;
+    for (int yy = 0; yy < kHeight; ++yy)
+        for (int x = 0; x < kWidth; ++x) sum += density.total(x, yy);
+    CHECK(sum == Approx(4));
+    CHECK(density.m_writes[30 * kWidth + 10] == 0);
+}
+
+TEST_CASE("samples outside the window, or of another bin, are left out") {
+    View view;
+    view.m_spec.m_window = {5, 50};
+    const std::vector<timeline::AccessMark> marks = {mark(2, kLo + 3, false), mark(60, kLo + 3, true), mark(7, kLo + 3, true)};
+    CHECK(render::accessDensity(marks, view.m_spec, kWidth, kHeight).m_samples == 1);
+    const std::vector<int> bins = {0, 0, 1};
+    CHECK(render::accessDensity(marks, view.m_spec, kWidth, kHeight, &bins).m_samples == 0);
+    view.m_spec.m_bin = 1;
+    CHECK(render::accessDensity(marks, view.m_spec, kWidth, kHeight, &bins).m_samples == 1);
+}
+
+TEST_CASE("reads are blue and writes red over washed blocks, one sample plainly, many more so") {
+    const View view;
+    std::vector<timeline::AccessMark> marks;
+    marks.push_back(mark(10, kLo + 40, false));                            // one read
+    marks.push_back(mark(30, kLo + 40, true));                             // one write
+    for (int i = 0; i < 1000; ++i) marks.push_back(mark(50, kLo + 40, false));  // a thousand reads on one spot
+    for (int i = 0; i < 500; ++i) {                                       // reads and writes alike on one spot
+        marks.push_back(mark(70, kLo + 40, false));
+        marks.push_back(mark(70, kLo + 40, true));
+    }
+    const uint32_t block = render::toArgb(render::ordinalColour(0.1));  // a dark blue block
+    std::vector<uint32_t> pixels(kWidth * kHeight, block);
+    render::drawAccessDensity(render::accessDensity(marks, view.m_spec, kWidth, kHeight), {pixels.data(), kWidth, kHeight, kWidth});
+    auto at = [&](int x, int y) { return colourOf(pixels[static_cast<size_t>(y * kWidth + x)]); };
+
+    const render::Rgb washed = at(90, 40), original = colourOf(block);
+    CHECK(washed.m_r + washed.m_g + washed.m_b > original.m_r + original.m_g + original.m_b + 1.0);  // lighter
+
+    const render::Rgb read = at(10, 10), write = at(30, 10), dense = at(50, 10), both = at(70, 10);
+    CHECK(read.m_b > read.m_r + 0.4);
+    CHECK(write.m_r > write.m_b + 0.4);
+    CHECK(write.m_r > write.m_g + 0.4);
+    // One sample is drawn at kOneSampleOpacity over the washed block; the densest spot opaque.
+    const render::Rgb expectedRead = render::mixed(washed, render::kReadColour, render::kOneSampleOpacity);
+    CHECK(read.m_r == Approx(expectedRead.m_r).margin(1.0 / 255));
+    CHECK(read.m_b == Approx(expectedRead.m_b).margin(1.0 / 255));
+    CHECK(dense.m_r == Approx(render::kReadColour.m_r).margin(1.0 / 255));
+    CHECK(dense.m_b == Approx(render::kReadColour.m_b).margin(1.0 / 255));
+    // Half reads, half writes: the mix of both colours.
+    CHECK(both.m_r > 0.3);
+    CHECK(both.m_b > 0.3);
+}
+
+TEST_CASE("a million samples: sparse and dense places stay apart, and the picture holds no sample outside its data") {
+    const View view;
+    std::vector<timeline::AccessMark> marks;
+    marks.reserve(1'000'000);
+    // 990,000 reads over the left half's lower addresses (the bottom rows), 10,000 writes over the
+    // right half's higher ones (the top rows).
+    for (int i = 0; i < 990'000; ++i) marks.push_back(mark(static_cast<uint64_t>(i % 50), kLo + static_cast<uint64_t>(i / 50 % 25), false));
+    for (int i = 0; i < 10'000; ++i) marks.push_back(mark(50 + static_cast<uint64_t>(i % 50), kLo + 25 + static_cast<uint64_t>(i / 50 % 25), true));
+    const AccessDensity density = render::accessDensity(marks, view.m_spec, kWidth, kHeight);
+    CHECK(density.m_samples == 1'000'000);
+    std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
+    render::drawAccessDensity(density, {pixels.data(), kWidth, kHeight, kWidth});
+    auto at = [&](int x, int y) { return colourOf(pixels[static_cast<size_t>(y * kWidth + x)]); };
+    const render::Rgb dense = at(20, 40), sparse = at(75, 15);
+    CHECK(dense.m_b > 0.9);
+    CHECK(sparse.m_r > sparse.m_b + 0.3);
+    // The sparse writes (4 a pixel) are drawn lighter than the dense reads (800 a pixel).
+    CHECK(dense.m_r == Approx(render::kReadColour.m_r).margin(1.0 / 255));  // opaque
+    CHECK(sparse.m_g > render::kWriteColour.m_g + 0.05);                   // the white shows through
+    // Far from both (top left, bottom right): only the washed background.
+    CHECK(at(10, 5).m_r == Approx(1));
+    CHECK(at(90, 40).m_b == Approx(1));
+}
