@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <unordered_map>
 
 #include "render/x_scale.hpp"
 
@@ -31,6 +33,52 @@ double opacityOf(double d, double most) {
     return kOneSampleOpacity + (1 - kOneSampleOpacity) * std::log(d) / std::log(most);
 }
 
+// Blends `colour` at `opacity` times `coverage` into the pixel (x, y), if it is in the buffer.
+void blend(PixelBuffer target, int x, int y, const Rgb& colour, double opacity) {
+    if (x < 0 || y < 0 || x >= target.m_width || y >= target.m_height || opacity <= 0) return;
+    uint32_t& pixel = target.at(x, y);
+    pixel = toArgb(mixed(fromArgb(pixel), colour, std::min(opacity, 1.0)));
+}
+
+// An antialiased line one pixel wide (Xiaolin Wu's): each step along the major axis shares its
+// ink between the two pixels the line passes between.
+void drawLine(PixelBuffer target, double x0, double y0, double x1, double y1, const Rgb& colour, double opacity) {
+    const bool steep = std::fabs(y1 - y0) > std::fabs(x1 - x0);
+    if (steep) {
+        std::swap(x0, y0);
+        std::swap(x1, y1);
+    }
+    if (x0 > x1) {
+        std::swap(x0, x1);
+        std::swap(y0, y1);
+    }
+    const double gradient = x1 - x0 > 0 ? (y1 - y0) / (x1 - x0) : 0;
+    // Pixel centres are at +0.5: a line along y = 10.5 inks row 10 alone.
+    const int limit = steep ? target.m_height : target.m_width;
+    const int from = std::max(static_cast<int>(std::floor(x0)), 0), to = std::min(static_cast<int>(std::floor(x1)), limit - 1);
+    for (int major = from; major <= to; ++major) {
+        const double minor = y0 + gradient * (major + 0.5 - x0) - 0.5;
+        const int low = static_cast<int>(std::floor(minor));
+        const double share = minor - low;
+        if (steep) {
+            blend(target, low, major, colour, opacity * (1 - share));
+            blend(target, low + 1, major, colour, opacity * share);
+        } else {
+            blend(target, major, low, colour, opacity * (1 - share));
+            blend(target, major, low + 1, colour, opacity * share);
+        }
+    }
+}
+
+// Where a mark falls in the view, if it does.
+std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec, const XScale& scale) {
+    const uint64_t at = spec.m_axis == timeline::XAxis::Time ? mark.m_timeNs : mark.m_seq;
+    if (at < spec.m_window.m_from || at >= spec.m_window.m_to) return std::nullopt;
+    const auto row = spec.m_scale->y(mark.m_addr);
+    if (!row) return std::nullopt;
+    return std::pair{scale.x(static_cast<double>(at)), *row};
+}
+
 }  // namespace
 
 AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, int width, int height,
@@ -46,12 +94,9 @@ AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, cons
     for (size_t i = 0; i < marks.size(); ++i) {
         const timeline::AccessMark& mark = marks[i];
         if (binOfMark && (*binOfMark)[i] != spec.m_bin) continue;
-        const uint64_t at = spec.m_axis == timeline::XAxis::Time ? mark.m_timeNs : mark.m_seq;
-        if (at < spec.m_window.m_from || at >= spec.m_window.m_to) continue;
-        const auto row = spec.m_scale->y(mark.m_addr);
-        if (!row) continue;
-        splat(mark.m_write ? density.m_writes : density.m_reads, width, height, scale.x(static_cast<double>(at)),
-              *row, 1.0f);
+        const auto place = placeOf(mark, spec, scale);
+        if (!place) continue;
+        splat(mark.m_write ? density.m_writes : density.m_reads, width, height, place->first, place->second, 1.0f);
         ++density.m_samples;
     }
     return density;
@@ -75,6 +120,49 @@ void drawAccessDensity(const AccessDensity& density, PixelBuffer target) {
             }
             const Rgb sample = mixed(kReadColour, kWriteColour, writes / (reads + writes));
             row[x] = toArgb(mixed(washed, sample, alpha));
+        }
+    }
+}
+
+void drawWatchLinks(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+                    const std::vector<int>* binOfMark) {
+    std::unordered_map<uint64_t, size_t> bySeq;
+    for (size_t i = 0; i < marks.size(); ++i)
+        if (marks[i].m_armedBy) bySeq.emplace(marks[i].m_armedBy, SIZE_MAX);
+    if (bySeq.empty()) return;
+    for (size_t i = 0; i < marks.size(); ++i)
+        if (auto it = bySeq.find(marks[i].m_seq); it != bySeq.end()) it->second = i;
+    const XScale scale(spec.m_window, target.m_width);
+    for (size_t i = 0; i < marks.size(); ++i) {
+        const timeline::AccessMark& trap = marks[i];
+        if (!trap.m_armedBy || (binOfMark && (*binOfMark)[i] != spec.m_bin)) continue;
+        const size_t armed = bySeq[trap.m_armedBy];
+        if (armed == SIZE_MAX) continue;  // the arming sample is not in the log (torn)
+        // Both ends placed even outside the window, so that a link crossing the view is drawn.
+        ViewSpec everywhere = spec;
+        everywhere.m_window = {0, UINT64_MAX};
+        const auto from = placeOf(marks[armed], everywhere, scale), to = placeOf(trap, everywhere, scale);
+        if (!from || !to) continue;
+        // Through the middle of the pixel rows of the two words: a link along one word is one
+        // crisp row, not two half-inked ones.
+        drawLine(target, from->first, std::floor(from->second) + 0.5, to->first, std::floor(to->second) + 0.5,
+                 kWatchLinkColour, kWatchLinkOpacity);
+    }
+}
+
+void drawUsesAfterFree(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+                       const std::vector<int>* binOfMark) {
+    const XScale scale(spec.m_window, target.m_width);
+    const double reach = kUseAfterFreeReach;
+    for (size_t i = 0; i < marks.size(); ++i) {
+        const timeline::AccessMark& mark = marks[i];
+        if (!mark.m_useAfterFree || (binOfMark && (*binOfMark)[i] != spec.m_bin)) continue;
+        const auto place = placeOf(mark, spec, scale);
+        if (!place) continue;
+        const double x = place->first, y = std::floor(place->second) + 0.5;
+        for (const double offset : {-0.5, 0.5}) {  // two pixels thick
+            drawLine(target, x - reach + offset, y - reach, x + reach + offset, y + reach, kUseAfterFreeColour, 1);
+            drawLine(target, x - reach + offset, y + reach, x + reach + offset, y - reach, kUseAfterFreeColour, 1);
         }
     }
 }

@@ -45,4 +45,16 @@ AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, cons
 // holds no sample.
 void drawAccessDensity(const AccessDensity& density, PixelBuffer target);
 
+// What the watchpoints add on top of the density: a thin line from each sample that armed a
+// watchpoint to the trap it caught (the word's next access, by whichever thread: its length is
+// the reuse time), and a cross on each access to a freed block (a use after free).
+inline constexpr Rgb kWatchLinkColour{0.15, 0.15, 0.15};
+inline constexpr double kWatchLinkOpacity = 0.8;
+inline constexpr Rgb kUseAfterFreeColour{0.0, 0.0, 0.0};
+inline constexpr int kUseAfterFreeReach = 4;  // the cross's arms, in pixels from its centre
+void drawWatchLinks(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+                    const std::vector<int>* binOfMark = nullptr);
+void drawUsesAfterFree(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+                       const std::vector<int>* binOfMark = nullptr);
+
 }  // namespace memlog::render

@@ -222,6 +222,10 @@ void Report::buildLegend() {
         add(Kind::Heading, "access samples");
         add(Kind::Swatch, "read (" + timeline::countText(marks.size() - writes) + ")", kReadColour);
         add(Kind::Swatch, "write (" + timeline::countText(writes) + ")", kWriteColour);
+        const auto traps = static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_armedBy != 0; }));
+        const auto usesAfterFree = static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_useAfterFree; }));
+        if (traps) add(Kind::Swatch, "line: a sample to the word's next access (" + timeline::countText(traps) + ")", kWatchLinkColour);
+        if (usesAfterFree) add(Kind::Swatch, "cross: use after free (" + timeline::countText(usesAfterFree) + ")", kUseAfterFreeColour);
     }
     const bool time = m_options.m_axis == timeline::XAxis::Time;
     auto xText = [time](uint64_t value) {
@@ -308,10 +312,14 @@ void Report::paintViewRasters(cairo_t* cr) const {
         if (FrameContext* frame = this->frame()) frame->drawBlocks(jobs, m_options.m_levelOfDetail, m_options.m_mayDraft);
         for (size_t i = 0; i < m_views.size(); ++i) {
             if (!targets[i].m_pixels) continue;
-            if (m_options.m_accessMarks)
-                drawAccessDensity(accessDensity(m_model.accessMarks(), specOf(m_views[i]), targets[i].m_width,
-                                                targets[i].m_height, m_bins ? &m_binOfMark : nullptr),
-                                  targets[i]);
+            if (m_options.m_accessMarks) {
+                const auto& marks = m_model.accessMarks();
+                const std::vector<int>* binOfMark = m_bins ? &m_binOfMark : nullptr;
+                const ViewSpec spec = specOf(m_views[i]);
+                drawAccessDensity(accessDensity(marks, spec, targets[i].m_width, targets[i].m_height, binOfMark), targets[i]);
+                drawWatchLinks(marks, spec, targets[i], binOfMark);
+                drawUsesAfterFree(marks, spec, targets[i], binOfMark);
+            }
             paintCursors(targets[i], m_views[i].m_cell.m_view.m_width);
         }
     });

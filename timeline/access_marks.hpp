@@ -22,6 +22,9 @@ struct AccessMark {
     uint64_t m_ip = 0;        // the accessing instruction
     format::AccessKind m_kind = format::AccessKind::Read;
     uint32_t m_size = 0;      // bytes accessed
+    format::AccessSource m_source = format::AccessSource::Tick;
+    uint64_t m_armedBy = 0;   // a watchpoint's trap: the m_seq of the sample that armed it; else 0
+    bool m_useAfterFree = false;  // it touched a block after its free (before the memory was reused)
 };
 
 }  // namespace memlog::timeline

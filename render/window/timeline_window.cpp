@@ -392,6 +392,8 @@ void TimelineWindow::paintOverlays(cairo_t* cr) {
         tip.push_back("at " + timeline::durationText(static_cast<double>(mark.m_timeNs)) + ", event " +
                       timeline::countText(mark.m_seq) + ", thread " + std::to_string(mark.m_tid));
         tip.push_back("in " + timeline::accessingCode(*m_log->m_names, mark.m_ip, mark.m_stack));
+        if (mark.m_armedBy) tip.push_back("caught by a watchpoint a sample set at event " + timeline::countText(mark.m_armedBy));
+        if (mark.m_useAfterFree) tip.push_back("use after free: the block was freed before this access");
         for (const std::string& line : stackLines(mark.m_stack)) tip.push_back(line);
     } else if (m_hovered && m_drag == Drag::None) {
         tip = blockLines(*m_hovered, false);

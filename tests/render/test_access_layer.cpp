@@ -4,6 +4,8 @@
 
 #include "render/access_layer.hpp"
 
+#include <cmath>
+
 using namespace memlog;
 using render::AccessDensity;
 
@@ -120,4 +122,52 @@ TEST_CASE("a million samples: sparse and dense places stay apart, and the pictur
     // Far from both (top left, bottom right): only the washed background.
     CHECK(at(10, 5).m_r == Approx(1));
     CHECK(at(90, 40).m_b == Approx(1));
+}
+
+namespace {
+
+double luminance(uint32_t pixel) {
+    const render::Rgb c = render::fromArgb(pixel);
+    return 0.3 * c.m_r + 0.59 * c.m_g + 0.11 * c.m_b;
+}
+
+}  // namespace
+
+TEST_CASE("a watchpoint's trap is linked to the sample that armed it by a thin line along the word") {
+    const View view;
+    std::vector<timeline::AccessMark> marks = {mark(10, kLo + 25, false), mark(60, kLo + 25, true)};
+    marks[1].m_source = format::AccessSource::Watchpoint;
+    marks[1].m_armedBy = 10;
+    marks.push_back(mark(70, kLo + 5, true));  // a trap whose arming sample is not in the log
+    marks.back().m_armedBy = 999;
+    std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
+    const render::PixelBuffer target{pixels.data(), kWidth, kHeight, kWidth};
+    render::drawWatchLinks(marks, view.m_spec, target);
+    auto at = [&](int x, int y) { return luminance(pixels[static_cast<size_t>(y * kWidth + x)]); };
+    const int row = static_cast<int>(std::floor(*view.m_scale.y(kLo + 25)));  // the word's row
+    int inked = 0;
+    for (int x = 12; x < 58; ++x) inked += at(x, row) < 0.5;
+    CHECK(inked == 46);                        // all along, between the two samples
+    CHECK(at(35, row - 3) == Approx(1));       // thin: nothing three rows away
+    CHECK(at(35, row + 3) == Approx(1));
+    CHECK(at(80, row) == Approx(1));           // nothing past the trap
+    CHECK(at(5, row) == Approx(1));            // nor before the arming sample
+    const int lonelyRow = static_cast<int>(std::floor(*view.m_scale.y(kLo + 5)));
+    for (int x = 0; x < kWidth; ++x) CHECK(at(x, lonelyRow) == Approx(1));  // no line without its start
+}
+
+TEST_CASE("an access to a freed block is marked with a cross") {
+    const View view;
+    std::vector<timeline::AccessMark> marks = {mark(30, kLo + 25, false), mark(60, kLo + 25, false)};
+    marks[1].m_useAfterFree = true;
+    std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
+    render::drawUsesAfterFree(marks, view.m_spec, {pixels.data(), kWidth, kHeight, kWidth});
+    auto at = [&](int x, int y) { return luminance(pixels[static_cast<size_t>(y * kWidth + x)]); };
+    const int y = static_cast<int>(std::floor(*view.m_scale.y(kLo + 25)));
+    CHECK(at(60, y) < 0.5);          // its middle
+    CHECK(at(63, y + 3) < 0.5);      // its arms, diagonally
+    CHECK(at(57, y + 3) < 0.5);
+    CHECK(at(63, y) > 0.9);          // not a square
+    CHECK(at(60, y + 4) > 0.9);
+    CHECK(at(30, y) == Approx(1));   // the sample of a live block: no cross
 }

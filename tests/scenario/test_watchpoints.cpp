@@ -6,10 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "access_probe.hpp"
 #include "run_program.hpp"
+#include "render/report.hpp"
+#include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/text_format.hpp"
 #include "timeline/use_after_free.hpp"
 
 using namespace memlog::test;
@@ -58,7 +62,7 @@ TEST_CASE("watchpoints: a producer's writes are next read by the consumer, in th
     fs::remove_all(outcome.m_directory);
 }
 
-TEST_CASE("watchpoints: reading freed memory is a use after free, told with its three stacks") {
+TEST_CASE("watchpoints: reading freed memory is a use after free, told with its three stacks and drawn") {
     skipUnlessWatchpointsFire();
     const Outcome outcome = watch("use_after_free", "100000");
     CHECK(outcome.m_stdout == "read freed memory\n");
@@ -82,6 +86,26 @@ TEST_CASE("watchpoints: reading freed memory is a use after free, told with its 
         CHECK(printed.m_stdout.find(line) != std::string::npos);
     }
     fs::remove_all(printed.m_directory);
+    // The picture: a cross for each access to a freed block, a line from each trap to its sample.
+    memlog::timeline::LogReader again(outcome.m_logs[0]);
+    const auto model = memlog::timeline::buildBlockModel(again);
+    uint64_t crosses = 0, linked = 0;
+    std::set<uint64_t> sampleSeqs;
+    for (const auto& mark : model.accessMarks()) sampleSeqs.insert(mark.m_seq);
+    for (const auto& mark : model.accessMarks()) {
+        crosses += mark.m_useAfterFree;
+        linked += mark.m_armedBy != 0 && sampleSeqs.count(mark.m_armedBy);
+    }
+    CHECK(crosses == summary.m_anomalies.m_useAfterFree);
+    CHECK(linked == summary.m_watchTraps);
+    const memlog::render::Report report(model, nullptr, memlog::render::ReportOptions{});
+    auto lists = [&](const std::string& text) {
+        for (const auto& item : report.legend())
+            if (item.m_label == text) return true;
+        return false;
+    };
+    CHECK(lists("cross: use after free (" + memlog::timeline::countText(crosses) + ")"));
+    CHECK(lists("line: a sample to the word's next access (" + memlog::timeline::countText(linked) + ")"));
     fs::remove_all(outcome.m_directory);
 }
 
