@@ -388,6 +388,8 @@ std::string accessSamplerText(const Summary& summary) {
         return "ticks (perf task clock)";
     case format::AccessSampler::TickThreadTimers:
         return "ticks (thread CPU timers)";
+    case format::AccessSampler::FullTrace:
+        return "every access (a full trace: exact counts, not samples)";
     }
     return "unknown (" + std::to_string(static_cast<uint32_t>(summary.m_accessSampler)) + ")";
 }

@@ -23,12 +23,17 @@ int flameCommand(const Arguments& arguments);
 int accessesCommand(const Arguments& arguments);
 int uafCommand(const Arguments& arguments);
 int arraysCommand(const Arguments& arguments);
+int importCommand(const Arguments& arguments);
+int cacheCommand(const Arguments& arguments);
 
 // Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);
 
 // A CSV field, quoted when it holds a comma, a quote or a newline (C++ names do).
 std::string csvField(const std::string& text);
+
+// A JSON string literal: quoted, with quotes, backslashes and control characters escaped.
+std::string jsonString(const std::string& text);
 
 // One line on stderr, "memlog: <message>", and the exit status for bad usage.
 int usageError(const std::string& message, const char* hint);

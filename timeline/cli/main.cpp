@@ -23,6 +23,8 @@ commands:
   accesses FILE [--by G] [--top N]    access samples by site, block, function, global
   uaf FILE [--top N]                  uses after free: allocation, free and access stacks
   arrays FILE [--top N]               sampled blocks and globals as arrays: names, shapes
+  cache FILE [--size S --ways W ...]  a cache simulated over a full trace: hits, misses
+  import TRACE.din -o OUT             a Dinero trace as a log of accesses
 
 Without the launcher: LD_PRELOAD=/path/to/libmemlog.so PROGRAM [ARGS]
 writes ./PROGRAM.PID.memlog (settings: MEMLOG_OUT, MEMLOG_QUIET, MEMLOG_UNWIND,
@@ -40,6 +42,23 @@ int usageError(const std::string& message, const char* hint) {
     std::fprintf(stderr, "memlog: %s\n", message.c_str());
     if (hint) std::fprintf(stderr, "%s\n", hint);
     return 2;
+}
+
+std::string jsonString(const std::string& text) {
+    std::string out = "\"";
+    for (const unsigned char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+            out += escaped;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
 }
 
 std::string csvField(const std::string& text) {
@@ -160,5 +179,7 @@ int main(int argc, char** argv) {
     if (command == "accesses") return accessesCommand(arguments);
     if (command == "uaf") return uafCommand(arguments);
     if (command == "arrays") return arraysCommand(arguments);
+    if (command == "import") return importCommand(arguments);
+    if (command == "cache") return cacheCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }

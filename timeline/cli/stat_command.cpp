@@ -28,22 +28,6 @@ leaked (see `memlog sites`).
   --json   the same as one JSON object
 )";
 
-std::string jsonString(const std::string& text) {
-    std::string out = "\"";
-    for (const unsigned char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-            out += escaped;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
 
 constexpr size_t kTopSites = 5;
 constexpr timeline::Metric kSiteMetrics[] = {timeline::Metric::Calls, timeline::Metric::Bytes, timeline::Metric::Peak,
@@ -161,8 +145,9 @@ std::string duration(uint64_t ns) {
 // The samples by kind and place, then what the sampler did with its ticks.
 void printAccessLines(const timeline::Summary& s) {
     if (s.m_accessSamples) {
-        std::printf("accesses     %s samples (%s reads, %s writes): heap %s in %s, global %s, stack %s, other %s",
-                    grouped(s.m_accessSamples).c_str(), grouped(s.m_accessReads).c_str(),
+        const bool exact = s.m_accessSampler == format::AccessSampler::FullTrace;
+        std::printf("accesses     %s %s (%s reads, %s writes): heap %s in %s, global %s, stack %s, other %s",
+                    grouped(s.m_accessSamples).c_str(), exact ? "exact, every one" : "samples", grouped(s.m_accessReads).c_str(),
                     grouped(s.m_accessWrites).c_str(), grouped(s.m_accessHeap).c_str(),
                     blocks(s.m_blocksSampled).c_str(), grouped(s.m_accessGlobal).c_str(),
                     grouped(s.m_accessStack).c_str(), grouped(s.m_accessOther).c_str());

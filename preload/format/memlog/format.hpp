@@ -65,6 +65,7 @@ enum class AccessSampler : uint32_t {
     PerThread = 3,         // version 2 only: hardware watchpoints opened in each thread
     TickPerfClock = 4,     // CPU-time ticks of perf's task clock (perf_event_open, sigtrap)
     TickThreadTimers = 5,  // CPU-time ticks of a POSIX timer per thread (perf_event_open refused)
+    FullTrace = 6,         // not sampled: every access of the run (a full trace, or an imported one)
 };
 
 // What the tick sampler did, added up by every thread with atomic adds into the header (a tick
