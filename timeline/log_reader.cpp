@@ -132,7 +132,7 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
         fail(offsetof(format::FileHeader, m_headerBytes), "bad header size");
 
     // Chunks start on page boundaries; anything else (reserved but unwritten space) is skipped.
-    std::map<uint32_t, size_t> threadIndex;
+    std::map<std::pair<uint32_t, uint32_t>, size_t> threadIndex;  // by thread and stream
     for (uint64_t offset = format::kHeaderBytes; offset + sizeof(format::ChunkHeader) <= impl.m_size;) {
         format::ChunkHeader chunk;
         std::memcpy(&chunk, impl.m_data + offset, sizeof chunk);
@@ -142,7 +142,7 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
         }
         if (chunk.m_bytes == 0 || chunk.m_bytes % format::kPageBytes != 0)
             fail(offset, "corrupt chunk header (size " + std::to_string(chunk.m_bytes) + ")");
-        auto [it, added] = threadIndex.try_emplace(chunk.m_tid, impl.m_threads.size());
+        auto [it, added] = threadIndex.try_emplace({chunk.m_tid, chunk.m_reserved}, impl.m_threads.size());
         if (added) impl.m_threads.emplace_back().m_tid = chunk.m_tid;
         impl.m_threads[it->second].m_chunks.push_back({offset, std::min(offset + chunk.m_bytes, impl.m_size)});
         offset += chunk.m_bytes;
@@ -163,7 +163,11 @@ const std::vector<Module>& LogReader::modules() const { return m_impl->m_modules
 const std::vector<ThreadStackRange>& LogReader::threadStacks() const { return m_impl->m_threadStacks; }
 const std::vector<Annotation>& LogReader::annotations() const { return m_impl->m_annotations; }
 uint64_t LogReader::lostEvents() const { return m_impl->m_header.m_lostEvents + m_impl->m_lostRecords; }
-uint32_t LogReader::threadCount() const { return static_cast<uint32_t>(m_impl->m_threads.size()); }
+uint32_t LogReader::threadCount() const {
+    std::set<uint32_t> threads;  // a thread may have two streams (format::kTraceStream)
+    for (const ThreadCursor& cursor : m_impl->m_threads) threads.insert(cursor.m_tid);
+    return static_cast<uint32_t>(threads.size());
+}
 uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }
 uint64_t LogReader::lastTsc() const { return m_impl->m_lastTsc; }
 

@@ -1,6 +1,8 @@
-// Writes a .memlog log of accesses alone, as a stream: an imported trace (memlog import) has no
-// heap events and may hold more accesses than fit in memory. One thread, chunks of kChunkBytes
-// written as they fill, the header last (its end marks the log complete).
+// Writes accesses into a .memlog log as a stream, chunks of kChunkBytes written as they fill and
+// the header last: a new log of accesses alone (an imported trace, memlog import), or the
+// accesses of a full trace appended to the log the recorder wrote of the same run (memlog run
+// --full-trace), in chunks of their own stream (ChunkHeader::m_reserved = kTraceStream) so that
+// the reader merges them with the recorder's records of the same thread by sequence number.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,10 @@ public:
     // `program` and `origin` go into the header (the program's name, and where the trace came
     // from, which `memlog stat` shows).
     TraceLogWriter(const std::string& path, const std::string& program, const std::string& origin);
+    // Appends to the complete log at `path`; throws std::runtime_error naming the path when it
+    // cannot be opened or is not a memlog log.
+    struct Append {};
+    TraceLogWriter(const std::string& path, Append);
     ~TraceLogWriter();
     TraceLogWriter(const TraceLogWriter&) = delete;
     TraceLogWriter& operator=(const TraceLogWriter&) = delete;
@@ -42,6 +48,7 @@ private:
     uint64_t m_offset = format::kHeaderBytes;
     uint64_t m_lastTsc = 0;
     bool m_finished = false;
+    uint32_t m_stream = 0;
 };
 
 }  // namespace memlog::timeline

@@ -36,6 +36,8 @@ unwind::Method s_unwind = unwind::Method::None;
 unwind::CodeRange s_ownCode;
 unwind::CodeRange s_unwinderCode;  // libunwind
 std::atomic<uint64_t> s_sequence{1};
+// A full trace leaves room between events for the accesses memlog puts there (full_trace.hpp).
+uint64_t s_sequenceStep = 1;
 std::atomic<bool> s_recording{false};  // relaxed: read on every event
 pthread_key_t s_threadKey;
 uint64_t s_tscPerNsQ32 = 0;
@@ -198,6 +200,17 @@ void watchRelease(Kind kind, const void* address, uint64_t size) {
     watchFree(start, usable, usable >= kMayBeUnmapped);
 }
 
+// MEMLOG_FULL_TRACE=1: markers for memlog in Valgrind's output (full_trace.hpp). False for a
+// process outside Valgrind (the launchers that start it, a child it execs): nothing of it would
+// be in the trace, and it is not recorded at all.
+bool startFullTrace() {
+    if (!s_settings.m_fullTrace) return true;
+    if (!runningOnValgrind()) return false;
+    g_traceMarkers = true;
+    s_sequenceStep = kTraceSeqStride;
+    return true;
+}
+
 void initialize() {
     readSettings(s_settings);
     readProgramName(s_programName, sizeof(s_programName), s_commandLine, sizeof(s_commandLine));
@@ -212,6 +225,7 @@ void initialize() {
     pthread_key_create(&s_threadKey, onThreadExit);
     pthread_atfork(nullptr, nullptr, onForkChild);
     s_tscPerNsQ32 = calibrateTsc();
+    if (!startFullTrace()) return;
     startAccessSampling();
     openLog(0);
     if (!s_recording.load(std::memory_order_relaxed)) stopSampler();
@@ -219,7 +233,7 @@ void initialize() {
 
 // --- recording ----------------------------------------------------------------------------------
 
-uint64_t nextSequence() { return s_sequence.fetch_add(1, std::memory_order_relaxed); }
+uint64_t nextSequence() { return s_sequence.fetch_add(s_sequenceStep, std::memory_order_relaxed); }
 
 // The id of a stack, writing its frames to the log if it is new.
 uint32_t stackIdOf(ThreadState& thread, const uint64_t* frames, uint32_t depth) {
@@ -325,12 +339,14 @@ void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t al
         else
             watchAllocate(reinterpret_cast<uint64_t>(address), size);
     }
+    TraceQuiet quiet;
     thread.m_busy = true;
     format::HeapRecord record;
     record.m_kind = kind;
     record.m_stack = wantsStack(kind) ? currentStack(thread) : 0;
     record.m_seq = nextSequence();  // after the real call returned: see format.hpp
     record.m_tsc = sys::readTsc();
+    if (g_traceMarkers) noteTracedEvent(record.m_seq, record.m_tsc);
     record.m_addr = reinterpret_cast<uintptr_t>(address);
     record.m_size = size;
     record.m_align = alignment;
@@ -348,11 +364,13 @@ ResizeTicket beginResize(Kind kind, const void* old) {
     if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return ticket;
     if (old && watchesActive()) [[unlikely]]
         ticket.m_oldUsable = g_real.malloc_usable_size(const_cast<void*>(old));
+    TraceQuiet quiet;
     thread.m_busy = true;
     // The stack first: it may write records of its own, and a thread's records must keep
     // increasing sequence numbers.
     ticket.m_stack = wantsStack(kind) ? currentStack(thread) : 0;
     ticket.m_seqBefore = nextSequence();
+    if (g_traceMarkers) noteTracedEvent(ticket.m_seqBefore, sys::readTsc());
     ticket.m_valid = true;
     thread.m_busy = false;
     return ticket;
@@ -362,6 +380,7 @@ void finishResize(const ResizeTicket& ticket, Kind kind, const void* address, ui
                   uint64_t oldSize) {
     ThreadState& thread = t_state;
     if (!ticket.m_valid || !s_recording.load(std::memory_order_relaxed)) return;
+    TraceQuiet quiet;
     const bool wasBusy = thread.m_busy;
     thread.m_busy = true;
     format::HeapRecord record;
@@ -370,6 +389,7 @@ void finishResize(const ResizeTicket& ticket, Kind kind, const void* address, ui
     record.m_seq = ticket.m_seqBefore;
     record.m_seqAfter = nextSequence();
     record.m_tsc = sys::readTsc();
+    if (g_traceMarkers) noteTracedEvent(record.m_seqAfter, record.m_tsc);
     record.m_addr = reinterpret_cast<uintptr_t>(address);
     record.m_size = size;
     record.m_oldAddr = reinterpret_cast<uintptr_t>(oldAddress);
@@ -388,6 +408,7 @@ void finishResize(const ResizeTicket& ticket, Kind kind, const void* address, ui
 
 void endLog(format::EndReason reason) {
     if (!s_recording.load(std::memory_order_relaxed)) return;
+    TraceQuiet quiet;
     format::FileHeader& header = *s_file.header();
     header.m_endTsc = sys::readTsc();
     header.m_endNs = sys::monotonicNs();

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "full_trace.hpp"
 #include "memlog/format.hpp"
 
 #define MEMLOG_EXPORT extern "C" __attribute__((visibility("default")))
@@ -35,6 +36,11 @@ struct ThreadState {
     uint64_t m_gsBase;
     uint64_t m_stackLo;        // the thread's stack, [m_stackLo, m_stackHi)
     uint64_t m_stackHi;
+    // A full trace (full_trace.hpp): the depth of the recorder's brackets, and the last event
+    // recorded inside the outermost one.
+    uint32_t m_quietDepth;
+    uint64_t m_tracedSeq;
+    uint64_t m_tracedTsc;
 };
 extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
@@ -81,6 +87,7 @@ format::AccessCounters* accessCounters();
 
 // Marks the thread as inside the allocator while a hook's real call runs: a watchpoint that trips
 // there, or a tick, is the allocator's own bookkeeping (free writes its links into the block).
+// In a full trace the allocator's accesses are left out too (TraceQuiet).
 class InAllocator {
 public:
     InAllocator() : m_was(t_state.m_inAllocator) { t_state.m_inAllocator = true; }
@@ -90,6 +97,7 @@ public:
 
 private:
     bool m_was;
+    TraceQuiet m_quiet;
 };
 
 // The log ends cleanly (exit, _exit, exec). undoEnd reopens it when exec failed.

@@ -89,6 +89,7 @@ void readSettings(Settings& settings) {
     readSwitch("MEMLOG_FREE_STACKS", settings.m_freeStacks);
     readSwitch("MEMLOG_ACCESS", settings.m_access);
     readRate("MEMLOG_ACCESS_RATE", settings.m_accessRate, "1000");
+    readSwitch("MEMLOG_FULL_TRACE", settings.m_fullTrace);
     readSwitch("MEMLOG_WATCH", settings.m_watch);
     readRate("MEMLOG_WATCH_RATE", settings.m_watchRate, "500");
     // Watchpoints follow the words that tick samples found: they need the ticks.

@@ -15,6 +15,7 @@ struct Settings {
     bool m_freeStacks = true;                       // MEMLOG_FREE_STACKS
     bool m_access = false;                          // MEMLOG_ACCESS=1: sample memory accesses
     uint32_t m_accessRate = 1000;                   // MEMLOG_ACCESS_RATE: ticks per CPU-second, 1..100000
+    bool m_fullTrace = false;                       // MEMLOG_FULL_TRACE=1: markers for memlog run --full-trace
     bool m_watch = false;                           // MEMLOG_WATCH=1: watchpoints on sampled words
     uint32_t m_watchRate = 500;                     // MEMLOG_WATCH_RATE: traps per second, 1..100000
 };

@@ -25,6 +25,8 @@ int uafCommand(const Arguments& arguments);
 int arraysCommand(const Arguments& arguments);
 int importCommand(const Arguments& arguments);
 int cacheCommand(const Arguments& arguments);
+// memlog run --full-trace, once run has set the recorder's environment: the program's exit status.
+int runFullTrace(const std::vector<std::string>& program, std::string output, bool quiet);
 
 // Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);

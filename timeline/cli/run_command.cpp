@@ -43,6 +43,14 @@ each into a log of its own (a numbered neighbour of the name when it is taken).
                            registers do not fire, one line on stderr says so
   --watch-rate N           at most N watchpoint traps a second, 1..100000
                            (default 500; implies --watch)
+  --full-trace             record every load and store of the program, not
+                           samples: it runs under Valgrind's lackey tool (about
+                           100 times slower; for small programs, teaching, and
+                           checking samples), and memlog puts each access in
+                           its place among the allocations; memlog cache then
+                           simulates a cache over them. Forked children and
+                           exec'd programs are not traced (nor recorded); the
+                           accesses of all threads count as the main thread's
   -q, --quiet              no "recording" line on stderr
 
 The same settings as environment variables, for LD_PRELOAD without this launcher:
@@ -80,7 +88,7 @@ bool isNumberIn(const std::string* text, long low, long high) {
 
 int runCommand(const Arguments& arguments) {
     std::string output, unwind, depth, accessRate, watchRate;
-    bool noFreeStacks = false, quiet = false, sampleAccesses = false, watchWords = false;
+    bool noFreeStacks = false, quiet = false, sampleAccesses = false, watchWords = false, fullTrace = false;
     size_t i = 0;
     for (; i < arguments.size(); ++i) {
         const std::string& argument = arguments[i];
@@ -129,6 +137,8 @@ int runCommand(const Arguments& arguments) {
                 return usageError("run: --watch-rate takes a number from 1 to 100000", "Try 'memlog run --help'.");
             watchRate = *v;
             watchWords = true;
+        } else if (argument == "--full-trace") {
+            fullTrace = true;
         } else if (argument == "-q" || argument == "--quiet") {
             quiet = true;
         } else if (!argument.empty() && argument[0] == '-') {
@@ -138,6 +148,8 @@ int runCommand(const Arguments& arguments) {
         }
     }
     if (i >= arguments.size()) return usageError("run: which program?", "usage: memlog run [OPTIONS] [--] PROGRAM [ARGS]");
+    if (fullTrace && (sampleAccesses || watchWords))
+        return usageError("run: --full-trace records every access: no samples or watchpoints with it", "Try 'memlog run --help'.");
 
     const std::string library = findLibrary();
     if (library.empty() || access(library.c_str(), R_OK) != 0)
@@ -162,6 +174,7 @@ int runCommand(const Arguments& arguments) {
     const std::string combined = existing && *existing ? preload + ":" + existing : preload;
     setenv("LD_PRELOAD", combined.c_str(), 1);
 
+    if (fullTrace) return runFullTrace({arguments.begin() + static_cast<long>(i), arguments.end()}, output, quiet);
     std::vector<char*> argv;
     for (size_t k = i; k < arguments.size(); ++k) argv.push_back(const_cast<char*>(arguments[k].c_str()));
     argv.push_back(nullptr);

@@ -162,10 +162,13 @@ struct ChunkHeader {
     uint32_t m_magic;  // kChunkMagic
     uint32_t m_bytes;  // whole chunk, header included; a multiple of kPageBytes
     uint32_t m_tid;    // the thread that owns every record in the chunk
-    uint32_t m_reserved;
+    uint32_t m_reserved;  // 0: the recorder's; kTraceStream: a full trace's accesses, added after the run
 };
 #pragma pack(pop)
 static_assert(sizeof(ChunkHeader) == 16);
+// A thread's records come in streams, each in increasing sequence order: the recorder's, and the
+// accesses memlog run --full-trace appends after the run. The reader merges them like threads.
+inline constexpr uint32_t kTraceStream = 1;
 
 // ---------------------------------------------------------------------------------------------
 // Records
