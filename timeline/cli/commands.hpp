@@ -25,6 +25,7 @@ int uafCommand(const Arguments& arguments);
 int arraysCommand(const Arguments& arguments);
 int importCommand(const Arguments& arguments);
 int cacheCommand(const Arguments& arguments);
+int compareCommand(const Arguments& arguments);
 // memlog run --full-trace, once run has set the recorder's environment: the program's exit status.
 int runFullTrace(const std::vector<std::string>& program, std::string output, bool quiet);
 

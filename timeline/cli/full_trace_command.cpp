@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 
 #include "commands.hpp"
 #include "timeline/lackey_trace.hpp"
+#include "timeline/log_reader.hpp"
 #include "timeline/text_format.hpp"
 #include "timeline/trace_log_writer.hpp"
 
@@ -123,9 +125,27 @@ int runFullTrace(const std::vector<std::string>& program, std::string output, bo
         for (const std::string& line : trace.valgrindLines()) std::fprintf(stderr, "%s\n", line.c_str());
         return exitStatus ? exitStatus : 1;
     }
+    uint64_t leftOut = trace.leftOut();
     try {
+        // The markers' own code (Valgrind's client requests inside the recorder) touches the stack
+        // around each marker: accesses made by the recorder's instructions are not the program's.
+        std::vector<std::pair<uint64_t, uint64_t>> recorderCode;
+        {
+            timeline::LogReader reader(path);
+            reader.forEachEvent([](const timeline::Event&) {});
+            for (const timeline::Module& module : reader.modules())
+                if (baseName(module.m_path).rfind("libmemlog.so", 0) == 0) recorderCode.push_back({module.m_lo, module.m_hi});
+        }
         timeline::TraceLogWriter writer(path, timeline::TraceLogWriter::Append{});
-        for (const format::AccessRecord& record : accesses) writer.add(static_cast<uint32_t>(child), record);
+        for (const format::AccessRecord& record : accesses) {
+            const bool ours = std::any_of(recorderCode.begin(), recorderCode.end(),
+                                          [&](const auto& range) { return record.m_ip >= range.first && record.m_ip < range.second; });
+            if (ours) {
+                ++leftOut;
+                continue;
+            }
+            writer.add(static_cast<uint32_t>(child), record);
+        }
         writer.finish();
     } catch (const std::exception& error) {
         std::fprintf(stderr, "memlog: run: %s\n", error.what());
@@ -134,8 +154,8 @@ int runFullTrace(const std::vector<std::string>& program, std::string output, bo
     if (!quiet)
         std::fprintf(stderr, "memlog: full trace: %s accesses among %s events into %s (%s of start-up, the recorder and the "
                      "allocator left out)\n",
-                     timeline::countText(trace.accesses()).c_str(), timeline::countText(trace.events()).c_str(), path.c_str(),
-                     timeline::countText(trace.leftOut()).c_str());
+                     timeline::countText(trace.accesses() + trace.leftOut() - leftOut).c_str(),
+                     timeline::countText(trace.events()).c_str(), path.c_str(), timeline::countText(leftOut).c_str());
     return exitStatus;
 }
 

@@ -25,6 +25,7 @@ commands:
   arrays FILE [--top N]               sampled blocks and globals as arrays: names, shapes
   cache FILE [--size S --ways W ...]  a cache simulated over a full trace: hits, misses
   import TRACE.din -o OUT             a Dinero trace as a log of accesses
+  compare SAMPLED FULL [--by G]       samples against a full trace of the same program
 
 Without the launcher: LD_PRELOAD=/path/to/libmemlog.so PROGRAM [ARGS]
 writes ./PROGRAM.PID.memlog (settings: MEMLOG_OUT, MEMLOG_QUIET, MEMLOG_UNWIND,
@@ -181,5 +182,6 @@ int main(int argc, char** argv) {
     if (command == "arrays") return arraysCommand(arguments);
     if (command == "import") return importCommand(arguments);
     if (command == "cache") return cacheCommand(arguments);
+    if (command == "compare") return compareCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }
