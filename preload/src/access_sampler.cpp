@@ -100,29 +100,6 @@ bool startThreadTimer(ThreadState& thread) {
 
 // --- one sample -------------------------------------------------------------------------------
 
-// Once per thread: the FS and GS bases that thread-local operands add, and the stack's extent
-// (the main thread's grows down to its rlimit, within 1 GiB).
-void prepareThread(ThreadState& thread, uint64_t stackPointer) {
-    sys::call(SYS_arch_prctl, ARCH_GET_FS, reinterpret_cast<long>(&thread.m_fsBase));
-    sys::call(SYS_arch_prctl, ARCH_GET_GS, reinterpret_cast<long>(&thread.m_gsBase));
-    uint64_t lo = 0, hi = 0;
-    bool mainStack = false;
-    if (sys::findMapping(stackPointer, &lo, &hi, &mainStack)) {
-        if (mainStack) {
-            struct rlimit limit {};
-            sys::call(SYS_prlimit64, 0, RLIMIT_STACK, 0, reinterpret_cast<long>(&limit));
-            constexpr uint64_t kMostReach = 1ull << 30;
-            const uint64_t reach = limit.rlim_cur < kMostReach ? limit.rlim_cur : kMostReach;
-            if (hi - lo < reach) lo = hi - reach;
-        }
-    } else {
-        lo = stackPointer - kRedZone;
-        hi = unwind::stackTop(stackPointer);
-    }
-    thread.m_stackLo = lo;
-    thread.m_stackHi = hi;
-    thread.m_samplerReady = true;
-}
 
 // The callers of the interrupted code, innermost first: the frame-pointer chain (read only
 // within the thread's stack as the maps told it) or libunwind from the signal context.
@@ -303,6 +280,30 @@ bool installHandler(char* why, uint32_t capacity) {
 }
 
 }  // namespace
+
+// Once per thread: the FS and GS bases that thread-local operands add, and the stack's extent
+// (the main thread's grows down to its rlimit, within 1 GiB).
+void prepareThread(ThreadState& thread, uint64_t stackPointer) {
+    sys::call(SYS_arch_prctl, ARCH_GET_FS, reinterpret_cast<long>(&thread.m_fsBase));
+    sys::call(SYS_arch_prctl, ARCH_GET_GS, reinterpret_cast<long>(&thread.m_gsBase));
+    uint64_t lo = 0, hi = 0;
+    bool mainStack = false;
+    if (sys::findMapping(stackPointer, &lo, &hi, &mainStack)) {
+        if (mainStack) {
+            struct rlimit limit {};
+            sys::call(SYS_prlimit64, 0, RLIMIT_STACK, 0, reinterpret_cast<long>(&limit));
+            constexpr uint64_t kMostReach = 1ull << 30;
+            const uint64_t reach = limit.rlim_cur < kMostReach ? limit.rlim_cur : kMostReach;
+            if (hi - lo < reach) lo = hi - reach;
+        }
+    } else {
+        lo = stackPointer - kRedZone;
+        hi = unwind::stackTop(stackPointer);
+    }
+    thread.m_stackLo = lo;
+    thread.m_stackHi = hi;
+    thread.m_samplerReady = true;
+}
 
 format::AccessSampler startSampler(const SamplerSettings& settings, char* why, uint32_t capacity) {
     s_settings = settings;

@@ -39,6 +39,10 @@ void watchUnmap(uint64_t start, uint64_t length);
 // No more ticks or watches in this process (the log could not be opened).
 void stopSampler();
 
+// Once per thread: the FS and GS bases that thread-local operands add, and the stack's extent
+// around `stackPointer` (ThreadState::m_stackLo, m_stackHi); sets m_samplerReady.
+void prepareThread(ThreadState& thread, uint64_t stackPointer);
+
 // In a fork child: its own ticks (the parent's perf event is not inherited by a fork, nor are
 // its timers), its own stepping state.
 void restartSamplerInForkChild(ThreadState& thread);

@@ -330,6 +330,21 @@ bool ensureReady() {
     return true;
 }
 
+namespace {
+
+// A full trace places every access: the stack's too, which the reader can only tell from other
+// memory with the thread's ThreadStack record (the sampler writes it at the thread's first tick).
+void writeTracedThreadStack(ThreadState& thread) {
+    if (thread.m_stackRangeWritten) return;
+    if (!thread.m_samplerReady) prepareThread(thread, reinterpret_cast<uint64_t>(__builtin_frame_address(0)));
+    if (uint8_t* out = beginRecord(thread, 1 + 2 * 10)) {
+        commitRecord(thread, out, format::encodeRangePayload(out, thread.m_stackLo, thread.m_stackHi), Kind::ThreadStack);
+        thread.m_stackRangeWritten = true;
+    }
+}
+
+}  // namespace
+
 void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t alignment) {
     ThreadState& thread = t_state;
     if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
@@ -346,7 +361,10 @@ void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t al
     record.m_stack = wantsStack(kind) ? currentStack(thread) : 0;
     record.m_seq = nextSequence();  // after the real call returned: see format.hpp
     record.m_tsc = sys::readTsc();
-    if (g_traceMarkers) noteTracedEvent(record.m_seq, record.m_tsc);
+    if (g_traceMarkers) {
+        noteTracedEvent(record.m_seq, record.m_tsc);
+        writeTracedThreadStack(thread);
+    }
     record.m_addr = reinterpret_cast<uintptr_t>(address);
     record.m_size = size;
     record.m_align = alignment;

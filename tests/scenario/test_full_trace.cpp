@@ -47,6 +47,8 @@ TEST_CASE("full trace: N writes then N reads of an array are counted exactly, ea
     HeapAccesses heap;
     const auto summary = memlog::timeline::summarize(reader, {}, &heap);
     CHECK(summary.m_threads == 1);
+    CHECK(summary.m_accessHeap == 2000);  // the array's, and nothing else of the program's is on the heap
+    CHECK(summary.m_accessStack > 0);     // the stack told apart from other memory (the recorder's ThreadStack)
     uint64_t writes = 0, reads = 0, lastWrite = 0, firstRead = UINT64_MAX, outside = 0;
     for (const auto& [sample, where] : heap.m_found) {
         if (where.m_blockSize != 8000) continue;
