@@ -19,6 +19,7 @@
 #include "stack_table.hpp"
 #include "system.hpp"
 #include "unwind/capture.hpp"
+#include "unwind/incremental.hpp"
 
 namespace memlog::preload {
 
@@ -241,9 +242,54 @@ uint32_t stackIdOf(ThreadState& thread, const uint64_t* frames, uint32_t depth) 
     return id;
 }
 
+void countInHeader(uint64_t format::FileHeader::*counter) {
+    if (format::FileHeader* header = s_file.header()) __atomic_fetch_add(&(header->*counter), 1, __ATOMIC_RELAXED);
+}
+
+// MEMLOG_UNWIND_CHECK=1: the incremental stack against a full walk. A difference is counted and
+// the full walk's frames are kept, so the log holds the right stack either way.
+[[gnu::noinline]] bool matchesFullWalk(uint64_t* frames, uint32_t& depth) {
+    uint64_t full[format::kMaxStackDepth];
+    const uint32_t fullDepth = unwind::capture(unwind::Method::Libunwind, full, s_settings.m_stackDepth, s_ownCode);
+    countInHeader(&format::FileHeader::m_unwindChecked);
+    if (fullDepth == depth && std::memcmp(full, frames, depth * sizeof(uint64_t)) == 0) return true;
+    countInHeader(&format::FileHeader::m_unwindMismatches);
+    std::memcpy(frames, full, fullDepth * sizeof(uint64_t));
+    depth = fullDepth;
+    return false;
+}
+
+// libunwind mode: the incremental unwinder, and the stack id its innermost frame keeps (a
+// repeated stack costs no hash and no lookup). False: take the full walk.
+[[gnu::always_inline]] inline bool incrementalStack(ThreadState& thread, uint32_t& id) {
+    uint64_t frames[format::kMaxStackDepth];
+    const unwind::IncrementalCapture got =
+        unwind::captureIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode);
+    if (!got.m_done) return false;
+    if (s_settings.m_unwindCheck) [[unlikely]] {
+        uint32_t depth = got.m_depth;
+        const bool same = matchesFullWalk(frames, depth);
+        id = stackIdOf(thread, frames, depth);
+        if (got.m_stackId && same) *got.m_stackId = id;
+        return true;
+    }
+    if (got.m_stackId && *got.m_stackId) {
+        id = *got.m_stackId;
+        return true;
+    }
+    id = stackIdOf(thread, frames, got.m_depth);
+    if (got.m_stackId) *got.m_stackId = id;
+    return true;
+}
+
 // The id of the calling thread's current stack. Inline, like the capture in it: fewer frames of
 // ours for the unwinder to step through.
 [[gnu::always_inline]] inline uint32_t currentStack(ThreadState& thread) {
+    uint32_t id;
+    if (s_unwind == unwind::Method::Libunwind && s_settings.m_incremental) {
+        if (incrementalStack(thread, id)) return id;
+        if (s_settings.m_unwindCheck) [[unlikely]] countInHeader(&format::FileHeader::m_unwindFullWalks);
+    }
     uint64_t frames[format::kMaxStackDepth];
     const uint32_t depth = unwind::capture(s_unwind, frames, s_settings.m_stackDepth, s_ownCode);
     return stackIdOf(thread, frames, depth);
@@ -262,6 +308,7 @@ bool wantsStack(Kind kind) {
 void onThreadExit(void*) {
     ThreadState& thread = t_state;
     stopThreadTicks(thread);
+    unwind::releaseUnwindCache(thread.m_unwindCache);
     if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
     thread.m_busy = true;
     if (uint8_t* out = beginRecord(thread, 1 + 20))
@@ -287,6 +334,7 @@ void onForkChild() {
     thread.m_chunks = 0;
     thread.m_lastStackHash = 0;
     thread.m_lastStackId = 0;
+    unwind::forgetStacks(thread.m_unwindCache);
     thread.m_stackRangeWritten = false;
     if (s_recording.load(std::memory_order_relaxed)) openLog(parentPid);
     restartSamplerInForkChild(thread);

@@ -139,7 +139,14 @@ struct FileHeader {
     uint64_t m_lostEvents;  // events the recorder could not write (file full, stack table full)
     AccessSampler m_accessSampler;
     uint32_t m_accessRate;  // ticks per CPU-second per thread (version 2: trapped accesses per second)
-    uint64_t m_reserved[6];
+    // MEMLOG_UNWIND_CHECK=1: stacks of the incremental unwinder compared with a full
+    // unw_backtrace, how many differed, and the stacks it left to the full walk. Zero without
+    // the check and in logs written before it (these words were reserved, always zero, so the
+    // version did not change).
+    uint64_t m_unwindChecked;
+    uint64_t m_unwindMismatches;
+    uint64_t m_unwindFullWalks;
+    uint64_t m_reserved[3];
     char m_exe[1024];      // /proc/self/exe, NUL-terminated
     char m_commandLine[2048];  // argv joined by spaces, cut to fit, NUL-terminated
     char m_accessStatus[256];  // why the sampler is Unavailable, NUL-terminated; else empty
