@@ -35,9 +35,20 @@ struct Node {
     uint32_t m_parent;  // 0: none known
     uint32_t m_stackId;
     uint32_t m_flags;
-    uint32_t m_unused;
+    // An innermost frame's whole stack as one flat list of the slots to check (return addresses
+    // first, then saved rbps): no parent pointers to chase on a repeated stack.
+    uint32_t m_checkAt;      // into UnwindCache::m_checks; 0: none
+    uint16_t m_checkFrames;  // the stack's frames, this one included
+    uint16_t m_checkRbps;
+    uint32_t m_unused[3];
 };
-static_assert(sizeof(Node) == 48);
+static_assert(sizeof(Node) == 64);
+
+struct SlotCheck {
+    uint64_t m_slot;
+    uint64_t m_value;
+};
+constexpr uint32_t kChecks = 1u << 18;  // 4 MiB of address space for the flat lists
 
 struct LayoutSlot {
     uint64_t m_pc;
@@ -49,9 +60,11 @@ struct LayoutSlot {
 struct UnwindCache {
     uint64_t m_generation;
     uint32_t m_nodeCount;  // node 0 is "none"
+    uint32_t m_checkCount;  // used entries of m_checks; entry 0 is unused
     uint32_t m_index[kIndexSlots];
     LayoutSlot m_layouts[kLayoutSlots];
     Node m_nodes[kNodes];
+    SlotCheck m_checks[kChecks];
 };
 
 namespace {
@@ -65,11 +78,13 @@ UnwindCache* mapCache() {
     if (memory == MAP_FAILED) return nullptr;
     auto* cache = static_cast<UnwindCache*>(memory);
     cache->m_nodeCount = 1;
+    cache->m_checkCount = 1;
     return cache;
 }
 
 void clearTree(UnwindCache& cache) {
     cache.m_nodeCount = 1;
+    cache.m_checkCount = 1;
     std::memset(cache.m_index, 0, sizeof(cache.m_index));
 }
 
@@ -130,7 +145,7 @@ uint32_t findNode(const UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64
 uint32_t addNode(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t bpSlot) {
     if (cache.m_nodeCount == kNodes) return 0;
     const uint32_t index = cache.m_nodeCount++;
-    cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, 0, 0};
+    cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, 0, 0, 0, 0, {}};
     const uint32_t home = keyHash(raSlot, ra, bp);
     uint32_t slot = home;
     for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
@@ -176,6 +191,41 @@ Chain followChain(const UnwindCache& cache, uint32_t found, const Bounds& bounds
     return Chain::Whole;
 }
 
+// After a whole walk from `innermost`: its stack's slots as one flat list, when they all lie
+// above its own slot (so that the bounds of any later walk that finds it hold for them too).
+void buildCheckList(UnwindCache& cache, uint32_t innermost, uint32_t depth) {
+    Node& first = cache.m_nodes[innermost];
+    if (depth < 2 || cache.m_checkCount + 2 * depth > kChecks) return;
+    SlotCheck* returns = &cache.m_checks[cache.m_checkCount];
+    SlotCheck rbps[256];  // maxDepth is at most format::kMaxStackDepth (256)
+    uint32_t frames = 1, saved = 0;
+    for (uint32_t at = first.m_parent; at && frames < depth; at = cache.m_nodes[at].m_parent, ++frames) {
+        const Node& node = cache.m_nodes[at];
+        if (node.m_raSlot <= first.m_raSlot || (node.m_bpSlot && node.m_bpSlot <= first.m_raSlot)) return;
+        returns[frames - 1] = {node.m_raSlot, node.m_ra};
+        if (node.m_bpSlot) rbps[saved++] = {node.m_bpSlot, node.m_bp};
+    }
+    if (frames != depth) return;
+    for (uint32_t i = 0; i < saved; ++i) returns[depth - 1 + i] = rbps[i];
+    first.m_checkAt = cache.m_checkCount;
+    first.m_checkFrames = uint16_t(depth);
+    first.m_checkRbps = uint16_t(saved);
+    cache.m_checkCount += depth - 1 + saved;
+}
+
+// A repeated stack: every slot of the flat list still holds its value. Loads that do not depend
+// on each other, unlike a walk up the parent links.
+bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames) {
+    const SlotCheck* checks = &cache.m_checks[node.m_checkAt];
+    const uint32_t count = node.m_checkFrames - 1u + node.m_checkRbps;
+    uint64_t differ = 0;
+    for (uint32_t i = 0; i < count; ++i) differ |= load(checks[i].m_slot) ^ checks[i].m_value;
+    if (differ) return false;
+    frames[0] = node.m_ra;
+    for (uint32_t i = 0; i + 1 < node.m_checkFrames; ++i) frames[i + 1] = checks[i].m_value;
+    return true;
+}
+
 }  // namespace
 
 IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
@@ -186,7 +236,7 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
     IncrementalCapture result;
     UnwindCache* cache = readyCache(cacheSlot);
     if (!cache || maxDepth == 0) return result;
-    if (cache->m_nodeCount == kNodes) clearTree(*cache);
+    if (cache->m_nodeCount == kNodes || cache->m_checkCount + 2 * 256 > kChecks) clearTree(*cache);
     const Bounds bounds{sp, stackTop(sp)};
     if (bounds.m_high == bounds.m_low) return result;  // not a stack glibc made: a coroutine's, say
 
@@ -225,6 +275,14 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
 
         if (lookUp) {
             if (const uint32_t found = findNode(*cache, raSlot, ra, bp)) {
+                const Node& node = cache->m_nodes[found];
+                if (depth == 0 && node.m_checkAt && node.m_checkFrames <= maxDepth &&
+                    checkListHolds(*cache, node, frames)) [[likely]] {
+                    result.m_done = true;
+                    result.m_depth = node.m_checkFrames;
+                    result.m_stackId = &cache->m_nodes[found].m_stackId;
+                    return result;
+                }
                 uint32_t last = 0;
                 const uint32_t before = depth;
                 const Chain chain = followChain(*cache, found, bounds, frames, depth, maxDepth, last);
@@ -256,6 +314,7 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
     result.m_done = true;
     result.m_depth = depth;
     result.m_stackId = innermost ? &cache->m_nodes[innermost].m_stackId : nullptr;
+    if (innermost && !cache->m_nodes[innermost].m_checkAt) buildCheckList(*cache, innermost, depth);
     return result;
 }
 
