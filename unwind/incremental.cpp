@@ -318,6 +318,72 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
     return result;
 }
 
+IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
+                                                   const CodeRange& skip) {
+    IncrementalCapture result;
+    UnwindCache* cache = readyCache(cacheSlot);
+    if (!cache || maxDepth == 0) return result;
+    if (cache->m_nodeCount == kNodes || cache->m_checkCount + 4 * 256 > kChecks) clearTree(*cache);
+    uintptr_t frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    const uintptr_t low = frame, high = stackTop(frame);
+    // What walkFrameChain (capture.cpp) accepts as a frame; the same rules, the same stops.
+    auto isFrame = [&](uintptr_t at) { return at >= low && at < high && high - at >= 16 && (at & 7) == 0; };
+    SlotCheck others[2 * 256 + 2];  // saved rbps, then the slots that ended the walk
+    uint32_t otherCount = 0;
+    uint32_t innermost = 0;
+    uint32_t depth = 0;
+    bool ours = true;
+    while (depth < maxDepth && isFrame(frame)) {
+        const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
+        const uintptr_t next = slots[0];
+        const uintptr_t returnAddress = slots[1];
+        if (returnAddress == 0) {
+            if (depth > 0) others[otherCount++] = {frame + 8, 0};  // the zero that ended it
+            break;
+        }
+        if (!(ours && skip.contains(returnAddress))) {
+            if (ours) {
+                ours = false;
+                const uint32_t found = findNode(*cache, frame + 8, returnAddress, next);
+                if (found) {
+                    const Node& node = cache->m_nodes[found];
+                    if (node.m_checkAt && node.m_checkFrames <= maxDepth && checkListHolds(*cache, node, frames)) {
+                        result.m_done = true;
+                        result.m_depth = node.m_checkFrames;
+                        result.m_stackId = &cache->m_nodes[found].m_stackId;
+                        return result;
+                    }
+                }
+                innermost = addNode(*cache, frame + 8, returnAddress, next, frame);
+            } else {
+                // frames[i] for i >= 1 is read from frame + 8; its checks go in place below.
+                others[otherCount++] = {frame, next};
+            }
+            frames[depth++] = returnAddress;
+        }
+        if (next <= frame) break;  // the chain must climb (capture.cpp)
+        frame = next;
+    }
+    result.m_done = true;
+    result.m_depth = depth;
+    if (!innermost) return result;
+    result.m_stackId = &cache->m_nodes[innermost].m_stackId;
+    // The flat list: the return-address slots of frames 1.., then every other slot read.
+    Node& node = cache->m_nodes[innermost];
+    SlotCheck* checks = &cache->m_checks[cache->m_checkCount];
+    uintptr_t at = node.m_bp;  // frame 1
+    for (uint32_t i = 1; i < depth; ++i) {
+        checks[i - 1] = {at + 8, frames[i]};
+        at = *reinterpret_cast<const uintptr_t*>(at);
+    }
+    for (uint32_t i = 0; i < otherCount; ++i) checks[depth - 1 + i] = others[i];
+    node.m_checkAt = cache->m_checkCount;
+    node.m_checkFrames = uint16_t(depth);
+    node.m_checkRbps = uint16_t(otherCount);
+    cache->m_checkCount += depth - 1 + otherCount;
+    return result;
+}
+
 void noteCodeUnloaded() { s_codeGeneration.fetch_add(1, std::memory_order_acq_rel); }
 
 void forgetStacks(UnwindCache* cache) {

@@ -250,7 +250,7 @@ void countInHeader(uint64_t format::FileHeader::*counter) {
 // the full walk's frames are kept, so the log holds the right stack either way.
 [[gnu::noinline]] bool matchesFullWalk(uint64_t* frames, uint32_t& depth) {
     uint64_t full[format::kMaxStackDepth];
-    const uint32_t fullDepth = unwind::capture(unwind::Method::Libunwind, full, s_settings.m_stackDepth, s_ownCode);
+    const uint32_t fullDepth = unwind::capture(s_unwind, full, s_settings.m_stackDepth, s_ownCode);
     countInHeader(&format::FileHeader::m_unwindChecked);
     if (fullDepth == depth && std::memcmp(full, frames, depth * sizeof(uint64_t)) == 0) return true;
     countInHeader(&format::FileHeader::m_unwindMismatches);
@@ -259,12 +259,14 @@ void countInHeader(uint64_t format::FileHeader::*counter) {
     return false;
 }
 
-// libunwind mode: the incremental unwinder, and the stack id its innermost frame keeps (a
-// repeated stack costs no hash and no lookup). False: take the full walk.
+// The incremental unwinder (libunwind or frame pointers), and the stack id its innermost frame
+// keeps (a repeated stack costs no hash and no lookup). False: take the full walk.
 [[gnu::always_inline]] inline bool incrementalStack(ThreadState& thread, uint32_t& id) {
     uint64_t frames[format::kMaxStackDepth];
     const unwind::IncrementalCapture got =
-        unwind::captureIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode);
+        s_unwind == unwind::Method::Libunwind
+            ? unwind::captureIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode)
+            : unwind::captureFramePointersIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode);
     if (!got.m_done) return false;
     if (s_settings.m_unwindCheck) [[unlikely]] {
         uint32_t depth = got.m_depth;
@@ -286,7 +288,7 @@ void countInHeader(uint64_t format::FileHeader::*counter) {
 // ours for the unwinder to step through.
 [[gnu::always_inline]] inline uint32_t currentStack(ThreadState& thread) {
     uint32_t id;
-    if (s_unwind == unwind::Method::Libunwind && s_settings.m_incremental) {
+    if (s_unwind != unwind::Method::None && s_settings.m_incremental) {
         if (incrementalStack(thread, id)) return id;
         if (s_settings.m_unwindCheck) [[unlikely]] countInHeader(&format::FileHeader::m_unwindFullWalks);
     }

@@ -47,6 +47,19 @@ TEST_CASE("the incremental unwinder gives every stack a full walk gives") {
     fs::remove_all(outcome.m_directory);
 }
 
+TEST_CASE("the frame-pointer mode's reused stacks are those of a full rbp walk") {
+    const Outcome outcome = recordShapes({{"MEMLOG_UNWIND_CHECK", "1"}, {"MEMLOG_UNWIND", "fp"}});
+    REQUIRE(outcome.m_exitStatus == 0);
+    CHECK(outcome.m_stdout == std::to_string(kMainThreadBlocks) + " blocks in the main thread\n");
+    REQUIRE(outcome.m_logs.size() == 1);
+    const auto summary = summaryOf(outcome.m_logs[0]);
+    CHECK(summary.m_unwindMismatches == 0);
+    // An rbp walk has nothing it cannot model: every stack is compared, none left over.
+    CHECK(summary.m_unwindChecked >= 2 * (kMainThreadBlocks + kThreadBlocks));
+    CHECK(summary.m_unwindFullWalks == 0);
+    fs::remove_all(outcome.m_directory);
+}
+
 TEST_CASE("incremental stacks are the ones the full walk writes") {
     // The same run with and without the incremental unwinder: the main thread's allocations, in
     // order, must carry the same stacks, each frame as (module, offset) since addresses move.
