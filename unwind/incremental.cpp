@@ -215,12 +215,15 @@ void buildCheckList(UnwindCache& cache, uint32_t innermost, uint32_t depth) {
 
 // A repeated stack: every slot of the flat list still holds its value. Loads that do not depend
 // on each other, unlike a walk up the parent links.
-bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames) {
+// The frames are copied only when the caller needs them (no id yet, or the check mode): the copy's
+// stores would delay the locked add of the sequence number that follows.
+bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
     const SlotCheck* checks = &cache.m_checks[node.m_checkAt];
     const uint32_t count = node.m_checkFrames - 1u + node.m_checkRbps;
     uint64_t differ = 0;
     for (uint32_t i = 0; i < count; ++i) differ |= load(checks[i].m_slot) ^ checks[i].m_value;
     if (differ) return false;
+    if (node.m_stackId && !wantFrames) return true;
     frames[0] = node.m_ra;
     for (uint32_t i = 0; i + 1 < node.m_checkFrames; ++i) frames[i + 1] = checks[i].m_value;
     return true;
@@ -229,7 +232,7 @@ bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames
 }  // namespace
 
 IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
-                                      const CodeRange& skip) {
+                                      const CodeRange& skip, bool wantFrames) {
     uintptr_t pc, sp, bp;
     // This instruction's own registers: its CFI row describes exactly this rsp.
     asm volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(pc), "=r"(sp), "=r"(bp));
@@ -277,7 +280,7 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
             if (const uint32_t found = findNode(*cache, raSlot, ra, bp)) {
                 const Node& node = cache->m_nodes[found];
                 if (depth == 0 && node.m_checkAt && node.m_checkFrames <= maxDepth &&
-                    checkListHolds(*cache, node, frames)) [[likely]] {
+                    checkListHolds(*cache, node, frames, wantFrames)) [[likely]] {
                     result.m_done = true;
                     result.m_depth = node.m_checkFrames;
                     result.m_stackId = &cache->m_nodes[found].m_stackId;
@@ -319,7 +322,7 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
 }
 
 IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
-                                                   const CodeRange& skip) {
+                                                   const CodeRange& skip, bool wantFrames) {
     IncrementalCapture result;
     UnwindCache* cache = readyCache(cacheSlot);
     if (!cache || maxDepth == 0) return result;
@@ -347,7 +350,7 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
                 const uint32_t found = findNode(*cache, frame + 8, returnAddress, next);
                 if (found) {
                     const Node& node = cache->m_nodes[found];
-                    if (node.m_checkAt && node.m_checkFrames <= maxDepth && checkListHolds(*cache, node, frames)) {
+                    if (node.m_checkAt && node.m_checkFrames <= maxDepth && checkListHolds(*cache, node, frames, wantFrames)) {
                         result.m_done = true;
                         result.m_depth = node.m_checkFrames;
                         result.m_stackId = &cache->m_nodes[found].m_stackId;

@@ -34,16 +34,18 @@ struct IncrementalCapture {
 };
 
 // Writes up to maxDepth return addresses, innermost first, with the frames whose return address
-// lies in `skip` at the top dropped: the same list as capture(Method::Libunwind, ...).
+// lies in `skip` at the top dropped: the same list as capture(Method::Libunwind, ...). A repeated
+// stack whose id is known leaves `frames` unwritten unless `wantFrames`.
 [[gnu::noinline]] IncrementalCapture captureIncremental(UnwindCache*& cache, uint64_t* frames, uint32_t maxDepth,
-                                                        const CodeRange& skip);
+                                                        const CodeRange& skip, bool wantFrames);
 
 // The frame-pointer mode's counterpart: the same list as walkFramePointers. The rbp walk itself
 // is cheap; what a repeated stack saves is the hash and the table lookup. Each innermost frame
 // keeps the flat list of every slot the walk read (the return addresses, the saved rbps and the
 // slots that ended the walk) and its stack's id.
 [[gnu::noinline]] IncrementalCapture captureFramePointersIncremental(UnwindCache*& cache, uint64_t* frames,
-                                                                     uint32_t maxDepth, const CodeRange& skip);
+                                                                     uint32_t maxDepth, const CodeRange& skip,
+                                                                     bool wantFrames);
 
 // Code may have been unloaded (dlclose): every thread drops its learnt layouts and its tree
 // before its next walk.

@@ -265,8 +265,10 @@ void countInHeader(uint64_t format::FileHeader::*counter) {
     uint64_t frames[format::kMaxStackDepth];
     const unwind::IncrementalCapture got =
         s_unwind == unwind::Method::Libunwind
-            ? unwind::captureIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode)
-            : unwind::captureFramePointersIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode);
+            ? unwind::captureIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode,
+                                         s_settings.m_unwindCheck)
+            : unwind::captureFramePointersIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode,
+                                                      s_settings.m_unwindCheck);
     if (!got.m_done) return false;
     if (s_settings.m_unwindCheck) [[unlikely]] {
         uint32_t depth = got.m_depth;
