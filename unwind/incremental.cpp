@@ -19,7 +19,7 @@ std::atomic<uint64_t> s_codeGeneration{1};
 
 constexpr uint32_t kNodes = 1u << 15;        // nodes before the tree starts over
 constexpr uint32_t kIndexSlots = 1u << 16;   // node index: open addressing on the key
-constexpr uint32_t kLayoutSlots = 1u << 13;  // learnt layouts by code address
+constexpr uint32_t kLayoutSlots = 1u << 15;  // learnt layouts by code address (a python3 run: 10 k)
 constexpr uint32_t kProbes = 8;
 
 enum NodeFlags : uint32_t {
@@ -116,7 +116,7 @@ inline uint32_t mix(uint64_t value, uint32_t bits) {
 }
 
 FrameLayout layoutAt(UnwindCache& cache, uintptr_t pc) {
-    LayoutSlot& slot = cache.m_layouts[mix(pc, 13)];
+    LayoutSlot& slot = cache.m_layouts[mix(pc, 15)];
     if (slot.m_pc == pc && slot.m_layout.m_kind != FrameLayout::Kind::Unknown) [[likely]]
         return slot.m_layout;
     const FrameLayout layout = learnFrameLayout(pc);  // once per address (a collision relearns)
@@ -292,7 +292,12 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
                 if (chain != Chain::Changed) {
                     if (child) cache->m_nodes[child].m_parent = found;
                     else innermost = found;
-                    if (chain == Chain::Whole) break;
+                    if (chain == Chain::Whole) {
+                        // Seen twice as the innermost frame: worth a flat list (most frames of a
+                        // program like python3 are innermost once and never again).
+                        if (!child && !cache->m_nodes[found].m_checkAt) buildCheckList(*cache, found, depth);
+                        break;
+                    }
                     // A cut root short of maxDepth: walk on from it.
                     Node& root = cache->m_nodes[last];
                     root.m_flags &= ~kCutRoot;
@@ -317,7 +322,6 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
     result.m_done = true;
     result.m_depth = depth;
     result.m_stackId = innermost ? &cache->m_nodes[innermost].m_stackId : nullptr;
-    if (innermost && !cache->m_nodes[innermost].m_checkAt) buildCheckList(*cache, innermost, depth);
     return result;
 }
 
