@@ -54,6 +54,7 @@ struct LayoutSlot {
     uint64_t m_pc;
     FrameLayout m_layout;
 };
+static_assert(sizeof(LayoutSlot) == 24);
 
 }  // namespace
 
@@ -61,8 +62,8 @@ struct UnwindCache {
     uint64_t m_generation;
     uint32_t m_nodeCount;  // node 0 is "none"
     uint32_t m_checkCount;  // used entries of m_checks; entry 0 is unused
-    uint32_t m_index[kIndexSlots];
-    LayoutSlot m_layouts[kLayoutSlots];
+    alignas(4096) uint32_t m_index[kIndexSlots];  // page-aligned, for zeroPages
+    alignas(4096) LayoutSlot m_layouts[kLayoutSlots];
     Node m_nodes[kNodes];
     SlotCheck m_checks[kChecks];
 };
@@ -82,15 +83,19 @@ UnwindCache* mapCache() {
     return cache;
 }
 
+// Large tables go back to zero pages rather than being written with zeros: no time spent on
+// pages never used, and their memory is returned.
+void zeroPages(void* start, size_t bytes) { syscall(SYS_madvise, start, bytes, MADV_DONTNEED); }
+
 void clearTree(UnwindCache& cache) {
     cache.m_nodeCount = 1;
     cache.m_checkCount = 1;
-    std::memset(cache.m_index, 0, sizeof(cache.m_index));
+    zeroPages(cache.m_index, sizeof(cache.m_index));
 }
 
 void clearAll(UnwindCache& cache) {
     clearTree(cache);
-    std::memset(cache.m_layouts, 0, sizeof(cache.m_layouts));
+    zeroPages(cache.m_layouts, sizeof(cache.m_layouts));
 }
 
 UnwindCache* readyCache(UnwindCache*& cache) {
