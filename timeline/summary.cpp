@@ -347,6 +347,9 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     summary.m_accessStatus =
         std::string(header.m_accessStatus, strnlen(header.m_accessStatus, sizeof(header.m_accessStatus)));
     summary.m_accessCounters = header.m_accessCounters;
+    summary.m_unwindChecked = header.m_unwindChecked;
+    summary.m_unwindMismatches = header.m_unwindMismatches;
+    summary.m_unwindFullWalks = header.m_unwindFullWalks;
     summary.m_watchSampler = header.m_watchSampler;
     summary.m_watchRate = header.m_watchRate;
     summary.m_watchStatus = std::string(header.m_watchStatus, strnlen(header.m_watchStatus, sizeof(header.m_watchStatus)));

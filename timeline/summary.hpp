@@ -51,6 +51,11 @@ struct Summary {
     uint64_t m_stacks = 0;       // distinct stacks
     Anomalies m_anomalies;
     uint64_t m_lostEvents = 0;
+    // MEMLOG_UNWIND_CHECK=1 runs: incremental stacks compared with a full walk, those that
+    // differed, and the stacks left to the full walk (all zero without the check).
+    uint64_t m_unwindChecked = 0;
+    uint64_t m_unwindMismatches = 0;
+    uint64_t m_unwindFullWalks = 0;
     // Access sampling: whether it ran (and why not), and what it caught.
     format::AccessSampler m_accessSampler = format::AccessSampler::Off;
     std::string m_accessStatus;  // the reason when Unavailable

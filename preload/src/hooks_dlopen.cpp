@@ -17,6 +17,7 @@
 #include "real_functions.hpp"
 #include "recorder.hpp"
 #include "system.hpp"
+#include "unwind/incremental.hpp"
 
 using namespace memlog::preload;
 
@@ -160,3 +161,13 @@ extern "C" __attribute__((visibility("hidden"), used)) Route memlog_route_dlmope
 
 MEMLOG_DLOPEN_STUB(dlopen, memlog_route_dlopen);
 MEMLOG_DLOPEN_STUB(dlmopen, memlog_route_dlmopen);
+
+// dlclose may unmap code whose frame layouts the incremental unwinder has learnt, and a later
+// dlopen may map other code at the same addresses: every thread starts its layouts and tree
+// over (incremental.hpp). dlclose has no caller-dependent behaviour, so a plain hook is enough.
+MEMLOG_EXPORT int dlclose(void* handle) {
+    auto* real = reinterpret_cast<int (*)(void*)>(realFunction("dlclose", reinterpret_cast<void*>(g_real.dlclose)));
+    const int result = real(handle);
+    memlog::unwind::noteCodeUnloaded();
+    return result;
+}

@@ -35,6 +35,7 @@ namespace memlog::preload {
     X(pthread_create, int, pthread_t*, const pthread_attr_t*, void* (*)(void*), void*) \
     X(dlopen, void*, const char*, int)                                             \
     X(dlmopen, void*, long, const char*, int)                                      \
+    X(dlclose, int, void*)                                                         \
     X(__libc_malloc, void*, size_t)                                                \
     X(__libc_calloc, void*, size_t, size_t)                                        \
     X(__libc_free, void, void*)                                                    \

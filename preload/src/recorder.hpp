@@ -9,6 +9,10 @@
 #include "full_trace.hpp"
 #include "memlog/format.hpp"
 
+namespace memlog::unwind {
+struct UnwindCache;
+}
+
 #define MEMLOG_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace memlog::preload {
@@ -25,6 +29,7 @@ struct ThreadState {
     bool m_initializing;   // this thread is resolving the real functions
     uint64_t m_lastStackHash;
     uint32_t m_lastStackId;
+    unwind::UnwindCache* m_unwindCache;  // the incremental unwinder's tree and layouts
     // The tick sampler's (access_sampler.cpp), set up at the thread's first tick.
     bool m_samplerReady;       // m_fsBase, m_gsBase and the stack range are known
     bool m_stackRangeWritten;  // this log has the thread's ThreadStack record

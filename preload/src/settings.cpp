@@ -87,6 +87,8 @@ void readSettings(Settings& settings) {
             complain("MEMLOG_STACK_DEPTH", depth, "a number from 1 to 256", "64");
     }
     readSwitch("MEMLOG_FREE_STACKS", settings.m_freeStacks);
+    readSwitch("MEMLOG_UNWIND_INCREMENTAL", settings.m_incremental);
+    readSwitch("MEMLOG_UNWIND_CHECK", settings.m_unwindCheck);
     readSwitch("MEMLOG_ACCESS", settings.m_access);
     readRate("MEMLOG_ACCESS_RATE", settings.m_accessRate, "1000");
     readSwitch("MEMLOG_FULL_TRACE", settings.m_fullTrace);

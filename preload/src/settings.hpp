@@ -13,6 +13,8 @@ struct Settings {
     format::UnwindMode m_unwind = format::UnwindMode::Libunwind;  // MEMLOG_UNWIND
     uint32_t m_stackDepth = 64;                     // MEMLOG_STACK_DEPTH, 1..256
     bool m_freeStacks = true;                       // MEMLOG_FREE_STACKS
+    bool m_incremental = true;                      // MEMLOG_UNWIND_INCREMENTAL: reuse walked frames
+    bool m_unwindCheck = false;                     // MEMLOG_UNWIND_CHECK=1: compare with a full walk
     bool m_access = false;                          // MEMLOG_ACCESS=1: sample memory accesses
     uint32_t m_accessRate = 1000;                   // MEMLOG_ACCESS_RATE: ticks per CPU-second, 1..100000
     bool m_fullTrace = false;                       // MEMLOG_FULL_TRACE=1: markers for memlog run --full-trace

@@ -38,7 +38,7 @@ const std::vector<ScenarioRun> kScenarios = {
     {"linked_list", {}},            {"many_threads", {}},      {"mapped_region", {}},
     {"matrix_multiply", {"row", "64"}}, {"new_delete_forms", {}}, {"peaks_apart", {}},
     {"producer_consumer", {}},      {"random_churn", {}},      {"realloc_growth", {}},
-    {"replaced_malloc", {}},        {"trickle", {"1"}},
+    {"replaced_malloc", {}},        {"trickle", {"1"}},         {"unwind_shapes", {}},
 };
 
 Outcome recordScenario(const ScenarioRun& scenario) {

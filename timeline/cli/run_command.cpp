@@ -55,7 +55,8 @@ each into a log of its own (a numbered neighbour of the name when it is taken).
 
 The same settings as environment variables, for LD_PRELOAD without this launcher:
 MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1,
-MEMLOG_ACCESS=1, MEMLOG_ACCESS_RATE, MEMLOG_WATCH=1, MEMLOG_WATCH_RATE.
+MEMLOG_ACCESS=1, MEMLOG_ACCESS_RATE, MEMLOG_WATCH=1, MEMLOG_WATCH_RATE, MEMLOG_UNWIND_CHECK=1,
+MEMLOG_UNWIND_INCREMENTAL=0 (README.md).
 MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so.
 )";
 

@@ -64,6 +64,8 @@ void printJson(const timeline::Summary& s) {
                 "},\"lost_events\":%" PRIu64,
                 a.m_unknownFree, a.m_doubleFree, a.m_unknownRealloc, a.m_mismatchedFree, a.m_accessOutsideBlock,
                 a.m_useAfterFree, s.m_lostEvents);
+    std::printf(",\"unwind_checked\":%" PRIu64 ",\"unwind_mismatches\":%" PRIu64 ",\"unwind_full_walks\":%" PRIu64,
+                s.m_unwindChecked, s.m_unwindMismatches, s.m_unwindFullWalks);
     std::printf(",\"access_sampler\":%s,\"access_rate\":%u,\"access_samples\":%" PRIu64 ",\"access_reads\":%" PRIu64
                 ",\"access_writes\":%" PRIu64 ",\"access_heap\":%" PRIu64 ",\"access_global\":%" PRIu64
                 ",\"access_stack\":%" PRIu64 ",\"access_other\":%" PRIu64 ",\"access_freed\":%" PRIu64
@@ -218,6 +220,10 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
                     grouped(a.m_unknownRealloc).c_str(), grouped(a.m_mismatchedFree).c_str(),
                     grouped(a.m_accessOutsideBlock).c_str(), grouped(a.m_useAfterFree).c_str());
     std::printf("\nlost events  %s\n", grouped(s.m_lostEvents).c_str());
+    if (s.m_unwindChecked || s.m_unwindFullWalks)
+        std::printf("unwind check %s stacks compared with a full walk, %s differed, %s left to the full walk\n",
+                    grouped(s.m_unwindChecked).c_str(), grouped(s.m_unwindMismatches).c_str(),
+                    grouped(s.m_unwindFullWalks).c_str());
     printAccessLines(s);
     for (const auto& [metric, rows] : top) {
         if (rows.empty()) continue;

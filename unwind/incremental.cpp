@@ -1,0 +1,410 @@
+// The incremental unwinder's walk, tree and layout cache (see incremental.hpp). Everything lives in
+// one private mapping per thread: no allocation, no lock; the only shared word is the code
+// generation, read once a walk.
+#include "incremental.hpp"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "frame_layout.hpp"
+
+namespace memlog::unwind {
+namespace {
+
+std::atomic<uint64_t> s_codeGeneration{1};
+
+constexpr uint32_t kNodes = 1u << 15;        // nodes before the tree starts over
+constexpr uint32_t kIndexSlots = 1u << 16;   // node index: open addressing on the key
+constexpr uint32_t kLayoutSlots = 1u << 15;  // learnt layouts by code address (a python3 run: 10 k)
+constexpr uint32_t kProbes = 8;
+
+enum NodeFlags : uint32_t {
+    kEndRoot = 1,  // the outermost frame: its layout says the return address is undefined
+    kCutRoot = 2,  // the walk that made it stopped here at maxDepth: the chain may go on
+};
+
+struct Node {
+    uint64_t m_raSlot;  // where the return address was read (the callee's CFA - 8)
+    uint64_t m_ra;
+    uint64_t m_bp;      // rbp in this frame
+    uint64_t m_bpSlot;  // where m_bp was read; 0: the callee kept rbp in the register
+    uint32_t m_parent;  // 0: none known
+    uint32_t m_stackId;
+    uint32_t m_flags;
+    // An innermost frame's whole stack as one flat list of the slots to check (return addresses
+    // first, then saved rbps): no parent pointers to chase on a repeated stack.
+    uint32_t m_checkAt;      // into UnwindCache::m_checks; 0: none
+    uint16_t m_checkFrames;  // the stack's frames, this one included
+    uint16_t m_checkRbps;
+    uint32_t m_unused[3];
+};
+static_assert(sizeof(Node) == 64);
+
+struct SlotCheck {
+    uint64_t m_slot;
+    uint64_t m_value;
+};
+constexpr uint32_t kChecks = 1u << 18;  // 4 MiB of address space for the flat lists
+
+struct LayoutSlot {
+    uint64_t m_pc;
+    FrameLayout m_layout;
+};
+static_assert(sizeof(LayoutSlot) == 24);
+
+}  // namespace
+
+struct UnwindCache {
+    uint64_t m_generation;
+    uint32_t m_nodeCount;  // node 0 is "none"
+    uint32_t m_checkCount;  // used entries of m_checks; entry 0 is unused
+    alignas(4096) uint32_t m_index[kIndexSlots];  // page-aligned, for zeroPages
+    alignas(4096) LayoutSlot m_layouts[kLayoutSlots];
+    Node m_nodes[kNodes];
+    SlotCheck m_checks[kChecks];
+};
+
+namespace {
+
+UnwindCache* const kReleased = reinterpret_cast<UnwindCache*>(uintptr_t(1));
+
+UnwindCache* mapCache() {
+    // The raw system call: the recorder's own mmap hook is not for its own memory.
+    void* memory = reinterpret_cast<void*>(syscall(SYS_mmap, nullptr, sizeof(UnwindCache), PROT_READ | PROT_WRITE,
+                                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+    if (memory == MAP_FAILED) return nullptr;
+    auto* cache = static_cast<UnwindCache*>(memory);
+    cache->m_nodeCount = 1;
+    cache->m_checkCount = 1;
+    return cache;
+}
+
+// Large tables go back to zero pages rather than being written with zeros: no time spent on
+// pages never used, and their memory is returned.
+void zeroPages(void* start, size_t bytes) { syscall(SYS_madvise, start, bytes, MADV_DONTNEED); }
+
+void clearTree(UnwindCache& cache) {
+    cache.m_nodeCount = 1;
+    cache.m_checkCount = 1;
+    zeroPages(cache.m_index, sizeof(cache.m_index));
+}
+
+void clearAll(UnwindCache& cache) {
+    clearTree(cache);
+    zeroPages(cache.m_layouts, sizeof(cache.m_layouts));
+}
+
+UnwindCache* readyCache(UnwindCache*& cache) {
+    if (cache == kReleased) return nullptr;
+    if (!cache) {
+        cache = mapCache();
+        if (!cache) {
+            cache = kReleased;
+            return nullptr;
+        }
+        cache->m_generation = s_codeGeneration.load(std::memory_order_acquire);
+    }
+    const uint64_t generation = s_codeGeneration.load(std::memory_order_acquire);
+    if (cache->m_generation != generation) {
+        clearAll(*cache);
+        cache->m_generation = generation;
+    }
+    return cache;
+}
+
+inline uint32_t mix(uint64_t value, uint32_t bits) {
+    return static_cast<uint32_t>((value * 0x9e37'79b9'7f4a'7c15ull) >> (64 - bits));
+}
+
+FrameLayout layoutAt(UnwindCache& cache, uintptr_t pc) {
+    LayoutSlot& slot = cache.m_layouts[mix(pc, 15)];
+    if (slot.m_pc == pc && slot.m_layout.m_kind != FrameLayout::Kind::Unknown) [[likely]]
+        return slot.m_layout;
+    const FrameLayout layout = learnFrameLayout(pc);  // once per address (a collision relearns)
+    slot.m_pc = pc;
+    slot.m_layout = layout;
+    return layout;
+}
+
+inline uint32_t keyHash(uint64_t raSlot, uint64_t ra, uint64_t bp) {
+    return mix(raSlot ^ (ra * 0xff51'afd7'ed55'8ccdull) ^ (bp << 17), 16);
+}
+
+uint32_t findNode(const UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp) {
+    uint32_t slot = keyHash(raSlot, ra, bp);
+    for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
+        const uint32_t index = cache.m_index[slot];
+        if (index == 0) return 0;
+        const Node& node = cache.m_nodes[index];
+        if (node.m_raSlot == raSlot && node.m_ra == ra && node.m_bp == bp) return index;
+    }
+    return 0;
+}
+
+// A new node for a frame, indexed under its key (replacing an older node with the same key, whose
+// chain no longer checked out). 0 when the tree is full: it starts over at the next walk.
+uint32_t addNode(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t bpSlot) {
+    if (cache.m_nodeCount == kNodes) return 0;
+    const uint32_t index = cache.m_nodeCount++;
+    cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, 0, 0, 0, 0, {}};
+    const uint32_t home = keyHash(raSlot, ra, bp);
+    uint32_t slot = home;
+    for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
+        const uint32_t old = cache.m_index[slot];
+        if (old == 0) break;
+        const Node& node = cache.m_nodes[old];
+        if (node.m_raSlot == raSlot && node.m_ra == ra && node.m_bp == bp) break;
+        if (probe + 1 == kProbes) slot = home;  // crowded: this key displaces the first one
+    }
+    cache.m_index[slot] = index;
+    return index;
+}
+
+struct Bounds {
+    uintptr_t m_low;
+    uintptr_t m_high;
+    bool holds(uintptr_t slot) const { return slot >= m_low && slot < m_high && m_high - slot >= 8; }
+};
+
+inline uint64_t load(uintptr_t slot) { return *reinterpret_cast<const uint64_t*>(slot); }
+
+enum class Chain { Changed, Whole, GoesOn };
+
+// From a node whose key matched: copies its chain into frames[depth..] while checking that every
+// ancestor's slots still hold what was read there. GoesOn: the chain stops at a cut root before
+// maxDepth; `last` is that root and `depth` how many frames are written.
+Chain followChain(const UnwindCache& cache, uint32_t found, const Bounds& bounds, uint64_t* frames, uint32_t& depth,
+                  uint32_t maxDepth, uint32_t& last) {
+    frames[depth++] = cache.m_nodes[found].m_ra;
+    last = found;
+    for (uint32_t at = cache.m_nodes[found].m_parent; depth < maxDepth; at = cache.m_nodes[at].m_parent) {
+        if (at == 0) {
+            const uint32_t flags = cache.m_nodes[last].m_flags;
+            if (flags & kEndRoot) return Chain::Whole;
+            return flags & kCutRoot ? Chain::GoesOn : Chain::Changed;  // neither: a walk gave up there
+        }
+        const Node& node = cache.m_nodes[at];
+        if (!bounds.holds(node.m_raSlot) || load(node.m_raSlot) != node.m_ra) return Chain::Changed;
+        if (node.m_bpSlot && (!bounds.holds(node.m_bpSlot) || load(node.m_bpSlot) != node.m_bp)) return Chain::Changed;
+        frames[depth++] = node.m_ra;
+        last = at;
+    }
+    return Chain::Whole;
+}
+
+// After a whole walk from `innermost`: its stack's slots as one flat list, when they all lie
+// above its own slot (so that the bounds of any later walk that finds it hold for them too).
+void buildCheckList(UnwindCache& cache, uint32_t innermost, uint32_t depth) {
+    Node& first = cache.m_nodes[innermost];
+    if (depth < 2 || cache.m_checkCount + 2 * depth > kChecks) return;
+    SlotCheck* returns = &cache.m_checks[cache.m_checkCount];
+    SlotCheck rbps[256];  // maxDepth is at most format::kMaxStackDepth (256)
+    uint32_t frames = 1, saved = 0;
+    for (uint32_t at = first.m_parent; at && frames < depth; at = cache.m_nodes[at].m_parent, ++frames) {
+        const Node& node = cache.m_nodes[at];
+        if (node.m_raSlot <= first.m_raSlot || (node.m_bpSlot && node.m_bpSlot <= first.m_raSlot)) return;
+        returns[frames - 1] = {node.m_raSlot, node.m_ra};
+        if (node.m_bpSlot) rbps[saved++] = {node.m_bpSlot, node.m_bp};
+    }
+    if (frames != depth) return;
+    for (uint32_t i = 0; i < saved; ++i) returns[depth - 1 + i] = rbps[i];
+    first.m_checkAt = cache.m_checkCount;
+    first.m_checkFrames = uint16_t(depth);
+    first.m_checkRbps = uint16_t(saved);
+    cache.m_checkCount += depth - 1 + saved;
+}
+
+// A repeated stack: every slot of the flat list still holds its value. Loads that do not depend
+// on each other, unlike a walk up the parent links.
+// The frames are copied only when the caller needs them (no id yet, or the check mode): the copy's
+// stores would delay the locked add of the sequence number that follows.
+bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
+    const SlotCheck* checks = &cache.m_checks[node.m_checkAt];
+    const uint32_t count = node.m_checkFrames - 1u + node.m_checkRbps;
+    uint64_t differ = 0;
+    for (uint32_t i = 0; i < count; ++i) differ |= load(checks[i].m_slot) ^ checks[i].m_value;
+    if (differ) return false;
+    if (node.m_stackId && !wantFrames) return true;
+    frames[0] = node.m_ra;
+    for (uint32_t i = 0; i + 1 < node.m_checkFrames; ++i) frames[i + 1] = checks[i].m_value;
+    return true;
+}
+
+}  // namespace
+
+IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
+                                      const CodeRange& skip, bool wantFrames) {
+    uintptr_t pc, sp, bp;
+    // This instruction's own registers: its CFI row describes exactly this rsp.
+    asm volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(pc), "=r"(sp), "=r"(bp));
+    IncrementalCapture result;
+    UnwindCache* cache = readyCache(cacheSlot);
+    if (!cache || maxDepth == 0) return result;
+    if (cache->m_nodeCount == kNodes || cache->m_checkCount + 2 * 256 > kChecks) clearTree(*cache);
+    const Bounds bounds{sp, stackTop(sp)};
+    if (bounds.m_high == bounds.m_low) return result;  // not a stack glibc made: a coroutine's, say
+
+    uintptr_t lookupPc = pc;  // the first frame's pc is exact; a return address is looked up - 1
+    bool ours = true;
+    bool lookUp = true;
+    uint32_t depth = 0;
+    uint32_t child = 0;  // the node of the previous program frame
+    uint32_t innermost = 0;
+    for (;;) {
+        if (depth == maxDepth) {
+            cache->m_nodes[child].m_flags |= kCutRoot;
+            break;
+        }
+        const FrameLayout layout = layoutAt(*cache, lookupPc);
+        if (layout.m_kind == FrameLayout::Kind::End) {
+            if (child) cache->m_nodes[child].m_flags |= kEndRoot;
+            break;
+        }
+        if (layout.m_kind != FrameLayout::Kind::Standard) return result;
+        const uintptr_t cfa = (layout.m_cfaFromRbp ? bp : sp) + int64_t(layout.m_cfaOffset);
+        const uintptr_t raSlot = cfa - 8;
+        if (!bounds.holds(raSlot)) return result;
+        const uint64_t ra = load(raSlot);
+        uintptr_t bpSlot = 0;
+        if (layout.m_rbpOffset != FrameLayout::kRbpNotSaved) {
+            bpSlot = cfa + int64_t(layout.m_rbpOffset);
+            if (!bounds.holds(bpSlot)) return result;
+            bp = load(bpSlot);
+        }
+        if (ra == 0) return result;
+        sp = cfa;
+        lookupPc = ra - 1;
+        if (ours && skip.contains(ra)) continue;
+        ours = false;
+
+        if (lookUp) {
+            if (const uint32_t found = findNode(*cache, raSlot, ra, bp)) {
+                const Node& node = cache->m_nodes[found];
+                if (depth == 0 && node.m_checkAt && node.m_checkFrames <= maxDepth &&
+                    checkListHolds(*cache, node, frames, wantFrames)) [[likely]] {
+                    result.m_done = true;
+                    result.m_depth = node.m_checkFrames;
+                    result.m_stackId = &cache->m_nodes[found].m_stackId;
+                    return result;
+                }
+                uint32_t last = 0;
+                const uint32_t before = depth;
+                const Chain chain = followChain(*cache, found, bounds, frames, depth, maxDepth, last);
+                if (chain != Chain::Changed) {
+                    if (child) cache->m_nodes[child].m_parent = found;
+                    else innermost = found;
+                    if (chain == Chain::Whole) {
+                        // Seen twice as the innermost frame: worth a flat list (most frames of a
+                        // program like python3 are innermost once and never again).
+                        if (!child && !cache->m_nodes[found].m_checkAt) buildCheckList(*cache, found, depth);
+                        break;
+                    }
+                    // A cut root short of maxDepth: walk on from it.
+                    Node& root = cache->m_nodes[last];
+                    root.m_flags &= ~kCutRoot;
+                    child = last;
+                    sp = root.m_raSlot + 8;
+                    bp = root.m_bp;
+                    lookupPc = root.m_ra - 1;
+                    lookUp = false;
+                    continue;
+                }
+                depth = before;
+                lookUp = false;  // the chain above changed: no node further out can hold
+            }
+        }
+        const uint32_t node = addNode(*cache, raSlot, ra, bp, bpSlot);
+        if (node == 0) return result;
+        if (child) cache->m_nodes[child].m_parent = node;
+        else innermost = node;
+        child = node;
+        frames[depth++] = ra;
+    }
+    result.m_done = true;
+    result.m_depth = depth;
+    result.m_stackId = innermost ? &cache->m_nodes[innermost].m_stackId : nullptr;
+    return result;
+}
+
+IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
+                                                   const CodeRange& skip, bool wantFrames) {
+    IncrementalCapture result;
+    UnwindCache* cache = readyCache(cacheSlot);
+    if (!cache || maxDepth == 0) return result;
+    if (cache->m_nodeCount == kNodes || cache->m_checkCount + 4 * 256 > kChecks) clearTree(*cache);
+    uintptr_t frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    const uintptr_t low = frame, high = stackTop(frame);
+    // What walkFrameChain (capture.cpp) accepts as a frame; the same rules, the same stops.
+    auto isFrame = [&](uintptr_t at) { return at >= low && at < high && high - at >= 16 && (at & 7) == 0; };
+    SlotCheck others[2 * 256 + 2];  // saved rbps, then the slots that ended the walk
+    uint32_t otherCount = 0;
+    uint32_t innermost = 0;
+    uint32_t depth = 0;
+    bool ours = true;
+    while (depth < maxDepth && isFrame(frame)) {
+        const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
+        const uintptr_t next = slots[0];
+        const uintptr_t returnAddress = slots[1];
+        if (returnAddress == 0) {
+            if (depth > 0) others[otherCount++] = {frame + 8, 0};  // the zero that ended it
+            break;
+        }
+        if (!(ours && skip.contains(returnAddress))) {
+            if (ours) {
+                ours = false;
+                const uint32_t found = findNode(*cache, frame + 8, returnAddress, next);
+                if (found) {
+                    const Node& node = cache->m_nodes[found];
+                    if (node.m_checkAt && node.m_checkFrames <= maxDepth && checkListHolds(*cache, node, frames, wantFrames)) {
+                        result.m_done = true;
+                        result.m_depth = node.m_checkFrames;
+                        result.m_stackId = &cache->m_nodes[found].m_stackId;
+                        return result;
+                    }
+                }
+                innermost = addNode(*cache, frame + 8, returnAddress, next, frame);
+            } else {
+                // frames[i] for i >= 1 is read from frame + 8; its checks go in place below.
+                others[otherCount++] = {frame, next};
+            }
+            frames[depth++] = returnAddress;
+        }
+        if (next <= frame) break;  // the chain must climb (capture.cpp)
+        frame = next;
+    }
+    result.m_done = true;
+    result.m_depth = depth;
+    if (!innermost) return result;
+    result.m_stackId = &cache->m_nodes[innermost].m_stackId;
+    // The flat list: the return-address slots of frames 1.., then every other slot read.
+    Node& node = cache->m_nodes[innermost];
+    SlotCheck* checks = &cache->m_checks[cache->m_checkCount];
+    uintptr_t at = node.m_bp;  // frame 1
+    for (uint32_t i = 1; i < depth; ++i) {
+        checks[i - 1] = {at + 8, frames[i]};
+        at = *reinterpret_cast<const uintptr_t*>(at);
+    }
+    for (uint32_t i = 0; i < otherCount; ++i) checks[depth - 1 + i] = others[i];
+    node.m_checkAt = cache->m_checkCount;
+    node.m_checkFrames = uint16_t(depth);
+    node.m_checkRbps = uint16_t(otherCount);
+    cache->m_checkCount += depth - 1 + otherCount;
+    return result;
+}
+
+void noteCodeUnloaded() { s_codeGeneration.fetch_add(1, std::memory_order_acq_rel); }
+
+void forgetStacks(UnwindCache* cache) {
+    if (cache && cache != kReleased) clearTree(*cache);
+}
+
+void releaseUnwindCache(UnwindCache*& cache) {
+    if (cache && cache != kReleased) syscall(SYS_munmap, cache, sizeof(UnwindCache));
+    cache = kReleased;
+}
+
+}  // namespace memlog::unwind
