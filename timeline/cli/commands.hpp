@@ -23,6 +23,7 @@ int flameCommand(const Arguments& arguments);
 int accessesCommand(const Arguments& arguments);
 int uafCommand(const Arguments& arguments);
 int arraysCommand(const Arguments& arguments);
+int lsCommand(const Arguments& arguments);
 
 // Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);

@@ -16,6 +16,7 @@ Record a program's heap into a .memlog log and read it back.
 
 commands:
   run [OPTIONS] [--] PROGRAM [ARGS]   run PROGRAM with the recorder loaded
+  ls [DIR]                            the logs in a folder: program, pid, events, peak
   stat FILE [--json]                  summary: calls, blocks, peak, leaks, anomalies
   dump FILE [--csv] [--symbolize]     every heap event in sequence order
   sites FILE [--by M] [--top N]       allocation sites: calls, bytes, peak, leaked
@@ -160,5 +161,6 @@ int main(int argc, char** argv) {
     if (command == "accesses") return accessesCommand(arguments);
     if (command == "uaf") return uafCommand(arguments);
     if (command == "arrays") return arraysCommand(arguments);
+    if (command == "ls") return lsCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }
