@@ -94,6 +94,8 @@ std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics
         row.m_metrics.m_peakBytes += metrics.m_peakBytes;
         row.m_metrics.m_leakedBytes += metrics.m_leakedBytes;
         row.m_metrics.m_leakedBlocks += metrics.m_leakedBlocks;
+        row.m_metrics.m_suppressedBytes += metrics.m_suppressedBytes;
+        row.m_metrics.m_suppressedBlocks += metrics.m_suppressedBlocks;
     }
     std::vector<SiteRow> table;
     for (auto& [key, row] : rows) table.push_back(std::move(row));

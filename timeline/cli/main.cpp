@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "memlog/format.hpp"
+#include "timeline/suppressions.hpp"
 
 namespace {
 
@@ -18,6 +19,7 @@ commands:
   run [OPTIONS] [--] PROGRAM [ARGS]   run PROGRAM with the recorder loaded
   ls [DIR]                            the logs in a folder: program, pid, events, peak
   stat FILE [--json]                  summary: calls, blocks, peak, leaks, anomalies
+  stat --suppressions [FILE]          the leak suppressions in use (built-in, FILE's)
   dump FILE [--csv] [--symbolize]     every heap event in sequence order
   sites FILE [--by M] [--top N]       allocation sites: calls, bytes, peak, leaked
   flame FILE [--metric M]             collapsed stacks for flame graph tools
@@ -90,6 +92,12 @@ TableArguments parseTableArguments(const Arguments& arguments, const std::string
         }
         if (argument == "--csv" && csvAllowed) {
             parsed.m_csv = true;
+        } else if (argument == "--suppressions" && (command == "sites" || command == "flame")) {
+            if (i + 1 >= arguments.size()) {
+                parsed.m_exit = usageError(command + ": --suppressions needs a file", hint.c_str());
+                return parsed;
+            }
+            parsed.m_suppressions = arguments[++i];
         } else if (argument == byOption) {
             if (i + 1 >= arguments.size()) {
                 parsed.m_exit = usageError(command + ": " + byOption + " needs a value", hint.c_str());
@@ -116,6 +124,21 @@ TableArguments parseTableArguments(const Arguments& arguments, const std::string
     }
     if (parsed.m_path.empty()) parsed.m_exit = usageError(command + ": which log?", usage);
     return parsed;
+}
+
+timeline::Suppressions loadSuppressions(const std::string& file) {
+    timeline::Suppressions suppressions;
+    if (!file.empty()) suppressions.load(file);
+    return suppressions;
+}
+
+void printSuppressions(const timeline::Suppressions& suppressions) {
+    for (const timeline::SuppressionRule& rule : suppressions.rules()) {
+        if (rule.m_builtIn)
+            std::printf("%s\n    built-in: %s\n", rule.m_pattern.c_str(), rule.m_why.c_str());
+        else
+            std::printf("leak:%s\n    from %s\n", rule.m_pattern.c_str(), rule.m_origin.c_str());
+    }
 }
 
 ProgressBar::ProgressBar(const std::string& label) : m_label(label), m_enabled(isatty(2)) {}

@@ -7,11 +7,13 @@
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/summary.hpp"
+#include "timeline/suppressions.hpp"
 
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog stat FILE [--json]
+constexpr const char* kHelp = R"(usage: memlog stat FILE [--json] [--suppressions SUPPRESSIONS]
+       memlog stat --suppressions [SUPPRESSIONS]
 
 Reads a .memlog log and prints: the program, its duration and threads, the calls
 per entry point that allocated, resized or freed something, blocks begun and
@@ -25,7 +27,17 @@ its mechanism and what it did with its ticks, or why it was unavailable),
 and the top allocation sites by calls, bytes, bytes live at the peak, and bytes
 leaked (see `memlog sites`).
 
-  --json   the same as one JSON object
+Blocks that a runtime allocates once and never frees by design (libstdc++'s
+emergency exception pool, stdio's buffers) are counted as suppressed, apart
+from the leaks: `leaked` is what no suppression matches.
+
+  --json                 the same as one JSON object (leaked_bytes,
+                         leaked_blocks, suppressed_bytes, suppressed_blocks)
+  --suppressions FILE    more suppressions, LeakSanitizer's way: one
+                         `leak:PATTERN` a line, matching any frame's function,
+                         module or source file ('*' any text, '^' and '$'
+                         anchor it; '#' starts a comment)
+  --suppressions         without a log: print the suppressions in use
 )";
 
 std::string jsonString(const std::string& text) {
@@ -71,9 +83,10 @@ void printJson(const timeline::Summary& s) {
         std::printf("%s\"%s\":%" PRIu64, kind > 1 ? "," : "", format::kKindInfo[kind].m_name, s.m_calls[kind]);
     std::printf("},\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
                 ",\"blocks_at_peak\":%" PRIu64 ",\"peak_blocks\":%" PRIu64 ",\"leaked_bytes\":%" PRIu64
-                ",\"leaked_blocks\":%" PRIu64 ",\"stacks\":%" PRIu64,
+                ",\"leaked_blocks\":%" PRIu64 ",\"suppressed_bytes\":%" PRIu64 ",\"suppressed_blocks\":%" PRIu64
+                ",\"stacks\":%" PRIu64,
                 s.m_allocations, s.m_frees, s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks, s.m_leakedBytes,
-                s.m_leakedBlocks, s.m_stacks);
+                s.m_leakedBlocks, s.m_suppressedBytes, s.m_suppressedBlocks, s.m_stacks);
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
                 ",\"mismatched_free\":%" PRIu64 ",\"access_outside_block\":%" PRIu64 ",\"use_after_free\":%" PRIu64
@@ -222,7 +235,11 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
     std::printf("peak         %s in %s (live at that moment)\n", bytes(s.m_peakBytes).c_str(),
                 blocks(s.m_blocksAtPeak).c_str());
     std::printf("peak blocks  %s (the most live at once)\n", grouped(s.m_peakBlocks).c_str());
-    std::printf("leaked       %s in %s\n", bytes(s.m_leakedBytes).c_str(), blocks(s.m_leakedBlocks).c_str());
+    std::printf("leaked       %s in %s", bytes(s.m_leakedBytes).c_str(), blocks(s.m_leakedBlocks).c_str());
+    if (s.m_suppressedBlocks)
+        std::printf(" (besides %s in %s suppressed: `memlog stat --suppressions`)", bytes(s.m_suppressedBytes).c_str(),
+                    blocks(s.m_suppressedBlocks).c_str());
+    std::printf("\n");
     std::printf("stacks       %s distinct\n", grouped(s.m_stacks).c_str());
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf("anomalies    %s", grouped(a.total()).c_str());
@@ -249,11 +266,34 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
 }  // namespace
 
 int statCommand(const Arguments& arguments) {
-    const FileArguments parsed = parseFileArguments(arguments, "stat", "--json", kHelp);
-    if (parsed.m_exit >= 0) return parsed.m_exit;
-    const std::string& path = parsed.m_path;
-    const bool json = parsed.m_flag;
+    std::string path, suppressionsFile;
+    bool json = false, suppressionsAsked = false;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+        const std::string& argument = arguments[i];
+        if (argument == "--help" || argument == "-h") {
+            std::fputs(kHelp, stdout);
+            return 0;
+        }
+        if (argument == "--json") {
+            json = true;
+        } else if (argument == "--suppressions") {
+            suppressionsAsked = true;
+            if (i + 1 < arguments.size() && !arguments[i + 1].starts_with("-")) suppressionsFile = arguments[++i];
+        } else if (!argument.empty() && argument[0] == '-') {
+            return usageError("stat: unknown option '" + argument + "'", "Try 'memlog stat --help'.");
+        } else if (path.empty()) {
+            path = argument;
+        } else {
+            return usageError("stat: one log at a time", "Try 'memlog stat --help'.");
+        }
+    }
+    if (path.empty() && !suppressionsAsked) return usageError("stat: which log?", "usage: memlog stat FILE [--json]");
     try {
+        const timeline::Suppressions suppressions = loadSuppressions(suppressionsFile);
+        if (path.empty()) {
+            printSuppressions(suppressions);
+            return 0;
+        }
         timeline::LogReader reader(path);
         timeline::MeasuredLog measured;
         {
@@ -261,6 +301,7 @@ int statCommand(const Arguments& arguments) {
             measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
         }
         auto names = nameStacks(reader);
+        timeline::applySuppressions(measured, *names, suppressions);
         const TopSites top = topSites(*names, measured.m_stacks);
         if (json) {
             printJson(measured.m_summary);
