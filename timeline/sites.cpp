@@ -56,12 +56,47 @@ std::vector<unwind::SourceFrame> StackNames::frames(uint32_t stack) {
     return frames;
 }
 
+namespace {
+
+// The index of the site among a stack's frames (the first that is not plumbing, else 0).
+size_t siteIndex(const std::vector<unwind::SourceFrame>& frames) {
+    for (size_t i = 0; i < frames.size(); ++i)
+        if (!isAllocatorPlumbing(frames[i])) return i;
+    return 0;
+}
+
+// The first frame from `from` on that is a function of its own (not inlined into the next).
+size_t outOfLineIndex(const std::vector<unwind::SourceFrame>& frames, size_t from) {
+    size_t i = from;
+    while (i + 1 < frames.size() && frames[i].m_inlined) ++i;
+    return i;
+}
+
+}  // namespace
+
 unwind::SourceFrame StackNames::site(uint32_t stack) {
     const std::vector<unwind::SourceFrame> all = frames(stack);
     if (all.empty()) return unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
-    for (const unwind::SourceFrame& frame : all)
-        if (!isAllocatorPlumbing(frame)) return frame;
-    return all.front();
+    return all[siteIndex(all)];
+}
+
+std::string StackNames::inlinedIn(uint32_t stack) {
+    const std::vector<unwind::SourceFrame> all = frames(stack);
+    if (all.empty()) return {};
+    const size_t at = siteIndex(all);
+    if (!all[at].m_inlined) return {};
+    return all[outOfLineIndex(all, at)].m_function;
+}
+
+unwind::SourceFrame StackNames::caller(uint32_t stack) {
+    const std::vector<unwind::SourceFrame> all = frames(stack);
+    if (all.empty()) return unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
+    return all[outOfLineIndex(all, siteIndex(all))];
+}
+
+std::string siteFunctionText(const SiteRow& row) {
+    return row.m_inlinedIn.empty() ? row.m_site.m_function
+                                   : row.m_site.m_function + " (inlined in " + row.m_inlinedIn + ")";
 }
 
 void StackNames::resolveAll(const std::function<void(double)>& progress) {
@@ -81,14 +116,27 @@ std::string siteLocation(const unwind::SourceFrame& frame) {
     return frame.m_module;
 }
 
-std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top) {
-    std::map<std::tuple<std::string, std::string, uint32_t>, SiteRow> rows;
+std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top,
+                               SiteGrouping grouping) {
+    // Keyed by the inlining caller too: one inline helper's line in two functions is two sites.
+    std::map<std::tuple<std::string, std::string, uint32_t, std::string>, SiteRow> rows;
     for (size_t id = 0; id < stacks.size(); ++id) {
         const StackMetrics& metrics = stacks[id];
         if (metrics.m_calls == 0) continue;
-        const unwind::SourceFrame site = names.site(static_cast<uint32_t>(id));
-        SiteRow& row = rows[{site.m_function, site.m_file, site.m_line}];
+        const auto stack = static_cast<uint32_t>(id);
+        unwind::SourceFrame site;
+        std::string inlinedIn;
+        if (grouping == SiteGrouping::Caller) {
+            site = names.caller(stack);
+            site.m_line = 0;  // a row gathers the function's calls from several lines
+            site.m_inlined = false;
+        } else {
+            site = names.site(stack);
+            inlinedIn = names.inlinedIn(stack);
+        }
+        SiteRow& row = rows[{site.m_function, site.m_file, site.m_line, inlinedIn}];
         row.m_site = site;
+        row.m_inlinedIn = inlinedIn;
         row.m_metrics.m_calls += metrics.m_calls;
         row.m_metrics.m_bytes += metrics.m_bytes;
         row.m_metrics.m_peakBytes += metrics.m_peakBytes;

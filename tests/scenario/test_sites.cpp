@@ -201,3 +201,32 @@ TEST_CASE("a changed binary is reported once, not silently mis-named") {
     CHECK(warnings[0].find("has changed since the recording") != std::string::npos);
     CHECK(warnings[0].find(reader.header().m_exe) != std::string::npos);
 }
+
+TEST_CASE("an inlined allocation names the function it was inlined into, in text, CSV and JSON") {
+    const auto recorded = record("allocation_sites");
+    auto rows = sitesByName(recorded->m_log);
+    CHECK(rows["grab"].m_inlinedIn == "make_large");
+    CHECK(rows["make_small"].m_inlinedIn.empty());
+    const std::string line = std::to_string(markerLine("allocation_sites.c", "site:grab"));
+    const std::string text = runCli("sites " + recorded->m_log);
+    CHECK(text.find("grab (inlined in make_large)") != std::string::npos);
+    const std::string csv = runCli("sites " + recorded->m_log + " --csv");
+    CHECK(csv.find("grab,allocation_sites.c:" + line + ",allocation_sites,3,15000,15000,0,0,0,0,make_large\n") !=
+          std::string::npos);
+    CHECK(csv.find("make_small,allocation_sites.c:" + std::to_string(markerLine("allocation_sites.c", "site:make_small")) +
+                   ",allocation_sites,10,1000,1000,0,0,0,0,\n") != std::string::npos);
+    const std::string json = runCli("stat " + recorded->m_log + " --json");
+    CHECK(json.find("{\"function\":\"grab\",\"inlined_in\":\"make_large\",") != std::string::npos);
+    CHECK(json.find("{\"function\":\"make_small\",\"inlined_in\":null,") != std::string::npos);
+    const std::string stat = runCli("stat " + recorded->m_log);
+    CHECK(stat.find("grab (inlined in make_large)  allocation_sites.c:" + line) != std::string::npos);
+}
+
+TEST_CASE("sites --by caller groups an inline helper's blocks under the function it was inlined into") {
+    const auto recorded = record("allocation_sites");
+    const std::string csv = runCli("sites " + recorded->m_log + " --by caller --csv --top 0");
+    CHECK(csv.find("make_large,allocation_sites,allocation_sites,3,15000,15000,0,0,0,0,\n") != std::string::npos);
+    CHECK(csv.find("make_small,allocation_sites,allocation_sites,10,1000,1000,0,0,0,0,\n") != std::string::npos);
+    CHECK(csv.find("\ngrab,") == std::string::npos);
+    CHECK(csv.find("leak_some,allocation_sites,allocation_sites,4,1200,1200,1200,4,0,0,\n") != std::string::npos);
+}

@@ -126,8 +126,10 @@ void printJsonSites(const TopSites& top) {
         std::printf("%s\"%s\":[", m ? "," : "", timeline::metricName(top[m].first));
         const auto& rows = top[m].second;
         for (size_t i = 0; i < rows.size(); ++i)
-            std::printf("%s{\"function\":%s,\"file\":%s,\"line\":%u,\"module\":%s,\"value\":%" PRIu64 "}",
+            std::printf("%s{\"function\":%s,\"inlined_in\":%s,\"file\":%s,\"line\":%u,\"module\":%s,\"value\":%" PRIu64
+                        "}",
                         i ? "," : "", jsonString(rows[i].m_site.m_function).c_str(),
+                        rows[i].m_inlinedIn.empty() ? "null" : jsonString(rows[i].m_inlinedIn).c_str(),
                         jsonString(rows[i].m_site.m_file).c_str(), rows[i].m_site.m_line,
                         jsonString(rows[i].m_site.m_module).c_str(), metricValue(rows[i].m_metrics, top[m].first));
         std::printf("]");
@@ -257,7 +259,7 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
         for (const auto& row : rows) {
             const uint64_t value = metricValue(row.m_metrics, metric);
             const std::string amount = metric == timeline::Metric::Calls ? grouped(value) : bytes(value);
-            std::printf("  %-28s %s  %s\n", amount.c_str(), row.m_site.m_function.c_str(),
+            std::printf("  %-28s %s  %s\n", amount.c_str(), timeline::siteFunctionText(row).c_str(),
                         timeline::siteLocation(row.m_site).c_str());
         }
     }
