@@ -85,7 +85,9 @@ std::string StackNames::inlinedIn(uint32_t stack) {
     if (all.empty()) return {};
     const size_t at = siteIndex(all);
     if (!all[at].m_inlined) return {};
-    return all[outOfLineIndex(all, at)].m_function;
+    // A static helper inlined into a wrapper of the same name (CPython's _PyObject_Malloc) says nothing new.
+    const std::string& into = all[outOfLineIndex(all, at)].m_function;
+    return into == all[at].m_function ? std::string() : into;
 }
 
 unwind::SourceFrame StackNames::caller(uint32_t stack) {

@@ -39,6 +39,10 @@ The exit status is PROGRAM's (a program killed by a signal kills memlog alike).
                            %p in FILE becomes the pid, %e the program name;
                            a relative FILE is taken from the current folder,
                            wherever the programs change to
+  --python-objects         set PYTHONMALLOC=malloc: CPython then allocates every
+                           object with malloc, so each is a block of its own
+                           (otherwise pymalloc keeps small objects inside its
+                           arenas, a few mappings, and the log shows no objects)
   --no-children            record only the launched process (each program it
                            execs in turn), not the processes it starts
   --unwind MODE            call stacks with libunwind (default), fp (frame
@@ -196,7 +200,8 @@ void finishRun(const std::string& listPath, pid_t launched, bool renameLast, con
 
 int runCommand(const Arguments& arguments) {
     std::string output, unwind, depth, accessRate, watchRate;
-    bool noFreeStacks = false, quiet = false, sampleAccesses = false, watchWords = false, noChildren = false;
+    bool noFreeStacks = false, quiet = false, sampleAccesses = false, watchWords = false, noChildren = false,
+         pythonObjects = false;
     size_t i = 0;
     for (; i < arguments.size(); ++i) {
         const std::string& argument = arguments[i];
@@ -231,6 +236,8 @@ int runCommand(const Arguments& arguments) {
             noFreeStacks = true;
         } else if (argument == "--no-children") {
             noChildren = true;
+        } else if (argument == "--python-objects") {
+            pythonObjects = true;
         } else if (argument == "--access") {
             sampleAccesses = true;
         } else if (argument == "--access-rate") {
@@ -276,6 +283,7 @@ int runCommand(const Arguments& arguments) {
     if (!depth.empty()) setenv("MEMLOG_STACK_DEPTH", depth.c_str(), 1);
     if (noFreeStacks) setenv("MEMLOG_FREE_STACKS", "0", 1);
     if (quiet) setenv("MEMLOG_QUIET", "1", 1);
+    if (pythonObjects) setenv("PYTHONMALLOC", "malloc", 1);
     if (sampleAccesses) setenv("MEMLOG_ACCESS", "1", 1);
     if (!accessRate.empty()) setenv("MEMLOG_ACCESS_RATE", accessRate.c_str(), 1);
     if (watchWords) setenv("MEMLOG_WATCH", "1", 1);

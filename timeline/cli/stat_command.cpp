@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/program_hints.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/summary.hpp"
 #include "timeline/suppressions.hpp"
@@ -25,14 +26,17 @@ live block, in logs of format 2), events the recorder lost, access samples
 (reads, writes; heap, global, stack, other; blocks sampled), the sampler (off,
 its mechanism and what it did with its ticks, or why it was unavailable),
 and the top allocation sites by calls, bytes, bytes live at the peak, and bytes
-leaked (see `memlog sites`).
+leaked (see `memlog sites`). Last, hints about the kind of program: a CPython
+interpreter whose objects pymalloc kept in its arenas is told of
+PYTHONMALLOC=malloc (`memlog run --python-objects`).
 
 Blocks that a runtime allocates once and never frees by design (libstdc++'s
 emergency exception pool, stdio's buffers) are counted as suppressed, apart
 from the leaks: `leaked` is what no suppression matches.
 
   --json                 the same as one JSON object (leaked_bytes,
-                         leaked_blocks, suppressed_bytes, suppressed_blocks)
+                         leaked_blocks, suppressed_bytes, suppressed_blocks,
+                         hints: a list of sentences)
   --suppressions FILE    more suppressions, LeakSanitizer's way: one
                          `leak:PATTERN` a line, matching any frame's function,
                          module or source file ('*' any text, '^' and '$'
@@ -305,12 +309,16 @@ int statCommand(const Arguments& arguments) {
         auto names = nameStacks(reader);
         timeline::applySuppressions(measured, *names, suppressions);
         const TopSites top = topSites(*names, measured.m_stacks);
+        const std::vector<std::string> hints = timeline::programHints(*names, measured.m_stacks);
         if (json) {
             printJson(measured.m_summary);
             printJsonSites(top);
-            std::printf("}\n");
+            std::printf(",\"hints\":[");
+            for (size_t i = 0; i < hints.size(); ++i) std::printf("%s%s", i ? "," : "", jsonString(hints[i]).c_str());
+            std::printf("]}\n");
         } else {
             printText(measured.m_summary, path, top);
+            for (const std::string& hint : hints) std::printf("\nhint: %s\n", hint.c_str());
         }
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());
