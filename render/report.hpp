@@ -39,6 +39,8 @@ struct ReportOptions {
     bool m_accessMarks = true;                     // draw the log's access samples, if any
     double m_uiScale = 1;                          // text and margins grown further (mainLayout)
     std::string m_logPath;                         // for the header
+    bool m_fullPaths = false;                      // --paths full: the header shows the program's and
+                                                   // the log's paths, not only their names
     // The window's frames: drawn through a context kept between frames (its index, colours and
     // buffers; the colouring is the context's, over the whole log) instead of walks over every
     // block; correlated views (m_bins) too, with the context's bins (over the whole log), never
@@ -71,6 +73,9 @@ public:
     const AddressScale& scale(size_t view) const { return m_views[view].m_scale; }
     const std::vector<timeline::OccupancyColumn>& occupancy(size_t view) const { return m_views[view].m_occupancy; }
     double fullBytes() const { return m_fullBytes; }  // live bytes at the red end of the bars
+    // The header's three lines as painted: the program, the log's numbers, and the details
+    // (the log's name, or with m_fullPaths the program's and the log's paths; what is shown).
+    std::vector<std::string> headerLines() const;
 
     // What is under a page pixel: (x in axis units, address) inside a view, for brushing.
     std::optional<std::pair<uint64_t, uint64_t>> pointAt(double x, double y) const;

@@ -109,6 +109,7 @@ int runWindow(TimelineOptions& options) {
         window.m_scale = scale >= 0.5 && scale <= 4 ? scale : 1;
     }
     window.m_trace = options.m_trace;
+    window.m_fullPaths = options.m_report.m_fullPaths;
     if (options.m_draftAbove) window.m_draftAbove = static_cast<size_t>(*options.m_draftAbove);
     // --range and --cursor are resolved against the model once it is read: a time on the
     // event axis needs the log's order of events.
