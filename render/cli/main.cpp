@@ -15,6 +15,7 @@
 #include "render/report.hpp"
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
@@ -145,9 +146,7 @@ int run(TimelineOptions& options) {
         model = timeline::buildBlockModel(reader);
         const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
         if (needSites) {
-            timeline::StackNames names(reader, [](const std::string& problem) {
-                std::fprintf(stderr, "memtimeline: %s\n", problem.c_str());
-            });
+            timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
             sites = timeline::indexSites(names, model.stackCount());
         }
     }  // the log is unmapped before drawing: memory holds the model, not the file
@@ -187,7 +186,10 @@ int run(TimelineOptions& options) {
 
 int main(int argc, char** argv) {
     using namespace memlog;
-    cli::TimelineOptions options = cli::parseOptions(std::vector<std::string>(argv + 1, argv + argc));
+    std::vector<std::string> arguments(argv + 1, argv + argc);
+    diagnostics::setup("memtimeline", diagnostics::takeVerbosity(arguments));
+    cli::TimelineOptions options = cli::parseOptions(arguments);
+    if (options.m_trace) diagnostics::enableTrace();
     if (options.m_exit >= 0) return options.m_exit;
     try {
         return cli::run(options);

@@ -49,6 +49,8 @@ key. The options below set where the window starts.
   --paths names|full    the header names the program and the log (default), or
                         gives their full paths (which name the folders of the
                         machine that drew the report)
+  -v, --verbose         more on stderr; -q, --quiet: errors only (no warnings);
+                        MEMLOG_LOG_LEVEL=trace|debug|info|warn|error|off too
   --follow              the window: re-read the log when it grows (a program
                         still being recorded), keeping the view at its end
   --trace               the window: one line on stderr per frame drawn (the

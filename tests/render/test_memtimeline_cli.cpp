@@ -108,7 +108,7 @@ TEST_CASE("--help names every option, --version the version") {
     const auto ran = memtimeline({"--help"});
     CHECK(ran->m_outcome.m_exitStatus == 0);
     for (const char* option : {"--export", "--size", "--color-by", "--alpha", "--cushion", "--x", "--range", "--addr",
-                               "--bins", "--layout", "--cursor", "--paths", "--help", "--version", "site", "thread", "size",
+                               "--bins", "--layout", "--cursor", "--paths", "--verbose", "--quiet", "--help", "--version", "site", "thread", "size",
                                "lifetime", "age", "waste", "plateau", "parabolic", "events", "region"})
         CHECK(ran->m_outcome.m_stdout.find(option) != std::string::npos);
     const auto version = memtimeline({"--version"});

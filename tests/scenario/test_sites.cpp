@@ -200,6 +200,35 @@ TEST_CASE("a changed binary is reported once, not silently mis-named") {
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0].find("has changed since the recording") != std::string::npos);
     CHECK(warnings[0].find(reader.header().m_exe) != std::string::npos);
+
+    // The command line says it once, as a warning: -q and MEMLOG_LOG_LEVEL=error hide it, -v adds
+    // what was read; the results on stdout stay the same.
+    auto stat = [&](std::vector<std::string> options, const std::string& level) {
+        Run run;
+        run.m_preload = false;
+        run.m_argv = {memlogCli()};
+        run.m_argv.insert(run.m_argv.end(), options.begin(), options.end());
+        if (!level.empty()) run.m_env["MEMLOG_LOG_LEVEL"] = level;
+        const Outcome outcome = runProgram(run);
+        fs::remove_all(outcome.m_directory);
+        return outcome;
+    };
+    const Outcome plain = stat({"stat", recorded->m_log, "--json"}, "");
+    CHECK(plain.m_exitStatus == 0);
+    CHECK(plain.m_stderr == "memlog: " + warnings[0] + "\n");
+    const Outcome quiet = stat({"-q", "stat", recorded->m_log, "--json"}, "");
+    CHECK(quiet.m_stderr.empty());
+    CHECK(quiet.m_stdout == plain.m_stdout);
+    CHECK(stat({"stat", recorded->m_log, "--json", "--quiet"}, "").m_stderr.empty());
+    CHECK(stat({"stat", recorded->m_log, "--json"}, "error").m_stderr.empty());
+    const Outcome verbose = stat({"stat", recorded->m_log, "-v"}, "");
+    CHECK(verbose.m_stderr.find("memlog: " + warnings[0] + "\n") != std::string::npos);
+    CHECK(verbose.m_stderr.find("memlog: read " + std::to_string(summaryOf(recorded->m_log).m_events) + " events in ") !=
+          std::string::npos);
+    CHECK(stat({"stat", recorded->m_log}, "debug").m_stderr.find("memlog: read ") != std::string::npos);
+    CHECK(plain.m_stderr.find("memlog: read ") == std::string::npos);
+    const Outcome bogus = stat({"stat", recorded->m_log, "--json"}, "loud");
+    CHECK(bogus.m_stderr.find("MEMLOG_LOG_LEVEL=loud is not one of") != std::string::npos);
 }
 
 TEST_CASE("an inlined allocation names the function it was inlined into, in text, CSV and JSON") {

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "memlog/format.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/suppressions.hpp"
 
 namespace {
@@ -14,6 +15,10 @@ namespace {
 constexpr const char* kUsage = R"(usage: memlog COMMAND [ARGS]
 
 Record a program's heap into a .memlog log and read it back.
+
+  -v, --verbose   more on stderr: what was read and how long it took
+  -q, --quiet     errors only on stderr: no warnings, no progress bars
+  (also MEMLOG_LOG_LEVEL=trace|debug|info|warn|error|off for scripts)
 
 commands:
   run [OPTIONS] [--] PROGRAM [ARGS]   run PROGRAM with the recorder loaded
@@ -141,7 +146,8 @@ void printSuppressions(const timeline::Suppressions& suppressions) {
     }
 }
 
-ProgressBar::ProgressBar(const std::string& label) : m_label(label), m_enabled(isatty(2)) {}
+ProgressBar::ProgressBar(const std::string& label)
+    : m_label(label), m_enabled(isatty(2) && diagnostics::showsProgress()) {}
 
 ProgressBar::~ProgressBar() {
     if (m_drawn) std::fprintf(stderr, "\r\033[K");
@@ -161,12 +167,25 @@ void ProgressBar::update(double fraction) {
 
 int main(int argc, char** argv) {
     using namespace memlog::cli;
-    if (argc < 2) {
+    namespace diagnostics = memlog::diagnostics;
+    // -v and -q before the command, or anywhere among its arguments but run's (whose -q is its
+    // own, and whose program's arguments are not ours).
+    Arguments leading(argv + 1, argv + argc);
+    size_t commandAt = 0;
+    while (commandAt < leading.size() && (leading[commandAt] == "-v" || leading[commandAt] == "--verbose" ||
+                                          leading[commandAt] == "-q" || leading[commandAt] == "--quiet"))
+        ++commandAt;
+    Arguments options(leading.begin(), leading.begin() + static_cast<long>(commandAt));
+    auto verbosity = diagnostics::takeVerbosity(options);
+    if (commandAt >= leading.size()) {
         std::fputs(kUsage, stderr);
         return 2;
     }
-    const std::string command = argv[1];
-    const Arguments arguments(argv + 2, argv + argc);
+    const std::string command = leading[commandAt];
+    Arguments arguments(leading.begin() + static_cast<long>(commandAt) + 1, leading.end());
+    if (command != "run")
+        if (const auto more = diagnostics::takeVerbosity(arguments)) verbosity = more;
+    diagnostics::setup("memlog", verbosity);
     if (command == "--help" || command == "-h" || command == "help") {
         std::fputs(kUsage, stdout);
         return 0;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "timeline/diagnostics.hpp"
 #include "log_list.hpp"
 
 namespace memlog::cli {
@@ -66,6 +67,7 @@ The exit status is PROGRAM's (a program killed by a signal kills memlog alike).
   --watch-rate N           at most N watchpoint traps a second, 1..100000
                            (default 500; implies --watch)
   -q, --quiet              no "recording" lines and no list of logs on stderr
+  -v, --verbose            the launcher's details on stderr (what it set)
 
 The same settings as environment variables, for LD_PRELOAD without this launcher:
 MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1,
@@ -256,6 +258,8 @@ int runCommand(const Arguments& arguments) {
             watchWords = true;
         } else if (argument == "-q" || argument == "--quiet") {
             quiet = true;
+        } else if (argument == "-v" || argument == "--verbose") {
+            diagnostics::setup("memlog", diagnostics::Verbosity::Verbose);
         } else if (!argument.empty() && argument[0] == '-') {
             return usageError("run: unknown option '" + argument + "'", "Try 'memlog run --help'.");
         } else {
@@ -299,6 +303,8 @@ int runCommand(const Arguments& arguments) {
     else close(listFd);
     if (!listPath.empty()) setenv("MEMLOG_RUN_LIST", listPath.c_str(), 1);
 
+    diagnostics::debug("run: LD_PRELOAD=" + combined + " MEMLOG_OUT=" + logTemplate +
+                       (listPath.empty() ? "" : " MEMLOG_RUN_LIST=" + listPath));
     std::vector<char*> argv;
     for (size_t k = i; k < arguments.size(); ++k) argv.push_back(const_cast<char*>(arguments[k].c_str()));
     argv.push_back(nullptr);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/suppressions.hpp"
@@ -57,7 +58,7 @@ std::string flameFrame(const std::string& name) {
 
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader) {
     auto names = std::make_unique<timeline::StackNames>(
-        reader, [](const std::string& problem) { std::fprintf(stderr, "memlog: %s\n", problem.c_str()); });
+        reader, [](const std::string& problem) { diagnostics::warn(problem); });
     ProgressBar bar("symbolising");
     names->resolveAll([&](double f) { bar.update(f); });
     return names;

@@ -1,9 +1,11 @@
 // memlog stat: the summary of one log, as text or as one JSON object.
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 
 #include "commands.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/program_hints.hpp"
 #include "timeline/sites.hpp"
@@ -302,11 +304,22 @@ int statCommand(const Arguments& arguments) {
         }
         timeline::LogReader reader(path);
         timeline::MeasuredLog measured;
+        using Clock = std::chrono::steady_clock;
+        const auto started = Clock::now();
         {
             ProgressBar bar("reading " + path);
             measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
         }
+        const auto read = Clock::now();
         auto names = nameStacks(reader);
+        const double readSeconds = std::chrono::duration<double>(read - started).count();
+        const double nameSeconds = std::chrono::duration<double>(Clock::now() - read).count();
+        char timing[256];
+        std::snprintf(timing, sizeof timing, "read %" PRIu64 " events in %.3f s (%.1f M events/s), named %zu stacks in %.3f s",
+                      measured.m_summary.m_events, readSeconds,
+                      readSeconds > 0 ? static_cast<double>(measured.m_summary.m_events) / readSeconds / 1e6 : 0.0,
+                      reader.stacks().size(), nameSeconds);
+        diagnostics::debug(timing);
         timeline::applySuppressions(measured, *names, suppressions);
         const TopSites top = topSites(*names, measured.m_stacks);
         const std::vector<std::string> hints = timeline::programHints(*names, measured.m_stacks);
