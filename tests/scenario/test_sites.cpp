@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "run_program.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
+#include "timeline/stack_sites.hpp"
 
 using namespace memlog::test;
 using memlog::timeline::Metric;
@@ -258,4 +260,18 @@ TEST_CASE("sites --by caller groups an inline helper's blocks under the function
     CHECK(csv.find("make_small,allocation_sites,allocation_sites,10,1000,1000,0,0,0,0,\n") != std::string::npos);
     CHECK(csv.find("\ngrab,") == std::string::npos);
     CHECK(csv.find("leak_some,allocation_sites,allocation_sites,4,1200,1200,1200,4,0,0,\n") != std::string::npos);
+}
+
+TEST_CASE("legends and site bins name an inline helper with the function it was inlined into") {
+    const auto recorded = record("allocation_sites");
+    memlog::timeline::LogReader reader(recorded->m_log);
+    reader.forEachEvent([](const memlog::timeline::Event&) {});
+    memlog::timeline::StackNames names(reader, [](const std::string&) {});
+    const auto index = memlog::timeline::indexSites(names, static_cast<uint32_t>(reader.stacks().size()));
+    std::set<std::string> labels;
+    for (const auto& site : index.m_sites) labels.insert(memlog::timeline::siteLabel(site));
+    const std::string line = std::to_string(markerLine("allocation_sites.c", "site:grab"));
+    CHECK(labels.count("grab (inlined in make_large) (allocation_sites.c:" + line + ")") == 1);
+    CHECK(labels.count("make_small (allocation_sites.c:" +
+                       std::to_string(markerLine("allocation_sites.c", "site:make_small")) + ")") == 1);
 }
