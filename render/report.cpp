@@ -259,11 +259,17 @@ std::vector<std::string> Report::headerLines() const {
     std::vector<std::string> lines;
     lines.push_back("memlog \u00b7 " + name + "  (pid " + std::to_string(s.m_pid) + ")");
     const auto counted = timeline::countedText;
+    const uint64_t suppressedBytes = std::min(m_options.m_suppressedBytes, s.m_leakedBytes);
+    const uint64_t suppressedBlocks = std::min(m_options.m_suppressedBlocks, s.m_leakedBlocks);
+    std::string leakedText = "leaked " + timeline::bytesText(static_cast<double>(s.m_leakedBytes - suppressedBytes)) +
+                             " in " + counted(s.m_leakedBlocks - suppressedBlocks, "block");
+    if (suppressedBlocks)
+        leakedText += " (+ " + timeline::bytesText(static_cast<double>(suppressedBytes)) + " in " +
+                      counted(suppressedBlocks, "block") + " suppressed)";
     lines.push_back(timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
                     counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") + " \u00b7 " +
-                    timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) + " \u00b7 leaked " +
-                    timeline::bytesText(static_cast<double>(s.m_leakedBytes)) + " in " +
-                    counted(s.m_leakedBlocks, "block") + " \u00b7 " + counted(s.m_threads, "thread"));
+                    timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) + " \u00b7 " + leakedText + " \u00b7 " +
+                    counted(s.m_threads, "thread"));
     // Names only, by default: a report shared or kept in a repository should not carry the
     // folders of the machine that drew it.
     const std::string& logPath = m_options.m_logPath;

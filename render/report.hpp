@@ -39,6 +39,9 @@ struct ReportOptions {
     bool m_accessMarks = true;                     // draw the log's access samples, if any
     double m_uiScale = 1;                          // text and margins grown further (mainLayout)
     std::string m_logPath;                         // for the header
+    // Of the blocks live at the end, those a leak suppression matches (the runtime's one-time
+    // allocations): the header counts them apart from the leaks.
+    uint64_t m_suppressedBytes = 0, m_suppressedBlocks = 0;
     bool m_fullPaths = false;                      // --paths full: the header shows the program's and
                                                    // the log's paths, not only their names
     // The window's frames: drawn through a context kept between frames (its index, colours and

@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 
@@ -130,6 +131,22 @@ const SuppressionRule* Suppressions::match(const std::vector<unwind::SourceFrame
                 return &rule;
     }
     return nullptr;
+}
+
+SuppressedLeaks suppressedLeaks(const BlockModel& model, StackNames& names, const Suppressions& suppressions) {
+    std::vector<int8_t> matched;  // by stack: -1 not yet asked, 0 no, 1 yes
+    SuppressedLeaks leaks;
+    model.forEach([&](const Block& block) {
+        if (!block.liveAtEnd()) return;
+        const uint32_t stack = block.stack();
+        if (stack == 0) return;
+        if (stack >= matched.size()) matched.resize(stack + 1, -1);
+        if (matched[stack] < 0) matched[stack] = suppressions.match(names.frames(stack)) ? 1 : 0;
+        if (matched[stack] == 0) return;
+        leaks.m_bytes += block.size();
+        ++leaks.m_blocks;
+    });
+    return leaks;
 }
 
 void applySuppressions(MeasuredLog& measured, StackNames& names, const Suppressions& suppressions) {

@@ -40,6 +40,15 @@ private:
 // run of characters, '^' at the start and '$' at the end anchor it.
 bool patternMatches(const std::string& pattern, const std::string& text);
 
+// The blocks of a block model still live at its end that a suppression matches: what a
+// picture's header counts apart from the leaks.
+struct SuppressedLeaks {
+    uint64_t m_bytes = 0;
+    uint64_t m_blocks = 0;
+};
+class BlockModel;
+SuppressedLeaks suppressedLeaks(const BlockModel& model, StackNames& names, const Suppressions& suppressions);
+
 // Moves the leaks of every matching stack from leaked to suppressed, in the stacks and the
 // summary alike.
 void applySuppressions(MeasuredLog& measured, StackNames& names, const Suppressions& suppressions);

@@ -20,6 +20,7 @@
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/stack_sites.hpp"
+#include "timeline/suppressions.hpp"
 #include "timeline/text_format.hpp"
 
 namespace memlog::cli {
@@ -145,9 +146,13 @@ int run(TimelineOptions& options) {
         timeline::LogReader reader(options.m_log);
         model = timeline::buildBlockModel(reader);
         const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
-        if (needSites) {
+        // Names also tell the runtime's one-time blocks among those live at the end.
+        if (needSites || model.summary().m_leakedBlocks) {
             timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
-            sites = timeline::indexSites(names, model.stackCount());
+            if (needSites) sites = timeline::indexSites(names, model.stackCount());
+            const timeline::SuppressedLeaks suppressed = timeline::suppressedLeaks(model, names, timeline::Suppressions());
+            report.m_suppressedBytes = suppressed.m_bytes;
+            report.m_suppressedBlocks = suppressed.m_blocks;
         }
     }  // the log is unmapped before drawing: memory holds the model, not the file
     const timeline::XWindow extent = model.extent(report.m_axis);

@@ -233,6 +233,8 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     options.m_cursors = m_state.m_cursors;
     options.m_logPath = m_options.m_log;
     options.m_fullPaths = m_options.m_fullPaths;
+    options.m_suppressedBytes = m_log->m_suppressed.m_bytes;
+    options.m_suppressedBlocks = m_log->m_suppressed.m_blocks;
     options.m_accessMarks = m_state.m_accessMarks;
     options.m_uiScale = m_options.m_scale;
     // Frames through the index, folding what is smaller than a pixel (correlated views fold only

@@ -5,7 +5,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "render/report.hpp"
 #include "run_program.hpp"
+#include "timeline/block_model.hpp"
+#include "timeline/log_reader.hpp"
+#include "timeline/sites.hpp"
+#include "timeline/suppressions.hpp"
+#include "timeline/text_format.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;
@@ -101,5 +107,29 @@ TEST_CASE("sqlite3's stdio buffer and passwd lookup are suppressed, the total of
     CHECK(flame.m_stdout.find("_IO_file_doallocate") == std::string::npos);
     fs::remove_all(json.m_directory);
     fs::remove_all(flame.m_directory);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("a report's header counts the runtime's one-time block apart from the leaks") {
+    Run run;
+    run.m_argv = {scenarioPath("cxx_containers")};
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_logs.size() == 1);
+    memlog::timeline::LogReader reader(outcome.m_logs[0]);
+    const memlog::timeline::BlockModel model = memlog::timeline::buildBlockModel(reader);
+    REQUIRE(model.summary().m_leakedBlocks == 1);
+    memlog::timeline::StackNames names(reader, [](const std::string&) {});
+    const auto suppressed = memlog::timeline::suppressedLeaks(model, names, memlog::timeline::Suppressions());
+    CHECK(suppressed.m_blocks == 1);
+    CHECK(suppressed.m_bytes == model.summary().m_leakedBytes);
+    memlog::render::ReportOptions options;
+    options.m_logPath = outcome.m_logs[0];
+    options.m_suppressedBytes = suppressed.m_bytes;
+    options.m_suppressedBlocks = suppressed.m_blocks;
+    const memlog::render::Report report(model, nullptr, options);
+    const std::string numbers = report.headerLines()[1];
+    CHECK(numbers.find("leaked 0 B in 0 blocks (+ " +
+                       memlog::timeline::bytesText(static_cast<double>(suppressed.m_bytes)) + " in 1 block suppressed)") !=
+          std::string::npos);
     fs::remove_all(outcome.m_directory);
 }
