@@ -231,6 +231,23 @@ TEST_CASE("a changed binary is reported once, not silently mis-named") {
     CHECK(plain.m_stderr.find("memlog: read ") == std::string::npos);
     const Outcome bogus = stat({"stat", recorded->m_log, "--json"}, "loud");
     CHECK(bogus.m_stderr.find("MEMLOG_LOG_LEVEL=loud is not one of") != std::string::npos);
+
+    // memtimeline alike: the warning once, none with -q.
+    auto draw = [&](std::vector<std::string> options) {
+        Run run;
+        run.m_preload = false;
+        run.m_argv = {MEMLOG_TEST_TIMELINE, recorded->m_log, "--export", "r.png"};
+        run.m_argv.insert(run.m_argv.end(), options.begin(), options.end());
+        const Outcome outcome = runProgram(run);
+        fs::remove_all(outcome.m_directory);
+        return outcome;
+    };
+    const Outcome drawn = draw({});
+    CHECK(drawn.m_exitStatus == 0);
+    CHECK(drawn.m_stderr == "memtimeline: " + warnings[0] + "\n");
+    const Outcome drawnQuietly = draw({"-q"});
+    CHECK(drawnQuietly.m_exitStatus == 0);
+    CHECK(drawnQuietly.m_stderr.empty());
 }
 
 TEST_CASE("an inlined allocation names the function it was inlined into, in text, CSV and JSON") {
