@@ -74,27 +74,27 @@ size_t outOfLineIndex(const std::vector<unwind::SourceFrame>& frames, size_t fro
 
 }  // namespace
 
-unwind::SourceFrame StackNames::site(uint32_t stack) {
+StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
     const std::vector<unwind::SourceFrame> all = frames(stack);
-    if (all.empty()) return unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
-    return all[siteIndex(all)];
-}
-
-std::string StackNames::inlinedIn(uint32_t stack) {
-    const std::vector<unwind::SourceFrame> all = frames(stack);
-    if (all.empty()) return {};
+    SiteOfStack site;
+    if (all.empty()) {
+        site.m_site = site.m_caller = unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
+        return site;
+    }
     const size_t at = siteIndex(all);
-    if (!all[at].m_inlined) return {};
+    const size_t caller = outOfLineIndex(all, at);
+    site.m_site = all[at];
+    site.m_caller = all[caller];
     // A static helper inlined into a wrapper of the same name (CPython's _PyObject_Malloc) says nothing new.
-    const std::string& into = all[outOfLineIndex(all, at)].m_function;
-    return into == all[at].m_function ? std::string() : into;
+    if (all[at].m_inlined && all[caller].m_function != all[at].m_function) site.m_inlinedIn = all[caller].m_function;
+    return site;
 }
 
-unwind::SourceFrame StackNames::caller(uint32_t stack) {
-    const std::vector<unwind::SourceFrame> all = frames(stack);
-    if (all.empty()) return unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
-    return all[outOfLineIndex(all, siteIndex(all))];
-}
+unwind::SourceFrame StackNames::site(uint32_t stack) { return siteOf(stack).m_site; }
+
+std::string StackNames::inlinedIn(uint32_t stack) { return siteOf(stack).m_inlinedIn; }
+
+unwind::SourceFrame StackNames::caller(uint32_t stack) { return siteOf(stack).m_caller; }
 
 std::string siteFunctionText(const SiteRow& row) {
     return row.m_inlinedIn.empty() ? row.m_site.m_function
@@ -118,23 +118,22 @@ std::string siteLocation(const unwind::SourceFrame& frame) {
     return frame.m_module;
 }
 
-std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top,
-                               SiteGrouping grouping) {
+std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {
     // Keyed by the inlining caller too: one inline helper's line in two functions is two sites.
     std::map<std::tuple<std::string, std::string, uint32_t, std::string>, SiteRow> rows;
     for (size_t id = 0; id < stacks.size(); ++id) {
         const StackMetrics& metrics = stacks[id];
         if (metrics.m_calls == 0) continue;
-        const auto stack = static_cast<uint32_t>(id);
+        StackNames::SiteOfStack named = names.siteOf(static_cast<uint32_t>(id));
         unwind::SourceFrame site;
         std::string inlinedIn;
         if (grouping == SiteGrouping::Caller) {
-            site = names.caller(stack);
+            site = std::move(named.m_caller);
             site.m_line = 0;  // a row gathers the function's calls from several lines
             site.m_inlined = false;
         } else {
-            site = names.site(stack);
-            inlinedIn = names.inlinedIn(stack);
+            site = std::move(named.m_site);
+            inlinedIn = std::move(named.m_inlinedIn);
         }
         SiteRow& row = rows[{site.m_function, site.m_file, site.m_line, inlinedIn}];
         row.m_site = site;
@@ -148,12 +147,22 @@ std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics
         row.m_metrics.m_suppressedBlocks += metrics.m_suppressedBlocks;
     }
     std::vector<SiteRow> table;
+    table.reserve(rows.size());
     for (auto& [key, row] : rows) table.push_back(std::move(row));
-    std::stable_sort(table.begin(), table.end(), [by](const SiteRow& a, const SiteRow& b) {
+    return table;
+}
+
+std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top) {
+    std::stable_sort(rows.begin(), rows.end(), [by](const SiteRow& a, const SiteRow& b) {
         return metricValue(a.m_metrics, by) > metricValue(b.m_metrics, by);
     });
-    if (top && table.size() > top) table.resize(top);
-    return table;
+    if (top && rows.size() > top) rows.resize(top);
+    return rows;
+}
+
+std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top,
+                               SiteGrouping grouping) {
+    return topRows(siteRows(names, stacks, grouping), by, top);
 }
 
 }  // namespace memlog::timeline

@@ -72,8 +72,9 @@ using TopSites = std::vector<std::pair<timeline::Metric, std::vector<timeline::S
 
 TopSites topSites(timeline::StackNames& names, const std::vector<timeline::StackMetrics>& stacks) {
     TopSites top;
+    const std::vector<timeline::SiteRow> all = timeline::siteRows(names, stacks);  // named once, sorted four ways
     for (const timeline::Metric metric : kSiteMetrics) {
-        auto rows = timeline::siteTable(names, stacks, metric, kTopSites);
+        auto rows = timeline::topRows(all, metric, kTopSites);
         std::erase_if(rows, [metric](const timeline::SiteRow& row) { return metricValue(row.m_metrics, metric) == 0; });
         top.emplace_back(metric, std::move(rows));
     }
