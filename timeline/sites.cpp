@@ -58,13 +58,6 @@ std::vector<unwind::SourceFrame> StackNames::frames(uint32_t stack) {
 
 namespace {
 
-// The index of the site among a stack's frames (the first that is not plumbing, else 0).
-size_t siteIndex(const std::vector<unwind::SourceFrame>& frames) {
-    for (size_t i = 0; i < frames.size(); ++i)
-        if (!isAllocatorPlumbing(frames[i])) return i;
-    return 0;
-}
-
 // The first frame from `from` on that is a function of its own (not inlined into the next).
 size_t outOfLineIndex(const std::vector<unwind::SourceFrame>& frames, size_t from) {
     size_t i = from;
@@ -75,18 +68,40 @@ size_t outOfLineIndex(const std::vector<unwind::SourceFrame>& frames, size_t fro
 }  // namespace
 
 StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
-    const std::vector<unwind::SourceFrame> all = frames(stack);
     SiteOfStack site;
-    if (all.empty()) {
-        site.m_site = site.m_caller = unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
+    site.m_site = site.m_caller = unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
+    if (stack == 0 || stack >= m_reader.stacks().size() || m_reader.stacks()[stack].empty()) return site;
+    // Frame by frame, copying only the two it needs and stopping at the first function that is
+    // not inlined: a table of 65,536 stacks spent most of its time copying whole stacks.
+    bool found = false;
+    unwind::SourceFrame last;
+    for (uint64_t address : m_reader.stacks()[stack]) {
+        for (const unwind::SourceFrame& frame : m_symbolizer->resolve(address)) {
+            if (!found) {
+                if (isAllocatorPlumbing(frame)) continue;
+                found = true;
+                site.m_site = frame;
+            }
+            if (!frame.m_inlined) {
+                site.m_caller = frame;
+                if (site.m_site.m_inlined && frame.m_function != site.m_site.m_function)
+                    site.m_inlinedIn = frame.m_function;  // a helper inlined into a wrapper of its own name says nothing
+                return site;
+            }
+            last = frame;
+        }
+    }
+    if (!found) {  // all plumbing: the innermost frame stands for the site (rare; the whole walk)
+        const std::vector<unwind::SourceFrame> all = frames(stack);
+        const size_t caller = outOfLineIndex(all, 0);
+        site.m_site = all.front();
+        site.m_caller = all[caller];
+        if (all.front().m_inlined && all[caller].m_function != all.front().m_function)
+            site.m_inlinedIn = all[caller].m_function;
         return site;
     }
-    const size_t at = siteIndex(all);
-    const size_t caller = outOfLineIndex(all, at);
-    site.m_site = all[at];
-    site.m_caller = all[caller];
-    // A static helper inlined into a wrapper of the same name (CPython's _PyObject_Malloc) says nothing new.
-    if (all[at].m_inlined && all[caller].m_function != all[at].m_function) site.m_inlinedIn = all[caller].m_function;
+    site.m_caller = last;  // inlined to the end of the stack
+    if (last.m_function != site.m_site.m_function) site.m_inlinedIn = last.m_function;
     return site;
 }
 
