@@ -252,26 +252,29 @@ void Report::paint(cairo_t* cr) const {
     drawLegend(cr, m_legend, {area.m_x, area.m_y, area.m_width, area.m_height}, m_layout.m_fontSize);
 }
 
-void Report::paintHeader(cairo_t* cr) const {
+std::vector<std::string> Report::headerLines() const {
     const timeline::Summary& s = m_model.summary();
-    const Rect& area = m_layout.m_header;
-    const double font = m_layout.m_fontSize;
     const std::string exe = s.m_exe.empty() ? "(unknown program)" : s.m_exe;
     const std::string name = exe.substr(exe.rfind('/') == std::string::npos ? 0 : exe.rfind('/') + 1);
-    setColour(cr, kTextColour);
-    setFont(cr, font * 1.7, true);
-    drawText(cr, "memlog \u00b7 " + name + "  (pid " + std::to_string(s.m_pid) + ")", area.m_x, area.m_y + font * 1.6,
-             Align::Left, area.m_width);
-    setFont(cr, font * 1.1);
+    std::vector<std::string> lines;
+    lines.push_back("memlog \u00b7 " + name + "  (pid " + std::to_string(s.m_pid) + ")");
     const auto counted = timeline::countedText;
-    const std::string numbers = timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
-                                counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") +
-                                " \u00b7 " + timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) +
-                                " \u00b7 leaked " +
-                                timeline::bytesText(static_cast<double>(s.m_leakedBytes)) + " in " +
-                                counted(s.m_leakedBlocks, "block") + " \u00b7 " + counted(s.m_threads, "thread");
-    drawText(cr, numbers, area.m_x, area.m_y + font * 3.3, Align::Left, area.m_width);
-    std::string details = exe + "  \u00b7  log " + m_options.m_logPath;
+    const uint64_t suppressedBytes = std::min(m_options.m_suppressedBytes, s.m_leakedBytes);
+    const uint64_t suppressedBlocks = std::min(m_options.m_suppressedBlocks, s.m_leakedBlocks);
+    std::string leakedText = "leaked " + timeline::bytesText(static_cast<double>(s.m_leakedBytes - suppressedBytes)) +
+                             " in " + counted(s.m_leakedBlocks - suppressedBlocks, "block");
+    if (suppressedBlocks)
+        leakedText += " (+ " + timeline::bytesText(static_cast<double>(suppressedBytes)) + " in " +
+                      counted(suppressedBlocks, "block") + " suppressed)";
+    lines.push_back(timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
+                    counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") + " \u00b7 " +
+                    timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) + " \u00b7 " + leakedText + " \u00b7 " +
+                    counted(s.m_threads, "thread"));
+    // Names only, by default: a report shared or kept in a repository should not carry the
+    // folders of the machine that drew it.
+    const std::string& logPath = m_options.m_logPath;
+    const std::string logName = logPath.substr(logPath.rfind('/') == std::string::npos ? 0 : logPath.rfind('/') + 1);
+    std::string details = m_options.m_fullPaths ? exe + "  \u00b7  log " + logPath : "log " + logName;
     if (!s.m_complete) details += "  \u00b7  no clean end: read up to where it stops";
     const timeline::XWindow extent = m_model.extent(m_options.m_axis);
     const bool time = m_options.m_axis == timeline::XAxis::Time;
@@ -282,9 +285,22 @@ void Report::paintHeader(cairo_t* cr) const {
     if (m_options.m_addrLo != 0 || m_options.m_addrHi != UINT64_MAX)
         details += "  \u00b7  addresses " + timeline::hexText(m_options.m_addrLo) + " to " +
                    (m_options.m_addrHi == UINT64_MAX ? std::string("the top") : timeline::hexText(m_options.m_addrHi));
+    lines.push_back(details);
+    return lines;
+}
+
+void Report::paintHeader(cairo_t* cr) const {
+    const std::vector<std::string> lines = headerLines();
+    const Rect& area = m_layout.m_header;
+    const double font = m_layout.m_fontSize;
+    setColour(cr, kTextColour);
+    setFont(cr, font * 1.7, true);
+    drawText(cr, lines[0], area.m_x, area.m_y + font * 1.6, Align::Left, area.m_width);
+    setFont(cr, font * 1.1);
+    drawText(cr, lines[1], area.m_x, area.m_y + font * 3.3, Align::Left, area.m_width);
     setColour(cr, kMutedTextColour);
     setFont(cr, font);
-    drawText(cr, details, area.m_x, area.m_y + font * 5, Align::Left, area.m_width);
+    drawText(cr, lines[2], area.m_x, area.m_y + font * 5, Align::Left, area.m_width);
 }
 
 void Report::paintCursors(PixelBuffer target, double width) const {

@@ -40,6 +40,11 @@ struct ReportOptions {
     bool m_accessMarks = true;                     // draw the log's access samples, if any
     double m_uiScale = 1;                          // text and margins grown further (mainLayout)
     std::string m_logPath;                         // for the header
+    // Of the blocks live at the end, those a leak suppression matches (the runtime's one-time
+    // allocations): the header counts them apart from the leaks.
+    uint64_t m_suppressedBytes = 0, m_suppressedBlocks = 0;
+    bool m_fullPaths = false;                      // --paths full: the header shows the program's and
+                                                   // the log's paths, not only their names
     // Every report is drawn through a FrameContext (its index, colours, bins and tiles). The
     // window's frames keep one between frames (the colouring is then the context's, ranked
     // over the whole log); without one the report makes its own, exact, with no drafts, its
@@ -72,6 +77,9 @@ public:
     const AddressScale& scale(size_t view) const { return m_views[view].m_scale; }
     const std::vector<timeline::OccupancyColumn>& occupancy(size_t view) const { return m_views[view].m_occupancy; }
     double fullBytes() const { return m_fullBytes; }  // live bytes at the red end of the bars
+    // The header's three lines as painted: the program, the log's numbers, and the details
+    // (the log's name, or with m_fullPaths the program's and the log's paths; what is shown).
+    std::vector<std::string> headerLines() const;
 
     // What is under a page pixel: (x in axis units, address) inside a view, for brushing.
     std::optional<std::pair<uint64_t, uint64_t>> pointAt(double x, double y) const;

@@ -56,12 +56,64 @@ std::vector<unwind::SourceFrame> StackNames::frames(uint32_t stack) {
     return frames;
 }
 
-unwind::SourceFrame StackNames::site(uint32_t stack) {
-    const std::vector<unwind::SourceFrame> all = frames(stack);
-    if (all.empty()) return unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
-    for (const unwind::SourceFrame& frame : all)
-        if (!isAllocatorPlumbing(frame)) return frame;
-    return all.front();
+namespace {
+
+// The first frame from `from` on that is a function of its own (not inlined into the next).
+size_t outOfLineIndex(const std::vector<unwind::SourceFrame>& frames, size_t from) {
+    size_t i = from;
+    while (i + 1 < frames.size() && frames[i].m_inlined) ++i;
+    return i;
+}
+
+}  // namespace
+
+StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
+    SiteOfStack site;
+    site.m_site = site.m_caller = unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
+    if (stack == 0 || stack >= m_reader.stacks().size() || m_reader.stacks()[stack].empty()) return site;
+    // Frame by frame, copying only the two it needs and stopping at the first function that is
+    // not inlined: a table of 65,536 stacks spent most of its time copying whole stacks.
+    bool found = false;
+    unwind::SourceFrame last;
+    for (uint64_t address : m_reader.stacks()[stack]) {
+        for (const unwind::SourceFrame& frame : m_symbolizer->resolve(address)) {
+            if (!found) {
+                if (isAllocatorPlumbing(frame)) continue;
+                found = true;
+                site.m_site = frame;
+            }
+            if (!frame.m_inlined) {
+                site.m_caller = frame;
+                if (site.m_site.m_inlined && frame.m_function != site.m_site.m_function)
+                    site.m_inlinedIn = frame.m_function;  // a helper inlined into a wrapper of its own name says nothing
+                return site;
+            }
+            last = frame;
+        }
+    }
+    if (!found) {  // all plumbing: the innermost frame stands for the site (rare; the whole walk)
+        const std::vector<unwind::SourceFrame> all = frames(stack);
+        const size_t caller = outOfLineIndex(all, 0);
+        site.m_site = all.front();
+        site.m_caller = all[caller];
+        if (all.front().m_inlined && all[caller].m_function != all.front().m_function)
+            site.m_inlinedIn = all[caller].m_function;
+        return site;
+    }
+    site.m_caller = last;  // inlined to the end of the stack
+    if (last.m_function != site.m_site.m_function) site.m_inlinedIn = last.m_function;
+    return site;
+}
+
+unwind::SourceFrame StackNames::site(uint32_t stack) { return siteOf(stack).m_site; }
+
+std::string StackNames::inlinedIn(uint32_t stack) { return siteOf(stack).m_inlinedIn; }
+
+unwind::SourceFrame StackNames::caller(uint32_t stack) { return siteOf(stack).m_caller; }
+
+std::string siteFunctionText(const SiteRow& row) {
+    return row.m_inlinedIn.empty() ? row.m_site.m_function
+                                   : row.m_site.m_function + " (inlined in " + row.m_inlinedIn + ")";
 }
 
 void StackNames::resolveAll(const std::function<void(double)>& progress) {
@@ -94,27 +146,51 @@ std::string accessingCode(StackNames& names, uint64_t ip, uint32_t stack) {
     return frame->m_function + (location.empty() || location == frame->m_function ? "" : " (" + location + ")");
 }
 
-std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top) {
-    std::map<std::tuple<std::string, std::string, uint32_t>, SiteRow> rows;
+std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {
+    // Keyed by the inlining caller too: one inline helper's line in two functions is two sites.
+    std::map<std::tuple<std::string, std::string, uint32_t, std::string>, SiteRow> rows;
     for (size_t id = 0; id < stacks.size(); ++id) {
         const StackMetrics& metrics = stacks[id];
         if (metrics.m_calls == 0) continue;
-        const unwind::SourceFrame site = names.site(static_cast<uint32_t>(id));
-        SiteRow& row = rows[{site.m_function, site.m_file, site.m_line}];
+        StackNames::SiteOfStack named = names.siteOf(static_cast<uint32_t>(id));
+        unwind::SourceFrame site;
+        std::string inlinedIn;
+        if (grouping == SiteGrouping::Caller) {
+            site = std::move(named.m_caller);
+            site.m_line = 0;  // a row gathers the function's calls from several lines
+            site.m_inlined = false;
+        } else {
+            site = std::move(named.m_site);
+            inlinedIn = std::move(named.m_inlinedIn);
+        }
+        SiteRow& row = rows[{site.m_function, site.m_file, site.m_line, inlinedIn}];
         row.m_site = site;
+        row.m_inlinedIn = inlinedIn;
         row.m_metrics.m_calls += metrics.m_calls;
         row.m_metrics.m_bytes += metrics.m_bytes;
         row.m_metrics.m_peakBytes += metrics.m_peakBytes;
         row.m_metrics.m_leakedBytes += metrics.m_leakedBytes;
         row.m_metrics.m_leakedBlocks += metrics.m_leakedBlocks;
+        row.m_metrics.m_suppressedBytes += metrics.m_suppressedBytes;
+        row.m_metrics.m_suppressedBlocks += metrics.m_suppressedBlocks;
     }
     std::vector<SiteRow> table;
+    table.reserve(rows.size());
     for (auto& [key, row] : rows) table.push_back(std::move(row));
-    std::stable_sort(table.begin(), table.end(), [by](const SiteRow& a, const SiteRow& b) {
+    return table;
+}
+
+std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top) {
+    std::stable_sort(rows.begin(), rows.end(), [by](const SiteRow& a, const SiteRow& b) {
         return metricValue(a.m_metrics, by) > metricValue(b.m_metrics, by);
     });
-    if (top && table.size() > top) table.resize(top);
-    return table;
+    if (top && rows.size() > top) rows.resize(top);
+    return rows;
+}
+
+std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top,
+                               SiteGrouping grouping) {
+    return topRows(siteRows(names, stacks, grouping), by, top);
 }
 
 }  // namespace memlog::timeline

@@ -31,6 +31,18 @@ public:
     std::vector<unwind::SourceFrame> frames(uint32_t stack);
     // The allocation site; a frame named "(no stack)" for id 0.
     unwind::SourceFrame site(uint32_t stack);
+    // The function the site's code was inlined into (the first frame after it that is not
+    // inlined), empty when the site is a function of its own; and that caller's frame itself
+    // (the site's own frame when it is not inlined): what `memlog sites --by caller` groups by.
+    std::string inlinedIn(uint32_t stack);
+    unwind::SourceFrame caller(uint32_t stack);
+    // The three at once, from one walk of the stack's frames (tables name every stack).
+    struct SiteOfStack {
+        unwind::SourceFrame m_site;
+        std::string m_inlinedIn;
+        unwind::SourceFrame m_caller;
+    };
+    SiteOfStack siteOf(uint32_t stack);
     // The source frames of an access sample's instruction itself (not a return address).
     const std::vector<unwind::SourceFrame>& instruction(uint64_t ip) { return m_symbolizer->resolveInstruction(ip); }
     // A global's name: the ELF symbol around a data address (Symbolizer::symbolAt).
@@ -49,11 +61,25 @@ private:
 
 struct SiteRow {
     unwind::SourceFrame m_site;
+    std::string m_inlinedIn;  // see StackNames::inlinedIn
     StackMetrics m_metrics;
 };
 
+// Rows per allocation site, or per the function the sites were inlined into (Caller: an
+// inlined helper's blocks count for the function a user wrote the call in; the row has no line).
+enum class SiteGrouping { Site, Caller };
+
 // Per-site totals, sorted by `by` (largest first), at most `top` rows (0: all).
-std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top);
+std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top,
+                               SiteGrouping grouping = SiteGrouping::Site);
+// The same rows unsorted: to be sorted more than one way (the top lists of `memlog stat`).
+std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks,
+                              SiteGrouping grouping = SiteGrouping::Site);
+// The `top` largest rows by `by` (0: all), largest first.
+std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top);
+
+// "grab (inlined in make_large)", or the function alone.
+std::string siteFunctionText(const SiteRow& row);
 
 // "file:line" or the module when there is no line.
 std::string siteLocation(const unwind::SourceFrame& frame);

@@ -19,6 +19,8 @@ struct StackMetrics {
     uint64_t m_peakBytes = 0;    // bytes still live when the whole heap peaked
     uint64_t m_leakedBytes = 0;  // live at the end
     uint64_t m_leakedBlocks = 0;
+    uint64_t m_suppressedBytes = 0;  // live at the end but matched by a suppression (suppressions.hpp)
+    uint64_t m_suppressedBlocks = 0;
 };
 
 enum class Metric { Calls, Bytes, Peak, Leaked };

@@ -1,4 +1,5 @@
-// Stack ids to site indexes, sites told apart by function, file and line as in siteTable.
+// Stack ids to site indexes, sites told apart by function, file, line and the function an inline
+// helper was inlined into, as in siteTable.
 #include "timeline/stack_sites.hpp"
 
 #include <map>
@@ -13,7 +14,11 @@ SiteIndex indexSites(StackNames& names, uint32_t stackCount) {
     index.m_siteOfStack.assign(stackCount, 0);
     std::map<std::tuple<std::string, std::string, uint32_t>, uint32_t> known;
     for (uint32_t stack = 0; stack < stackCount; ++stack) {
-        unwind::SourceFrame site = names.site(stack);
+        StackNames::SiteOfStack named = names.siteOf(stack);
+        unwind::SourceFrame site = std::move(named.m_site);
+        // An inline helper's site is named with the function it was inlined into, in legends
+        // and bins as in `memlog sites`; one helper in two functions is two sites.
+        if (!named.m_inlinedIn.empty()) site.m_function += " (inlined in " + named.m_inlinedIn + ")";
         auto [it, added] = known.try_emplace({site.m_function, site.m_file, site.m_line},
                                              static_cast<uint32_t>(index.m_sites.size()));
         if (added) index.m_sites.push_back(std::move(site));

@@ -48,6 +48,8 @@ struct Summary {
     uint64_t m_peakBlocks = 0;   // the most blocks live at once: another moment, as a rule
     uint64_t m_leakedBytes = 0;  // live at the end of the log
     uint64_t m_leakedBlocks = 0;
+    uint64_t m_suppressedBytes = 0;  // of those live at the end, matched by a suppression and
+    uint64_t m_suppressedBlocks = 0; // taken out of m_leaked* (applySuppressions; else zero)
     uint64_t m_stacks = 0;       // distinct stacks
     Anomalies m_anomalies;
     uint64_t m_lostEvents = 0;

@@ -3,6 +3,7 @@
 // without stacks: one atomic add for the sequence number, one rdtsc, a dozen bytes of varints.
 #include "recorder.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 
@@ -129,8 +130,30 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     __atomic_store_n(&header.m_flags, flags, __ATOMIC_RELEASE);
 }
 
+// MEMLOG_ONLY_PID (`memlog run --no-children`): every other process runs unrecorded.
+bool isChosenProcess() { return s_settings.m_onlyPid == 0 || s_settings.m_onlyPid == sys::processId(); }
+
+// MEMLOG_RUN_LIST: one line with the log's path, in one write to a file opened for appending,
+// so that lines of processes starting at once never mix. The launcher reads it at the end.
+void appendToRunList(const char* logPath) {
+    if (!s_settings.m_runList[0]) return;
+    const int fd = sys::openFile(s_settings.m_runList, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return;  // the launcher is gone or removed it: nobody reads it
+    char line[format::kMaxPathBytes + 1];
+    const size_t length = strnlen(logPath, format::kMaxPathBytes);
+    std::memcpy(line, logPath, length);
+    line[length] = '\n';
+    sys::writeAll(fd, line, length + 1);
+    sys::closeFile(fd);
+}
+
 // Creates the log and announces it. On failure the program runs on, unrecorded.
 void openLog(uint32_t parentPid) {
+    if (!isChosenProcess()) {
+        s_recording.store(false, std::memory_order_relaxed);
+        attachWriter(nullptr);
+        return;
+    }
     char wanted[format::kMaxPathBytes];
     expandOutputPath(wanted, sizeof(wanted));
     const char* error = nullptr;
@@ -145,6 +168,7 @@ void openLog(uint32_t parentPid) {
     setWatchCounters(&s_file.header()->m_watchCounters);
     attachWriter(&s_file);
     s_recording.store(true, std::memory_order_relaxed);
+    appendToRunList(s_outputPath);
     if (!s_settings.m_quiet)
         (sys::Line() << "memlog: recording " << s_programName << " (pid " << uint64_t(sys::processId()) << ") to "
                      << s_outputPath << "\n")
@@ -229,7 +253,7 @@ void initialize() {
     pthread_atfork(nullptr, nullptr, onForkChild);
     s_tscPerNsQ32 = calibrateTsc();
     if (!startFullTrace()) return;
-    startAccessSampling();
+    if (isChosenProcess()) startAccessSampling();
     openLog(0);
     if (!s_recording.load(std::memory_order_relaxed)) stopSampler();
 }

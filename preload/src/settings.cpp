@@ -67,6 +67,16 @@ void readSettings(Settings& settings) {
         else
             complain("MEMLOG_OUT", "(a path)", "shorter than 1024 bytes", settings.m_outputTemplate);
     }
+    if (const char* list = findVariable(s_environ, length, "MEMLOG_RUN_LIST"); list && *list) {
+        if (std::strlen(list) < sizeof(settings.m_runList)) std::strcpy(settings.m_runList, list);
+    }
+    if (const char* only = findVariable(s_environ, length, "MEMLOG_ONLY_PID")) {
+        uint64_t pid = 0;
+        if (parseNumber(only, pid) && pid >= 1)
+            settings.m_onlyPid = static_cast<uint32_t>(pid);
+        else
+            complain("MEMLOG_ONLY_PID", only, "a pid", "every process");
+    }
     if (const char* quiet = findVariable(s_environ, length, "MEMLOG_QUIET"))
         settings.m_quiet = std::strcmp(quiet, "0") != 0 && *quiet;
     if (const char* unwind = findVariable(s_environ, length, "MEMLOG_UNWIND")) {

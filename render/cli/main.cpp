@@ -15,10 +15,12 @@
 #include "render/report.hpp"
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/stack_sites.hpp"
+#include "timeline/suppressions.hpp"
 #include "timeline/text_format.hpp"
 
 namespace memlog::cli {
@@ -110,6 +112,7 @@ int runWindow(TimelineOptions& options) {
         window.m_scale = scale >= 0.5 && scale <= 4 ? scale : 1;
     }
     window.m_trace = options.m_trace;
+    window.m_fullPaths = options.m_report.m_fullPaths;
     if (options.m_draftAbove) window.m_draftAbove = static_cast<size_t>(*options.m_draftAbove);
     // --range and --cursor are resolved against the model once it is read: a time on the
     // event axis needs the log's order of events.
@@ -144,11 +147,13 @@ int run(TimelineOptions& options) {
         timeline::LogReader reader(options.m_log);
         model = timeline::buildBlockModel(reader);
         const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
-        if (needSites) {
-            timeline::StackNames names(reader, [](const std::string& problem) {
-                std::fprintf(stderr, "memtimeline: %s\n", problem.c_str());
-            });
-            sites = timeline::indexSites(names, model.stackCount());
+        // Names also tell the runtime's one-time blocks among those live at the end.
+        if (needSites || model.summary().m_leakedBlocks) {
+            timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
+            if (needSites) sites = timeline::indexSites(names, model.stackCount());
+            const timeline::SuppressedLeaks suppressed = timeline::suppressedLeaks(model, names, timeline::Suppressions());
+            report.m_suppressedBytes = suppressed.m_bytes;
+            report.m_suppressedBlocks = suppressed.m_blocks;
         }
     }  // the log is unmapped before drawing: memory holds the model, not the file
     const timeline::XWindow extent = model.extent(report.m_axis);
@@ -187,7 +192,10 @@ int run(TimelineOptions& options) {
 
 int main(int argc, char** argv) {
     using namespace memlog;
-    cli::TimelineOptions options = cli::parseOptions(std::vector<std::string>(argv + 1, argv + argc));
+    std::vector<std::string> arguments(argv + 1, argv + argc);
+    diagnostics::setup("memtimeline", diagnostics::takeVerbosity(arguments));
+    cli::TimelineOptions options = cli::parseOptions(arguments);
+    if (options.m_trace) diagnostics::enableTrace();
     if (options.m_exit >= 0) return options.m_exit;
     try {
         return cli::run(options);

@@ -52,6 +52,11 @@ key. The options below set where the window starts.
                         or in address (side by side)
   --cursor T            a cushion cursor at T (a time, or an event number with
                         --x events), over every view; repeatable
+  --paths names|full    the header names the program and the log (default), or
+                        gives their full paths (which name the folders of the
+                        machine that drew the report)
+  -v, --verbose         more on stderr; -q, --quiet: errors only (no warnings);
+                        MEMLOG_LOG_LEVEL=trace|debug|info|warn|error|off too
   --follow              the window: re-read the log when it grows (a program
                         still being recorded), keeping the view at its end
   --trace               the window: one line on stderr per frame drawn (the
@@ -133,7 +138,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         const bool takesValue = argument == "--export" || argument == "--size" || argument == "--color-by" ||
                                 argument == "--alpha" || argument == "--cushion" || argument == "--x" ||
                                 argument == "--range" || argument == "--addr" || argument == "--bins" ||
-                                argument == "--layout" || argument == "--cursor" || argument == "--scale" ||
+                                argument == "--layout" || argument == "--cursor" || argument == "--scale" || argument == "--paths" ||
                                 argument == "--draft-above" || argument == "--accesses";
         if (argument == "--follow" || argument == "--trace") {
             (argument == "--follow" ? options.m_follow : options.m_trace) = true;
@@ -206,6 +211,10 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             if (value == "time") report.m_layout = render::BinLayout::Time;
             else if (value == "address") report.m_layout = render::BinLayout::Address;
             else return error("--layout " + value + ": time or address");
+        } else if (argument == "--paths") {
+            if (value == "full") options.m_report.m_fullPaths = true;
+            else if (value == "names") options.m_report.m_fullPaths = false;
+            else return error("--paths " + value + ": names or full");
         } else if (argument == "--scale") {
             char* end = nullptr;
             const double scale = std::strtod(value.c_str(), &end);

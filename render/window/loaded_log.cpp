@@ -51,6 +51,7 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     log->m_names = std::make_unique<timeline::StackNames>(
         *log->m_reader, [&](const std::string& problem) { log->m_warnings.push_back(problem); });
     log->m_sites = timeline::indexSites(*log->m_names, log->m_model.stackCount());
+    log->m_suppressed = timeline::suppressedLeaks(log->m_model, *log->m_names, timeline::Suppressions());
     tell("compacting addresses", 0.75);
     timeline::AddressRanges::Builder ranges;
     log->m_model.forEach([&](const Block& b) { ranges.add(b.addr(), b.endAddr()); });

@@ -17,6 +17,7 @@
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/stack_sites.hpp"
+#include "timeline/suppressions.hpp"
 
 namespace memlog::render {
 
@@ -26,6 +27,7 @@ struct LoadedLog {
     timeline::BlockModel m_model;
     std::unique_ptr<timeline::StackNames> m_names;
     timeline::SiteIndex m_sites;
+    timeline::SuppressedLeaks m_suppressed;  // of the blocks live at the end (the built-in rules)
     timeline::AddressRanges m_ranges;  // the whole log, compacted
     std::unique_ptr<FrameContext> m_frame;  // after m_model and m_sites, which it refers to
     std::vector<std::string> m_warnings;  // a changed binary and the like, once each

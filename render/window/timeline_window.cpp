@@ -9,10 +9,12 @@
 
 #include <chrono>
 #include <cinttypes>
+#include <cstdarg>
 #include <cstdio>
 
 #include "render/export.hpp"
 #include "render/window/overlays.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/text_format.hpp"
 
 namespace memlog::render {
@@ -153,7 +155,7 @@ void TimelineWindow::finishLoading() {
         }
         return;
     }
-    for (const std::string& warning : log->m_warnings) std::fprintf(stderr, "memtimeline: %s\n", warning.c_str());
+    for (const std::string& warning : log->m_warnings) diagnostics::warn(warning);
     const bool first = !m_log;
     std::optional<Viewport> previous = m_view;
     const timeline::XWindow oldWhole = m_log ? m_log->m_model.extent(m_state.m_axis) : timeline::XWindow{};
@@ -230,6 +232,9 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     options.m_layout = m_state.m_layout;
     options.m_cursors = m_state.m_cursors;
     options.m_logPath = m_options.m_log;
+    options.m_fullPaths = m_options.m_fullPaths;
+    options.m_suppressedBytes = m_log->m_suppressed.m_bytes;
+    options.m_suppressedBlocks = m_log->m_suppressed.m_blocks;
     options.m_accessMarks = m_state.m_accessMarks;
     options.m_uiScale = m_options.m_scale;
     // Frames through the index, folding what is smaller than a pixel (correlated views fold only
@@ -494,7 +499,7 @@ void TimelineWindow::exportView() {
         }
         exportReport(exact ? *exact : *m_report, OutputFormat::Png, out, path);
         std::fclose(out);
-        std::fprintf(stderr, "memtimeline: exported the view to %s\n", path.c_str());
+        diagnostics::info("exported the view to " + path);
         toast("exported the view to " + path);
     } catch (const ExportError& error) {
         std::fclose(out);
@@ -503,19 +508,37 @@ void TimelineWindow::exportView() {
     }
 }
 
+namespace {
+
+// A --trace line, formatted as printf does, through the diagnostics' trace logger.
+[[gnu::format(printf, 1, 2)]] void traceLine(const char* format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    va_list copy;
+    va_copy(copy, arguments);
+    const int length = std::vsnprintf(nullptr, 0, format, copy);
+    va_end(copy);
+    std::string line(length > 0 ? static_cast<size_t>(length) : 0, '\0');
+    std::vsnprintf(line.data(), line.size() + 1, format, arguments);
+    va_end(arguments);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    diagnostics::trace(line);
+}
+
+}  // namespace
+
 void TimelineWindow::trace(double milliseconds) {
     std::string hover = m_hovered ? std::to_string(*m_hovered) : "-";
     std::string cursors;
     for (uint64_t cursor : m_state.m_cursors) cursors += (cursors.empty() ? "" : ",") + std::to_string(cursor);
     std::string pinned = m_state.m_pinned ? std::to_string(*m_state.m_pinned) : "-";
     if (!m_log) {
-        std::fprintf(stderr, "frame %" PRIu64 " loading %.2f\n", m_frames, m_loader ? m_loader->progress() : 0.0);
+        traceLine("frame %" PRIu64 " loading %.2f\n", m_frames, m_loader ? m_loader->progress() : 0.0);
         return;
     }
     const auto shown = m_state.m_bins ? std::nullopt : m_view->addressScale().shownAddresses();
     const timeline::XWindow x = m_view->xWindow();
-    std::fprintf(stderr,
-                 "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
+    traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
                  "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
                  "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d\n",

@@ -32,6 +32,7 @@ struct WindowOptions {
     double m_scale = 1;                             // --scale: text and controls grown (HiDPI on X11)
     bool m_follow = false;                          // re-read the log as it grows
     bool m_trace = false;                           // one line per frame on stderr
+    bool m_fullPaths = false;                       // --paths full: the header's paths in full
     size_t m_draftAbove = FrameContext::kDraftAbove; // --draft-above: see FrameContext::m_draftAbove
 };
 

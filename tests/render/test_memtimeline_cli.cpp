@@ -108,7 +108,7 @@ TEST_CASE("--help names every option, --version the version") {
     const auto ran = memtimeline({"--help"});
     CHECK(ran->m_outcome.m_exitStatus == 0);
     for (const char* option : {"--export", "--size", "--color-by", "--alpha", "--cushion", "--x", "--range", "--addr",
-                               "--bins", "--layout", "--cursor", "--accesses", "--help", "--version", "site", "thread", "size",
+                               "--bins", "--layout", "--cursor", "--accesses", "--paths", "--verbose", "--quiet", "--help", "--version", "site", "thread", "size",
                                "lifetime", "age", "waste", "plateau", "parabolic", "events", "region"})
         CHECK(ran->m_outcome.m_stdout.find(option) != std::string::npos);
     const auto version = memtimeline({"--version"});
@@ -172,6 +172,7 @@ TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--trace"}, "--trace is for the window, not --export"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--scale", "2"}, "--scale is for the window, not --export"},
         {{"{dir}/app.memlog", "--scale", "9"}, "--scale 9: a number from 0.5 to 4"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--paths", "absolute"}, "--paths absolute: names or full"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--draft-above", "10"}, "--draft-above is for the window, not --export"},
         {{"{dir}/app.memlog", "--draft-above", "-3"}, "--draft-above -3: a number of blocks, 0 or more"},
         {{"--export", "{dir}/r.png"}, "which log?"},

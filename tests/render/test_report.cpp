@@ -305,3 +305,19 @@ TEST_CASE("brushing: the point under a pixel of a view finds the block drawn the
     CHECK(found > 20);
     CHECK_FALSE(report.pointAt(view.m_x - 5, view.m_y + 5));  // outside every view
 }
+
+TEST_CASE("the header names the program and the log, with their full paths only when asked") {
+    const timeline::BlockModel model = threadsModel(2);
+    ReportOptions options = flatOptions();
+    options.m_logPath = "/home/someone/builds/run.memlog";
+    const Report named(model, nullptr, options);
+    const std::vector<std::string> lines = named.headerLines();
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0].find("synthetic") != std::string::npos);
+    CHECK(lines[2].find("log run.memlog") != std::string::npos);
+    for (const std::string& line : lines) CHECK(line.find('/') == std::string::npos);  // no path at all
+    options.m_fullPaths = true;
+    const Report full(model, nullptr, options);
+    CHECK(full.headerLines()[2].find("/usr/bin/synthetic") != std::string::npos);
+    CHECK(full.headerLines()[2].find("/home/someone/builds/run.memlog") != std::string::npos);
+}

@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "run_program.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
+#include "timeline/stack_sites.hpp"
 
 using namespace memlog::test;
 using memlog::timeline::Metric;
@@ -200,4 +202,93 @@ TEST_CASE("a changed binary is reported once, not silently mis-named") {
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0].find("has changed since the recording") != std::string::npos);
     CHECK(warnings[0].find(reader.header().m_exe) != std::string::npos);
+
+    // The command line says it once, as a warning: -q and MEMLOG_LOG_LEVEL=error hide it, -v adds
+    // what was read; the results on stdout stay the same.
+    auto stat = [&](std::vector<std::string> options, const std::string& level) {
+        Run run;
+        run.m_preload = false;
+        run.m_argv = {memlogCli()};
+        run.m_argv.insert(run.m_argv.end(), options.begin(), options.end());
+        if (!level.empty()) run.m_env["MEMLOG_LOG_LEVEL"] = level;
+        const Outcome outcome = runProgram(run);
+        fs::remove_all(outcome.m_directory);
+        return outcome;
+    };
+    const Outcome plain = stat({"stat", recorded->m_log, "--json"}, "");
+    CHECK(plain.m_exitStatus == 0);
+    CHECK(plain.m_stderr == "memlog: " + warnings[0] + "\n");
+    const Outcome quiet = stat({"-q", "stat", recorded->m_log, "--json"}, "");
+    CHECK(quiet.m_stderr.empty());
+    CHECK(quiet.m_stdout == plain.m_stdout);
+    CHECK(stat({"stat", recorded->m_log, "--json", "--quiet"}, "").m_stderr.empty());
+    CHECK(stat({"stat", recorded->m_log, "--json"}, "error").m_stderr.empty());
+    const Outcome verbose = stat({"stat", recorded->m_log, "-v"}, "");
+    CHECK(verbose.m_stderr.find("memlog: " + warnings[0] + "\n") != std::string::npos);
+    CHECK(verbose.m_stderr.find("memlog: read " + std::to_string(summaryOf(recorded->m_log).m_events) + " events in ") !=
+          std::string::npos);
+    CHECK(stat({"stat", recorded->m_log}, "debug").m_stderr.find("memlog: read ") != std::string::npos);
+    CHECK(plain.m_stderr.find("memlog: read ") == std::string::npos);
+    const Outcome bogus = stat({"stat", recorded->m_log, "--json"}, "loud");
+    CHECK(bogus.m_stderr.find("MEMLOG_LOG_LEVEL=loud is not one of") != std::string::npos);
+
+    // memtimeline alike: the warning once, none with -q.
+    auto draw = [&](std::vector<std::string> options) {
+        Run run;
+        run.m_preload = false;
+        run.m_argv = {MEMLOG_TEST_TIMELINE, recorded->m_log, "--export", "r.png"};
+        run.m_argv.insert(run.m_argv.end(), options.begin(), options.end());
+        const Outcome outcome = runProgram(run);
+        fs::remove_all(outcome.m_directory);
+        return outcome;
+    };
+    const Outcome drawn = draw({});
+    CHECK(drawn.m_exitStatus == 0);
+    CHECK(drawn.m_stderr == "memtimeline: " + warnings[0] + "\n");
+    const Outcome drawnQuietly = draw({"-q"});
+    CHECK(drawnQuietly.m_exitStatus == 0);
+    CHECK(drawnQuietly.m_stderr.empty());
+}
+
+TEST_CASE("an inlined allocation names the function it was inlined into, in text, CSV and JSON") {
+    const auto recorded = record("allocation_sites");
+    auto rows = sitesByName(recorded->m_log);
+    CHECK(rows["grab"].m_inlinedIn == "make_large");
+    CHECK(rows["make_small"].m_inlinedIn.empty());
+    const std::string line = std::to_string(markerLine("allocation_sites.c", "site:grab"));
+    const std::string text = runCli("sites " + recorded->m_log);
+    CHECK(text.find("grab (inlined in make_large)") != std::string::npos);
+    const std::string csv = runCli("sites " + recorded->m_log + " --csv");
+    CHECK(csv.find("grab,allocation_sites.c:" + line + ",allocation_sites,3,15000,15000,0,0,0,0,make_large\n") !=
+          std::string::npos);
+    CHECK(csv.find("make_small,allocation_sites.c:" + std::to_string(markerLine("allocation_sites.c", "site:make_small")) +
+                   ",allocation_sites,10,1000,1000,0,0,0,0,\n") != std::string::npos);
+    const std::string json = runCli("stat " + recorded->m_log + " --json");
+    CHECK(json.find("{\"function\":\"grab\",\"inlined_in\":\"make_large\",") != std::string::npos);
+    CHECK(json.find("{\"function\":\"make_small\",\"inlined_in\":null,") != std::string::npos);
+    const std::string stat = runCli("stat " + recorded->m_log);
+    CHECK(stat.find("grab (inlined in make_large)  allocation_sites.c:" + line) != std::string::npos);
+}
+
+TEST_CASE("sites --by caller groups an inline helper's blocks under the function it was inlined into") {
+    const auto recorded = record("allocation_sites");
+    const std::string csv = runCli("sites " + recorded->m_log + " --by caller --csv --top 0");
+    CHECK(csv.find("make_large,allocation_sites,allocation_sites,3,15000,15000,0,0,0,0,\n") != std::string::npos);
+    CHECK(csv.find("make_small,allocation_sites,allocation_sites,10,1000,1000,0,0,0,0,\n") != std::string::npos);
+    CHECK(csv.find("\ngrab,") == std::string::npos);
+    CHECK(csv.find("leak_some,allocation_sites,allocation_sites,4,1200,1200,1200,4,0,0,\n") != std::string::npos);
+}
+
+TEST_CASE("legends and site bins name an inline helper with the function it was inlined into") {
+    const auto recorded = record("allocation_sites");
+    memlog::timeline::LogReader reader(recorded->m_log);
+    reader.forEachEvent([](const memlog::timeline::Event&) {});
+    memlog::timeline::StackNames names(reader, [](const std::string&) {});
+    const auto index = memlog::timeline::indexSites(names, static_cast<uint32_t>(reader.stacks().size()));
+    std::set<std::string> labels;
+    for (const auto& site : index.m_sites) labels.insert(memlog::timeline::siteLabel(site));
+    const std::string line = std::to_string(markerLine("allocation_sites.c", "site:grab"));
+    CHECK(labels.count("grab (inlined in make_large) (allocation_sites.c:" + line + ")") == 1);
+    CHECK(labels.count("make_small (allocation_sites.c:" +
+                       std::to_string(markerLine("allocation_sites.c", "site:make_small")) + ")") == 1);
 }

@@ -175,7 +175,9 @@ TEST_CASE("usage errors exit 2 and --help tells the commands") {
     CHECK(runMemlog("run --help").m_stdout.find("--access-rate N") != std::string::npos);
     const Result help = runMemlog("--help");
     CHECK(help.m_status == 0);
-    for (const char* command : {"run", "stat", "dump"}) CHECK(help.m_stdout.find(command) != std::string::npos);
+    for (const char* command : {"run", "stat", "dump", "ls", "--verbose", "--quiet", "MEMLOG_LOG_LEVEL"})
+        CHECK(help.m_stdout.find(command) != std::string::npos);
+    CHECK(runMemlog("-v").m_status == 2);  // an option and no command: the usage
 }
 
 TEST_CASE("memlog run records a program into the named file and keeps its exit status") {

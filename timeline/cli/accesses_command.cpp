@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/access_table.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/text_format.hpp"
@@ -113,7 +114,7 @@ int accessesCommand(const Arguments& arguments) {
         {
             ProgressBar bar("reading " + path);
             table = timeline::accessTable(reader, by, top, [&](double f) { bar.update(f); },
-                                          [](const std::string& problem) { std::fprintf(stderr, "memlog: %s\n", problem.c_str()); });
+                                          [](const std::string& problem) { diagnostics::warn(problem); });
         }
         if (table.m_samples == 0 && !csv)
             std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1 or `memlog run --access`)\n",

@@ -9,6 +9,8 @@
 namespace memlog::timeline {
 class LogReader;
 class StackNames;
+class Suppressions;
+struct MeasuredLog;
 }  // namespace memlog::timeline
 
 namespace memlog::cli {
@@ -28,9 +30,15 @@ int cacheCommand(const Arguments& arguments);
 int compareCommand(const Arguments& arguments);
 // memlog run --full-trace, once run has set the recorder's environment: the program's exit status.
 int runFullTrace(const std::vector<std::string>& program, std::string output, bool quiet);
+int lsCommand(const Arguments& arguments);
 
 // Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);
+
+// The built-in suppressions plus those of `file` (when not empty); throws LogError on a bad file.
+timeline::Suppressions loadSuppressions(const std::string& file);
+// The rules, one paragraph each, as `memlog stat --suppressions` prints them.
+void printSuppressions(const timeline::Suppressions& suppressions);
 
 // A CSV field, quoted when it holds a comma, a quote or a newline (C++ names do).
 std::string csvField(const std::string& text);
@@ -58,6 +66,7 @@ struct TableArguments {
     std::string m_by;    // empty: not given
     size_t m_top = 20;
     bool m_csv = false;
+    std::string m_suppressions;  // --suppressions FILE (sites and flame)
     int m_exit = -1;     // >= 0: stop and exit with this (help printed, or a usage error)
 };
 TableArguments parseTableArguments(const Arguments& arguments, const std::string& command, const char* byOption,

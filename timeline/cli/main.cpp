@@ -7,6 +7,8 @@
 
 #include "commands.hpp"
 #include "memlog/format.hpp"
+#include "timeline/diagnostics.hpp"
+#include "timeline/suppressions.hpp"
 
 namespace {
 
@@ -14,9 +16,15 @@ constexpr const char* kUsage = R"(usage: memlog COMMAND [ARGS]
 
 Record a program's heap into a .memlog log and read it back.
 
+  -v, --verbose   more on stderr: what was read and how long it took
+  -q, --quiet     errors only on stderr: no warnings, no progress bars
+  (also MEMLOG_LOG_LEVEL=trace|debug|info|warn|error|off for scripts)
+
 commands:
   run [OPTIONS] [--] PROGRAM [ARGS]   run PROGRAM with the recorder loaded
+  ls [DIR]                            the logs in a folder: program, pid, events, peak
   stat FILE [--json]                  summary: calls, blocks, peak, leaks, anomalies
+  stat --suppressions [FILE]          the leak suppressions in use (built-in, FILE's)
   dump FILE [--csv] [--symbolize]     every heap event in sequence order
   sites FILE [--by M] [--top N]       allocation sites: calls, bytes, peak, leaked
   flame FILE [--metric M]             collapsed stacks for flame graph tools
@@ -109,6 +117,12 @@ TableArguments parseTableArguments(const Arguments& arguments, const std::string
         }
         if (argument == "--csv" && csvAllowed) {
             parsed.m_csv = true;
+        } else if (argument == "--suppressions" && (command == "sites" || command == "flame")) {
+            if (i + 1 >= arguments.size()) {
+                parsed.m_exit = usageError(command + ": --suppressions needs a file", hint.c_str());
+                return parsed;
+            }
+            parsed.m_suppressions = arguments[++i];
         } else if (argument == byOption) {
             if (i + 1 >= arguments.size()) {
                 parsed.m_exit = usageError(command + ": " + byOption + " needs a value", hint.c_str());
@@ -137,7 +151,23 @@ TableArguments parseTableArguments(const Arguments& arguments, const std::string
     return parsed;
 }
 
-ProgressBar::ProgressBar(const std::string& label) : m_label(label), m_enabled(isatty(2)) {}
+timeline::Suppressions loadSuppressions(const std::string& file) {
+    timeline::Suppressions suppressions;
+    if (!file.empty()) suppressions.load(file);
+    return suppressions;
+}
+
+void printSuppressions(const timeline::Suppressions& suppressions) {
+    for (const timeline::SuppressionRule& rule : suppressions.rules()) {
+        if (rule.m_builtIn)
+            std::printf("%s\n    built-in: %s\n", rule.m_pattern.c_str(), rule.m_why.c_str());
+        else
+            std::printf("leak:%s\n    from %s\n", rule.m_pattern.c_str(), rule.m_origin.c_str());
+    }
+}
+
+ProgressBar::ProgressBar(const std::string& label)
+    : m_label(label), m_enabled(isatty(2) && diagnostics::showsProgress()) {}
 
 ProgressBar::~ProgressBar() {
     if (m_drawn) std::fprintf(stderr, "\r\033[K");
@@ -157,12 +187,25 @@ void ProgressBar::update(double fraction) {
 
 int main(int argc, char** argv) {
     using namespace memlog::cli;
-    if (argc < 2) {
+    namespace diagnostics = memlog::diagnostics;
+    // -v and -q before the command, or anywhere among its arguments but run's (whose -q is its
+    // own, and whose program's arguments are not ours).
+    Arguments leading(argv + 1, argv + argc);
+    size_t commandAt = 0;
+    while (commandAt < leading.size() && (leading[commandAt] == "-v" || leading[commandAt] == "--verbose" ||
+                                          leading[commandAt] == "-q" || leading[commandAt] == "--quiet"))
+        ++commandAt;
+    Arguments options(leading.begin(), leading.begin() + static_cast<long>(commandAt));
+    auto verbosity = diagnostics::takeVerbosity(options);
+    if (commandAt >= leading.size()) {
         std::fputs(kUsage, stderr);
         return 2;
     }
-    const std::string command = argv[1];
-    const Arguments arguments(argv + 2, argv + argc);
+    const std::string command = leading[commandAt];
+    Arguments arguments(leading.begin() + static_cast<long>(commandAt) + 1, leading.end());
+    if (command != "run")
+        if (const auto more = diagnostics::takeVerbosity(arguments)) verbosity = more;
+    diagnostics::setup("memlog", verbosity);
     if (command == "--help" || command == "-h" || command == "help") {
         std::fputs(kUsage, stdout);
         return 0;
@@ -183,5 +226,6 @@ int main(int argc, char** argv) {
     if (command == "import") return importCommand(arguments);
     if (command == "cache") return cacheCommand(arguments);
     if (command == "compare") return compareCommand(arguments);
+    if (command == "ls") return lsCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }

@@ -6,30 +6,44 @@
 #include <string>
 
 #include "commands.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
+#include "timeline/suppressions.hpp"
 
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kSitesHelp = R"(usage: memlog sites FILE [--by calls|bytes|peak|leaked] [--top N] [--csv]
+constexpr const char* kSitesHelp = R"help(usage: memlog sites FILE [--by calls|bytes|peak|leaked|caller] [--top N] [--csv]
+                         [--suppressions SUPPRESSIONS]
 
 The allocation sites of a .memlog log: for each function that allocated (its
 innermost frame that is not allocator plumbing such as operator new, strdup or
 std::allocator), how many blocks it allocated, how many bytes, how many bytes
-were still live when the whole heap peaked, and how many leaked.
+were still live when the whole heap peaked, how many leaked, and how many were
+live at the end but suppressed (a runtime's one-time allocations, and the
+`leak:PATTERN` lines of --suppressions; `memlog stat --suppressions` lists them).
+A site in an inline helper names the function it was inlined into:
+"make_obj (inlined in build_scene)".
 
-  --by METRIC   sort by calls, bytes (default), peak or leaked
-  --top N       at most N rows (default 20; 0 for all)
-  --csv         rows of function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks
-)";
+  --by METRIC            sort by calls, bytes (default), peak or leaked
+  --by caller            one row per function that is not inlined (an inline
+                         helper's blocks count for the function it was
+                         inlined into), sorted by bytes
+  --top N                at most N rows (default 20; 0 for all)
+  --csv                  rows of function,location,module,calls,bytes,peak_bytes,
+                         leaked_bytes,leaked_blocks,suppressed_bytes,suppressed_blocks,
+                         inlined_in
+  --suppressions FILE    more suppressions (see `memlog stat --help`)
+)help";
 
 constexpr const char* kFlameHelp = R"(usage: memlog flame FILE [--metric calls|bytes|peak|leaked]
 
 Collapsed stacks of a .memlog log for flame graphs (flamegraph.pl, inferno,
 speedscope): one line per distinct call stack, frames outermost first separated
 by ';', then a space and the metric (default bytes). Inlined functions appear
-as frames of their own.
+as frames of their own. Suppressed leaks (see `memlog stat --help`) are not in
+the leaked metric; --suppressions FILE adds `leak:PATTERN` lines.
 )";
 
 // Flame graph tools split frames at ';' and the count at the last space.
@@ -44,7 +58,7 @@ std::string flameFrame(const std::string& name) {
 
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader) {
     auto names = std::make_unique<timeline::StackNames>(
-        reader, [](const std::string& problem) { std::fprintf(stderr, "memlog: %s\n", problem.c_str()); });
+        reader, [](const std::string& problem) { diagnostics::warn(problem); });
     ProgressBar bar("symbolising");
     names->resolveAll([&](double f) { bar.update(f); });
     return names;
@@ -55,30 +69,40 @@ int sitesCommand(const Arguments& arguments) {
                                                       "usage: memlog sites FILE [--by METRIC] [--top N] [--csv]");
     if (parsed.m_exit >= 0) return parsed.m_exit;
     timeline::Metric by = timeline::Metric::Bytes;
-    if (!parsed.m_by.empty() && !timeline::parseMetric(parsed.m_by, by))
-        return usageError("sites: --by takes calls, bytes, peak or leaked", "Try 'memlog sites --help'.");
+    const timeline::SiteGrouping grouping =
+        parsed.m_by == "caller" ? timeline::SiteGrouping::Caller : timeline::SiteGrouping::Site;
+    if (!parsed.m_by.empty() && grouping == timeline::SiteGrouping::Site && !timeline::parseMetric(parsed.m_by, by))
+        return usageError("sites: --by takes calls, bytes, peak, leaked or caller", "Try 'memlog sites --help'.");
     const std::string& path = parsed.m_path;
     const size_t top = parsed.m_top;
     const bool csv = parsed.m_csv;
     try {
         timeline::LogReader reader(path);
         ProgressBar bar("reading " + path);
-        const timeline::MeasuredLog measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
+        const timeline::Suppressions suppressions = loadSuppressions(parsed.m_suppressions);
+        timeline::MeasuredLog measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
         auto names = nameStacks(reader);
-        const auto table = timeline::siteTable(*names, measured.m_stacks, by, top);
+        timeline::applySuppressions(measured, *names, suppressions);
+        const auto table = timeline::siteTable(*names, measured.m_stacks, by, top, grouping);
         if (csv) {
-            std::puts("function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks");
+            std::puts("function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,suppressed_bytes,"
+                      "suppressed_blocks,inlined_in");
             for (const auto& row : table)
-                std::printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                std::printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                            ",%s\n",
                             csvField(row.m_site.m_function).c_str(), csvField(timeline::siteLocation(row.m_site)).c_str(),
                             csvField(row.m_site.m_module).c_str(), row.m_metrics.m_calls, row.m_metrics.m_bytes,
-                            row.m_metrics.m_peakBytes, row.m_metrics.m_leakedBytes, row.m_metrics.m_leakedBlocks);
+                            row.m_metrics.m_peakBytes, row.m_metrics.m_leakedBytes, row.m_metrics.m_leakedBlocks,
+                            row.m_metrics.m_suppressedBytes, row.m_metrics.m_suppressedBlocks,
+                            csvField(row.m_inlinedIn).c_str());
         } else {
-            std::printf("%12s %14s %12s %12s  %-40s %s\n", "calls", "bytes", "peak", "leaked", "function", "location");
+            std::printf("%12s %14s %12s %12s %12s  %-40s %s\n", "calls", "bytes", "peak", "leaked", "suppressed",
+                        "function", "location");
             for (const auto& row : table)
-                std::printf("%12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %-40s %s\n", row.m_metrics.m_calls,
-                            row.m_metrics.m_bytes, row.m_metrics.m_peakBytes, row.m_metrics.m_leakedBytes,
-                            row.m_site.m_function.c_str(), timeline::siteLocation(row.m_site).c_str());
+                std::printf("%12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %-40s %s\n",
+                            row.m_metrics.m_calls, row.m_metrics.m_bytes, row.m_metrics.m_peakBytes,
+                            row.m_metrics.m_leakedBytes, row.m_metrics.m_suppressedBytes,
+                            timeline::siteFunctionText(row).c_str(), timeline::siteLocation(row.m_site).c_str());
         }
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());
@@ -98,8 +122,10 @@ int flameCommand(const Arguments& arguments) {
     try {
         timeline::LogReader reader(path);
         ProgressBar bar("reading " + path);
-        const timeline::MeasuredLog measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
+        const timeline::Suppressions suppressions = loadSuppressions(parsed.m_suppressions);
+        timeline::MeasuredLog measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
         auto names = nameStacks(reader);
+        timeline::applySuppressions(measured, *names, suppressions);
         // Different raw stacks can name the same frames (two return addresses on one line):
         // add them up under one line.
         std::map<std::string, uint64_t> lines;

@@ -1,17 +1,22 @@
 // memlog stat: the summary of one log, as text or as one JSON object.
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 
 #include "commands.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/program_hints.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/summary.hpp"
+#include "timeline/suppressions.hpp"
 
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog stat FILE [--json]
+constexpr const char* kHelp = R"(usage: memlog stat FILE [--json] [--suppressions SUPPRESSIONS]
+       memlog stat --suppressions [SUPPRESSIONS]
 
 Reads a .memlog log and prints: the program, its duration and threads, the calls
 per entry point that allocated, resized or freed something, blocks begun and
@@ -23,9 +28,22 @@ live block, in logs of format 2), events the recorder lost, access samples
 (reads, writes; heap, global, stack, other; blocks sampled), the sampler (off,
 its mechanism and what it did with its ticks, or why it was unavailable),
 and the top allocation sites by calls, bytes, bytes live at the peak, and bytes
-leaked (see `memlog sites`).
+leaked (see `memlog sites`). Last, hints about the kind of program: a CPython
+interpreter whose objects pymalloc kept in its arenas is told of
+PYTHONMALLOC=malloc (`memlog run --python-objects`).
 
-  --json   the same as one JSON object
+Blocks that a runtime allocates once and never frees by design (libstdc++'s
+emergency exception pool, stdio's buffers) are counted as suppressed, apart
+from the leaks: `leaked` is what no suppression matches.
+
+  --json                 the same as one JSON object (leaked_bytes,
+                         leaked_blocks, suppressed_bytes, suppressed_blocks,
+                         hints: a list of sentences)
+  --suppressions FILE    more suppressions, LeakSanitizer's way: one
+                         `leak:PATTERN` a line, matching any frame's function,
+                         module or source file ('*' any text, '^' and '$'
+                         anchor it; '#' starts a comment)
+  --suppressions         without a log: print the suppressions in use
 )";
 
 
@@ -38,8 +56,9 @@ using TopSites = std::vector<std::pair<timeline::Metric, std::vector<timeline::S
 
 TopSites topSites(timeline::StackNames& names, const std::vector<timeline::StackMetrics>& stacks) {
     TopSites top;
+    const std::vector<timeline::SiteRow> all = timeline::siteRows(names, stacks);  // named once, sorted four ways
     for (const timeline::Metric metric : kSiteMetrics) {
-        auto rows = timeline::siteTable(names, stacks, metric, kTopSites);
+        auto rows = timeline::topRows(all, metric, kTopSites);
         std::erase_if(rows, [metric](const timeline::SiteRow& row) { return metricValue(row.m_metrics, metric) == 0; });
         top.emplace_back(metric, std::move(rows));
     }
@@ -55,9 +74,10 @@ void printJson(const timeline::Summary& s) {
         std::printf("%s\"%s\":%" PRIu64, kind > 1 ? "," : "", format::kKindInfo[kind].m_name, s.m_calls[kind]);
     std::printf("},\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
                 ",\"blocks_at_peak\":%" PRIu64 ",\"peak_blocks\":%" PRIu64 ",\"leaked_bytes\":%" PRIu64
-                ",\"leaked_blocks\":%" PRIu64 ",\"stacks\":%" PRIu64,
+                ",\"leaked_blocks\":%" PRIu64 ",\"suppressed_bytes\":%" PRIu64 ",\"suppressed_blocks\":%" PRIu64
+                ",\"stacks\":%" PRIu64,
                 s.m_allocations, s.m_frees, s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks, s.m_leakedBytes,
-                s.m_leakedBlocks, s.m_stacks);
+                s.m_leakedBlocks, s.m_suppressedBytes, s.m_suppressedBlocks, s.m_stacks);
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
                 ",\"mismatched_free\":%" PRIu64 ",\"access_outside_block\":%" PRIu64 ",\"use_after_free\":%" PRIu64
@@ -99,8 +119,10 @@ void printJsonSites(const TopSites& top) {
         std::printf("%s\"%s\":[", m ? "," : "", timeline::metricName(top[m].first));
         const auto& rows = top[m].second;
         for (size_t i = 0; i < rows.size(); ++i)
-            std::printf("%s{\"function\":%s,\"file\":%s,\"line\":%u,\"module\":%s,\"value\":%" PRIu64 "}",
+            std::printf("%s{\"function\":%s,\"inlined_in\":%s,\"file\":%s,\"line\":%u,\"module\":%s,\"value\":%" PRIu64
+                        "}",
                         i ? "," : "", jsonString(rows[i].m_site.m_function).c_str(),
+                        rows[i].m_inlinedIn.empty() ? "null" : jsonString(rows[i].m_inlinedIn).c_str(),
                         jsonString(rows[i].m_site.m_file).c_str(), rows[i].m_site.m_line,
                         jsonString(rows[i].m_site.m_module).c_str(), metricValue(rows[i].m_metrics, top[m].first));
         std::printf("]");
@@ -209,7 +231,11 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
     std::printf("peak         %s in %s (live at that moment)\n", bytes(s.m_peakBytes).c_str(),
                 blocks(s.m_blocksAtPeak).c_str());
     std::printf("peak blocks  %s (the most live at once)\n", grouped(s.m_peakBlocks).c_str());
-    std::printf("leaked       %s in %s\n", bytes(s.m_leakedBytes).c_str(), blocks(s.m_leakedBlocks).c_str());
+    std::printf("leaked       %s in %s", bytes(s.m_leakedBytes).c_str(), blocks(s.m_leakedBlocks).c_str());
+    if (s.m_suppressedBlocks)
+        std::printf(" (besides %s in %s suppressed: `memlog stat --suppressions`)", bytes(s.m_suppressedBytes).c_str(),
+                    blocks(s.m_suppressedBlocks).c_str());
+    std::printf("\n");
     std::printf("stacks       %s distinct\n", grouped(s.m_stacks).c_str());
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf("anomalies    %s", grouped(a.total()).c_str());
@@ -231,7 +257,7 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
         for (const auto& row : rows) {
             const uint64_t value = metricValue(row.m_metrics, metric);
             const std::string amount = metric == timeline::Metric::Calls ? grouped(value) : bytes(value);
-            std::printf("  %-28s %s  %s\n", amount.c_str(), row.m_site.m_function.c_str(),
+            std::printf("  %-28s %s  %s\n", amount.c_str(), timeline::siteFunctionText(row).c_str(),
                         timeline::siteLocation(row.m_site).c_str());
         }
     }
@@ -240,25 +266,64 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
 }  // namespace
 
 int statCommand(const Arguments& arguments) {
-    const FileArguments parsed = parseFileArguments(arguments, "stat", "--json", kHelp);
-    if (parsed.m_exit >= 0) return parsed.m_exit;
-    const std::string& path = parsed.m_path;
-    const bool json = parsed.m_flag;
+    std::string path, suppressionsFile;
+    bool json = false, suppressionsAsked = false;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+        const std::string& argument = arguments[i];
+        if (argument == "--help" || argument == "-h") {
+            std::fputs(kHelp, stdout);
+            return 0;
+        }
+        if (argument == "--json") {
+            json = true;
+        } else if (argument == "--suppressions") {
+            suppressionsAsked = true;
+            if (i + 1 < arguments.size() && !arguments[i + 1].starts_with("-")) suppressionsFile = arguments[++i];
+        } else if (!argument.empty() && argument[0] == '-') {
+            return usageError("stat: unknown option '" + argument + "'", "Try 'memlog stat --help'.");
+        } else if (path.empty()) {
+            path = argument;
+        } else {
+            return usageError("stat: one log at a time", "Try 'memlog stat --help'.");
+        }
+    }
+    if (path.empty() && !suppressionsAsked) return usageError("stat: which log?", "usage: memlog stat FILE [--json]");
     try {
+        const timeline::Suppressions suppressions = loadSuppressions(suppressionsFile);
+        if (path.empty()) {
+            printSuppressions(suppressions);
+            return 0;
+        }
         timeline::LogReader reader(path);
         timeline::MeasuredLog measured;
+        using Clock = std::chrono::steady_clock;
+        const auto started = Clock::now();
         {
             ProgressBar bar("reading " + path);
             measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
         }
+        const auto read = Clock::now();
         auto names = nameStacks(reader);
+        const double readSeconds = std::chrono::duration<double>(read - started).count();
+        const double nameSeconds = std::chrono::duration<double>(Clock::now() - read).count();
+        char timing[256];
+        std::snprintf(timing, sizeof timing, "read %" PRIu64 " events in %.3f s (%.1f M events/s), named %zu stacks in %.3f s",
+                      measured.m_summary.m_events, readSeconds,
+                      readSeconds > 0 ? static_cast<double>(measured.m_summary.m_events) / readSeconds / 1e6 : 0.0,
+                      reader.stacks().size(), nameSeconds);
+        diagnostics::debug(timing);
+        timeline::applySuppressions(measured, *names, suppressions);
         const TopSites top = topSites(*names, measured.m_stacks);
+        const std::vector<std::string> hints = timeline::programHints(*names, measured.m_stacks);
         if (json) {
             printJson(measured.m_summary);
             printJsonSites(top);
-            std::printf("}\n");
+            std::printf(",\"hints\":[");
+            for (size_t i = 0; i < hints.size(); ++i) std::printf("%s%s", i ? "," : "", jsonString(hints[i]).c_str());
+            std::printf("]}\n");
         } else {
             printText(measured.m_summary, path, top);
+            for (const std::string& hint : hints) std::printf("\nhint: %s\n", hint.c_str());
         }
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());

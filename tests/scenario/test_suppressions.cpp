@@ -1,0 +1,135 @@
+// Leak suppressions on real logs: a C++ program without a leak reports none (the runtime's
+// emergency pool counted apart), a suppressions file moves a program's leaks apart, never away.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "render/report.hpp"
+#include "run_program.hpp"
+#include "timeline/block_model.hpp"
+#include "timeline/log_reader.hpp"
+#include "timeline/sites.hpp"
+#include "timeline/suppressions.hpp"
+#include "timeline/text_format.hpp"
+
+using namespace memlog::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+Outcome memlogCommand(const std::vector<std::string>& arguments) {
+    Run run;
+    run.m_preload = false;
+    run.m_argv = {memlogCli()};
+    run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
+    return runProgram(run);
+}
+
+// "name":123 in a JSON object.
+uint64_t jsonNumber(const std::string& json, const std::string& name) {
+    const size_t at = json.find("\"" + name + "\":");
+    REQUIRE(at != std::string::npos);
+    return std::stoull(json.substr(at + name.size() + 3));
+}
+
+}  // namespace
+
+TEST_CASE("a C++ program with no leak reports no leak and the runtime's one suppressed block") {
+    Run run;
+    run.m_argv = {scenarioPath("cxx_containers")};
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_logs.size() == 1);
+    const auto raw = summaryOf(outcome.m_logs[0]);  // the reader alone: no suppression
+    REQUIRE(raw.m_leakedBlocks == 1);                // libstdc++'s emergency pool
+    const Outcome json = memlogCommand({"stat", outcome.m_logs[0], "--json"});
+    CHECK(json.m_exitStatus == 0);
+    CHECK(jsonNumber(json.m_stdout, "leaked_bytes") == 0);
+    CHECK(jsonNumber(json.m_stdout, "leaked_blocks") == 0);
+    CHECK(jsonNumber(json.m_stdout, "suppressed_blocks") == 1);
+    CHECK(jsonNumber(json.m_stdout, "suppressed_bytes") == raw.m_leakedBytes);
+    CHECK(json.m_stdout.find("\"leaked\":[]") != std::string::npos);  // no top site by leaked
+    const Outcome text = memlogCommand({"stat", outcome.m_logs[0]});
+    CHECK(text.m_stdout.find("leaked       0 B in 0 blocks (besides ") != std::string::npos);
+    const Outcome sites = memlogCommand({"sites", outcome.m_logs[0], "--csv", "--top", "0"});
+    CHECK(sites.m_stdout.find(",0,0," + std::to_string(raw.m_leakedBytes) + ",1,\n") != std::string::npos);
+    for (const Outcome* o : {&json, &text, &sites}) fs::remove_all(o->m_directory);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("a suppressions file moves the leaks of matching stacks apart, and only those") {
+    Run run;
+    run.m_argv = {scenarioPath("leaks")};
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_logs.size() == 1);
+    const std::string file = outcome.m_directory + "/mine.supp";
+    std::ofstream(file) << "# the leak is known\nleak:^leak_one$\n";
+    const Outcome plain = memlogCommand({"stat", outcome.m_logs[0], "--json"});
+    CHECK(jsonNumber(plain.m_stdout, "leaked_bytes") == 1000);
+    CHECK(jsonNumber(plain.m_stdout, "suppressed_bytes") == 0);
+    const Outcome suppressed = memlogCommand({"stat", outcome.m_logs[0], "--json", "--suppressions", file});
+    CHECK(suppressed.m_exitStatus == 0);
+    CHECK(jsonNumber(suppressed.m_stdout, "leaked_bytes") == 0);
+    CHECK(jsonNumber(suppressed.m_stdout, "suppressed_bytes") == 1000);
+    CHECK(jsonNumber(suppressed.m_stdout, "suppressed_blocks") == 10);
+    const Outcome sites = memlogCommand({"sites", outcome.m_logs[0], "--csv", "--suppressions", file});
+    CHECK(sites.m_stdout.find("leak_one,leaks.c:7,leaks,10,1000,1000,0,0,1000,10,\n") != std::string::npos);
+    std::ofstream(file) << "leak:nothing_like_it\n";
+    const Outcome unmatched = memlogCommand({"stat", outcome.m_logs[0], "--json", "--suppressions", file});
+    CHECK(jsonNumber(unmatched.m_stdout, "leaked_bytes") == 1000);
+    std::ofstream(file) << "leak:fine\nbroken line\n";
+    const Outcome bad = memlogCommand({"stat", outcome.m_logs[0], "--suppressions", file});
+    CHECK(bad.m_exitStatus == 2);
+    CHECK(bad.m_stderr == "memlog: " + file + ": offset 10: line 2 is not a 'leak:PATTERN' line (the only kind memlog reads)\n");
+    const Outcome listed = memlogCommand({"stat", "--suppressions"});
+    CHECK(listed.m_exitStatus == 0);
+    CHECK(listed.m_stdout.find("emergency exception pool") != std::string::npos);
+    CHECK(listed.m_stdout.find("_IO_file_doallocate") != std::string::npos);
+    for (const Outcome* o : {&plain, &suppressed, &sites, &unmatched, &bad, &listed}) fs::remove_all(o->m_directory);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("sqlite3's stdio buffer and passwd lookup are suppressed, the total of what stayed live kept") {
+    Run run;
+    run.m_argv = {"sqlite3", ":memory:", "select 1"};
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_exitStatus == 0);
+    REQUIRE(outcome.m_logs.size() == 1);
+    const auto raw = summaryOf(outcome.m_logs[0]);
+    const Outcome json = memlogCommand({"stat", outcome.m_logs[0], "--json"});
+    const uint64_t leaked = jsonNumber(json.m_stdout, "leaked_bytes");
+    const uint64_t suppressed = jsonNumber(json.m_stdout, "suppressed_bytes");
+    CHECK(leaked + suppressed == raw.m_leakedBytes);
+    CHECK(jsonNumber(json.m_stdout, "leaked_blocks") + jsonNumber(json.m_stdout, "suppressed_blocks") ==
+          raw.m_leakedBlocks);
+    CHECK(suppressed >= 4096);  // stdout's buffer
+    const Outcome flame = memlogCommand({"flame", outcome.m_logs[0], "--metric", "leaked"});
+    CHECK(flame.m_stdout.find("_IO_file_doallocate") == std::string::npos);
+    fs::remove_all(json.m_directory);
+    fs::remove_all(flame.m_directory);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("a report's header counts the runtime's one-time block apart from the leaks") {
+    Run run;
+    run.m_argv = {scenarioPath("cxx_containers")};
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_logs.size() == 1);
+    memlog::timeline::LogReader reader(outcome.m_logs[0]);
+    const memlog::timeline::BlockModel model = memlog::timeline::buildBlockModel(reader);
+    REQUIRE(model.summary().m_leakedBlocks == 1);
+    memlog::timeline::StackNames names(reader, [](const std::string&) {});
+    const auto suppressed = memlog::timeline::suppressedLeaks(model, names, memlog::timeline::Suppressions());
+    CHECK(suppressed.m_blocks == 1);
+    CHECK(suppressed.m_bytes == model.summary().m_leakedBytes);
+    memlog::render::ReportOptions options;
+    options.m_logPath = outcome.m_logs[0];
+    options.m_suppressedBytes = suppressed.m_bytes;
+    options.m_suppressedBlocks = suppressed.m_blocks;
+    const memlog::render::Report report(model, nullptr, options);
+    const std::string numbers = report.headerLines()[1];
+    CHECK(numbers.find("leaked 0 B in 0 blocks (+ " +
+                       memlog::timeline::bytesText(static_cast<double>(suppressed.m_bytes)) + " in 1 block suppressed)") !=
+          std::string::npos);
+    fs::remove_all(outcome.m_directory);
+}

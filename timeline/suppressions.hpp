@@ -1,0 +1,56 @@
+// Leak suppressions: blocks that are never freed by design (a runtime's one-time buffers) are
+// counted apart from the leaks, never dropped. Built-in rules for known runtime allocations,
+// plus LeakSanitizer-style `leak:PATTERN` lines from a file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "timeline/stack_metrics.hpp"
+#include "unwind/symbolizer.hpp"
+
+namespace memlog::timeline {
+
+class StackNames;
+
+struct SuppressionRule {
+    std::string m_pattern;  // `leak:` pattern; for built-ins, how the rule reads
+    std::string m_origin;   // "built-in" or "FILE:LINE"
+    std::string m_why;      // built-ins: what the allocation is
+    bool m_builtIn = false;
+    int m_builtInKind = 0;  // which built-in matcher (suppressions.cpp)
+};
+
+class Suppressions {
+public:
+    // The built-in rules only.
+    Suppressions();
+    // Adds the `leak:PATTERN` lines of a file (comments start with '#'). Throws LogError naming
+    // the file and the byte offset of a line it cannot read.
+    void load(const std::string& path);
+    const std::vector<SuppressionRule>& rules() const { return m_rules; }
+    // The first rule that matches a stack (innermost frame first), or nullptr.
+    const SuppressionRule* match(const std::vector<unwind::SourceFrame>& frames) const;
+
+private:
+    std::vector<SuppressionRule> m_rules;
+};
+
+// LeakSanitizer's pattern: a substring of the function, module or file name; '*' matches any
+// run of characters, '^' at the start and '$' at the end anchor it.
+bool patternMatches(const std::string& pattern, const std::string& text);
+
+// The blocks of a block model still live at its end that a suppression matches: what a
+// picture's header counts apart from the leaks.
+struct SuppressedLeaks {
+    uint64_t m_bytes = 0;
+    uint64_t m_blocks = 0;
+};
+class BlockModel;
+SuppressedLeaks suppressedLeaks(const BlockModel& model, StackNames& names, const Suppressions& suppressions);
+
+// Moves the leaks of every matching stack from leaked to suppressed, in the stacks and the
+// summary alike.
+void applySuppressions(MeasuredLog& measured, StackNames& names, const Suppressions& suppressions);
+
+}  // namespace memlog::timeline
