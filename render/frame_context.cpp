@@ -21,15 +21,11 @@ FrameContext::FrameContext(const timeline::BlockModel& model, const timeline::Si
 
 FrameContext::~FrameContext() = default;
 
-void FrameContext::prepare(timeline::XAxis axis, ColourBy by, const std::function<void(double)>& progress,
-                           std::optional<timeline::XWindow> rankIn) {
+void FrameContext::prepare(timeline::XAxis axis, ColourBy by, const std::function<void(double)>& progress) {
     const bool newIndex = !m_index || axis != m_axis;
-    const bool sameRanking = rankIn.has_value() == m_rankIn.has_value() &&
-                             (!rankIn || (rankIn->m_from == m_rankIn->m_from && rankIn->m_to == m_rankIn->m_to));
-    if (!newIndex && by == m_colourBy && sameRanking) return;
+    if (!newIndex && by == m_colourBy) return;
     m_axis = axis;
     m_colourBy = by;
-    m_rankIn = rankIn;
     if (newIndex) {
         m_index.reset();  // the old one's memory first
         m_index = std::make_unique<timeline::ModelIndex>(m_model, axis, [&](double done) {
@@ -59,7 +55,7 @@ void FrameContext::summariseLeavesForDrafts() {
 }
 
 void FrameContext::buildColours() {
-    m_colouring = BlockColouring::make(m_colourBy, m_model, m_axis, m_rankIn.value_or(m_model.extent(m_axis)), m_sites);
+    m_colouring = BlockColouring::make(m_colourBy, m_model, m_axis, m_model.extent(m_axis), m_sites);
     FrameColours& colours = m_colours;
     colours.m_categorical = m_colouring.categorical();
     for (size_t slot = 0; slot <= kPaletteSize; ++slot) {

@@ -11,7 +11,6 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <optional>
 #include <span>
 #include <thread>
 #include <vector>
@@ -83,11 +82,7 @@ public:
     // more while the index is built.
     // `progress` hears 0..1 while anything is built (a window may call this itself, with a
     // progress bar, before its first frame).
-    // `rankIn`: the stretch of x over which the categorical colourings give their ten colours
-    // to the keys with the most area (an export of a --range ranks in its window; the window's
-    // frames rank over the whole log, so that colours stay put while it zooms).
-    void prepare(timeline::XAxis axis, ColourBy by, const std::function<void(double)>& progress = {},
-                 std::optional<timeline::XWindow> rankIn = std::nullopt);
+    void prepare(timeline::XAxis axis, ColourBy by, const std::function<void(double)>& progress = {});
 
     timeline::XAxis axis() const { return m_axis; }
     const timeline::ModelIndex& index() const { return *m_index; }
@@ -190,7 +185,6 @@ private:
     const timeline::SiteIndex* m_sites;
     timeline::XAxis m_axis = timeline::XAxis::Time;
     ColourBy m_colourBy = ColourBy::Site;
-    std::optional<timeline::XWindow> m_rankIn;
     std::unique_ptr<timeline::ModelIndex> m_index;
     BlockColouring m_colouring;
     FrameColours m_colours;

@@ -23,18 +23,14 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
     const timeline::XWindow extent = model.extent(m_options.m_axis);
     m_window = m_options.m_window.value_or(extent);
     if (m_window.m_to <= m_window.m_from) m_window.m_to = m_window.m_from + 1;
-    if (m_options.m_frame) {
-        m_options.m_frame->prepare(m_options.m_axis, m_options.m_colourBy);
+    if (FrameContext* context = frame()) {
+        context->prepare(m_options.m_axis, m_options.m_colourBy);
+        m_colouring = context->colouring();
     } else {
-        // An export: exact, no drafts, the colours ranked in its window.
-        m_ownFrame = std::make_unique<FrameContext>(model, sites);
-        m_ownFrame->m_draftAbove = 0;
-        m_ownFrame->prepare(m_options.m_axis, m_options.m_colourBy, {}, m_window);
+        m_colouring = BlockColouring::make(m_options.m_colourBy, model, m_options.m_axis, m_window, sites);
     }
-    FrameContext& context = *frame();
-    m_colouring = context.colouring();
     if (m_options.m_bins) {
-        m_bins = context.bins(*m_options.m_bins);
+        m_bins = frame() ? frame()->bins(*m_options.m_bins) : timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
         m_binOfMark = binsOfMarks(model, *m_bins);
         // Side by side, bins of one heap (sizes, threads, sites) share its address axis, so an
         // address is at the same height in every view; regions are apart by definition.
@@ -53,9 +49,17 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
         view.m_cell = m_layout.m_cells.front();
         m_views.push_back(std::move(view));
         // The context view: the whole log, every range.
-        m_contextScale = context.wholeScale(m_layout.m_context.m_height);
+        if (FrameContext* frame = this->frame()) {
+            m_contextScale = frame->wholeScale(m_layout.m_context.m_height);
+        } else {
+            timeline::AddressRanges::Builder builder;
+            model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
+            m_contextScale = AddressScale(builder.finish(timeline::AddressRanges::kKeepGapsBelow,
+                                                         AddressScale::maxRanges(m_layout.m_context.m_height)),
+                                          m_layout.m_context.m_height);
+        }
     }
-    if (m_bins) {
+    if (m_bins && frame()) {
         binViewsThroughFrame();
         buildLegend();
         return;
@@ -68,7 +72,7 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
                                ? m_views.front().m_scale
                                : scaleFor(m_sharedAddresses ? -1 : view.m_bin, view.m_cell.m_view);
         const timeline::OccupancyQuery query = occupancyQuery(view);
-        view.m_occupancy = context.index().occupancy(query);
+        view.m_occupancy = frame() ? frame()->index().occupancy(query) : timeline::occupancy(model, query);
         for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
     }
     buildLegend();
@@ -172,7 +176,8 @@ void Report::binViewsThroughFrame() {
 AddressScale Report::scaleFor(int bin, const Rect& view) const {
     timeline::AddressRanges::Builder builder;
     const timeline::XAxis axis = m_options.m_axis;
-    if (bin < 0) frame()->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
+    FrameContext* frame = this->frame();
+    if (frame && bin < 0) frame->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
     else m_model.forEach([&](const Block& b) {
         if (!b.meets(axis, m_window, m_options.m_addrLo, m_options.m_addrHi)) return;
         if (bin >= 0 && m_bins->binOf(b) != bin) return;
@@ -317,9 +322,10 @@ void Report::paintViewRasters(cairo_t* cr) const {
         std::vector<FrameContext::BlocksJob> jobs;
         for (size_t i = 0; i < m_views.size(); ++i) {
             if (!targets[i].m_pixels) continue;
-            jobs.push_back({specOf(m_views[i]), targets[i]});
+            if (frame()) jobs.push_back({specOf(m_views[i]), targets[i]});
+            else drawBlocks(m_model, specOf(m_views[i]), m_colouring, targets[i]);
         }
-        frame()->drawBlocks(jobs, m_options.m_levelOfDetail, m_options.m_mayDraft);
+        if (FrameContext* frame = this->frame()) frame->drawBlocks(jobs, m_options.m_levelOfDetail, m_options.m_mayDraft);
         for (size_t i = 0; i < m_views.size(); ++i) {
             if (!targets[i].m_pixels) continue;
             if (m_options.m_accessMarks) {
@@ -374,7 +380,8 @@ void Report::paintContext(cairo_t* cr) const {
     spec.m_window = m_model.extent(m_options.m_axis);
     spec.m_scale = &m_contextScale;
     paintRaster(cr, area, [&](PixelBuffer target) {
-        frame()->drawWhole(spec, target, m_options.m_levelOfDetail, m_options.m_contextMayLag, m_options.m_mayDraft);
+        if (FrameContext* frame = this->frame()) frame->drawWhole(spec, target, m_options.m_levelOfDetail, m_options.m_contextMayLag, m_options.m_mayDraft);
+        else drawBlocks(m_model, spec, m_colouring, target);
     });
     strokeRect(cr, area, kFrameColour);
     // The shown window, framed in red as MemoView's slider.

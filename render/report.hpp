@@ -6,7 +6,6 @@
 
 #include <cairo.h>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,11 +44,11 @@ struct ReportOptions {
     uint64_t m_suppressedBytes = 0, m_suppressedBlocks = 0;
     bool m_fullPaths = false;                      // --paths full: the header shows the program's and
                                                    // the log's paths, not only their names
-    // Every report is drawn through a FrameContext (its index, colours, bins and tiles). The
-    // window's frames keep one between frames (the colouring is then the context's, ranked
-    // over the whole log); without one the report makes its own, exact, with no drafts, its
-    // colours ranked in the report's window. With m_levelOfDetail, what is smaller than
-    // m_frame->m_foldPixels is folded; without, the picture is exact.
+    // The window's frames: drawn through a context kept between frames (its index, colours and
+    // buffers; the colouring is the context's, over the whole log) instead of walks over every
+    // block; correlated views (m_bins) too, with the context's bins (over the whole log), never
+    // folded. With m_levelOfDetail, what is smaller than m_frame->m_foldPixels is folded;
+    // without, the picture is exact.
     FrameContext* m_frame = nullptr;
     bool m_levelOfDetail = false;
     // With m_levelOfDetail: a view with more blocks than m_frame->m_draftAbove may be drawn as
@@ -100,7 +99,7 @@ private:
     };
 
     AddressScale scaleFor(int bin, const Rect& view) const;
-    FrameContext* frame() const { return m_options.m_frame ? m_options.m_frame : m_ownFrame.get(); }
+    FrameContext* frame() const { return m_options.m_frame; }
     timeline::OccupancyQuery occupancyQuery(const View& view) const;
     void binViewsThroughFrame();
     struct BinParts;
@@ -116,7 +115,6 @@ private:
     const timeline::BlockModel& m_model;
     const timeline::SiteIndex* m_sites;
     ReportOptions m_options;
-    std::unique_ptr<FrameContext> m_ownFrame;  // without ReportOptions::m_frame
     ReportLayout m_layout;
     timeline::XWindow m_window;
     BlockColouring m_colouring;
