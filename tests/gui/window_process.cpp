@@ -120,6 +120,7 @@ Frame WindowProcess::waitForFrame(const std::function<bool(const Frame&)>& wante
         }
         if (std::chrono::steady_clock::now() > deadline)
             throw std::runtime_error("no frame as wanted in time; last: frame " + std::to_string(lastFrame().m_number) +
+                                     (kill(m_pid, 0) == 0 ? " (the window still runs)" : " (the window is gone)") +
                                      "; stderr:\n" + stderrText());
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
