@@ -7,6 +7,7 @@
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/summary.hpp"
+#include "timeline/text_format.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -30,7 +31,7 @@ leaked (see `memlog sites`).
 
 std::string jsonString(const std::string& text) {
     std::string out = "\"";
-    for (const unsigned char c : text) {
+    for (const unsigned char c : timeline::validUtf8(text)) {
         if (c == '"' || c == '\\') {
             out += '\\';
             out += static_cast<char>(c);
