@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "timeline/text_format.hpp"
+
 namespace memlog::render {
 
 void setColour(cairo_t* cr, const Rgb& colour, double opacity) {
@@ -33,7 +35,7 @@ void setFont(cairo_t* cr, double size, bool bold) {
 
 double textWidth(cairo_t* cr, const std::string& text) {
     cairo_text_extents_t extents;
-    cairo_text_extents(cr, text.c_str(), &extents);
+    cairo_text_extents(cr, timeline::validUtf8(text).c_str(), &extents);
     return extents.x_advance;
 }
 
@@ -54,7 +56,7 @@ std::string fitted(cairo_t* cr, const std::string& text, double maxWidth) {
 }  // namespace
 
 void drawText(cairo_t* cr, const std::string& text, double x, double y, Align align, double maxWidth) {
-    const std::string shown = fitted(cr, text, maxWidth);
+    const std::string shown = fitted(cr, timeline::validUtf8(text), maxWidth);
     const double width = textWidth(cr, shown);
     const double left = align == Align::Left ? x : align == Align::Right ? x - width : x - width / 2;
     cairo_move_to(cr, left, y);

@@ -161,6 +161,20 @@ LogBuilder::Thread& LogBuilder::Thread::lost(uint64_t count) {
     return *this;
 }
 
+LogBuilder::Thread& LogBuilder::Thread::module(const std::string& path, uint64_t base, uint64_t lo, uint64_t hi) {
+    format::ModuleView view;
+    view.m_base = base;
+    view.m_lo = lo;
+    view.m_hi = hi;
+    view.m_path = path.data();
+    view.m_pathBytes = static_cast<uint32_t>(path.size());
+    std::vector<uint8_t> buffer(format::moduleRecordMaxBytes(view.m_pathBytes, 0));
+    uint8_t* end = format::encodeModulePayload(buffer.data(), view);
+    buffer[0] = static_cast<uint8_t>(Kind::Module);
+    append(buffer.data(), end);
+    return *this;
+}
+
 LogBuilder::Thread& LogBuilder::Thread::threadExit(uint64_t seq) {
     uint8_t buffer[32];
     if (m_chunks.empty()) m_chunks.emplace_back();

@@ -32,6 +32,8 @@ public:
         Thread& writeVersion2(uint64_t seq, uint64_t blockSeq, uint64_t blockStart, uint64_t offset);
         Thread& stack(uint64_t id, const std::vector<uint64_t>& frames);
         Thread& lost(uint64_t count);
+        // One object of the module map the thread's last ModuleMap record began (none: the first).
+        Thread& module(const std::string& path, uint64_t base, uint64_t lo, uint64_t hi);
         Thread& threadExit(uint64_t seq);
 
     private:

@@ -17,6 +17,7 @@ namespace {
 // (1 in c of all steps are multiples of c anyway), and from enough steps.
 constexpr double kEnough = 0.6;
 constexpr size_t kLeastSteps = 16;
+constexpr uint64_t kUserAddressSpace = 1ull << 47;
 
 std::string percent(double share) { return std::to_string(static_cast<int>(std::lround(share * 100))) + "%"; }
 
@@ -35,6 +36,12 @@ ShapeGuess inferShape(const SampledArray& array) {
     }
     if (element == 0 || array.m_size < element) {
         guess.m_how = "no samples to tell an element size from";
+        return guess;
+    }
+    // The divisors below take the square root of the element count in steps: a size beyond the
+    // 47-bit user address space is a damaged log's, and would take minutes.
+    if (array.m_size >= kUserAddressSpace) {
+        guess.m_how = "no shape: the block's size is larger than a process's address space";
         return guess;
     }
     uint64_t agreeing = 0;

@@ -89,6 +89,12 @@ struct LogReader::Impl {
     uint64_t m_firstTsc = UINT64_MAX;
     uint64_t m_lastTsc = 0;
 
+    // Stack ids are handed out densely in time order, and the merge follows time: an id far beyond
+    // the stacks read so far is corruption, not a reason to allocate gigabytes (every per-stack
+    // table of the readers is indexed by it). The slack covers ids whose Stack record another
+    // thread has not reached yet.
+    bool plausibleStackId(uint64_t id) const { return id <= 2 * m_stacksRead + m_threads.size() + 65536; }
+
     void noteTime(uint64_t tsc) {
         m_firstTsc = std::min(m_firstTsc, tsc);
         m_lastTsc = std::max(m_lastTsc, tsc);
@@ -201,12 +207,14 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
         bool heap = false;
         bool access = false;
         if (format::isHeapKind(tag & format::kKindMask)) {
-            ok = format::decodeHeapPayload(&p, cursor.m_end, kind, cursor.m_record, cursor.m_deltas);
+            ok = format::decodeHeapPayload(&p, cursor.m_end, kind, cursor.m_record, cursor.m_deltas) &&
+                 impl.plausibleStackId(cursor.m_record.m_stack);
             heap = ok;
         } else if (kind == Kind::Access) {
             ok = impl.m_header.m_version == 2
                      ? format::decodeAccessPayloadVersion2(&p, cursor.m_end, cursor.m_access, cursor.m_deltas)
                      : format::decodeAccessPayload(&p, cursor.m_end, cursor.m_access, cursor.m_deltas);
+            ok = ok && impl.plausibleStackId(cursor.m_access.m_stack);
             access = ok;
         } else if (kind == Kind::ThreadStack && impl.m_header.m_version >= 3) {
             uint64_t lo, hi;
@@ -233,10 +241,8 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
         } else if (kind == Kind::Stack) {
             uint64_t id, frames[format::kMaxStackDepth];
             uint32_t depth;
-            // Ids are handed out densely in time order, and the merge follows time: an id far beyond
-            // the stacks read so far is corruption, not a reason to allocate gigabytes.
             ok = format::decodeStackPayload(&p, cursor.m_end, &id, frames, &depth) && id != 0 &&
-                 id <= 2 * impl.m_stacksRead + impl.m_threads.size() + 65536;
+                 impl.plausibleStackId(id);
             if (ok) {
                 ++impl.m_stacksRead;
                 if (impl.m_stacks.size() <= id) impl.m_stacks.resize(id + 1);

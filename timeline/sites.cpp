@@ -2,6 +2,7 @@
 #include "timeline/sites.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -33,14 +34,13 @@ StackNames::StackNames(const LogReader& reader, std::function<void(const std::st
     // The log holds a module map per dlopen/dlclose; each repeats the objects still loaded.
     // Keep each object once, and where a later object took an earlier one's addresses (dlclose,
     // then a dlopen at the same place), the later one.
+    std::vector<unwind::LoadedModule> recorded;
+    for (const Module& module : reader.modules())
+        recorded.push_back({module.m_path, module.m_buildId, module.m_base, module.m_lo, module.m_hi});
+    std::vector<size_t> kept = unwind::latestModulesByAddress(recorded);
+    std::sort(kept.begin(), kept.end(), std::greater<>());  // the latest map first
     std::vector<unwind::LoadedModule> modules;
-    const auto& recorded = reader.modules();
-    for (auto it = recorded.rbegin(); it != recorded.rend(); ++it) {
-        const bool overlaps = std::any_of(modules.begin(), modules.end(), [&](const unwind::LoadedModule& kept) {
-            return it->m_lo < kept.m_hi && kept.m_lo < it->m_hi;
-        });
-        if (!overlaps) modules.push_back({it->m_path, it->m_buildId, it->m_base, it->m_lo, it->m_hi});
-    }
+    for (const size_t index : kept) modules.push_back(std::move(recorded[index]));
     m_symbolizer = std::make_unique<unwind::Symbolizer>(std::move(modules), std::move(warn));
 }
 

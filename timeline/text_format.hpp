@@ -16,5 +16,9 @@ std::string countedText(uint64_t count, const char* noun);  // "1 block", "1,024
 // The two maximums of a log, which as a rule happen at different moments: "peak 125 B in 2 blocks
 // · at most 3 blocks live" (the bytes' peak with the blocks live then, and the most blocks ever).
 std::string peakText(uint64_t peakBytes, uint64_t blocksAtPeak, uint64_t peakBlocks);
+// Text from a log or a binary (a program's path, a symbol, an annotation) as valid UTF-8: each
+// byte that does not belong to a well-formed character becomes U+FFFD. Cairo refuses to draw
+// invalid text at all, and JSON must not carry it.
+std::string validUtf8(const std::string& text);
 
 }  // namespace memlog::timeline

@@ -7,9 +7,12 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace memlog::unwind {
 namespace {
@@ -52,11 +55,28 @@ std::string dieName(Dwarf_Die* die) {
 
 }  // namespace
 
+std::vector<size_t> latestModulesByAddress(const std::vector<LoadedModule>& inMapOrder) {
+    std::map<uint64_t, std::pair<uint64_t, size_t>> kept;  // lo -> (hi, index); disjoint ranges
+    for (size_t i = inMapOrder.size(); i-- > 0;) {
+        const LoadedModule& module = inMapOrder[i];
+        if (module.m_lo >= module.m_hi) continue;
+        auto next = kept.lower_bound(module.m_lo);
+        if (next != kept.end() && next->first < module.m_hi) continue;
+        if (next != kept.begin() && std::prev(next)->second.first > module.m_lo) continue;
+        kept.emplace_hint(next, module.m_lo, std::make_pair(module.m_hi, i));
+    }
+    std::vector<size_t> order;
+    order.reserve(kept.size());
+    for (const auto& [lo, entry] : kept) order.push_back(entry.second);
+    return order;
+}
+
 struct Symbolizer::Impl {
     Dwfl* m_dwfl = nullptr;
     Dwfl_Callbacks m_callbacks{};
     char* m_debugPath = nullptr;
     std::vector<LoadedModule> m_modules;
+    std::vector<size_t> m_byAddress;  // latestModulesByAddress(m_modules)
     std::unordered_map<uint64_t, std::vector<SourceFrame>> m_cache;
     std::function<void(const std::string&)> m_warn;
 
@@ -98,11 +118,13 @@ struct Symbolizer::Impl {
         return false;
     }
 
+    // The module whose range holds `address`, the latest map's where maps disagree.
     const LoadedModule* moduleOf(uint64_t address) const {
-        const LoadedModule* found = nullptr;
-        for (const LoadedModule& module : m_modules)
-            if (address >= module.m_lo && address < module.m_hi) found = &module;  // the last map wins
-        return found;
+        auto above = std::upper_bound(m_byAddress.begin(), m_byAddress.end(), address,
+                                      [&](uint64_t value, size_t index) { return value < m_modules[index].m_lo; });
+        if (above == m_byAddress.begin()) return nullptr;
+        const LoadedModule& module = m_modules[*std::prev(above)];
+        return address < module.m_hi ? &module : nullptr;
     }
 
     std::vector<SourceFrame> lookup(uint64_t returnAddress);
@@ -112,6 +134,7 @@ Symbolizer::Symbolizer(std::vector<LoadedModule> modules, std::function<void(con
     : m_impl(std::make_unique<Impl>()) {
     Impl& impl = *m_impl;
     impl.m_modules = std::move(modules);
+    impl.m_byAddress = latestModulesByAddress(impl.m_modules);
     impl.m_warn = std::move(warn);
     impl.m_callbacks.find_elf = dwfl_build_id_find_elf;
     impl.m_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
@@ -122,6 +145,13 @@ Symbolizer::Symbolizer(std::vector<LoadedModule> modules, std::function<void(con
     dwfl_report_begin(impl.m_dwfl);
     for (const LoadedModule& module : impl.m_modules) {
         if (module.m_path.empty() || module.m_path[0] != '/') continue;  // linux-vdso and the like
+        // A log names its modules by path; a damaged one may name a FIFO or a device, which
+        // libelf would open and wait on (or read without end).
+        struct stat info {};
+        if (::stat(module.m_path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+            if (impl.m_warn) impl.m_warn(module.m_path + ": not a regular file; its frames stay as offsets");
+            continue;
+        }
         Dwfl_Module* reported =
             dwfl_report_elf(impl.m_dwfl, baseName(module.m_path).c_str(), module.m_path.c_str(), -1, module.m_base,
                             false);

@@ -22,6 +22,12 @@ struct LoadedModule {
     uint64_t m_hi = 0;
 };
 
+// The modules that hold addresses, as indexes into `inMapOrder` (the log's module maps, one after
+// another): a module with an empty range, or one that a later module overlaps (dlclose, then a
+// dlopen at its place), is left out; the rest are in address order. O(n log n): a damaged log
+// may name hundreds of thousands.
+std::vector<size_t> latestModulesByAddress(const std::vector<LoadedModule>& inMapOrder);
+
 struct SourceFrame {
     std::string m_function;  // demangled; "module+0x1234" when nothing better is known
     std::string m_file;      // empty when unknown

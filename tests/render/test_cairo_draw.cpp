@@ -59,3 +59,17 @@ TEST_CASE("paintRasters gives each rect a buffer of its size and paints it in pl
         cairo_surface_destroy(surface);
     }
 }
+
+// Found by scripts/damage-logs: a program path with a damaged byte in the header made Cairo refuse
+// the text, and with it the whole report ("input string not valid UTF-8", exit 2).
+TEST_CASE("text that is not valid UTF-8 is drawn with replacement characters, and drawing goes on") {
+    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 200, 40);
+    cairo_t* cr = cairo_create(surface);
+    setFont(cr, 12, false);
+    const std::string damaged = "/usr/bin/pyth\xf6n3 \xc0\xaf \xed\xa0\x80";
+    CHECK(textWidth(cr, damaged) > 0);
+    drawText(cr, damaged, 5, 20, Align::Left, 100);
+    CHECK(cairo_status(cr) == CAIRO_STATUS_SUCCESS);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surface);
+}

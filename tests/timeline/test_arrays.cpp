@@ -111,3 +111,14 @@ TEST_CASE("no column walks: a square is assumed and said to be, anything else is
     typed.m_sourceType = "int";
     CHECK(inferShape(typed).m_shape.m_elementSize == 4);
 }
+
+// A damaged size field: the divisors of the element count were searched one by one, 1.5 billion
+// of them for 2^61 elements (and for 2^64 one-byte elements d * d overflows first: no end).
+TEST_CASE("a block larger than the address space gets no shape, at once") {
+    for (const uint64_t size : {UINT64_MAX, uint64_t{1} << 47}) {
+        const ShapeGuess guess = inferShape(arrayWith(size, {{0, 1, false}, {8, 1, false}}));
+        CHECK(guess.m_shape.m_columns == 0);
+        CHECK(guess.m_how == "no shape: the block's size is larger than a process's address space");
+    }
+    CHECK(inferShape(arrayWith((uint64_t{1} << 47) - 8, {{0, 1, false}})).m_shape.m_elementSize == 8);
+}

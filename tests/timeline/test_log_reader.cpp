@@ -9,6 +9,7 @@
 
 #include "log_builder.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/stack_metrics.hpp"
 
 using memlog::test::LogBuilder;
 using memlog::timeline::Event;
@@ -314,5 +315,45 @@ TEST_CASE("random damage anywhere in a log gives events or a LogError, never a c
         }
     }
     CHECK(errors > 0);  // damage is noticed at least sometimes, and nothing else escaped
+    unlink(path.c_str());
+}
+
+// Found by scripts/damage-logs: a damaged stack field made `memlog stat` size its per-stack table
+// by it (std::bad_alloc, exit 134). The reader now refuses an id far beyond the stacks it read.
+TEST_CASE("a stack id far beyond the stacks read is a corrupt record, not gigabytes of tables") {
+    const uint64_t firstRecord = memlog::format::kHeaderBytes + sizeof(memlog::format::ChunkHeader);
+    const std::string path = tempPath("stack-id");
+    SECTION("a heap record's, before more data: an error at its offset") {
+        LogBuilder log;
+        log.thread(1).malloc(1, 0x1000, 16, 0xffff'fff0u);
+        log.thread(2).malloc(2, 0x2000, 16);
+        log.write(path);
+        LogReader reader(path);
+        CHECK_THROWS_WITH(memlog::timeline::measureStacks(reader),
+                          Catch::Contains("offset " + std::to_string(firstRecord) + ": corrupt malloc record"));
+    }
+    SECTION("an access sample's, before more data: an error at its offset") {
+        LogBuilder log;
+        memlog::format::AccessRecord sample;
+        sample.m_seq = 1;
+        sample.m_addr = 0x1000;
+        sample.m_size = 8;
+        sample.m_stack = 1ull << 40;
+        log.thread(1).access(sample);
+        log.thread(2).malloc(2, 0x2000, 16);
+        log.write(path);
+        LogReader reader(path);
+        CHECK_THROWS_WITH(memlog::timeline::measureStacks(reader),
+                          Catch::Contains("offset " + std::to_string(firstRecord) + ": corrupt access record"));
+    }
+    SECTION("in the last chunk: read up to it, as a torn tail") {
+        LogBuilder log;
+        log.thread(1).stack(1, {0x401000}).malloc(1, 0x1000, 16, 1).malloc(2, 0x2000, 16, 0xffff'fff0u);
+        log.write(path);
+        LogReader reader(path);
+        const memlog::timeline::MeasuredLog measured = memlog::timeline::measureStacks(reader);
+        CHECK(measured.m_summary.m_allocations == 1);
+        CHECK(measured.m_stacks.size() == 2);
+    }
     unlink(path.c_str());
 }

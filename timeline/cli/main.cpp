@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "memlog/format.hpp"
+#include "timeline/text_format.hpp"
 #include "timeline/diagnostics.hpp"
 #include "timeline/suppressions.hpp"
 
@@ -55,7 +56,7 @@ int usageError(const std::string& message, const char* hint) {
 
 std::string jsonString(const std::string& text) {
     std::string out = "\"";
-    for (const unsigned char c : text) {
+    for (const unsigned char c : timeline::validUtf8(text)) {
         if (c == '"' || c == '\\') {
             out += '\\';
             out += static_cast<char>(c);

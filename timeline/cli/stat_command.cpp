@@ -11,6 +11,7 @@
 #include "timeline/sites.hpp"
 #include "timeline/summary.hpp"
 #include "timeline/suppressions.hpp"
+#include "timeline/text_format.hpp"
 
 namespace memlog::cli {
 namespace {

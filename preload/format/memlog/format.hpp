@@ -669,7 +669,7 @@ inline uint8_t* encodeAnnotationPayload(uint8_t* out, const AnnotationRecord& re
     } else {
         const uint32_t bytes = record.m_textBytes < kMaxAnnotationText ? record.m_textBytes : kMaxAnnotationText;
         p = putVarint(p, bytes);
-        std::memcpy(p, record.m_text, bytes);
+        if (bytes) std::memcpy(p, record.m_text, bytes);  // m_text may be null for no text
         p += bytes;
     }
     state.m_seq = record.m_seq;
@@ -743,11 +743,12 @@ inline uint8_t* encodeModulePayload(uint8_t* out, const ModuleView& module) {
     uint8_t* p = putVarint(out + 1, module.m_base);
     p = putVarint(p, module.m_lo);
     p = putVarint(p, module.m_hi);
+    // memcpy from a null pointer is undefined even for 0 bytes (a module without a build id).
     p = putVarint(p, module.m_buildIdBytes);
-    std::memcpy(p, module.m_buildId, module.m_buildIdBytes);
+    if (module.m_buildIdBytes) std::memcpy(p, module.m_buildId, module.m_buildIdBytes);
     p += module.m_buildIdBytes;
     p = putVarint(p, module.m_pathBytes);
-    std::memcpy(p, module.m_path, module.m_pathBytes);
+    if (module.m_pathBytes) std::memcpy(p, module.m_path, module.m_pathBytes);
     return p + module.m_pathBytes;
 }
 
