@@ -34,7 +34,7 @@ const std::vector<ScenarioRun> kScenarios = {
     {"crash", {}, SIGSEGV},         {"cxx_containers", {}},    {"deepbind_plugin", {}},
     {"dlopen_plugin", {}},          {"early_late", {}},
     {"fork_exec", {}},              {"forever", {"progress"}, SIGKILL, 0.2}, {"garbage_frame_pointer", {}},
-    {"known_accesses", {}},         {"leaks", {}},
+    {"known_accesses", {}},         {"leaks", {}},             {"stress", {"threads", "1"}},
     {"linked_list", {}},            {"many_threads", {}},      {"mapped_region", {}},
     {"matrix_multiply", {"row", "64"}}, {"new_delete_forms", {}}, {"peaks_apart", {}},
     {"producer_consumer", {}},      {"random_churn", {}},      {"realloc_growth", {}},
