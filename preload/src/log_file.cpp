@@ -124,6 +124,13 @@ bool LogFile::growTo(uint64_t end) {
     if (newEnd < end) return false;
     // fallocate reserves real blocks, so a full disk fails here rather than as SIGBUS on a store.
     long r = sys::call(SYS_fallocate, m_fd, 0, static_cast<long>(mapped), static_cast<long>(newEnd - mapped));
+    const uint64_t needed = (end + format::kPageBytes - 1) & ~uint64_t(format::kPageBytes - 1);
+    if (r == -kEnospc && newEnd > needed) {
+        // A nearly full disk: the whole step does not fit, what is needed now may (the header of
+        // a new log on a small tmpfs; the last chunks before the disk fills).
+        newEnd = needed;
+        r = sys::call(SYS_fallocate, m_fd, 0, static_cast<long>(mapped), static_cast<long>(newEnd - mapped));
+    }
     if (r == -kEopnotsupp) r = sys::call(SYS_ftruncate, m_fd, static_cast<long>(newEnd));
     if (r < 0) {
         if (r == -kEnospc) sys::call(SYS_ftruncate, m_fd, static_cast<long>(mapped));
