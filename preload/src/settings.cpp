@@ -38,6 +38,38 @@ bool parseNumber(const char* text, uint64_t& value) {
     return true;
 }
 
+// Every MEMLOG_ name that memlog's parts read: the recorder's settings, and those of the launcher
+// (MEMLOG_RUN_LIST, MEMLOG_ONLY_PID, MEMLOG_LIBRARY), the command line tools (MEMLOG_LOG_LEVEL)
+// and the tests (MEMLOG_UPDATE_GOLDEN), which a program's environment may carry along.
+constexpr const char* kKnownVariables[] = {
+    "MEMLOG_OUT", "MEMLOG_QUIET", "MEMLOG_UNWIND", "MEMLOG_STACK_DEPTH", "MEMLOG_FREE_STACKS",
+    "MEMLOG_UNWIND_INCREMENTAL", "MEMLOG_UNWIND_CHECK", "MEMLOG_ACCESS", "MEMLOG_ACCESS_RATE",
+    "MEMLOG_WATCH", "MEMLOG_WATCH_RATE", "MEMLOG_FULL_TRACE", "MEMLOG_RUN_LIST", "MEMLOG_ONLY_PID",
+    "MEMLOG_LIBRARY", "MEMLOG_LOG_LEVEL", "MEMLOG_UPDATE_GOLDEN",
+};
+
+// A misspelt setting (MEMLOG_OUTPUT for MEMLOG_OUT) would otherwise do nothing, silently.
+void warnUnknownVariables(const char* environ, size_t length) {
+    for (size_t at = 0; at < length;) {
+        const char* entry = environ + at;
+        const size_t entryLength = std::strlen(entry);
+        at += entryLength + 1;
+        if (std::strncmp(entry, "MEMLOG_", 7) != 0) continue;
+        const char* equals = std::strchr(entry, '=');
+        if (!equals) continue;
+        const size_t nameLength = static_cast<size_t>(equals - entry);
+        bool known = false;
+        for (const char* name : kKnownVariables)
+            known = known || (std::strlen(name) == nameLength && std::memcmp(name, entry, nameLength) == 0);
+        if (known) continue;
+        char name[64];
+        const size_t kept = nameLength < sizeof name - 1 ? nameLength : sizeof name - 1;
+        std::memcpy(name, entry, kept);
+        name[kept] = '\0';
+        (sys::Line() << "memlog: " << name << " is not a memlog setting; ignored (memlog run --help lists them)\n").emit();
+    }
+}
+
 }  // namespace
 
 void readSettings(Settings& settings) {
@@ -106,6 +138,7 @@ void readSettings(Settings& settings) {
     readRate("MEMLOG_WATCH_RATE", settings.m_watchRate, "500");
     // Watchpoints follow the words that tick samples found: they need the ticks.
     if (settings.m_watch) settings.m_access = true;
+    warnUnknownVariables(s_environ, length);
 }
 
 void readProgramName(char* name, uint32_t capacity, char* commandLine, uint32_t commandCapacity) {

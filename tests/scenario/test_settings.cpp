@@ -154,6 +154,25 @@ TEST_CASE("bad settings give one line on stderr each and fall back to the defaul
     fs::remove_all(outcome.m_directory);
 }
 
+TEST_CASE("a misspelt setting is named on stderr, and the program runs as before") {
+    Run run;
+    run.m_argv = {scenarioPath("leaks")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    run.m_env["MEMLOG_OUTPUT"] = "{dir}/meant.memlog";  // MEMLOG_OUT was meant
+    run.m_env["MEMLOG_LOG_LEVEL"] = "debug";             // the command line tools': known, no line
+    const Outcome outcome = runProgram(run);
+    Run bare = run;
+    bare.m_preload = false;
+    const Outcome expected = runProgram(bare);
+    CHECK(outcome.m_exitStatus == expected.m_exitStatus);
+    CHECK(outcome.m_stdout == expected.m_stdout);
+    CHECK(outcome.m_stderr == "memlog: MEMLOG_OUTPUT is not a memlog setting; ignored (memlog run --help lists them)\n");
+    REQUIRE(outcome.m_logs.size() == 1);
+    CHECK(outcome.m_logs[0].find("/leaks.") != std::string::npos);  // the default name
+    fs::remove_all(outcome.m_directory);
+    fs::remove_all(expected.m_directory);
+}
+
 TEST_CASE("MEMLOG_STACK_DEPTH: 1 and 256 are taken silently, anything else falls back to 64") {
     struct Case {
         const char* m_value;
