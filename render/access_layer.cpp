@@ -133,14 +133,14 @@ void drawWatchLinks(const std::vector<timeline::AccessMark>& marks, const ViewSp
     for (size_t i = 0; i < marks.size(); ++i)
         if (auto it = bySeq.find(marks[i].m_seq); it != bySeq.end()) it->second = i;
     const XScale scale(spec.m_window, target.m_width);
+    // Both ends placed even outside the window, so that a link crossing the view is drawn.
+    ViewSpec everywhere = spec;
+    everywhere.m_window = {0, UINT64_MAX};
     for (size_t i = 0; i < marks.size(); ++i) {
         const timeline::AccessMark& trap = marks[i];
         if (!trap.m_armedBy || (binOfMark && (*binOfMark)[i] != spec.m_bin)) continue;
         const size_t armed = bySeq[trap.m_armedBy];
         if (armed == SIZE_MAX) continue;  // the arming sample is not in the log (torn)
-        // Both ends placed even outside the window, so that a link crossing the view is drawn.
-        ViewSpec everywhere = spec;
-        everywhere.m_window = {0, UINT64_MAX};
         const auto from = placeOf(marks[armed], everywhere, scale), to = placeOf(trap, everywhere, scale);
         if (!from || !to) continue;
         // Through the middle of the pixel rows of the two words: a link along one word is one

@@ -89,7 +89,7 @@ void LackeyTrace::flush(uint64_t nextTsc) {
     const uint64_t count = m_pending.size();
     const uint64_t span = nextTsc > m_eventTsc ? nextTsc - m_eventTsc : 0;
     for (uint64_t i = 0; i < count; ++i) {
-        if (i + 1 >= kTraceSeqStride) {  // more than the room between two events: cannot be placed
+        if (i + 1 >= format::kTraceSeqStride) {  // more than the room between two events: cannot be placed
             m_leftOut += count - i;
             break;
         }

@@ -5,7 +5,7 @@
 // "**PID** memlog>" bracket the recorder's and the allocator's work (left out), "memlog> SEQ TSC"
 // closes an event. Accesses before the first event are the loader's and the C library's start-up
 // and are left out too. Each access gets a sequence number after its event's (the recorder steps
-// by kTraceSeqStride) and a time between its event's and the next one's.
+// by format::kTraceSeqStride) and a time between its event's and the next one's.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +17,6 @@
 #include "memlog/format.hpp"
 
 namespace memlog::timeline {
-
-inline constexpr uint64_t kTraceSeqStride = uint64_t{1} << 32;  // as the recorder's (full_trace.hpp)
 
 class LackeyTrace {
 public:

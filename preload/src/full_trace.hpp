@@ -3,15 +3,13 @@
 // into the same stream through Valgrind's client requests. "memlog<" and "memlog>" bracket the
 // recorder's own work and the allocator's, whose accesses are not the program's; each event's
 // marker gives its sequence number and time, so that memlog puts the program's accesses in
-// their place among the events. Sequence numbers then step by kTraceSeqStride, leaving room for
-// the accesses between two events.
+// their place among the events. Sequence numbers then step by format::kTraceSeqStride, leaving
+// room for the accesses between two events.
 #pragma once
 
 #include <cstdint>
 
 namespace memlog::preload {
-
-inline constexpr uint64_t kTraceSeqStride = uint64_t{1} << 32;
 
 extern bool g_traceMarkers;  // set once at start-up, before any other thread runs
 

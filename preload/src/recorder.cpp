@@ -233,7 +233,7 @@ bool startFullTrace() {
     if (!s_settings.m_fullTrace) return true;
     if (!runningOnValgrind()) return false;
     g_traceMarkers = true;
-    s_sequenceStep = kTraceSeqStride;
+    s_sequenceStep = format::kTraceSeqStride;
     return true;
 }
 
@@ -415,15 +415,23 @@ bool ensureReady() {
 
 namespace {
 
-// A full trace places every access: the stack's too, which the reader can only tell from other
-// memory with the thread's ThreadStack record (the sampler writes it at the thread's first tick).
+// The thread's ThreadStack record, once per log: the reader tells the stack's accesses from other
+// memory by it. False when the log has no room.
+bool writeThreadStack(ThreadState& thread) {
+    if (thread.m_stackRangeWritten) return true;
+    uint8_t* out = beginRecord(thread, 1 + 2 * 10);
+    if (!out) return false;
+    commitRecord(thread, out, format::encodeRangePayload(out, thread.m_stackLo, thread.m_stackHi), Kind::ThreadStack);
+    thread.m_stackRangeWritten = true;
+    return true;
+}
+
+// A full trace places every access, the stack's too; the sampler learns the stack's extent at the
+// thread's first tick, a full trace at its first event.
 void writeTracedThreadStack(ThreadState& thread) {
     if (thread.m_stackRangeWritten) return;
     if (!thread.m_samplerReady) prepareThread(thread, reinterpret_cast<uint64_t>(__builtin_frame_address(0)));
-    if (uint8_t* out = beginRecord(thread, 1 + 2 * 10)) {
-        commitRecord(thread, out, format::encodeRangePayload(out, thread.m_stackLo, thread.m_stackHi), Kind::ThreadStack);
-        thread.m_stackRangeWritten = true;
-    }
+    writeThreadStack(thread);
 }
 
 }  // namespace
@@ -540,12 +548,7 @@ format::AccessCounters* accessCounters() {
 uint64_t recordAccesses(ThreadState& thread, const format::AccessRecord& prototype, const MemoryAccess* accesses,
                         uint32_t count, const uint64_t* frames, uint32_t depth) {
     if (!s_recording.load(std::memory_order_relaxed)) return 0;
-    if (!thread.m_stackRangeWritten) {
-        uint8_t* out = beginRecord(thread, 1 + 2 * 10);
-        if (!out) return 0;
-        commitRecord(thread, out, format::encodeRangePayload(out, thread.m_stackLo, thread.m_stackHi), Kind::ThreadStack);
-        thread.m_stackRangeWritten = true;
-    }
+    if (!writeThreadStack(thread)) return 0;
     format::AccessRecord record = prototype;
     record.m_stack = stackIdOf(thread, frames, depth);
     uint64_t first = 0;
