@@ -9,7 +9,7 @@
 //                                    [--fold PIXELS] [--png DIR] [--views whole,zoom,time,address,million] [--no-walk]
 //                                    [--pause MS] [--bins KIND] [--drafts [--draft-above N]]
 // --pause: idle that long before each frame, as a window does between inputs (after an idle
-// spell the scheduler places threads differently: see render/other_core.hpp).
+// spell the scheduler places threads differently: see render/frame/other_core.hpp).
 // --drafts: the frames with level of detail may be drafts, as the window's answers to input
 // are (a view of more than FrameContext::kDraftAbove blocks, or --draft-above, folds more;
 // see draftFold).
@@ -26,9 +26,9 @@
 #include <thread>
 #include <vector>
 
-#include "render/export.hpp"
-#include "render/frame_context.hpp"
-#include "render/report.hpp"
+#include "render/report/export.hpp"
+#include "render/frame/frame_context.hpp"
+#include "render/report/report.hpp"
 #include "timeline/log_reader.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // memtimeline: draws a .memlog log in a window (render/window/) or as a report file (PNG, SVG,
-// PDF); both are the same drawing (render/report.hpp).
+// PDF); both are the same drawing (render/report/report.hpp).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "render/cli/options.hpp"
-#include "render/export.hpp"
-#include "render/report.hpp"
+#include "render/report/export.hpp"
+#include "render/report/report.hpp"
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
 #include "timeline/diagnostics.hpp"

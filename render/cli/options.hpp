@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "render/export.hpp"
-#include "render/report.hpp"
+#include "render/report/export.hpp"
+#include "render/report/report.hpp"
 
 namespace memlog::cli {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "render/cairo_draw.hpp"
+#include "render/report/cairo_draw.hpp"
 #include "render/window/window_state.hpp"
 
 namespace memlog::render {

@@ -4,7 +4,7 @@
 
 #include <sys/stat.h>
 
-#include "render/draft_budget.hpp"
+#include "render/frame/draft_budget.hpp"
 
 namespace memlog::render {
 

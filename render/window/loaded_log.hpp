@@ -1,7 +1,7 @@
 // Everything the window knows of a log, read on a thread of its own so the window stays
 // responsive while a big log loads: the block model (with freeing stacks, for brushing), the
 // stacks' names and sites, the whole log's address compaction, and the frame context (the
-// model's index and colours, render/frame_context.hpp), prepared for the first frame.
+// model's index and colours, render/frame/frame_context.hpp), prepared for the first frame.
 #pragma once
 
 #include <atomic>
@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "render/frame_context.hpp"
+#include "render/frame/frame_context.hpp"
 #include "timeline/address_ranges.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "render/cairo_draw.hpp"
+#include "render/report/cairo_draw.hpp"
 
 namespace memlog::render {
 

@@ -12,7 +12,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "render/export.hpp"
+#include "render/report/export.hpp"
 #include "render/window/overlays.hpp"
 #include "timeline/diagnostics.hpp"
 #include "timeline/text_format.hpp"

@@ -1,4 +1,4 @@
-// memtimeline's interactive window. Every frame is the report of render/report.hpp drawn for
+// memtimeline's interactive window. Every frame is the report of render/report/report.hpp drawn for
 // the current view (so the window shows what --export writes), with the control strip above
 // and overlays on top: the block under the pointer outlined in every view with a tooltip, a
 // pinned block's call stacks in a side panel, cursors, help, progress while a log loads.
@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "render/draft_budget.hpp"
-#include "render/report.hpp"
+#include "render/frame/draft_budget.hpp"
+#include "render/report/report.hpp"
 #include "render/window/control_strip.hpp"
 #include "render/window/loaded_log.hpp"
 #include "render/window/sdl_window.hpp"

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "render/address_scale.hpp"
+#include "render/raster/address_scale.hpp"
 #include "timeline/address_ranges.hpp"
 #include "timeline/block_model.hpp"
 

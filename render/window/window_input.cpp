@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "render/window/timeline_window.hpp"
-#include "render/x_scale.hpp"
+#include "render/raster/x_scale.hpp"
 
 namespace memlog::render {
 

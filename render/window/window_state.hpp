@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "render/block_colouring.hpp"
-#include "render/cushion.hpp"
-#include "render/report_layout.hpp"
+#include "render/raster/block_colouring.hpp"
+#include "render/raster/cushion.hpp"
+#include "render/report/report_layout.hpp"
 #include "timeline/bins.hpp"
 #include "timeline/block_model.hpp"
 

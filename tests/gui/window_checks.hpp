@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "log_builder.hpp"
-#include "render/cairo_draw.hpp"
-#include "render/report_layout.hpp"
+#include "render/report/cairo_draw.hpp"
+#include "render/report/report_layout.hpp"
 #include "render/window/loaded_log.hpp"
 #include "render/window/overlays.hpp"
 #include "render/window/viewport.hpp"

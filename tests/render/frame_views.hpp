@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "random_heap.hpp"
-#include "render/frame_context.hpp"
+#include "render/frame/frame_context.hpp"
 #include "render_helpers.hpp"
 
 namespace memlog::test {

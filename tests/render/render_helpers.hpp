@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "render/block_view.hpp"
-#include "render/export.hpp"
-#include "render/report.hpp"
+#include "render/raster/block_view.hpp"
+#include "render/report/export.hpp"
+#include "render/report/report.hpp"
 
 namespace memlog::test {
 

@@ -2,7 +2,7 @@
 // plainly visible and a million still telling dense from sparse.
 #include <catch2/catch.hpp>
 
-#include "render/access_layer.hpp"
+#include "render/raster/access_layer.hpp"
 
 #include <cmath>
 

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "heap_records.hpp"
-#include "render/access_layer.hpp"
+#include "render/raster/access_layer.hpp"
 #include "render_helpers.hpp"
 
 using namespace memlog;

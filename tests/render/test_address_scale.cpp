@@ -1,7 +1,7 @@
 // AddressScale scrolled for the window's zoom: the rows of a tall scale seen through a view.
 #include <catch2/catch.hpp>
 
-#include "render/address_scale.hpp"
+#include "render/raster/address_scale.hpp"
 
 using memlog::render::AddressScale;
 using memlog::timeline::AddressRange;

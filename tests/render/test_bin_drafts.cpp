@@ -8,7 +8,7 @@
 #include <string>
 
 #include "frame_views.hpp"
-#include "render/bin_summaries.hpp"
+#include "render/raster/bin_summaries.hpp"
 
 using namespace memlog;
 using render::BinSummaries;

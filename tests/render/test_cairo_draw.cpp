@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "render/cairo_draw.hpp"
+#include "render/report/cairo_draw.hpp"
 
 using namespace memlog::render;
 

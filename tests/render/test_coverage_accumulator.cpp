@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "render/coverage_accumulator.hpp"
+#include "render/raster/coverage_accumulator.hpp"
 
 using memlog::render::CoverageAccumulator;
 using memlog::render::PixelRect;

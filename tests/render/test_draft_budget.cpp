@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "frame_views.hpp"
-#include "render/draft_budget.hpp"
+#include "render/frame/draft_budget.hpp"
 
 using namespace memlog;
 using render::ColourBy;

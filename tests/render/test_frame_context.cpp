@@ -12,7 +12,7 @@
 
 #include "frame_views.hpp"
 #include "random_heap.hpp"
-#include "render/frame_context.hpp"
+#include "render/frame/frame_context.hpp"
 #include "render_helpers.hpp"
 
 using namespace memlog;

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "frame_views.hpp"
-#include "render/draft_budget.hpp"
+#include "render/frame/draft_budget.hpp"
 
 using namespace memlog;
 using render::ColourBy;

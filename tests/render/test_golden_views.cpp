@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "random_heap.hpp"
-#include "render/frame_context.hpp"
+#include "render/frame/frame_context.hpp"
 #include "render_helpers.hpp"
 
 using namespace memlog;

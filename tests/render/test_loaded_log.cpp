@@ -7,7 +7,7 @@
 #include <string>
 
 #include "../log_builder.hpp"
-#include "render/draft_budget.hpp"
+#include "render/frame/draft_budget.hpp"
 #include "render/window/loaded_log.hpp"
 
 using namespace memlog;

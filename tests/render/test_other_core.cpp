@@ -6,7 +6,7 @@
 
 #include <atomic>
 
-#include "render/other_core.hpp"
+#include "render/frame/other_core.hpp"
 
 TEST_CASE("a second thread is kept off the core of the thread that starts it") {
     cpu_set_t allowed;

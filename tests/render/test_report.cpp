@@ -8,8 +8,8 @@
 #include <set>
 
 #include "heap_records.hpp"
-#include "render/access_layer.hpp"
-#include "render/occupancy_bar.hpp"
+#include "render/raster/access_layer.hpp"
+#include "render/raster/occupancy_bar.hpp"
 #include "render_helpers.hpp"
 
 using namespace memlog;

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "render/report.hpp"
+#include "render/report/report.hpp"
 #include "run_program.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"

@@ -10,7 +10,7 @@
 
 #include "access_probe.hpp"
 #include "run_program.hpp"
-#include "render/report.hpp"
+#include "render/report/report.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/text_format.hpp"

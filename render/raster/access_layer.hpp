@@ -1,0 +1,60 @@
+// Sampled memory accesses drawn over the blocks: reads blue and writes red, as MAPA drew them.
+// A sample is a point in (time, address); many land on one pixel when a view holds a million of
+// them, so the layer is a density: each sample covers a 2x2-pixel square at its exact place
+// (split over the pixels it overlaps, like a block's edge), a pixel's opacity grows with the
+// logarithm of the samples over it, and the least covered pixel with a whole sample on it is
+// still plainly visible. Where reads and writes share a pixel its colour is their mix.
+#pragma once
+
+#include <vector>
+
+#include "render/raster/block_view.hpp"
+#include "render/raster/colour_map.hpp"
+#include "render/raster/pixel_buffer.hpp"
+#include "timeline/access_marks.hpp"
+
+namespace memlog::render {
+
+inline constexpr Rgb kReadColour{0.0, 0.27, 1.0};
+inline constexpr Rgb kWriteColour{0.92, 0.0, 0.0};
+// Blocks under a layer of samples are washed towards white by this much, so that blue and red
+// samples stand out on blocks coloured blue to red.
+inline constexpr double kWashUnderSamples = 0.65;
+// The opacity of a pixel covered by exactly one sample; more samples go up to 1 logarithmically.
+inline constexpr double kOneSampleOpacity = 0.75;
+
+// Per-pixel sample density of one view: reads and writes apart, in samples (a sample adds 1 to
+// each pixel its square covers whole, less to those it covers in part).
+struct AccessDensity {
+    int m_width = 0, m_height = 0;
+    std::vector<float> m_reads, m_writes;
+    size_t m_samples = 0;  // samples inside the view
+
+    float total(int x, int y) const {
+        const size_t i = static_cast<size_t>(y) * static_cast<size_t>(m_width) + static_cast<size_t>(x);
+        return m_reads[i] + m_writes[i];
+    }
+};
+
+// The density of the samples of `marks` inside `spec`'s window on a width x height raster.
+// `binOfMark`, for a view of one bin: the bin of each mark's block (-1: none); others are left out.
+AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, int width, int height,
+                            const std::vector<int>* binOfMark = nullptr);
+
+// Washes `target` (the view's blocks) and draws `density` over it. Nothing at all when the view
+// holds no sample.
+void drawAccessDensity(const AccessDensity& density, PixelBuffer target);
+
+// What the watchpoints add on top of the density: a thin line from each sample that armed a
+// watchpoint to the trap it caught (the word's next access, by whichever thread: its length is
+// the reuse time), and a cross on each access to a freed block (a use after free).
+inline constexpr Rgb kWatchLinkColour{0.15, 0.15, 0.15};
+inline constexpr double kWatchLinkOpacity = 0.8;
+inline constexpr Rgb kUseAfterFreeColour{0.0, 0.0, 0.0};
+inline constexpr int kUseAfterFreeReach = 4;  // the cross's arms, in pixels from its centre
+void drawWatchLinks(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+                    const std::vector<int>* binOfMark = nullptr);
+void drawUsesAfterFree(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+                       const std::vector<int>* binOfMark = nullptr);
+
+}  // namespace memlog::render

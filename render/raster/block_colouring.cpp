@@ -1,0 +1,172 @@
+// Colouring: categories through a key -> palette slot table; quantities through a scale fitted
+// to the blocks of the window (log scales for sizes, lifetimes and waste, which span decades).
+#include "render/raster/block_colouring.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "timeline/bins.hpp"
+#include "timeline/text_format.hpp"
+
+namespace memlog::render {
+
+using timeline::Block;
+
+bool parseColourBy(const std::string& name, ColourBy& by) {
+    if (name == "thread") by = ColourBy::Thread;
+    else if (name == "site") by = ColourBy::Site;
+    else if (name == "size") by = ColourBy::Size;
+    else if (name == "lifetime") by = ColourBy::Lifetime;
+    else if (name == "age") by = ColourBy::Age;
+    else if (name == "waste") by = ColourBy::Waste;
+    else return false;
+    return true;
+}
+
+const char* colourByName(ColourBy by) {
+    switch (by) {
+    case ColourBy::Thread: return "thread";
+    case ColourBy::Site: return "site";
+    case ColourBy::Size: return "size";
+    case ColourBy::Lifetime: return "lifetime";
+    case ColourBy::Age: return "age";
+    case ColourBy::Waste: return "waste";
+    }
+    return "?";
+}
+
+namespace {
+
+bool overlaps(const Block& b, timeline::XAxis axis, timeline::XWindow window) {
+    return b.from(axis) < window.m_to && b.to(axis) >= window.m_from;
+}
+
+uint64_t waste(const Block& b) { return timeline::estimatedUsableSize(b) - b.size(); }
+
+}  // namespace
+
+uint32_t BlockColouring::keyOf(const Block& block) const {
+    if (m_by == ColourBy::Thread) return block.thread();
+    if (!m_sites || block.stack() >= m_sites->m_siteOfStack.size()) return 0;
+    return m_sites->m_siteOfStack[block.stack()];
+}
+
+BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& model, timeline::XAxis axis,
+                                    timeline::XWindow window, const timeline::SiteIndex* sites) {
+    BlockColouring colouring;
+    colouring.m_by = by;
+    colouring.m_axis = axis;
+    colouring.m_sites = sites;
+    const timeline::XWindow extent = model.extent(axis);
+    colouring.m_extentEnd = extent.m_to;
+    colouring.m_extentWidth = std::max<uint64_t>(extent.width(), 1);
+    const bool time = axis == timeline::XAxis::Time;
+    if (colouring.categorical()) {
+        const size_t keyCount = by == ColourBy::Thread ? model.threads().size() : sites ? sites->m_sites.size() : 1;
+        const auto ranked = timeline::keysByArea(model, axis, keyCount, [&](const Block& b) {
+            return overlaps(b, axis, window) ? colouring.keyOf(b) : UINT32_MAX;
+        });
+        colouring.m_slotOfKey.assign(keyCount, static_cast<uint8_t>(kPaletteSize));
+        const size_t named = std::min(ranked.size(), kPaletteSize);
+        for (size_t i = 0; i < named; ++i) {
+            const uint32_t key = ranked[i];
+            colouring.m_slotOfKey[key] = static_cast<uint8_t>(i);
+            std::string label;
+            if (by == ColourBy::Thread) {
+                const uint32_t tid = model.threads()[key];
+                label = "thread " + std::to_string(tid) + (tid == model.summary().m_pid ? " (main)" : "");
+            } else {
+                label = sites ? timeline::siteLabel(sites->m_sites[key]) : "(no symbols)";
+            }
+            colouring.m_categories.push_back({categoryColour(i), label});
+        }
+        if (ranked.size() > named) {
+            const size_t others = ranked.size() - named;
+            const char* what = by == ColourBy::Thread ? (others == 1 ? " other thread" : " other threads")
+                                                      : (others == 1 ? " other site" : " other sites");
+            colouring.m_categories.push_back({kOtherColour, std::to_string(others) + what});
+        }
+        return colouring;
+    }
+    // Quantities: the scale runs over the values of the blocks on show.
+    double low = INFINITY, high = -INFINITY;
+    model.forEach([&](const Block& b) {
+        if (by == ColourBy::Age || !overlaps(b, axis, window)) return;
+        const double value = colouring.scaleValue(b);
+        low = std::min(low, value);
+        high = std::max(high, value);
+    });
+    if (by == ColourBy::Age) {
+        colouring.m_low = 0;
+        colouring.m_high = 1;
+        colouring.m_lowLabel = "young: begun at the end";
+        colouring.m_highLabel = time ? "old: " + timeline::durationText(static_cast<double>(extent.width()))
+                                     : "old: " + timeline::shortCountText(static_cast<double>(extent.width())) + " events";
+        return colouring;
+    }
+    if (!(low <= high)) low = high = 0;
+    colouring.m_low = low;
+    colouring.m_high = high;
+    auto sizeLabel = [](double log2Bytes) { return timeline::bytesText(std::round(std::exp2(log2Bytes))); };
+    switch (by) {
+    case ColourBy::Size:
+        colouring.m_lowLabel = sizeLabel(low);
+        colouring.m_highLabel = sizeLabel(high);
+        break;
+    case ColourBy::Lifetime: {
+        auto label = [time](double log10Value) {
+            const double value = std::round(std::pow(10.0, log10Value));
+            return time ? timeline::durationText(value) : timeline::shortCountText(value) + " events";
+        };
+        colouring.m_lowLabel = label(low);
+        colouring.m_highLabel = label(high);
+        break;
+    }
+    case ColourBy::Waste:
+        colouring.m_lowLabel = timeline::bytesText(std::round(std::exp2(low) - 1));
+        colouring.m_highLabel = timeline::bytesText(std::round(std::exp2(high) - 1));
+        break;
+    default: break;
+    }
+    return colouring;
+}
+
+double BlockColouring::scaleValue(const Block& b) const {
+    switch (m_by) {
+    case ColourBy::Size: return std::log2(static_cast<double>(std::max<uint64_t>(b.size(), 1)));
+    case ColourBy::Lifetime: return std::log10(static_cast<double>(std::max<uint64_t>(b.to(m_axis) - b.from(m_axis), 1)));
+    case ColourBy::Waste: return std::log2(1 + static_cast<double>(waste(b)));
+    case ColourBy::Age:
+        return static_cast<double>(m_extentEnd - std::min(b.from(m_axis), m_extentEnd)) / static_cast<double>(m_extentWidth);
+    default: return 0;
+    }
+}
+
+double BlockColouring::scalar(const Block& b) const {
+    if (m_high <= m_low) return 0.5;
+    return std::clamp((scaleValue(b) - m_low) / (m_high - m_low), 0.0, 1.0);
+}
+
+Rgb BlockColouring::colour(const Block& block) const {
+    if (!categorical()) return ordinalColour(scalar(block));
+    return categoryColour(slot(block));
+}
+
+size_t BlockColouring::slot(const Block& block) const {
+    const uint32_t key = keyOf(block);
+    return key < m_slotOfKey.size() ? m_slotOfKey[key] : kPaletteSize;
+}
+
+std::string BlockColouring::title() const {
+    switch (m_by) {
+    case ColourBy::Thread: return "colour: allocating thread";
+    case ColourBy::Site: return "colour: allocating function";
+    case ColourBy::Size: return "colour: requested size";
+    case ColourBy::Lifetime: return "colour: lifetime";
+    case ColourBy::Age: return "colour: age at the end of the log";
+    case ColourBy::Waste: return "colour: waste (estimated usable - requested)";
+    }
+    return "";
+}
+
+}  // namespace memlog::render

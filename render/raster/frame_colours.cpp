@@ -1,0 +1,56 @@
+// Node summaries, made on demand. Packed with their generation in one 64-bit atomic, so a
+// reader sees a whole summary of this alpha or knows it has none.
+#include "render/raster/frame_colours.hpp"
+
+#include <cmath>
+
+namespace memlog::render {
+
+void NodeSummaries::reset(size_t nodes) {
+    m_packed = std::make_unique<std::atomic<uint64_t>[]>(nodes);  // value-initialised: zero, never made
+    m_nodes = nodes;
+    m_generation = 1;
+    m_alpha = -1;
+}
+
+void NodeSummaries::setAlpha(double alpha) {
+    if (alpha == m_alpha) return;
+    m_alpha = alpha;
+    m_power = PowerTable(alpha);
+    if (++m_generation == 0) {  // wrapped: an old summary could pass for new
+        for (size_t n = 0; n < m_nodes; ++n) m_packed[n].store(0, std::memory_order_relaxed);
+        m_generation = 1;
+    }
+}
+
+std::array<uint16_t, 3> NodeSummaries::mean(const timeline::BlockIndex& index, const timeline::BlockIndex::Node& node,
+                                            const FrameColours& colours) const {
+    std::atomic<uint64_t>& slot = m_packed[index.indexOf(node)];
+    uint64_t packed = slot.load(std::memory_order_relaxed);
+    if (packed >> 48 != m_generation) {
+        const std::array<uint16_t, 3> made = summarise(index, node, colours);
+        packed = uint64_t{m_generation} << 48 | uint64_t{made[2]} << 32 | uint64_t{made[1]} << 16 | made[0];
+        slot.store(packed, std::memory_order_relaxed);
+    }
+    return {static_cast<uint16_t>(packed), static_cast<uint16_t>(packed >> 16), static_cast<uint16_t>(packed >> 32)};
+}
+
+std::array<uint16_t, 3> NodeSummaries::summarise(const timeline::BlockIndex& index, const timeline::BlockIndex::Node& node,
+                                                 const FrameColours& colours) const {
+    const auto& boxes = index.boxes();
+    double weight = 0, channel[3] = {0, 0, 0};
+    index.forEachPositionUnder(node, [&](size_t k) {
+        const timeline::IndexBox& box = boxes[k];
+        const double w = m_power.ofAny(box.area());
+        const uint16_t key = colours.m_itemKey[k];
+        weight += w;
+        for (int c = 0; c < 3; ++c)
+            channel[c] += w * static_cast<double>(colours.channel(key, c));
+    });
+    std::array<uint16_t, 3> mean{0, 0, 0};
+    if (weight > 0)
+        for (int c = 0; c < 3; ++c) mean[static_cast<size_t>(c)] = static_cast<uint16_t>(std::lround(channel[c] / weight));
+    return mean;
+}
+
+}  // namespace memlog::render

@@ -1,0 +1,448 @@
+// The report: what each view shows is settled in the constructor (windows, address scales,
+// occupancy, legend); paint() rasterises the views and draws the rest around them.
+#include "render/report/report.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <memory>
+
+#include "render/raster/access_layer.hpp"
+#include "render/report/axes.hpp"
+#include "render/raster/occupancy_bar.hpp"
+#include "render/frame/other_core.hpp"
+#include "render/raster/x_scale.hpp"
+#include "timeline/text_format.hpp"
+
+namespace memlog::render {
+
+using timeline::Block;
+
+Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sites, ReportOptions options)
+    : m_model(model), m_sites(sites), m_options(std::move(options)) {
+    const timeline::XWindow extent = model.extent(m_options.m_axis);
+    m_window = m_options.m_window.value_or(extent);
+    if (m_window.m_to <= m_window.m_from) m_window.m_to = m_window.m_from + 1;
+    if (FrameContext* context = frame()) {
+        context->prepare(m_options.m_axis, m_options.m_colourBy);
+        m_colouring = context->colouring();
+    } else {
+        m_colouring = BlockColouring::make(m_options.m_colourBy, model, m_options.m_axis, m_window, sites);
+    }
+    if (m_options.m_bins) {
+        m_bins = frame() ? frame()->bins(*m_options.m_bins) : timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
+        m_binOfMark = binsOfMarks(model, *m_bins);
+        // Side by side, bins of one heap (sizes, threads, sites) share its address axis, so an
+        // address is at the same height in every view; regions are apart by definition.
+        m_sharedAddresses = m_options.m_layout == BinLayout::Address && *m_options.m_bins != timeline::BinKind::Region;
+        m_layout = binsLayout(m_options.m_width, m_options.m_height, m_bins->count(), m_options.m_layout, m_sharedAddresses,
+                              m_options.m_uiScale);
+        for (size_t bin = 0; bin < m_bins->count(); ++bin) {
+            View view;
+            view.m_cell = m_layout.m_cells[bin];
+            view.m_bin = static_cast<int>(bin);
+            m_views.push_back(std::move(view));
+        }
+    } else {
+        m_layout = mainLayout(m_options.m_width, m_options.m_height, m_options.m_uiScale);
+        View view;
+        view.m_cell = m_layout.m_cells.front();
+        m_views.push_back(std::move(view));
+        // The context view: the whole log, every range.
+        if (FrameContext* frame = this->frame()) {
+            m_contextScale = frame->wholeScale(m_layout.m_context.m_height);
+        } else {
+            timeline::AddressRanges::Builder builder;
+            model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
+            m_contextScale = AddressScale(builder.finish(timeline::AddressRanges::kKeepGapsBelow,
+                                                         AddressScale::maxRanges(m_layout.m_context.m_height)),
+                                          m_layout.m_context.m_height);
+        }
+    }
+    if (m_bins && frame()) {
+        binViewsThroughFrame();
+        buildLegend();
+        return;
+    }
+    for (View& view : m_views) {
+        if (m_options.m_addressScale && !m_bins)
+            view.m_scale = *m_options.m_addressScale;
+        else
+            view.m_scale = m_sharedAddresses && &view != &m_views.front()
+                               ? m_views.front().m_scale
+                               : scaleFor(m_sharedAddresses ? -1 : view.m_bin, view.m_cell.m_view);
+        const timeline::OccupancyQuery query = occupancyQuery(view);
+        view.m_occupancy = frame() ? frame()->index().occupancy(query) : timeline::occupancy(model, query);
+        for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
+    }
+    buildLegend();
+}
+
+timeline::OccupancyQuery Report::occupancyQuery(const View& view) const {
+    timeline::OccupancyQuery query;
+    query.m_axis = m_options.m_axis;
+    query.m_window = m_window;
+    query.m_columns = static_cast<size_t>(view.m_cell.m_bar.m_width);
+    query.m_addrLo = m_options.m_addrLo;
+    query.m_addrHi = m_options.m_addrHi;
+    query.m_bins = m_bins ? &*m_bins : nullptr;
+    query.m_bin = view.m_bin;
+    return query;
+}
+
+// What the bins' pass gathers, in a part for each of the frame context's two threads, merged
+// after: each bin's address ranges and (over an address window only) its occupancy columns.
+struct Report::BinParts {
+    struct Part {
+        std::vector<timeline::OccupancyColumns> m_columns;                        // by bin
+        std::vector<std::unique_ptr<timeline::AddressRanges::Builder>> m_ranges;  // by bin
+    } m_parts[2];
+};
+
+// The blocks near the window, as the walk would test each (the walk went over the whole log
+// once per view). Over every address, ranges alone: from the index, where a node wholly inside
+// gives each bin its hull when that closes no gap the ranges would keep; over an address
+// window, ranges and occupancy from one pass over the blocks on two threads.
+void Report::passOverBins(FrameContext& frame, bool everyAddress, BinParts& bins) const {
+    const timeline::XAxis axis = m_options.m_axis;
+    const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
+    const timeline::XWindow window = m_window;
+    auto& parts = bins.m_parts;
+    if (everyAddress) {
+        std::vector<timeline::AddressRanges::Builder*> builders;
+        for (auto& ranges : parts[0].m_ranges) builders.push_back(ranges.get());
+        frame.index().addRanges(window, lo, hi, frame.binGroups(m_bins->kind()), builders);
+        return;
+    }
+    const auto& itemBins = frame.itemBins(m_bins->kind());
+    const size_t views = m_views.size();
+    frame.forEachNear(timeline::ModelIndex::occupancyReach(window, lo, hi), [&](int which, size_t position, uint32_t block) {
+        const uint8_t bin = itemBins[position];
+        if (bin >= views) return;
+        const Block& b = m_model[block];
+        parts[which].m_columns[bin].add(b);
+        if (b.meets(axis, window, lo, hi)) parts[which].m_ranges[bin]->add(b.addr(), b.endAddr());
+    });
+}
+
+// The views of the bins through the frame context (passOverBins): over every address, address
+// ranges from the index and occupancy from each bin's own sorted ends; over an address window,
+// both from one pass over the blocks near the window.
+void Report::binViewsThroughFrame() {
+    FrameContext& frame = *this->frame();
+    const timeline::ModelIndex& index = frame.index();
+    const bool everyAddress = index.coversAddresses(occupancyQuery(m_views.front()));
+    BinParts bins;
+    auto& parts = bins.m_parts;
+    for (auto& part : parts)
+        for (const View& view : m_views) {
+            if (!everyAddress) part.m_columns.emplace_back(occupancyQuery(view));
+            part.m_ranges.push_back(std::make_unique<timeline::AddressRanges::Builder>());
+        }
+    passOverBins(frame, everyAddress, bins);
+    const size_t views = m_views.size();
+    const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
+    for (size_t bin = 0; bin < views; ++bin) {
+        if (!everyAddress) parts[0].m_columns[bin].merge(parts[1].m_columns[bin]);
+        parts[0].m_ranges[bin]->add(*parts[1].m_ranges[bin]);
+    }
+    for (View& view : m_views) {
+        const size_t bin = static_cast<size_t>(view.m_bin);
+        if (m_sharedAddresses)
+            view.m_scale = &view == &m_views.front() ? scaleFor(-1, view.m_cell.m_view) : m_views.front().m_scale;
+        else
+            view.m_scale = AddressScale(parts[0].m_ranges[bin]
+                                            ->finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_cell.m_view.m_height))
+                                            .clip(lo, hi),
+                                        view.m_cell.m_view.m_height);
+        if (!everyAddress) view.m_occupancy = parts[0].m_columns[bin].finish();
+    }
+    if (everyAddress) {
+        // Two threads, each taking the next view: bins differ in size.
+        const timeline::ModelIndex::Groups& groups = frame.binGroups(m_bins->kind());
+        std::atomic<size_t> next{0};
+        auto occupancyOfNext = [&] {
+            for (size_t v; (v = next.fetch_add(1)) < views;)
+                m_views[v].m_occupancy = index.occupancy(occupancyQuery(m_views[v]), groups, static_cast<size_t>(m_views[v].m_bin));
+        };
+        std::jthread second = startOnOtherCore(occupancyOfNext);
+        occupancyOfNext();
+    }
+    for (const View& view : m_views)
+        for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
+}
+
+// The ranges that held a block of this view (bin, window, address window), as many as fit.
+AddressScale Report::scaleFor(int bin, const Rect& view) const {
+    timeline::AddressRanges::Builder builder;
+    const timeline::XAxis axis = m_options.m_axis;
+    FrameContext* frame = this->frame();
+    if (frame && bin < 0) frame->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
+    else m_model.forEach([&](const Block& b) {
+        if (!b.meets(axis, m_window, m_options.m_addrLo, m_options.m_addrHi)) return;
+        if (bin >= 0 && m_bins->binOf(b) != bin) return;
+        builder.add(b.addr(), b.endAddr());
+    });
+    const auto ranges = builder.finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_height));
+    return AddressScale(ranges.clip(m_options.m_addrLo, m_options.m_addrHi), view.m_height);
+}
+
+ViewSpec Report::specOf(const View& view) const {
+    ViewSpec spec;
+    spec.m_axis = m_options.m_axis;
+    spec.m_window = m_window;
+    spec.m_scale = &view.m_scale;
+    spec.m_bins = m_bins ? &*m_bins : nullptr;
+    spec.m_bin = view.m_bin;
+    spec.m_alpha = m_options.m_alpha;
+    spec.m_cushion = m_options.m_cushion;
+    return spec;
+}
+
+void Report::buildLegend() {
+    using Kind = LegendItem::Kind;
+    auto add = [&](Kind kind, std::string label, Rgb colour = {}, std::string low = {}, std::string high = {}) {
+        m_legend.push_back({kind, std::move(label), colour, std::move(low), std::move(high)});
+    };
+    add(Kind::Heading, m_colouring.title());
+    if (m_colouring.categorical()) {
+        for (const LegendEntry& entry : m_colouring.categories()) add(Kind::Swatch, entry.m_label, entry.m_colour);
+        if (m_colouring.categories().empty()) add(Kind::Note, "no blocks in this window");
+    } else {
+        add(Kind::Gradient, "", {}, m_colouring.lowLabel(), m_colouring.highLabel());
+        if (m_options.m_colourBy == ColourBy::Waste) add(Kind::Note, "usable size as glibc malloc rounds it");
+    }
+    add(Kind::Heading, "occupancy bar: live bytes");
+    add(Kind::Gradient, "", {}, "0", timeline::bytesText(std::round(m_fullBytes)));
+    add(Kind::Note, m_bins ? "one scale for all bars; flat: busy" : "flat: blocks begin and end (busy)");
+    add(Kind::Note, "cushioned: nothing begins or ends (quiet)");
+    const auto& marks = m_model.accessMarks();
+    if (!marks.empty()) {
+        const auto writes = static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_write; }));
+        add(Kind::Heading, "access samples");
+        add(Kind::Swatch, "read (" + timeline::countText(marks.size() - writes) + ")", kReadColour);
+        add(Kind::Swatch, "write (" + timeline::countText(writes) + ")", kWriteColour);
+        const auto traps = static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_armedBy != 0; }));
+        const auto usesAfterFree = static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_useAfterFree; }));
+        if (traps) add(Kind::Swatch, "line: a sample to the word's next access (" + timeline::countText(traps) + ")", kWatchLinkColour);
+        if (usesAfterFree) add(Kind::Swatch, "cross: use after free (" + timeline::countText(usesAfterFree) + ")", kUseAfterFreeColour);
+    }
+    const bool time = m_options.m_axis == timeline::XAxis::Time;
+    auto xText = [time](uint64_t value) {
+        return time ? timeline::durationText(static_cast<double>(value)) : "event " + timeline::countText(value);
+    };
+    if (!m_options.m_cursors.empty()) {
+        add(Kind::Heading, "cursors");
+        for (uint64_t cursor : m_options.m_cursors) add(Kind::Note, "at " + xText(cursor));
+    }
+    add(Kind::Heading, "reading the picture");
+    add(Kind::Note, std::string("x: ") + (time ? "time" : "event number") + ", y: address (low at the bottom)");
+    add(Kind::Note, "a block: from its allocation to its free");
+    add(Kind::Note, "only address ranges that held blocks;");
+    add(Kind::Note, "dashed line: a gap of 64 KiB or more removed");
+    add(Kind::Note, "\u03b1 = " + timeline::shortCountText(m_options.m_alpha) + ": thin blocks stay visible");
+    add(Kind::Note, std::string("cushions: ") + cushionName(m_options.m_cushion));
+    if (!m_bins) add(Kind::Note, "right of the view: the whole log, red frame = shown");
+    if (m_bins) add(Kind::Note, std::string("views aligned in ") + (m_options.m_layout == BinLayout::Time ? "time" : "address"));
+}
+
+void Report::paint(cairo_t* cr) const {
+    if (FrameContext* context = frame()) context->newFrame();
+    fillRect(cr, {0, 0, static_cast<double>(m_options.m_width), static_cast<double>(m_options.m_height)}, kPageColour);
+    paintHeader(cr);
+    paintViewRasters(cr);
+    for (const View& view : m_views) paintView(cr, view);
+    if (!m_bins) paintContext(cr);
+    const Rect& area = m_layout.m_legend;
+    drawLegend(cr, m_legend, {area.m_x, area.m_y, area.m_width, area.m_height}, m_layout.m_fontSize);
+}
+
+std::vector<std::string> Report::headerLines() const {
+    const timeline::Summary& s = m_model.summary();
+    const std::string exe = s.m_exe.empty() ? "(unknown program)" : s.m_exe;
+    const std::string name = exe.substr(exe.rfind('/') == std::string::npos ? 0 : exe.rfind('/') + 1);
+    std::vector<std::string> lines;
+    lines.push_back("memlog \u00b7 " + name + "  (pid " + std::to_string(s.m_pid) + ")");
+    const auto counted = timeline::countedText;
+    const uint64_t suppressedBytes = std::min(m_options.m_suppressedBytes, s.m_leakedBytes);
+    const uint64_t suppressedBlocks = std::min(m_options.m_suppressedBlocks, s.m_leakedBlocks);
+    std::string leakedText = "leaked " + timeline::bytesText(static_cast<double>(s.m_leakedBytes - suppressedBytes)) +
+                             " in " + counted(s.m_leakedBlocks - suppressedBlocks, "block");
+    if (suppressedBlocks)
+        leakedText += " (+ " + timeline::bytesText(static_cast<double>(suppressedBytes)) + " in " +
+                      counted(suppressedBlocks, "block") + " suppressed)";
+    lines.push_back(timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
+                    counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") + " \u00b7 " +
+                    timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) + " \u00b7 " + leakedText + " \u00b7 " +
+                    counted(s.m_threads, "thread"));
+    // Names only, by default: a report shared or kept in a repository should not carry the
+    // folders of the machine that drew it.
+    const std::string& logPath = m_options.m_logPath;
+    const std::string logName = logPath.substr(logPath.rfind('/') == std::string::npos ? 0 : logPath.rfind('/') + 1);
+    std::string details = m_options.m_fullPaths ? exe + "  \u00b7  log " + logPath : "log " + logName;
+    if (!s.m_complete) details += "  \u00b7  no clean end: read up to where it stops";
+    const timeline::XWindow extent = m_model.extent(m_options.m_axis);
+    const bool time = m_options.m_axis == timeline::XAxis::Time;
+    auto xText = [time](uint64_t v) { return time ? timeline::durationText(static_cast<double>(v)) : timeline::countText(v); };
+    if (m_window.m_from != extent.m_from || m_window.m_to != extent.m_to)
+        details += std::string("  \u00b7  showing ") + (time ? "" : "events ") + xText(m_window.m_from) + " to " +
+                   xText(m_window.m_to) + " (the log: " + xText(extent.m_from) + " to " + xText(extent.m_to) + ")";
+    if (m_options.m_addrLo != 0 || m_options.m_addrHi != UINT64_MAX)
+        details += "  \u00b7  addresses " + timeline::hexText(m_options.m_addrLo) + " to " +
+                   (m_options.m_addrHi == UINT64_MAX ? std::string("the top") : timeline::hexText(m_options.m_addrHi));
+    lines.push_back(details);
+    return lines;
+}
+
+void Report::paintHeader(cairo_t* cr) const {
+    const std::vector<std::string> lines = headerLines();
+    const Rect& area = m_layout.m_header;
+    const double font = m_layout.m_fontSize;
+    setColour(cr, kTextColour);
+    setFont(cr, font * 1.7, true);
+    drawText(cr, lines[0], area.m_x, area.m_y + font * 1.6, Align::Left, area.m_width);
+    setFont(cr, font * 1.1);
+    drawText(cr, lines[1], area.m_x, area.m_y + font * 3.3, Align::Left, area.m_width);
+    setColour(cr, kMutedTextColour);
+    setFont(cr, font);
+    drawText(cr, lines[2], area.m_x, area.m_y + font * 5, Align::Left, area.m_width);
+}
+
+void Report::paintCursors(PixelBuffer target, double width) const {
+    const XScale scale(m_window, width);
+    for (uint64_t cursor : m_options.m_cursors) drawCushionCursor(target, scale.x(static_cast<double>(cursor)));
+}
+
+// Every view's blocks and what lies over them, drawn together (correlated views: one pass of
+// tiles over the index for all of them, FrameContext::drawBlocks).
+void Report::paintViewRasters(cairo_t* cr) const {
+    std::vector<Rect> rects;
+    for (const View& view : m_views) rects.push_back(view.m_cell.m_view);
+    paintRasters(cr, rects, [&](std::span<const PixelBuffer> targets) {
+        std::vector<FrameContext::BlocksJob> jobs;
+        for (size_t i = 0; i < m_views.size(); ++i) {
+            if (!targets[i].m_pixels) continue;
+            if (frame()) jobs.push_back({specOf(m_views[i]), targets[i]});
+            else drawBlocks(m_model, specOf(m_views[i]), m_colouring, targets[i]);
+        }
+        if (FrameContext* frame = this->frame()) frame->drawBlocks(jobs, m_options.m_levelOfDetail, m_options.m_mayDraft);
+        for (size_t i = 0; i < m_views.size(); ++i) {
+            if (!targets[i].m_pixels) continue;
+            if (m_options.m_accessMarks) {
+                const auto& marks = m_model.accessMarks();
+                const std::vector<int>* binOfMark = m_bins ? &m_binOfMark : nullptr;
+                const ViewSpec spec = specOf(m_views[i]);
+                drawAccessDensity(accessDensity(marks, spec, targets[i].m_width, targets[i].m_height, binOfMark), targets[i]);
+                drawWatchLinks(marks, spec, targets[i], binOfMark);
+                drawUsesAfterFree(marks, spec, targets[i], binOfMark);
+            }
+            paintCursors(targets[i], m_views[i].m_cell.m_view.m_width);
+        }
+    });
+}
+
+// The rest of a view around its raster: frame, occupancy bar, axes, labels.
+void Report::paintView(cairo_t* cr, const View& view) const {
+    const ViewCell& cell = view.m_cell;
+    strokeRect(cr, cell.m_view, kFrameColour);
+    paintRaster(cr, cell.m_bar, [&](PixelBuffer target) {
+        drawOccupancyBar(view.m_occupancy, m_fullBytes, m_options.m_cushion, target);
+        paintCursors(target, cell.m_bar.m_width);
+    });
+    strokeRect(cr, cell.m_bar, kFrameColour);
+    const double font = m_layout.m_fontSize;
+    const double labelFont = std::min(font * 0.95, cell.m_labels.m_width / 8.2);
+    drawAddressAxis(cr, view.m_scale, cell.m_view, cell.m_labels.right(), labelFont, cell.m_labels.m_width > 0);
+    if (view.m_scale.bands().empty()) {
+        setColour(cr, kMutedTextColour);
+        setFont(cr, font);
+        drawText(cr, "no blocks here", cell.m_view.m_x + cell.m_view.m_width / 2, cell.m_view.m_y + cell.m_view.m_height / 2,
+                 Align::Centre);
+    }
+    if (cell.m_axis.m_height > 0)
+        drawXAxis(cr, m_options.m_axis, m_window, cell.m_axis.m_x, cell.m_axis.m_width, cell.m_axis.m_y, font * 0.95,
+                  m_layout.m_axisTitle && &view == &m_views.back());
+    if (m_bins) {
+        setColour(cr, kTextColour);
+        setFont(cr, font, true);
+        drawText(cr, m_bins->label(static_cast<size_t>(view.m_bin)), cell.m_title.m_x, cell.m_title.bottom() - font * 0.45,
+                 Align::Left, cell.m_title.m_width);
+    } else {
+        setColour(cr, kMutedTextColour);
+        setFont(cr, font * 0.9);
+        drawText(cr, "occupancy", cell.m_labels.right(), cell.m_bar.m_y + cell.m_bar.m_height / 2 + font * 0.35, Align::Right);
+    }
+}
+
+void Report::paintContext(cairo_t* cr) const {
+    const Rect& area = m_layout.m_context;
+    ViewSpec spec = specOf(m_views.front());
+    spec.m_window = m_model.extent(m_options.m_axis);
+    spec.m_scale = &m_contextScale;
+    paintRaster(cr, area, [&](PixelBuffer target) {
+        if (FrameContext* frame = this->frame()) frame->drawWhole(spec, target, m_options.m_levelOfDetail, m_options.m_contextMayLag, m_options.m_mayDraft);
+        else drawBlocks(m_model, spec, m_colouring, target);
+    });
+    strokeRect(cr, area, kFrameColour);
+    // The shown window, framed in red as MemoView's slider.
+    const XScale scale(spec.m_window, area.m_width);
+    const double left = area.m_x + scale.x(static_cast<double>(m_window.m_from));
+    const double right = area.m_x + scale.x(static_cast<double>(m_window.m_to));
+    double top = area.m_y, bottom = area.bottom();
+    if (const auto shown = m_views.front().m_scale.shownAddresses()) {
+        top = area.m_y + m_contextScale.nearestY(shown->second);
+        bottom = area.m_y + m_contextScale.nearestY(shown->first);
+    }
+    setColour(cr, {0.85, 0.1, 0.1});
+    cairo_set_line_width(cr, 2);
+    cairo_rectangle(cr, left, top - 1, std::max(right - left, 2.0), std::max(bottom - top, 1.0) + 2);
+    cairo_stroke(cr);
+    setColour(cr, kMutedTextColour);
+    setFont(cr, m_layout.m_fontSize * 0.9);
+    drawText(cr, "whole log", area.m_x + area.m_width / 2, area.bottom() + m_layout.m_fontSize * 1.4, Align::Centre);
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> Report::pointAt(double x, double y) const {
+    for (const View& view : m_views) {
+        const Rect& r = view.m_cell.m_view;
+        if (x < r.m_x || x >= r.right() || y < r.m_y || y >= r.bottom()) continue;
+        const auto addr = view.m_scale.addressAt(y - r.m_y);
+        if (!addr) return std::nullopt;
+        const XScale scale(m_window, r.m_width);
+        return std::pair{static_cast<uint64_t>(scale.value(x - r.m_x)), *addr};
+    }
+    return std::nullopt;
+}
+
+std::optional<std::pair<uint64_t, size_t>> Report::barPointAt(double x, double y) const {
+    for (size_t i = 0; i < m_views.size(); ++i) {
+        const Rect& r = m_views[i].m_cell.m_bar;
+        if (x < r.m_x || x >= r.right() || y < r.m_y || y >= r.bottom()) continue;
+        const XScale scale(m_window, r.m_width);
+        return std::pair{static_cast<uint64_t>(scale.value(x - r.m_x)), i};
+    }
+    return std::nullopt;
+}
+
+std::vector<Rect> Report::blockRects(const Block& block) const {
+    std::vector<Rect> rects;
+    auto place = [&](const ViewSpec& spec, const Rect& area) {
+        PixelRect rect;
+        if (!blockRect(block, spec, XScale(spec.m_window, area.m_width), rect)) return;
+        const double left = std::max(rect.m_x0, 0.0), right = std::min(rect.m_x1, area.m_width);
+        const double top = std::max(rect.m_y0, 0.0), bottom = std::min(rect.m_y1, area.m_height);
+        if (right <= left || bottom <= top) return;
+        rects.push_back({area.m_x + left, area.m_y + top, right - left, bottom - top});
+    };
+    for (const View& view : m_views)
+        if (!m_bins || m_bins->binOf(block) == view.m_bin) place(specOf(view), view.m_cell.m_view);
+    if (!m_bins) {
+        ViewSpec spec = specOf(m_views.front());
+        spec.m_window = m_model.extent(m_options.m_axis);
+        spec.m_scale = &m_contextScale;
+        place(spec, m_layout.m_context);
+    }
+    return rects;
+}
+
+}  // namespace memlog::render

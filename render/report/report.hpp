@@ -1,0 +1,130 @@
+// The report: the whole picture of one log on one page. A header with the log's numbers; the
+// main view (time x compacted address) with its occupancy bar, x axis and context view, or a
+// grid of correlated views, one per bin; cushion cursors; the legend. paint() draws it with
+// Cairo on any surface: a PNG, SVG or PDF file (export.hpp), or later the window's image.
+#pragma once
+
+#include <cairo.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "render/raster/address_scale.hpp"
+#include "render/raster/block_colouring.hpp"
+#include "render/raster/block_view.hpp"
+#include "render/frame/frame_context.hpp"
+#include "render/report/legend.hpp"
+#include "render/report/report_layout.hpp"
+#include "timeline/bins.hpp"
+#include "timeline/occupancy.hpp"
+
+namespace memlog::render {
+
+struct ReportOptions {
+    int m_width = 1600, m_height = 1000;
+    ColourBy m_colourBy = ColourBy::Site;
+    double m_alpha = 0.3;  // equation 1's bias: a block on a thousandth of a pixel still tints it by a tenth
+    CushionStyle m_cushion = CushionStyle::Plateau;
+    timeline::XAxis m_axis = timeline::XAxis::Time;
+    std::optional<timeline::XWindow> m_window;     // --range, in units of m_axis
+    uint64_t m_addrLo = 0, m_addrHi = UINT64_MAX;  // --addr
+    std::optional<timeline::BinKind> m_bins;       // correlated views
+    BinLayout m_layout = BinLayout::Time;
+    std::vector<uint64_t> m_cursors;               // in units of m_axis
+    // The window's zoom: the main view's address axis, given (a scrolled AddressScale of the
+    // whole log, as tall as mainLayout's view) instead of fitted to the blocks in view.
+    std::optional<AddressScale> m_addressScale;
+    bool m_accessMarks = true;                     // draw the log's access samples, if any
+    double m_uiScale = 1;                          // text and margins grown further (mainLayout)
+    std::string m_logPath;                         // for the header
+    // Of the blocks live at the end, those a leak suppression matches (the runtime's one-time
+    // allocations): the header counts them apart from the leaks.
+    uint64_t m_suppressedBytes = 0, m_suppressedBlocks = 0;
+    bool m_fullPaths = false;                      // --paths full: the header shows the program's and
+                                                   // the log's paths, not only their names
+    // The window's frames: drawn through a context kept between frames (its index, colours and
+    // buffers; the colouring is the context's, over the whole log) instead of walks over every
+    // block; correlated views (m_bins) too, with the context's bins (over the whole log), never
+    // folded. With m_levelOfDetail, what is smaller than m_frame->m_foldPixels is folded;
+    // without, the picture is exact.
+    FrameContext* m_frame = nullptr;
+    bool m_levelOfDetail = false;
+    // With m_levelOfDetail: a view with more blocks than m_frame->m_draftAbove may be drawn as
+    // a draft (FrameContext::drawBlocks, drawWhole); the frame's drewDraft() says whether one was.
+    bool m_mayDraft = false;
+    // With m_frame: the context view may keep the picture of an earlier alpha or cushion style
+    // (FrameContext::drawWhole), as the window lets it while the alpha slider is dragged.
+    bool m_contextMayLag = false;
+};
+
+class Report {
+public:
+    // `sites` is needed to colour or bin by site (and may be null otherwise). The model and
+    // sites must outlive the report.
+    Report(const timeline::BlockModel& model, const timeline::SiteIndex* sites, ReportOptions options);
+
+    void paint(cairo_t* cr) const;
+
+    const ReportOptions& options() const { return m_options; }
+    const ReportLayout& layout() const { return m_layout; }
+    const std::vector<LegendItem>& legend() const { return m_legend; }
+    const BlockColouring& colouring() const { return m_colouring; }
+    timeline::XWindow window() const { return m_window; }
+    size_t viewCount() const { return m_views.size(); }
+    const AddressScale& scale(size_t view) const { return m_views[view].m_scale; }
+    const std::vector<timeline::OccupancyColumn>& occupancy(size_t view) const { return m_views[view].m_occupancy; }
+    double fullBytes() const { return m_fullBytes; }  // live bytes at the red end of the bars
+    // The header's three lines as painted: the program, the log's numbers, and the details
+    // (the log's name, or with m_fullPaths the program's and the log's paths; what is shown).
+    std::vector<std::string> headerLines() const;
+
+    // What is under a page pixel: (x in axis units, address) inside a view, for brushing.
+    std::optional<std::pair<uint64_t, uint64_t>> pointAt(double x, double y) const;
+    // The same for an occupancy bar: the x under a page pixel in a view's bar, and that view.
+    std::optional<std::pair<uint64_t, size_t>> barPointAt(double x, double y) const;
+    // Where `block` is drawn, in page pixels, in every view that shows it (the context view
+    // too): for outlining the block under the pointer everywhere at once.
+    std::vector<Rect> blockRects(const timeline::Block& block) const;
+    // The context view's x window and address scale (the whole log), for its slider.
+    const AddressScale& contextScale() const { return m_contextScale; }
+
+private:
+    struct View {
+        ViewCell m_cell;
+        int m_bin = -1;  // -1: all blocks
+        AddressScale m_scale;
+        std::vector<timeline::OccupancyColumn> m_occupancy;
+    };
+
+    AddressScale scaleFor(int bin, const Rect& view) const;
+    FrameContext* frame() const { return m_options.m_frame; }
+    timeline::OccupancyQuery occupancyQuery(const View& view) const;
+    void binViewsThroughFrame();
+    struct BinParts;
+    void passOverBins(FrameContext& frame, bool everyAddress, BinParts& parts) const;
+    ViewSpec specOf(const View& view) const;
+    void buildLegend();
+    void paintHeader(cairo_t* cr) const;
+    void paintViewRasters(cairo_t* cr) const;
+    void paintView(cairo_t* cr, const View& view) const;
+    void paintContext(cairo_t* cr) const;
+    void paintCursors(PixelBuffer target, double width) const;
+
+    const timeline::BlockModel& m_model;
+    const timeline::SiteIndex* m_sites;
+    ReportOptions m_options;
+    ReportLayout m_layout;
+    timeline::XWindow m_window;
+    BlockColouring m_colouring;
+    std::optional<timeline::Bins> m_bins;
+    std::vector<int> m_binOfMark;
+    std::vector<View> m_views;
+    AddressScale m_contextScale;
+    double m_fullBytes = 0;
+    bool m_sharedAddresses = false;  // correlated views side by side on one address axis
+    std::vector<LegendItem> m_legend;
+};
+
+}  // namespace memlog::render
