@@ -122,6 +122,42 @@ void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, Add
         });
 }
 
+ModelIndex::Membership ModelIndex::membership(std::span<const uint8_t> groupOfPosition, size_t count) const {
+    Membership made;
+    made.m_starts.assign(count + 1, 0);
+    for (const uint8_t group : groupOfPosition)
+        if (group < count) ++made.m_starts[group + 1];
+    for (size_t group = 0; group < count; ++group) made.m_starts[group + 1] += made.m_starts[group];
+    made.m_positions.resize(made.m_starts[count]);
+    std::vector<size_t> next(made.m_starts.begin(), made.m_starts.end() - 1);
+    for (size_t k = 0; k < groupOfPosition.size(); ++k)
+        if (groupOfPosition[k] < count) made.m_positions[next[groupOfPosition[k]]++] = static_cast<uint32_t>(k);
+    // Children come before their parents: one pass sums the masks up from the leaves.
+    const auto& nodes = m_index.nodes();
+    made.m_nodeGroups.assign(nodes.size(), 0);
+    for (size_t n = 0; n < nodes.size(); ++n) {
+        const BlockIndex::Node& node = nodes[n];
+        uint8_t& mask = made.m_nodeGroups[n];
+        for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i)
+            mask |= node.m_leaf ? (groupOfPosition[i] < count ? static_cast<uint8_t>(1u << groupOfPosition[i]) : 0)
+                                : made.m_nodeGroups[i];
+    }
+    return made;
+}
+
+ModelIndex::Live ModelIndex::liveAt(uint64_t x) const {
+    Live live;
+    const IndexBox line{x, x + 1, 0, UINT64_MAX};
+    m_index.query(line, [](const BlockIndex::Node&) { return false; }, [&](uint32_t i) {
+        const Block& block = (*m_model)[i];
+        if (block.from(m_axis) <= x && x < block.to(m_axis)) {
+            live.m_bytes += block.size();
+            ++live.m_blocks;
+        }
+    });
+    return live;
+}
+
 std::optional<size_t> ModelIndex::blockAt(uint64_t x, uint64_t addr) const {
     // The lowest index among the blocks that hold the point: BlockModel::blockAt's answer, were
     // a block of no time or no bytes ever to hold one.

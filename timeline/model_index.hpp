@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -58,6 +59,19 @@ public:
     class Groups;
     // `groupOf[i]`: the group of model block i; `count` or more: none.
     Groups groups(std::vector<uint8_t> groupOf, size_t count) const;
+    // Where each group's blocks sit in the index's order and which groups each node holds, so
+    // that a group's view reads its own blocks and opens only the nodes that hold some.
+    // `groupOfPosition[k]`: the group of the block at position k of order(); `count` (at most
+    // 8) or more: none.
+    struct Membership {
+        HugeVector<uint32_t> m_positions;  // group 0's positions, group 1's, ...: each ascending
+        std::vector<size_t> m_starts;      // where each group's begin there (and one past the last)
+        std::vector<uint8_t> m_nodeGroups; // per node, a bit for each group with a block under it
+        std::span<const uint32_t> positionsOf(size_t group) const {
+            return std::span(m_positions).subspan(m_starts[group], m_starts[group + 1] - m_starts[group]);
+        }
+    };
+    Membership membership(std::span<const uint8_t> groupOfPosition, size_t count) const;
     // Whether `query`'s address window holds every block, so that occupancy(query, ...) may
     // answer it.
     bool coversAddresses(const OccupancyQuery& query) const {
@@ -80,6 +94,12 @@ public:
     // The block at (x, addr), as BlockModel::blockAt answers it, in O(log blocks) rather than a
     // scan: for the window's brushing. Live blocks never overlap, so there is at most one.
     std::optional<size_t> blockAt(uint64_t x, uint64_t addr) const;
+    // The bytes and blocks live at x (begun at or before it, not yet ended), from the blocks
+    // whose boxes hold x: for the window's occupancy tooltip.
+    struct Live {
+        uint64_t m_bytes = 0, m_blocks = 0;
+    };
+    Live liveAt(uint64_t x) const;
 
     // How many blocks have a box that meets `window`: the window's frames ask whether a view
     // holds more than a frame can draw exactly. In time that follows the blocks near the

@@ -6,12 +6,12 @@
 // runs it and makes the table.
 //
 // usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] [--color-by KIND]
-//                                    [--fold PIXELS] [--png DIR] [--views whole,zoom,time,address,million] [--no-walk]
+//                                    [--png DIR] [--views whole,zoom,time,address,million] [--no-walk]
 //                                    [--pause MS] [--bins KIND] [--drafts [--draft-above N]]
 // --pause: idle that long before each frame, as a window does between inputs (after an idle
 // spell the scheduler places threads differently: see render/frame/other_core.hpp).
 // --drafts: the frames with level of detail may be drafts, as the window's answers to input
-// are (a view of more than FrameContext::kDraftAbove blocks, or --draft-above, folds more;
+// are (a view of more than DraftPolicy::kDraftAbove blocks, or --draft-above, folds more;
 // see draftFold).
 #include <cairo.h>
 
@@ -60,11 +60,10 @@ struct Settings {
     std::string m_log, m_pngDirectory;
     int m_frames = 20, m_walkFrames = 3, m_width = 1600, m_height = 1000, m_pauseMs = 0;
     render::ColourBy m_colourBy = render::ColourBy::Thread;
-    double m_foldPixels = 1.0;
     std::string m_views = "whole,time,address,million";  // which views
     bool m_walk = true;                                   // time the walk over every block too
     bool m_drafts = false;                                // level of detail may draw drafts
-    size_t m_draftAbove = render::FrameContext::kDraftAbove;
+    size_t m_draftAbove = render::DraftPolicy::kDraftAbove;
     std::optional<timeline::BinKind> m_bins;              // correlated views of that kind
 };
 
@@ -180,8 +179,7 @@ int run(const Settings& settings) {
     const double modelMs = millisecondsSince(start);
     const double modelMiB = statusMiB("VmRSS");
     render::FrameContext frame(model, nullptr);
-    frame.m_foldPixels = settings.m_foldPixels;
-    frame.m_draftAbove = settings.m_draftAbove;
+    frame.policy().setCeiling(settings.m_draftAbove);
     start = Clock::now();
     frame.prepare(timeline::XAxis::Time, settings.m_colourBy);
     const double prepareMs = millisecondsSince(start);
@@ -251,7 +249,6 @@ int main(int argc, char** argv) {
         };
         if (arg == "--frames") settings.m_frames = std::atoi(value().c_str());
         else if (arg == "--walk-frames") settings.m_walkFrames = std::atoi(value().c_str());
-        else if (arg == "--fold") settings.m_foldPixels = std::atof(value().c_str());
         else if (arg == "--png") settings.m_pngDirectory = value();
         else if (arg == "--views") settings.m_views = value();
         else if (arg == "--no-walk") settings.m_walk = false;
@@ -272,7 +269,7 @@ int main(int argc, char** argv) {
             settings.m_log = arg;
         } else {
             std::fprintf(stderr, "usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] "
-                                 "[--color-by KIND] [--fold PIXELS] [--png DIR] [--views LIST] [--no-walk] [--pause MS] "
+                                 "[--color-by KIND] [--png DIR] [--views LIST] [--no-walk] [--pause MS] "
                                  "[--bins KIND] [--drafts [--draft-above N]]\n");
             return 2;
         }

@@ -11,6 +11,7 @@
 #include "render/raster/block_view.hpp"
 #include "render/raster/colour_map.hpp"
 #include "render/raster/pixel_buffer.hpp"
+#include "render/raster/view_layer.hpp"
 #include "timeline/access_marks.hpp"
 
 namespace memlog::render {
@@ -56,5 +57,22 @@ void drawWatchLinks(const std::vector<timeline::AccessMark>& marks, const ViewSp
                     const std::vector<int>* binOfMark = nullptr);
 void drawUsesAfterFree(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
                        const std::vector<int>* binOfMark = nullptr);
+
+// The three above as one layer of a view: the density, the watchpoints' lines, the crosses.
+class AccessLayer : public ViewLayer {
+public:
+    // `binOfMark`, for a view of one bin: as accessDensity has it. Both must outlive the layer.
+    AccessLayer(const std::vector<timeline::AccessMark>& marks, const std::vector<int>* binOfMark)
+        : m_marks(marks), m_binOfMark(binOfMark) {}
+    void draw(const ViewSpec& spec, PixelBuffer target) const override {
+        drawAccessDensity(accessDensity(m_marks, spec, target.m_width, target.m_height, m_binOfMark), target);
+        drawWatchLinks(m_marks, spec, target, m_binOfMark);
+        drawUsesAfterFree(m_marks, spec, target, m_binOfMark);
+    }
+
+private:
+    const std::vector<timeline::AccessMark>& m_marks;
+    const std::vector<int>* m_binOfMark;
+};
 
 }  // namespace memlog::render

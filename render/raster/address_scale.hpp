@@ -40,6 +40,8 @@ public:
     const timeline::AddressRanges& ranges() const { return m_ranges; }
     const std::vector<Band>& bands() const { return m_bands; }  // bands()[i] shows ranges()[i]
     double height() const { return m_height; }
+    // Bands show the ranges one for one: equal bands, equal scales.
+    bool operator==(const AddressScale& other) const { return m_bands == other.m_bands && m_height == other.m_height; }
 
     // The rows of [lo, hi) clipped to the range that holds lo (blocks never straddle ranges):
     // false when none of it is shown.

@@ -6,6 +6,15 @@
 
 namespace memlog::render {
 
+void FrameColours::setPalette(bool categorical) {
+    m_categorical = categorical;
+    for (size_t slot = 0; slot <= kPaletteSize; ++slot) {
+        const Rgb colour = categoryColour(slot);
+        const double channels[3] = {colour.m_r, colour.m_g, colour.m_b};
+        for (int c = 0; c < 3; ++c) m_slotChannels[slot][c] = CoverageAccumulator::quantiseAttribute(channels[c]);
+    }
+}
+
 void NodeSummaries::reset(size_t nodes) {
     m_packed = std::make_unique<std::atomic<uint64_t>[]>(nodes);  // value-initialised: zero, never made
     m_nodes = nodes;

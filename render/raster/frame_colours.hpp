@@ -8,7 +8,9 @@
 #include <memory>
 #include <vector>
 
+#include "render/raster/block_colouring.hpp"
 #include "render/raster/colour_map.hpp"
+#include "render/raster/coverage_accumulator.hpp"
 #include "render/raster/power_table.hpp"
 #include "timeline/block_index.hpp"
 #include "timeline/huge_pages.hpp"
@@ -17,9 +19,23 @@ namespace memlog::render {
 
 // The blocks' colours in the accumulator's fixed point.
 struct FrameColours {
+    // The colours of `count` blocks, block(k) the k-th: the index's order (the window), or the
+    // model's (an export: FlatBlocks).
+    template <typename BlockAt>
+    static void make(FrameColours& colours, const BlockColouring& colouring, size_t count, BlockAt&& block) {
+        colours.setPalette(colouring.categorical());
+        colours.m_itemKey.resize(count);
+        for (size_t k = 0; k < count; ++k) colours.m_itemKey[k] = colours.keyOf(colouring, block(k));
+    }
+    void setPalette(bool categorical);
+    uint16_t keyOf(const BlockColouring& colouring, const timeline::Block& block) const {
+        return static_cast<uint16_t>(m_categorical ? colouring.slot(block)
+                                                   : CoverageAccumulator::quantiseAttribute(colouring.scalar(block)));
+    }
+
     bool m_categorical = false;
-    // Per block, in the index's order (m_itemKey[k] is order()[k]'s): the palette slot
-    // (categories) or the quantised attribute (quantities).
+    // Per block, in the order make() was given (m_itemKey[k] is the k-th block's): the palette
+    // slot (categories) or the quantised attribute (quantities).
     timeline::HugeVector<uint16_t> m_itemKey;
     // Per palette slot: its three channels, quantised.
     uint64_t m_slotChannels[kPaletteSize + 1][3] = {};

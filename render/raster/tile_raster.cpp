@@ -47,48 +47,21 @@ size_t gallopTo(std::span<const uint32_t> positions, size_t from, size_t value) 
 
 }  // namespace
 
-FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const Tile& tile) {
-    // A copy on this thread's stack: read with every block, the caller's lay next to the other
-    // thread's running counters, and the line bounced between the cores (two threads were no
-    // faster than one).
-    const FrameInputs inputs = shared;
-    FrameStats stats;
+// The blocks of a tile from the index: nodes that miss the tile skipped, small ones folded.
+template <typename AddBox>
+void TileRaster::drawFromIndex(const FrameInputs& inputs, const Tile& tile, const XScale& scale, FrameStats& stats,
+                               AddBox& addBox) {
     const ViewSpec& spec = inputs.m_spec;
     const FrameColours& colours = *inputs.m_colours;
     const timeline::ModelIndex& index = *inputs.m_index;
     const int left = tile.m_left, columns = tile.m_columns, top = tile.m_top, rows = tile.m_rows;
-    const bool categorical = colours.m_categorical;
-    m_accumulator.reset(rows, columns, spec.m_alpha, categorical ? 3 : 1);
+    const double tileLeft = left, tileTop = top;
     const PowerTable& power = m_accumulator.power();
-    bool shaded = false;
-    const XScale scale(spec.m_window, target.m_width);
     const auto& bands = spec.m_scale->bands();
-
     const auto& boxes = index.index().boxes();
     const uint16_t* keys = colours.m_itemKey.data();
-    const double tileLeft = left, tileTop = top;
-    // The block at position k of the index's order. Inlined, with the tile's edges as doubles
-    // in locals, and the clip to the tile left to the accumulator, which clips anyway: as a call
-    // it read the edges through its closure and converted them for every block. With boxRect's
-    // signed conversions: 40 instructions a block fewer (of about 300), and a frame of a
-    // million blocks 8 % faster (memtimeline-frame-bench, interleaved). The GNU spelling:
-    // GCC takes [[gnu::always_inline]] there as the lambda type's, and ignores it.
-    auto addBlock = [&](size_t k) __attribute__((always_inline)) {
-        PixelRect rect;
-        const IndexBox& box = boxes[k];
-        if (!boxRect(box.m_x0, box.m_x1, box.m_y0, box.m_y1, spec, scale, rect)) return;
-        const PixelRect flipped = transposed(rect, tileLeft, tileTop);
-        const uint64_t scalar = keys[k];
-        if (!m_accumulator.add(flipped, categorical ? colours.m_slotChannels[scalar] : &scalar)) return;  // off the tile
-        if (rect.m_x1 - rect.m_x0 >= kMinCushionPixels && rect.m_y1 - rect.m_y0 >= kMinCushionPixels) {
-            ++stats.m_cushionable;
-            if (spec.m_cushion == CushionStyle::None) return;
-            // Cushions are symmetric in x and y, so the transposed shade is the shade transposed.
-            if (!shaded) m_shade.assign(static_cast<size_t>(rows) * static_cast<size_t>(columns), 0.0f);
-            shaded = true;
-            addCushion(flipped, spec.m_cushion, power, rows, columns, m_shade);
-        }
-    };
+    // The block at position k of the index's order.
+    auto addBlock = [&](size_t k) __attribute__((always_inline)) { addBox(boxes[k], keys[k]); };
 
     // A folded node: `coverage` (the sum of its blocks' f) and, as if they shared it equally,
     // items^(1-alpha) coverage^alpha for their sum of f^alpha, spread over [x0, x1) x [rowTop,
@@ -155,34 +128,82 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         return true;
     };
 
-    if (!bands.empty() && columns > 0 && rows > 0) {
-        const IndexBox window{spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo, bands.back().m_range.m_hi};
-        index.index().clearMarks(m_leaves);
-        // Leaves are only marked there: their blocks are drawn afterwards, from the index's
-        // boxes and keys in their order, one run of memory after another.
-        index.index().query(window, visitNode, [](uint32_t) {});
-        if (!inputs.m_oneBin) {
-            index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
-                stats.m_items += end - first;
-                for (size_t k = first; k < end; ++k) addBlock(k);
-            });
-        } else {
-            // The bin's own positions in each leaf: leaves come in ascending order, so the
-            // search for a leaf's first goes on from where the leaf before ended.
-            const std::span<const uint32_t> positions = inputs.m_binPositions;
-            const size_t count = positions.size();
-            size_t at = 0;
-            index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
-                at = static_cast<size_t>(gallopTo(positions, at, first));
-                for (; at < count && positions[at] < end; ++at) {
-                    // Asked for ahead: a view's blocks are a thin stream through the boxes,
-                    // which the hardware did not fetch on time.
-                    if (at + 8 < count) __builtin_prefetch(&boxes[positions[at + 8]]);
-                    ++stats.m_items;
-                    addBlock(positions[at]);
-                }
-            });
+    const IndexBox window{spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo, bands.back().m_range.m_hi};
+    index.index().clearMarks(m_leaves);
+    // Leaves are only marked there: their blocks are drawn afterwards, from the index's
+    // boxes and keys in their order, one run of memory after another.
+    index.index().query(window, visitNode, [](uint32_t) {});
+    if (!inputs.m_oneBin) {
+        index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
+            stats.m_items += end - first;
+            for (size_t k = first; k < end; ++k) addBlock(k);
+        });
+    } else {
+        // The bin's own positions in each leaf: leaves come in ascending order, so the
+        // search for a leaf's first goes on from where the leaf before ended.
+        const std::span<const uint32_t> positions = inputs.m_binPositions;
+        const size_t count = positions.size();
+        size_t at = 0;
+        index.index().forEachMarkedLeaf(m_leaves, [&](size_t first, size_t end) {
+            at = static_cast<size_t>(gallopTo(positions, at, first));
+            for (; at < count && positions[at] < end; ++at) {
+                // Asked for ahead: a view's blocks are a thin stream through the boxes,
+                // which the hardware did not fetch on time.
+                if (at + 8 < count) __builtin_prefetch(&boxes[positions[at + 8]]);
+                ++stats.m_items;
+                addBlock(positions[at]);
+            }
+        });
+    }
+}
+
+FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const Tile& tile) {
+    // A copy on this thread's stack: read with every block, the caller's lay next to the other
+    // thread's running counters, and the line bounced between the cores (two threads were no
+    // faster than one).
+    const FrameInputs inputs = shared;
+    FrameStats stats;
+    const ViewSpec& spec = inputs.m_spec;
+    const FrameColours& colours = *inputs.m_colours;
+    const int left = tile.m_left, columns = tile.m_columns, top = tile.m_top, rows = tile.m_rows;
+    const bool categorical = colours.m_categorical;
+    m_accumulator.reset(rows, columns, spec.m_alpha, categorical ? 3 : 1);
+    const PowerTable& power = m_accumulator.power();
+    bool shaded = false;
+    const XScale scale(spec.m_window, target.m_width);
+    const auto& bands = spec.m_scale->bands();
+
+    const uint16_t* keys = colours.m_itemKey.data();
+    const double tileLeft = left, tileTop = top;
+    // A block's box with its colour key. Inlined, with the tile's edges as doubles in locals,
+    // and the clip to the tile left to the accumulator, which clips anyway: as a call it read
+    // the edges through its closure and converted them for every block (docs/BENCHMARKS.md,
+    // "the raster"). The GNU spelling: GCC takes [[gnu::always_inline]] there as the lambda
+    // type's, and ignores it.
+    auto addBox = [&](const IndexBox& box, uint64_t scalar) __attribute__((always_inline)) {
+        PixelRect rect;
+        if (!boxRect(box.m_x0, box.m_x1, box.m_y0, box.m_y1, spec, scale, rect)) return;
+        const PixelRect flipped = transposed(rect, tileLeft, tileTop);
+        if (!m_accumulator.add(flipped, categorical ? colours.m_slotChannels[scalar] : &scalar)) return;  // off the tile
+        if (rect.m_x1 - rect.m_x0 >= kMinCushionPixels && rect.m_y1 - rect.m_y0 >= kMinCushionPixels) {
+            ++stats.m_cushionable;
+            if (spec.m_cushion == CushionStyle::None) return;
+            // Cushions are symmetric in x and y, so the transposed shade is the shade transposed.
+            if (!shaded) m_shade.assign(static_cast<size_t>(rows) * static_cast<size_t>(columns), 0.0f);
+            shaded = true;
+            addCushion(flipped, spec.m_cushion, power, rows, columns, m_shade);
         }
+    };
+
+    if (const FlatBlocks* flat = inputs.m_flat) {
+        // An export's view: the blocks that meet this tile, sorted out by one walk over the log.
+        const timeline::BlockModel& model = flat->model();
+        for (const uint32_t block : flat->blocksOf(tile.m_id)) {
+            ++stats.m_items;
+            addBox(timeline::ModelIndex::boxOf(model[block], spec.m_axis), keys[block]);
+        }
+    } else if (!bands.empty() && columns > 0 && rows > 0) {
+        drawFromIndex(inputs, tile, scale, stats, addBox);
     }
 
     const int channels = m_accumulator.channels();

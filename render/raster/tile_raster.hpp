@@ -1,6 +1,7 @@
-// One tile of a view drawn from the model's index: only the index nodes that meet the window
-// and the tile are opened, and with level of detail a node whose box is smaller than a pixel or
-// so is drawn as one summary of its blocks. The buffers stay between tiles and frames.
+// One tile of a view: from the model's index (the window's frames), where only the index nodes
+// that meet the window and the tile are opened, and with level of detail a node whose box is
+// smaller than a pixel or so is drawn as one summary of its blocks; or from the blocks an
+// export sorted into its tiles (FlatBlocks). The buffers stay between tiles and frames.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "render/raster/bin_summaries.hpp"
 #include "render/raster/block_view.hpp"
 #include "render/raster/coverage_accumulator.hpp"
+#include "render/raster/flat_blocks.hpp"
 #include "render/raster/frame_colours.hpp"
 #include "timeline/model_index.hpp"
 
@@ -37,8 +39,10 @@ struct FrameStats {
 };
 
 struct FrameInputs {
+    // The blocks come from the index or, for an export, from m_flat (whose tiles these are).
     const timeline::ModelIndex* m_index = nullptr;
-    const FrameColours* m_colours = nullptr;
+    const FlatBlocks* m_flat = nullptr;
+    const FrameColours* m_colours = nullptr;  // keys by the index's order, or m_flat's by model index
     const NodeSummaries* m_summaries = nullptr;  // at the spec's alpha, or a draft's
     ViewSpec m_spec;            // no bins: m_oneBin says which blocks are drawn
     double m_foldPixels = 0;    // fold nodes at most this many pixels both ways; 0: never
@@ -78,10 +82,6 @@ inline NodeExtent nodeExtent(const timeline::BlockIndex::Node& node, const ViewS
     return extent;
 }
 
-// Columns [m_left, m_left + m_columns) and rows [m_top, m_top + m_rows) of a view.
-struct Tile {
-    int m_left, m_columns, m_top, m_rows;
-};
 
 // One a thread, each on cache lines of its own.
 class alignas(64) TileRaster {
@@ -91,6 +91,8 @@ public:
     FrameStats draw(const FrameInputs& inputs, PixelBuffer target, const Tile& tile);
 
 private:
+    template <typename AddBox>
+    void drawFromIndex(const FrameInputs& inputs, const Tile& tile, const XScale& scale, FrameStats& stats, AddBox& addBox);
     CoverageAccumulator m_accumulator{0, 0, 0.5, 1};
     std::vector<float> m_shade;      // cushions of the tile, column by column; zeroed when a tile first needs it
     std::vector<uint64_t> m_leaves;  // one bit a leaf (by its place in order()): to be opened

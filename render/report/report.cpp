@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 
+#include "render/frame/export_frame.hpp"
 #include "render/raster/access_layer.hpp"
 #include "render/report/axes.hpp"
 #include "render/raster/occupancy_bar.hpp"
@@ -308,36 +309,53 @@ void Report::paintHeader(cairo_t* cr) const {
     drawText(cr, lines[2], area.m_x, area.m_y + font * 5, Align::Left, area.m_width);
 }
 
-void Report::paintCursors(PixelBuffer target, double width) const {
-    const XScale scale(m_window, width);
-    for (uint64_t cursor : m_options.m_cursors) drawCushionCursor(target, scale.x(static_cast<double>(cursor)));
+namespace {
+
+// The cushion cursors over a view (its bar too): where the user marked points in time.
+class CursorLayer : public ViewLayer {
+public:
+    explicit CursorLayer(const std::vector<uint64_t>& cursors) : m_cursors(cursors) {}
+    void draw(const ViewSpec& spec, PixelBuffer target) const override {
+        const XScale scale(spec.m_window, target.m_width);
+        for (uint64_t cursor : m_cursors) drawCushionCursor(target, scale.x(static_cast<double>(cursor)));
+    }
+
+private:
+    const std::vector<uint64_t>& m_cursors;
+};
+
+}  // namespace
+
+std::vector<FramePlan> Report::drawViews(std::vector<ViewRequest> requests) const {
+    for (ViewRequest& request : requests) {
+        request.m_levelOfDetail = m_options.m_levelOfDetail;
+        request.m_mayDraft = m_options.m_mayDraft;
+    }
+    if (FrameContext* frame = this->frame()) {
+        frame->draw(std::move(requests));
+        return frame->lastPlans();
+    }
+    return drawExport(m_model, m_colouring, std::move(requests));
 }
 
 // Every view's blocks and what lies over them, drawn together (correlated views: one pass of
-// tiles over the index for all of them, FrameContext::drawBlocks).
+// tiles for all of them).
 void Report::paintViewRasters(cairo_t* cr) const {
     std::vector<Rect> rects;
     for (const View& view : m_views) rects.push_back(view.m_cell.m_view);
+    const AccessLayer accesses(m_model.accessMarks(), m_bins ? &m_binOfMark : nullptr);
+    const CursorLayer cursors(m_options.m_cursors);
     paintRasters(cr, rects, [&](std::span<const PixelBuffer> targets) {
-        std::vector<FrameContext::BlocksJob> jobs;
+        std::vector<ViewRequest> requests;
         for (size_t i = 0; i < m_views.size(); ++i) {
             if (!targets[i].m_pixels) continue;
-            if (frame()) jobs.push_back({specOf(m_views[i]), targets[i]});
-            else drawBlocks(m_model, specOf(m_views[i]), m_colouring, targets[i]);
+            ViewRequest& request = requests.emplace_back();
+            request.m_spec = specOf(m_views[i]);
+            request.m_target = targets[i];
+            if (m_options.m_accessMarks) request.m_layers.push_back(&accesses);
+            request.m_layers.push_back(&cursors);
         }
-        if (FrameContext* frame = this->frame()) frame->drawBlocks(jobs, m_options.m_levelOfDetail, m_options.m_mayDraft);
-        for (size_t i = 0; i < m_views.size(); ++i) {
-            if (!targets[i].m_pixels) continue;
-            if (m_options.m_accessMarks) {
-                const auto& marks = m_model.accessMarks();
-                const std::vector<int>* binOfMark = m_bins ? &m_binOfMark : nullptr;
-                const ViewSpec spec = specOf(m_views[i]);
-                drawAccessDensity(accessDensity(marks, spec, targets[i].m_width, targets[i].m_height, binOfMark), targets[i]);
-                drawWatchLinks(marks, spec, targets[i], binOfMark);
-                drawUsesAfterFree(marks, spec, targets[i], binOfMark);
-            }
-            paintCursors(targets[i], m_views[i].m_cell.m_view.m_width);
-        }
+        m_plans = drawViews(std::move(requests));
     });
 }
 
@@ -347,7 +365,7 @@ void Report::paintView(cairo_t* cr, const View& view) const {
     strokeRect(cr, cell.m_view, kFrameColour);
     paintRaster(cr, cell.m_bar, [&](PixelBuffer target) {
         drawOccupancyBar(view.m_occupancy, m_fullBytes, m_options.m_cushion, target);
-        paintCursors(target, cell.m_bar.m_width);
+        CursorLayer(m_options.m_cursors).draw(specOf(view), target);
     });
     strokeRect(cr, cell.m_bar, kFrameColour);
     const double font = m_layout.m_fontSize;
@@ -380,8 +398,13 @@ void Report::paintContext(cairo_t* cr) const {
     spec.m_window = m_model.extent(m_options.m_axis);
     spec.m_scale = &m_contextScale;
     paintRaster(cr, area, [&](PixelBuffer target) {
-        if (FrameContext* frame = this->frame()) frame->drawWhole(spec, target, m_options.m_levelOfDetail, m_options.m_contextMayLag, m_options.m_mayDraft);
-        else drawBlocks(m_model, spec, m_colouring, target);
+        ViewRequest request{spec, target, m_options.m_levelOfDetail, m_options.m_mayDraft, m_options.m_contextMayLag, {}};
+        if (FrameContext* frame = this->frame()) {
+            frame->drawWhole(request);
+            m_contextPlan = frame->lastPlans().back();
+        } else {
+            m_contextPlan = drawExport(m_model, m_colouring, {std::move(request)}).front();
+        }
     });
     strokeRect(cr, area, kFrameColour);
     // The shown window, framed in red as MemoView's slider.
@@ -400,6 +423,12 @@ void Report::paintContext(cairo_t* cr) const {
     setColour(cr, kMutedTextColour);
     setFont(cr, m_layout.m_fontSize * 0.9);
     drawText(cr, "whole log", area.m_x + area.m_width / 2, area.bottom() + m_layout.m_fontSize * 1.4, Align::Centre);
+}
+
+std::vector<FramePlan> Report::plans() const {
+    std::vector<FramePlan> plans = m_plans;
+    if (m_contextPlan) plans.push_back(*m_contextPlan);
+    return plans;
 }
 
 std::optional<std::pair<uint64_t, uint64_t>> Report::pointAt(double x, double y) const {

@@ -44,19 +44,16 @@ struct ReportOptions {
     uint64_t m_suppressedBytes = 0, m_suppressedBlocks = 0;
     bool m_fullPaths = false;                      // --paths full: the header shows the program's and
                                                    // the log's paths, not only their names
-    // The window's frames: drawn through a context kept between frames (its index, colours and
-    // buffers; the colouring is the context's, over the whole log) instead of walks over every
-    // block; correlated views (m_bins) too, with the context's bins (over the whole log), never
-    // folded. With m_levelOfDetail, what is smaller than m_frame->m_foldPixels is folded;
-    // without, the picture is exact.
+    // The window's frames: drawn through a context kept between frames (its index, colours,
+    // bins and kept views, over the whole log) instead of from one walk over the log as an
+    // export is. What the caller allows of each view's plan (DraftPolicy decides): folding
+    // what a pixel cannot tell apart, drafts, and a context view of another alpha (the window
+    // while the alpha slider is dragged).
     FrameContext* m_frame = nullptr;
     bool m_levelOfDetail = false;
-    // With m_levelOfDetail: a view with more blocks than m_frame->m_draftAbove may be drawn as
-    // a draft (FrameContext::drawBlocks, drawWhole); the frame's drewDraft() says whether one was.
     bool m_mayDraft = false;
-    // With m_frame: the context view may keep the picture of an earlier alpha or cushion style
-    // (FrameContext::drawWhole), as the window lets it while the alpha slider is dragged.
     bool m_contextMayLag = false;
+    bool operator==(const ReportOptions&) const = default;
 };
 
 class Report {
@@ -89,6 +86,8 @@ public:
     std::vector<Rect> blockRects(const timeline::Block& block) const;
     // The context view's x window and address scale (the whole log), for its slider.
     const AddressScale& contextScale() const { return m_contextScale; }
+    // The plans of the last paint(): its views', then the context view's (for --trace).
+    std::vector<FramePlan> plans() const;
 
 private:
     struct View {
@@ -110,7 +109,7 @@ private:
     void paintViewRasters(cairo_t* cr) const;
     void paintView(cairo_t* cr, const View& view) const;
     void paintContext(cairo_t* cr) const;
-    void paintCursors(PixelBuffer target, double width) const;
+    std::vector<FramePlan> drawViews(std::vector<ViewRequest> requests) const;
 
     const timeline::BlockModel& m_model;
     const timeline::SiteIndex* m_sites;
@@ -125,6 +124,9 @@ private:
     double m_fullBytes = 0;
     bool m_sharedAddresses = false;  // correlated views side by side on one address axis
     std::vector<LegendItem> m_legend;
+    // What the last paint() planned, views then the context view.
+    mutable std::vector<FramePlan> m_plans;
+    mutable std::optional<FramePlan> m_contextPlan;
 };
 
 }  // namespace memlog::render

@@ -4,7 +4,6 @@
 
 #include <sys/stat.h>
 
-#include "render/frame/draft_budget.hpp"
 
 namespace memlog::render {
 
@@ -14,19 +13,8 @@ using timeline::XAxis;
 std::optional<size_t> LoadedLog::blockAt(uint64_t x, uint64_t addr) const { return m_frame->index().blockAt(x, addr); }
 
 std::pair<uint64_t, uint64_t> LoadedLog::liveAt(uint64_t x) const {
-    const XAxis axis = m_frame->axis();
-    uint64_t bytes = 0, blocks = 0;
-    const timeline::IndexBox line{x, x + 1, 0, UINT64_MAX};
-    m_frame->index().index().query(line, [](const timeline::BlockIndex::Node&) { return false; },
-                                   [&](uint32_t i) {
-                                       const Block& block = m_model[i];
-                                       // Live at x: begun at or before it, not yet ended.
-                                       if (block.from(axis) <= x && x < block.to(axis)) {
-                                           bytes += block.size();
-                                           ++blocks;
-                                       }
-                                   });
-    return {bytes, blocks};
+    const timeline::ModelIndex::Live live = m_frame->index().liveAt(x);
+    return {live.m_bytes, live.m_blocks};
 }
 
 std::string fileVersion(const std::string& path) {
@@ -58,9 +46,8 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     log->m_ranges = ranges.finish();
     tell("indexing", 0.8);
     log->m_frame = std::make_unique<FrameContext>(log->m_model, &log->m_sites);
-    log->m_frame->m_draftAbove = draftAbove;
-    log->m_frame->m_lateAfterMs = DraftBudget::kLateAfterMs;
-    log->m_frame->m_lateProjectedMs = DraftBudget::kLateProjectedMs;
+    log->m_frame->policy().setCeiling(draftAbove);
+    log->m_frame->policy().followMachineSpeed();
     log->m_frame->prepare(axis, by, [&](double f) { tell("indexing", 0.8 + 0.2 * f); });
     tell("done", 1);
     return log;

@@ -43,7 +43,7 @@ struct LoadedLog {
 class LogLoader {
 public:
     // The frame context is prepared for frames on `axis` coloured `by`, and for drafts of
-    // views of more than `draftAbove` blocks (FrameContext::m_draftAbove).
+    // views of more than `draftAbove` blocks (DraftPolicy).
     LogLoader(std::string path, timeline::XAxis axis, ColourBy by, size_t draftAbove, std::function<void()> onProgress);
     ~LogLoader();
     LogLoader(const LogLoader&) = delete;
@@ -82,6 +82,6 @@ std::string fileVersion(const std::string& path);
 // Reads a log in the calling thread (the same steps, for tests and benchmarks).
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, timeline::XAxis axis, ColourBy by,
                                    const std::function<void(const char*, double)>& progress = {},
-                                   size_t draftAbove = FrameContext::kDraftAbove);
+                                   size_t draftAbove = DraftPolicy::kDraftAbove);
 
 }  // namespace memlog::render

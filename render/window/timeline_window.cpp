@@ -51,8 +51,7 @@ int runWindow(const WindowOptions& options) {
 
 TimelineWindow::TimelineWindow(const WindowOptions& options)
     : m_options(options), m_state(options.m_state),
-      m_window("memtimeline \u00b7 " + baseName(options.m_log), options.m_width, options.m_height),
-      m_draftBudget(options.m_draftAbove) {
+      m_window("memtimeline \u00b7 " + baseName(options.m_log), options.m_width, options.m_height) {
     if (!s_wakeEvent) s_wakeEvent = SDL_RegisterEvents(1);
     startLoading();
 }
@@ -64,7 +63,7 @@ int TimelineWindow::run() {
         // when a draft is due to be drawn exactly. A frame still to draw (the context view's,
         // after a key changed alpha) does not wait.
         int wait = m_options.m_follow || m_toastUntil ? 250 : -1;
-        if (m_refineAt) {
+        if (m_pictureState == PictureState::Draft) {
             const uint32_t now = SDL_GetTicks();
             const int untilRefine = m_refineAt > now ? static_cast<int>(m_refineAt - now) : 0;
             wait = wait < 0 ? untilRefine : std::min(wait, untilRefine);
@@ -77,13 +76,12 @@ int TimelineWindow::run() {
         }
         // Not with input just handled: a new view gets its draft first (and a later time to
         // be drawn exactly), the same view its exact picture on the next turn.
-        if (m_refineAt && !input && SDL_GetTicks() >= m_refineAt) {
-            m_refineAt = 0;
-            m_refine = true;
+        if (m_pictureState == PictureState::Draft && !input && SDL_GetTicks() >= m_refineAt) {
+            m_pictureState = PictureState::DraftDue;
             m_dirty = true;
         }
         if (m_loader && m_loader->done()) finishLoading();
-        if (m_preparing && m_prepared.load()) finishPreparing();
+        if (preparing() && m_prepared.load()) finishPreparing();
         if (!m_loadError.empty() && !m_log) {
             std::fprintf(stderr, "memtimeline: %s\n", m_loadError.c_str());
             return 2;
@@ -93,7 +91,7 @@ int TimelineWindow::run() {
             m_dirty = true;
         }
         if (m_options.m_follow) checkFollow();
-        if (m_dirty || !m_log || m_preparing) drawFrame();
+        if (m_dirty || !m_log || preparing()) drawFrame();
     }
 }
 
@@ -108,10 +106,7 @@ bool TimelineWindow::startPreparing() {
     FrameContext& frame = *m_log->m_frame;
     const bool contextReady = frame.axis() == m_state.m_axis && frame.colouring().by() == m_state.m_colourBy;
     if (contextReady && (!m_state.m_bins || frame.binsReady(*m_state.m_bins))) return false;
-    m_preparing = true;
-    m_preparingWhat = frame.axis() != m_state.m_axis ? "indexing for the new x axis"
-                      : !contextReady               ? "colouring every block"
-                                                    : "sorting the blocks into bins";
+    m_preparing.store(frame.axis() != m_state.m_axis ? Preparing::Index : !contextReady ? Preparing::Colours : Preparing::Bins);
     m_prepared.store(false);
     m_prepareProgress.store(0);
     m_hovered.reset();
@@ -122,6 +117,7 @@ bool TimelineWindow::startPreparing() {
             m_prepareProgress.store(fraction * contextShare);
             wake();
         });
+        if (bins) m_preparing.store(Preparing::Bins);
         if (bins)
             frame.prepareBins(*bins, [&](double fraction) {
                 m_prepareProgress.store(contextShare + fraction * (1 - contextShare));
@@ -135,12 +131,12 @@ bool TimelineWindow::startPreparing() {
 
 void TimelineWindow::finishPreparing() {
     m_preparer.join();
-    m_preparing = false;
+    m_preparing.store(Preparing::Nothing);
     m_dirty = true;
 }
 
 void TimelineWindow::finishLoading() {
-    if (m_preparing) finishPreparing();  // the old log's context must be left alone first
+    if (preparing()) finishPreparing();  // the old log's context must be left alone first
     std::unique_ptr<LoadedLog> log = m_loader->take();
     const std::string error = m_loader->error();
     m_loader.reset();
@@ -269,14 +265,13 @@ void TimelineWindow::drawFrame() {
             return;
         }
         const int reportHeight = std::max(height - static_cast<int>(m_stripHeight), 150);
-        if (m_preparing || startPreparing()) {
+        if (preparing() || startPreparing()) {
             // The last picture, dimmed, under the bar of what is being made ready.
             if (m_picture) {
                 cairo_set_source_surface(cr, m_picture, 0, m_stripHeight);
                 cairo_paint_with_alpha(cr, 0.35);
             }
-            const std::string what = m_state.m_axis != m_log->m_frame->axis() ? "indexing for the new x axis"
-                                                                                 : "colouring every block";
+            const std::string what = preparingText(m_preparing.load());
             drawProgress(cr, {0, m_stripHeight, static_cast<double>(width), static_cast<double>(reportHeight)},
                          what + " \u2026 " + std::to_string(static_cast<int>(m_prepareProgress.load() * 100)) + " %",
                          m_prepareProgress.load(), m_fontSize, false);
@@ -286,19 +281,19 @@ void TimelineWindow::drawFrame() {
         }
         ReportOptions options = reportOptions(width, reportHeight);
         m_contextLagged = options.m_contextMayLag;
-        const std::string key = pictureKey(options);
         // Only what the report shows redraws it: hovering, tooltips, the help and a dragged box
         // are drawn over the picture of the last frame, kept as an image. And a draft, when
-        // its time to be drawn exactly has come.
-        m_refined = m_interrupted = false;
-        // A draft drawn exactly goes into a picture of its own and gives way to input: the
-        // draft stays until it is done. (A view that changed meanwhile gets its draft first.)
-        const bool refining = m_refine && m_pictureDraft && key == m_pictureKey;
-        if (!m_picture || key != m_pictureKey || refining) {
+        // its time to be drawn exactly has come: into a picture of its own, giving way to
+        // input (the draft stays until it is done). A view that changed meanwhile gets its
+        // draft first.
+        const bool same = pictureShows(options);
+        const bool refining = same && m_pictureState == PictureState::DraftDue;
+        m_lastFrame = LastFrame::Reused;
+        if (!same || refining) {
             options.m_mayDraft = !refining;
             FrameContext& frame = *m_log->m_frame;
-            frame.m_draftLimit = m_draftBudget.draftAbove();
             const auto building = std::chrono::steady_clock::now();
+            const ReportOptions shown = options;
             auto report = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
             const auto painting = std::chrono::steady_clock::now();
             if (m_picture && (cairo_image_surface_get_width(m_picture) != width ||
@@ -307,29 +302,40 @@ void TimelineWindow::drawFrame() {
                 m_picture = nullptr;
             }
             cairo_surface_t* target = m_picture && !refining ? m_picture : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, reportHeight);
-            if (refining) frame.m_interrupt = [this] { return m_window.inputWaiting(); };
+            if (refining) frame.setInterrupt([this] { return m_window.inputWaiting(); });
             cairo_t* page = cairo_create(target);
             report->paint(page);
             cairo_destroy(page);
-            frame.m_interrupt = nullptr;
-            m_interrupted = frame.interrupted();
-            if (m_interrupted) {
+            frame.setInterrupt(nullptr);
+            if (frame.interrupted()) {
                 cairo_surface_destroy(target);
+                m_lastFrame = LastFrame::GaveWay;
+                m_pictureState = PictureState::Draft;
                 m_refineAt = refineTime();
             } else {
                 if (m_picture && m_picture != target) cairo_surface_destroy(m_picture);
                 m_picture = target;
+                m_lastPlans.clear();
+                const char* names[] = {"view", "context"};
+                size_t view = 0;
+                for (const FramePlan& plan : report->plans()) {
+                    const bool context = !m_state.m_bins && view + 1 == report->plans().size();
+                    m_lastPlans += " " + plan.describe(context ? names[1] : std::string(names[0]) + std::to_string(view));
+                    ++view;
+                }
                 m_report = std::move(report);
-                m_pictureKey = key;
+                m_pictureOptions = shown;
+                m_pictureOptions->m_mayDraft = false;
+                m_pictureLoads = m_loads;
                 ++m_pictures;
-                m_refined = refining;
-                m_pictureDraft = frame.drewDraft();
-                m_refineAt = m_pictureDraft ? refineTime() : 0;
+                m_lastFrame = refining ? LastFrame::Refined : LastFrame::Drawn;
+                m_pictureState = frame.drewDraft() ? PictureState::Draft : PictureState::Exact;
+                if (frame.drewDraft()) m_refineAt = refineTime();
             }
             const auto painted = std::chrono::steady_clock::now();
             m_buildMs = std::chrono::duration<double, std::milli>(painting - building).count();
             m_paintMs = std::chrono::duration<double, std::milli>(painted - painting).count();
-            if (!m_interrupted && !frame.drewDraft()) m_draftBudget.exactFrame(frame.frameStats().m_items, m_paintMs);
+            if (!frame.interrupted() && !frame.drewDraft()) frame.policy().exactFrame(frame.frameStats().m_items, m_paintMs);
         } else {
             m_buildMs = m_paintMs = 0;
         }
@@ -346,27 +352,26 @@ void TimelineWindow::drawFrame() {
     m_showMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_drawnAt).count();
     m_dirty = m_contextBehind && m_contextLagged;  // the context view's own frame follows
     m_contextBehind = false;
-    m_refine = false;
     ++m_frames;
     if (m_options.m_trace)
         trace(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
 }
 
-// Everything a report's pixels depend on, as text: equal keys draw equal pictures.
-std::string TimelineWindow::pictureKey(const ReportOptions& options) const {
-    char text[512];
-    const auto shown = m_view->addressScale().shownAddresses();
-    std::snprintf(text, sizeof text, "%d %d %d %.4f %d %d %" PRIu64 " %" PRIu64 " %d %d %d %d %.3f %.6g %.6f %" PRIu64 " %" PRIu64 " %" PRIu64,
-                  options.m_width, options.m_height, static_cast<int>(options.m_colourBy), options.m_alpha,
-                  static_cast<int>(options.m_cushion), static_cast<int>(options.m_axis), options.m_window->m_from,
-                  options.m_window->m_to, options.m_bins ? static_cast<int>(*options.m_bins) : -1,
-                  static_cast<int>(options.m_layout), options.m_accessMarks ? 1 : 0,
-                  options.m_addressScale ? 1 : 0, options.m_uiScale, m_view->addressZoom(),
-                  m_view->viewHeight(), shown ? shown->first : 0, shown ? shown->second : 0, m_loads);
-    std::string key = text;
-    if (options.m_contextMayLag) key += " lag";
-    for (uint64_t cursor : options.m_cursors) key += " c" + std::to_string(cursor);
-    return key;
+bool TimelineWindow::pictureShows(const ReportOptions& options) const {
+    if (!m_picture || !m_pictureOptions || m_pictureLoads != m_loads) return false;
+    ReportOptions asked = options;
+    asked.m_mayDraft = false;  // a draft or its exact picture: the same view
+    return asked == *m_pictureOptions;
+}
+
+const char* TimelineWindow::preparingText(Preparing what) {
+    switch (what) {
+        case Preparing::Index: return "indexing for the new x axis";
+        case Preparing::Colours: return "colouring every block";
+        case Preparing::Bins: return "sorting the blocks into bins";
+        case Preparing::Nothing: break;
+    }
+    return "";
 }
 
 void TimelineWindow::paintOverlays(cairo_t* cr) {
@@ -471,7 +476,7 @@ void TimelineWindow::toast(const std::string& text) {
 // name in the current directory.
 void TimelineWindow::exportView() {
     if (!m_log || !m_report) return;
-    if (m_preparing) {  // the report draws through the context being prepared on its thread
+    if (preparing()) {  // the report draws through the context being prepared on its thread
         toast("the view is being made ready: export it in a moment");
         return;
     }
@@ -492,7 +497,7 @@ void TimelineWindow::exportView() {
     try {
         // A draft on screen is exported as its exact picture (drawn now), as --export draws it.
         std::unique_ptr<Report> exact;
-        if (m_pictureDraft) {
+        if (m_pictureState != PictureState::Exact) {
             ReportOptions options = m_report->options();
             options.m_mayDraft = false;
             exact = std::make_unique<Report>(m_log->m_model, &m_log->m_sites, std::move(options));
@@ -541,7 +546,7 @@ void TimelineWindow::trace(double milliseconds) {
     traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
                  "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
                  "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
-                 "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d\n",
+                 "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d%s\n",
                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
                  m_state.m_axis == XAxis::Time ? "time" : "events",
                  shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
@@ -551,7 +556,8 @@ void TimelineWindow::trace(double milliseconds) {
                  m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
                  m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
                  m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-                 m_contextLagged ? "lagging" : "current", m_draftBudget.draftAbove(), m_preparing ? 1 : 0, m_pictureDraft ? 1 : 0, m_refined ? 1 : 0, m_interrupted ? 1 : 0);
+                 m_contextLagged ? "lagging" : "current", m_log->m_frame->policy().draftAbove(), preparing() ? 1 : 0, m_pictureState != PictureState::Exact ? 1 : 0,
+                 m_lastFrame == LastFrame::Refined ? 1 : 0, m_lastFrame == LastFrame::GaveWay ? 1 : 0, m_lastPlans.c_str());
 }
 
 }  // namespace memlog::render

@@ -13,7 +13,6 @@
 #include <optional>
 #include <string>
 
-#include "render/frame/draft_budget.hpp"
 #include "render/report/report.hpp"
 #include "render/window/control_strip.hpp"
 #include "render/window/loaded_log.hpp"
@@ -33,7 +32,7 @@ struct WindowOptions {
     bool m_follow = false;                          // re-read the log as it grows
     bool m_trace = false;                           // one line per frame on stderr
     bool m_fullPaths = false;                       // --paths full: the header's paths in full
-    size_t m_draftAbove = FrameContext::kDraftAbove; // --draft-above: see FrameContext::m_draftAbove
+    size_t m_draftAbove = DraftPolicy::kDraftAbove;  // --draft-above: see DraftPolicy
 };
 
 // Opens the window and runs until it is closed. Returns the exit status.
@@ -60,7 +59,8 @@ private:
     // Frames (timeline_window.cpp).
     void drawFrame();
     ReportOptions reportOptions(int width, int height);
-    std::string pictureKey(const ReportOptions& options) const;
+    // Whether the picture kept under the overlays shows what `options` would draw.
+    bool pictureShows(const ReportOptions& options) const;
     void paintOverlays(cairo_t* cr);
     std::vector<std::string> blockLines(size_t index, bool full) const;
     std::vector<std::string> stackLines(uint32_t stack) const;
@@ -95,7 +95,8 @@ private:
     std::optional<Viewport> m_view;
     std::unique_ptr<Report> m_report;  // the last picture's, for hit tests
     cairo_surface_t* m_picture = nullptr;  // the report as last drawn, under the overlays
-    std::string m_pictureKey;
+    std::optional<ReportOptions> m_pictureOptions;  // what the picture shows
+    uint64_t m_pictureLoads = 0;                     // of the log as read this many times
     uint64_t m_pictures = 0;  // reports drawn (a frame may reuse the last)
     double m_buildMs = 0, m_paintMs = 0;  // the last frame's report: made, painted (0: reused)
     double m_showMs = 0;                  // handing the frame to the display
@@ -104,8 +105,11 @@ private:
     std::thread m_preparer;
     std::atomic<double> m_prepareProgress{0};
     std::atomic<bool> m_prepared{false};
-    bool m_preparing = false;
-    std::string m_preparingWhat;  // the progress bar's words
+    // What the preparer thread is making, for the progress bar's words (set by that thread).
+    enum class Preparing { Nothing, Index, Colours, Bins };
+    std::atomic<Preparing> m_preparing{Preparing::Nothing};
+    bool preparing() const { return m_preparing.load() != Preparing::Nothing; }
+    static const char* preparingText(Preparing what);
     ControlStrip m_strip;
     double m_stripHeight = 30, m_fontSize = 11;
     std::string m_loadError;
@@ -129,17 +133,21 @@ private:
     // views of a ten-million-block log in one frame took half a second.
     bool m_contextBehind = false;
     bool m_contextLagged = false;  // the last frame kept the context view of another alpha
-    // A view with more blocks than a frame can draw exactly is drawn as a draft
-    // (FrameContext::m_draftAbove, lowered by m_draftBudget while exact frames run slow),
-    // then exactly once input has paused for kRefineAfterMs.
-    DraftBudget m_draftBudget;
+    // A view with more blocks than a frame can draw exactly is drawn as a draft (the frame
+    // context's DraftPolicy), then exactly once input has paused for kRefineAfterMs.
     static constexpr uint32_t kRefineAfterMs = 200;
-    bool m_pictureDraft = false;  // the picture is a draft
-    uint32_t m_refineAt = 0;      // SDL ticks when the draft is to be drawn exactly (0: none due)
-    bool m_refine = false;        // the next frame draws the draft exactly
-    bool m_refined = false;       // the last frame did (for --trace)
-    bool m_interrupted = false;   // the last frame began to, and gave way to input
-    // When a draft drawn now is to be drawn exactly (never 0, which means none is due).
+    enum class PictureState {
+        Exact,     // nothing to do
+        Draft,     // a draft, to be drawn exactly at m_refineAt
+        DraftDue,  // a draft whose time has come: the next frame draws it exactly
+    };
+    PictureState m_pictureState = PictureState::Exact;
+    uint32_t m_refineAt = 0;  // SDL ticks, with PictureState::Draft
+    // What the last frame did with the picture (for --trace).
+    enum class LastFrame { Reused, Drawn, Refined, GaveWay };
+    LastFrame m_lastFrame = LastFrame::Reused;
+    std::string m_lastPlans;  // the plans of the last picture drawn, as --trace prints them
+    // When a draft drawn now is to be drawn exactly (never 0).
     static uint32_t refineTime() { return std::max<uint32_t>(SDL_GetTicks() + kRefineAfterMs, 1); }
     bool m_reloading = false;
 };

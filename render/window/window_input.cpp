@@ -325,7 +325,7 @@ void TimelineWindow::updateHover() {
     m_hoveredMark.reset();
     m_hoveredBar.reset();
     // While the frame context is being prepared on its thread, nothing may ask it.
-    if (!m_log || !m_report || m_pointerX < 0 || m_state.m_help || m_preparing) return;
+    if (!m_log || !m_report || m_pointerX < 0 || m_state.m_help || preparing()) return;
     const double reportY = m_pointerY - reportTop();
     m_hoveredMark = markAt(m_pointerX, m_pointerY);
     if (m_hoveredMark) return;

@@ -393,8 +393,12 @@ TEST_CASE("a view with more blocks than --draft-above is drawn as a draft, then 
     REQUIRE(firstPicture != std::string::npos);
     const std::string firstLine = text.substr(text.rfind("frame ", firstPicture), text.find('\n', firstPicture) - text.rfind("frame ", firstPicture));
     CHECK(firstLine.find(" draft=1 ") != std::string::npos);
+    CHECK(firstLine.find(" view0.draft=1 ") != std::string::npos);  // the plan of the main view
     const Frame exact = window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
     CHECK(exact["draft"] == "0");
+    CHECK(exact["view0.draft"] == "0");
+    CHECK(exact["view0.fold"] == "1");  // level of detail: what a pixel cannot tell apart
+    CHECK(exact["context.draft"] == "0");
     CHECK(exact.number("pictures") == 2);
     CHECK(firstLine.find(" x=" + exact["x"] + " ") != std::string::npos);
     const Frame& first = exact;
@@ -402,6 +406,8 @@ TEST_CASE("a view with more blocks than --draft-above is drawn as a draft, then 
     s.m_x.key(window.window(), "t");
     const Frame zoomed = window.waitForFrame([&](const Frame& f) { return f["x"] != first["x"]; });
     CHECK(zoomed["draft"] == "1");
+    CHECK(zoomed["view0.draft"] == "1");
+    CHECK(zoomed.number("view0.fold") >= 8);  // a draft folds nodes of 8 pixels at least
     const Frame zoomedExact = window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
     CHECK(zoomedExact["x"] == zoomed["x"]);
     CHECK(zoomedExact["draft"] == "0");
@@ -463,8 +469,12 @@ TEST_CASE("correlated views with more blocks than --draft-above are drafts of ea
     const Frame draft = window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "0"; });
     CHECK(draft["draft"] == "1");
     CHECK(draft.number("folded") > 0);
+    CHECK(draft["view0.draft"] == "1");  // a plan each bin's view, no context view
+    CHECK(draft["view1.draft"] == "1");
+    CHECK(draft["context.draft"].empty());
     const Frame exact = window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
     CHECK(exact["bins"] == "size");
+    CHECK(exact["view0.fold"] == "0");  // a bin's view folds only as a draft
     CHECK(exact["draft"] == "0");
     CHECK(exact["folded"] == "0");
     CHECK(exact.number("drawn") >= 100'000);

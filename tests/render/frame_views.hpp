@@ -85,7 +85,7 @@ inline std::vector<uint32_t> wholePicture(render::FrameContext& context, render:
                                           bool levelOfDetail, bool mayLag = false, bool mayDraft = false) {
     std::vector<uint32_t> pixels(static_cast<size_t>(width) * static_cast<size_t>(height));
     spec.m_scale = &context.wholeScale(height);
-    context.drawWhole(spec, {pixels.data(), width, height, width}, levelOfDetail, mayLag, mayDraft);
+    context.drawWhole({spec, {pixels.data(), width, height, width}, levelOfDetail, mayDraft, mayLag, {}});
     return pixels;
 }
 

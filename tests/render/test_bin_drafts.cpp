@@ -13,6 +13,7 @@
 using namespace memlog;
 using render::BinSummaries;
 using render::ColourBy;
+using render::DraftPolicy;
 using render::FrameContext;
 using render::FrameStats;
 using test::FrameView;
@@ -26,7 +27,7 @@ namespace {
 
 // Size bins of a frame context coloured by site, with the drafts' summaries made for them.
 const timeline::Bins& sizeBinsWithDrafts(FrameContext& frame) {
-    frame.m_draftAbove = 1000;  // before the bins are made: their summaries with them
+    frame.policy().setCeiling(1000);  // before the bins are made: their summaries with them
     frame.prepare(XAxis::Time, ColourBy::Site);
     return frame.bins(timeline::BinKind::Size);
 }
@@ -141,13 +142,13 @@ TEST_CASE("a view allowed a draft that folds no node is its exact picture, and n
     // wider than any draft folds; still thousands of blocks, over the limit.
     const timeline::BlockModel model = randomHeap(300'000, 300);
     FrameContext frame(model, nullptr);
-    frame.m_draftAbove = 100;
+    frame.policy().setCeiling(100);
     frame.prepare(XAxis::Time, ColourBy::Site);
     const timeline::Bins& bins = frame.bins(timeline::BinKind::Size);
     const XWindow extent = model.extent(XAxis::Time);
     const uint64_t from = extent.m_from + extent.width() / 2;
     const XWindow window{from, from + extent.width() / 50};
-    REQUIRE(frame.index().countIn({window.m_from, window.m_to, 0, UINT64_MAX}) > 10 * frame.m_draftAbove);
+    REQUIRE(frame.index().countIn({window.m_from, window.m_to, 0, UINT64_MAX}) > 10 * frame.policy().ceiling());
     for (int bin = -1; bin < static_cast<int>(bins.count()); ++bin) {
         INFO((bin < 0 ? std::string("every block") : "bin " + std::to_string(bin)));
         FrameView view(frame, XAxis::Time, window, 0, UINT64_MAX, 200, 75);
@@ -171,7 +172,7 @@ TEST_CASE("bins made when the log had no more blocks than the draft limit are ne
     FrameContext frame(model, nullptr);
     frame.prepare(XAxis::Time, ColourBy::Site);  // the limit of 1.5 million: no summaries
     const timeline::Bins& bins = frame.bins(timeline::BinKind::Size);
-    frame.m_draftAbove = 100;
+    frame.policy().setCeiling(100);
     FrameView view(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 300, 100);
     view.m_spec.m_bins = &bins;
     view.m_spec.m_bin = 0;
@@ -203,8 +204,8 @@ TEST_CASE("correlated views drawn together and running late are each their bin's
         exacts.push_back(views.back().throughFrame(frame, true, &stats, false));
     }
     // No more blocks in view than the limit: exact on time, their drafts when late.
-    frame.m_draftAbove = frame.index().countIn({window.m_from, window.m_to, 0, UINT64_MAX});
-    REQUIRE(frame.m_draftAbove < model.size());
+    frame.policy().setCeiling(frame.index().countIn({window.m_from, window.m_to, 0, UINT64_MAX}));
+    REQUIRE(frame.policy().ceiling() < model.size());
     auto drawTogether = [&] {
         std::vector<Image> images(views.size());
         std::vector<FrameContext::BlocksJob> jobs;
@@ -218,11 +219,11 @@ TEST_CASE("correlated views drawn together and running late are each their bin's
         stats = frame.drawBlocks(jobs, true, true);
         return images;
     };
-    frame.m_lateAfterMs = frame.m_lateProjectedMs = FrameContext::kNeverLate;
+    frame.policy().setLateAfter(DraftPolicy::kNeverLate, DraftPolicy::kNeverLate);
     std::vector<Image> drawn = drawTogether();
     CHECK_FALSE(stats.m_draft);
     for (size_t v = 0; v < views.size(); ++v) CHECK(drawn[v].m_pixels == exacts[v].m_pixels);
-    frame.m_lateAfterMs = 0;
+    frame.policy().setLateAfter(0, frame.policy().lateProjectedMs());
     drawn = drawTogether();
     CHECK(stats.m_draft);
     for (size_t v = 0; v < views.size(); ++v) {

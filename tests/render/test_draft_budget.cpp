@@ -11,6 +11,7 @@
 using namespace memlog;
 using render::ColourBy;
 using render::DraftBudget;
+using render::DraftPolicy;
 using render::FrameContext;
 using render::FrameStats;
 using test::FrameView;
@@ -59,7 +60,7 @@ TEST_CASE("a view over the frame's draft limit is a draft though under --draft-a
     const FrameView view(frame, XAxis::Time, extent, 0, UINT64_MAX, 400, 300);
     const size_t inView = frame.index().countIn({extent.m_from, extent.m_to, 0, UINT64_MAX});
     REQUIRE(inView > DraftBudget::kDraftsFrom);
-    frame.m_draftAbove = 10 * inView;  // --draft-above far over the view: exact
+    frame.policy().setCeiling(10 * inView);  // --draft-above far over the view: exact
 
     FrameStats stats;
     frame.newFrame();
@@ -72,14 +73,19 @@ TEST_CASE("a view over the frame's draft limit is a draft though under --draft-a
     CHECK(frame.frameStats().m_items == 0);
 
     frame.forgetViews();
-    frame.m_draftLimit = inView - 1;  // slow exact frames lowered the limit
+    // Slow exact frames lower the limit to just under the view: a million blocks in what
+    // would paint inView - 1 of them in the budget.
+    frame.policy().followMachineSpeed();
+    frame.policy().exactFrame(1'000'000, 1e6 * DraftBudget::kPaintBudgetMs / static_cast<double>(inView - 1));
+    REQUIRE(frame.policy().draftAbove() < inView);
     frame.newFrame();
     view.throughFrame(frame, true, &stats, true);
     CHECK(stats.m_draft);
     CHECK(stats.m_foldedItems > inView / 2);
     CHECK(frame.frameStats().m_items == stats.m_items);
     frame.forgetViews();
-    frame.m_draftLimit = 0;  // none: --draft-above alone
+    frame.policy().setCeiling(10 * inView);  // nothing measured since: --draft-above alone
+    frame.policy().setLateAfter(DraftPolicy::kNeverLate, DraftPolicy::kNeverLate);
     frame.newFrame();
     view.throughFrame(frame, true, &stats, true);
     CHECK_FALSE(stats.m_draft);

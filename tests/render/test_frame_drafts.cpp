@@ -11,6 +11,7 @@
 
 using namespace memlog;
 using render::ColourBy;
+using render::DraftPolicy;
 using render::FrameContext;
 using render::FrameStats;
 using render::ViewSpec;
@@ -30,18 +31,18 @@ TEST_CASE("a view with more blocks than the draft limit is a draft: folded, clos
     const FrameView view(frame, XAxis::Time, extent, 0, UINT64_MAX, 400, 300);
     const size_t inView = frame.index().countIn({extent.m_from, extent.m_to, 0, UINT64_MAX});
     REQUIRE(inView > 100'000);
-    CHECK(frame.draftFoldPixels(view.m_spec, 400) >= FrameContext::kDraftFoldAtLeast);
+    CHECK(frame.draftFoldPixels(view.m_spec, 400) >= DraftPolicy::kDraftFoldAtLeast);
     // A quarter the size, leaves are a quarter as many pixels, three of which are below the
     // floor: a draft's work is bounded by the screen, however small the leaves.
     const FrameView small(frame, XAxis::Time, extent, 0, UINT64_MAX, 100, 75);
-    CHECK(frame.draftFoldPixels(small.m_spec, 100) == FrameContext::kDraftFoldAtLeast);
+    CHECK(frame.draftFoldPixels(small.m_spec, 100) == DraftPolicy::kDraftFoldAtLeast);
 
-    frame.m_draftAbove = inView;  // not more than the limit: exact
+    frame.policy().setCeiling(inView);  // not more than the limit: exact
     FrameStats stats;
     const Image exact = view.throughFrame(frame, true, &stats, true);
     CHECK_FALSE(stats.m_draft);
     frame.forgetViews();
-    frame.m_draftAbove = inView - 1;
+    frame.policy().setCeiling(inView - 1);
     const Image draft = view.throughFrame(frame, true, &stats, true);
     INFO(stats.m_foldedItems << " of " << inView << " blocks folded, " << stats.m_items << " drawn one by one, fold "
                              << frame.draftFoldPixels(view.m_spec, 400));
@@ -70,7 +71,7 @@ TEST_CASE("a view with more blocks than the draft limit is a draft: folded, clos
     CHECK_FALSE(stats.m_draft);
     // No limit: never a draft.
     frame.forgetViews();
-    frame.m_draftAbove = 0;
+    frame.policy().setCeiling(0);
     CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == exact.m_pixels);
     CHECK_FALSE(stats.m_draft);
 }
@@ -82,11 +83,11 @@ TEST_CASE("the whole log's picture is a draft only above the limit, and a draft 
     fresh.prepare(XAxis::Time, ColourBy::Size);
     const ViewSpec whole = FrameView(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 120, 300).m_spec;
     const std::vector<uint32_t> exact = wholePicture(fresh, whole, 120, 300, true);
-    frame.m_draftAbove = model.size();  // not above: exact
+    frame.policy().setCeiling(model.size());  // not above: exact
     frame.newFrame();
     CHECK(wholePicture(frame, whole, 120, 300, true, false, true) == exact);
     CHECK_FALSE(frame.drewDraft());
-    frame.m_draftAbove = model.size() - 1;
+    frame.policy().setCeiling(model.size() - 1);
     frame.newFrame();
     CHECK(wholePicture(frame, whole, 120, 300, true, false, true) == exact);  // the exact one is at hand
     CHECK_FALSE(frame.drewDraft());
@@ -110,7 +111,7 @@ TEST_CASE("a frame given up when asked is neither kept nor counted, and the next
     frame.prepare(XAxis::Time, ColourBy::Size);
     const FrameView view(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 400, 300);
     int asked = 0;
-    frame.m_interrupt = [&] { return ++asked > 0; };
+    frame.setInterrupt([&] { return ++asked > 0; });
     frame.newFrame();
     FrameStats stats;
     view.throughFrame(frame, true, &stats);
@@ -120,7 +121,7 @@ TEST_CASE("a frame given up when asked is neither kept nor counted, and the next
     CHECK(wholePicture(frame, view.m_spec, 120, 300, true) == untouched);  // nothing more this frame
     CHECK(asked == 1);
     // Asked again only in the next frame; without the question, it draws as ever.
-    frame.m_interrupt = nullptr;
+    frame.setInterrupt(nullptr);
     frame.newFrame();
     CHECK_FALSE(frame.interrupted());
     const Image drawn = view.throughFrame(frame, true, &stats);
@@ -137,19 +138,19 @@ TEST_CASE("a frame running late draws its remaining tiles as the view's draft, k
     const XWindow extent = model.extent(XAxis::Time);
     const FrameView view(frame, XAxis::Time, extent, 0, UINT64_MAX, 400, 300);
     const size_t inView = frame.index().countIn({extent.m_from, extent.m_to, 0, UINT64_MAX});
-    REQUIRE(inView < frame.m_draftAbove);  // on time, exact
-    auto onTime = [&] { frame.m_lateAfterMs = frame.m_lateProjectedMs = FrameContext::kNeverLate; };
-    auto lateFromTheStart = [&] { frame.m_lateAfterMs = 0; };
+    REQUIRE(inView < frame.policy().ceiling());  // on time, exact
+    auto onTime = [&] { frame.policy().setLateAfter(DraftPolicy::kNeverLate, DraftPolicy::kNeverLate); };
+    auto lateFromTheStart = [&] { frame.policy().setLateAfter(0, frame.policy().lateProjectedMs()); };
     FrameStats stats;
     onTime();
     const Image exact = view.throughFrame(frame, true, &stats, true);
     CHECK_FALSE(stats.m_draft);
     frame.forgetViews();
-    frame.m_draftAbove = inView - 1;
+    frame.policy().setCeiling(inView - 1);
     const Image draft = view.throughFrame(frame, true, &stats, true);
     REQUIRE(stats.m_draft);
     REQUIRE(draft.m_pixels != exact.m_pixels);
-    frame.m_draftAbove = FrameContext::kDraftAbove;
+    frame.policy().setCeiling(DraftPolicy::kDraftAbove);
 
     // Late from its first tile, the view is its draft to the pixel, and says so.
     frame.forgetViews();
@@ -169,7 +170,7 @@ TEST_CASE("a frame running late draws its remaining tiles as the view's draft, k
     // first tiles are exact, the rest the draft's.
     frame.forgetViews();
     onTime();
-    frame.m_lateProjectedMs = 0;
+    frame.policy().setLateAfter(frame.policy().lateAfterMs(), 0);
     const Image part = view.throughFrame(frame, true, &stats, true);
     CHECK(stats.m_draft);
     size_t asExact = 0, asDraft = 0, neither = 0;
@@ -190,7 +191,7 @@ TEST_CASE("a view of a log too small for drafts is never late") {
     FrameContext frame(model, nullptr);
     frame.prepare(XAxis::Time, ColourBy::Size);
     const FrameView view(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 400, 300);
-    frame.m_lateAfterMs = 0;
+    frame.policy().setLateAfter(0, frame.policy().lateProjectedMs());
     FrameStats stats;
     CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == view.exact(model, frame).m_pixels);
     CHECK_FALSE(stats.m_draft);

@@ -1,5 +1,5 @@
 // The pictures stay the same: views of fixed random heaps, drawn with a set of options by the
-// walk over every block and through a frame context, each view's pixels hashed and compared with
+// export (one walk sorting the blocks into tiles) and through a frame context, each view's pixels hashed and compared with
 // tests/render/golden_views.txt. A change of the picture that is meant is named in its commit
 // and the file written again: MEMLOG_UPDATE_GOLDEN=1 build/bin/memlog_render_tests '[golden]'.
 #include <catch2/catch.hpp>
@@ -83,7 +83,7 @@ std::vector<Case> cases() {
 
 }  // namespace
 
-TEST_CASE("golden views: the pictures of fixed heaps, by the walk and through a frame context", "[golden]") {
+TEST_CASE("golden views: the pictures of fixed heaps, exported and through a frame context", "[golden]") {
     const timeline::BlockModel model = goldenHeap();
     std::map<std::string, std::string> drawn;
     for (const Case& c : cases())

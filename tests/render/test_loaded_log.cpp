@@ -21,10 +21,10 @@ TEST_CASE("the window's frames may run late and finish as drafts, where a frame 
     const auto loaded = render::loadLog(path, timeline::XAxis::Time, render::ColourBy::Site);
     std::filesystem::remove(path);
     REQUIRE(loaded->m_frame);
-    CHECK(loaded->m_frame->m_lateAfterMs == render::DraftBudget::kLateAfterMs);
-    CHECK(loaded->m_frame->m_lateProjectedMs == render::DraftBudget::kLateProjectedMs);
+    CHECK(loaded->m_frame->policy().lateAfterMs() == render::DraftBudget::kLateAfterMs);
+    CHECK(loaded->m_frame->policy().lateProjectedMs() == render::DraftBudget::kLateProjectedMs);
     // A Report's for --export: its pictures never depend on how fast the machine is.
     const render::FrameContext own(loaded->m_model, nullptr);
-    CHECK(own.m_lateAfterMs == render::FrameContext::kNeverLate);
-    CHECK(own.m_lateProjectedMs == render::FrameContext::kNeverLate);
+    CHECK(own.policy().lateAfterMs() == render::DraftPolicy::kNeverLate);
+    CHECK(own.policy().lateProjectedMs() == render::DraftPolicy::kNeverLate);
 }

@@ -62,6 +62,51 @@ void checkSameColumns(const std::vector<timeline::OccupancyColumn>& indexed, con
 
 }  // namespace
 
+TEST_CASE("the bytes and blocks live at x from the index equal the walk's, on both axes") {
+    for (const uint32_t seed : {1u, 2u})
+        for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
+            const BlockModel model = occupancyHeap(seed);
+            const ModelIndex index(model, axis);
+            const XWindow extent = model.extent(axis);
+            for (int i = 0; i <= 40; ++i) {
+                const uint64_t x = extent.m_from + extent.width() * static_cast<uint64_t>(i) / 40;
+                uint64_t blocks = 0;
+                model.forEach([&](const Block& b) { blocks += b.from(axis) <= x && x < b.to(axis); });
+                const ModelIndex::Live live = index.liveAt(x);
+                INFO("seed " << seed << " x " << x);
+                CHECK(static_cast<double>(live.m_bytes) == liveAt(model, axis, static_cast<double>(x), 0, UINT64_MAX));
+                CHECK(live.m_blocks == blocks);
+                if (i == 20) CHECK(blocks > 0);
+            }
+        }
+}
+
+TEST_CASE("group membership: each group's positions in the index's order, and a node's bits the groups under it") {
+    const BlockModel model = occupancyHeap(3);
+    const ModelIndex index(model, XAxis::Time);
+    const auto& order = index.index().order();
+    std::vector<uint8_t> groupOf(order.size());
+    for (size_t k = 0; k < order.size(); ++k) groupOf[k] = static_cast<uint8_t>(model[order[k]].size() % 5);  // 4: none
+    const ModelIndex::Membership membership = index.membership(groupOf, 4);
+    for (size_t group = 0; group < 4; ++group) {
+        std::vector<uint32_t> expected;
+        for (size_t k = 0; k < order.size(); ++k)
+            if (groupOf[k] == group) expected.push_back(static_cast<uint32_t>(k));
+        const auto positions = membership.positionsOf(group);
+        CHECK(std::vector<uint32_t>(positions.begin(), positions.end()) == expected);
+        CHECK_FALSE(expected.empty());
+    }
+    const auto& nodes = index.index().nodes();
+    for (size_t n = 0; n < nodes.size(); n += 7) {
+        uint8_t mask = 0;
+        index.index().forEachPositionUnder(nodes[n], [&](size_t k) {
+            if (groupOf[k] < 4) mask |= static_cast<uint8_t>(1u << groupOf[k]);
+        });
+        INFO("node " << n);
+        CHECK(membership.m_nodeGroups[n] == mask);
+    }
+}
+
 TEST_CASE("occupancy from the index equals the walk over every block") {
     for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
         for (uint32_t seed = 1; seed <= 4; ++seed) {
