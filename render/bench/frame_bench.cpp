@@ -26,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "render/report/export.hpp"
 #include "render/frame/frame_context.hpp"
+#include "render/report/export.hpp"
 #include "render/report/report.hpp"
 #include "timeline/log_reader.hpp"
 
@@ -61,10 +61,10 @@ struct Settings {
     int m_frames = 20, m_walkFrames = 3, m_width = 1600, m_height = 1000, m_pauseMs = 0;
     render::ColourBy m_colourBy = render::ColourBy::Thread;
     std::string m_views = "whole,time,address,million";  // which views
-    bool m_walk = true;                                   // time the walk over every block too
-    bool m_drafts = false;                                // level of detail may draw drafts
+    bool m_walk = true;  // time the walk over every block too
+    bool m_drafts = false;  // level of detail may draw drafts
     size_t m_draftAbove = render::DraftPolicy::kDraftAbove;
-    std::optional<timeline::BinKind> m_bins;              // correlated views of that kind
+    std::optional<timeline::BinKind> m_bins;  // correlated views of that kind
 };
 
 struct View {
@@ -74,7 +74,8 @@ struct View {
 };
 
 // The options the window would give a Report for this view.
-render::ReportOptions optionsFor(const Settings& settings, const View& view, render::FrameContext* frame, bool levelOfDetail) {
+render::ReportOptions optionsFor(const Settings& settings, const View& view, render::FrameContext* frame,
+                                 bool levelOfDetail) {
     render::ReportOptions options;
     options.m_width = settings.m_width;
     options.m_height = settings.m_height;
@@ -99,8 +100,8 @@ struct Timing {
 
 // Draws `frames` pages of `view` and times each; with a frame context, one more first, which
 // fills its caches, timed apart.
-Timing timeFrames(const timeline::BlockModel& model, const Settings& settings, const View& view, render::FrameContext* frame,
-                  bool levelOfDetail, int frames, cairo_surface_t* surface) {
+Timing timeFrames(const timeline::BlockModel& model, const Settings& settings, const View& view,
+                  render::FrameContext* frame, bool levelOfDetail, int frames, cairo_surface_t* surface) {
     Timing timing;
     std::vector<double> times, reportTimes;
     for (int i = frame ? 0 : 1; i <= frames; ++i) {
@@ -114,14 +115,17 @@ Timing timeFrames(const timeline::BlockModel& model, const Settings& settings, c
         cairo_destroy(cr);
         cairo_surface_flush(surface);
         const double ms = millisecondsSince(start);
-        if (i == 0) timing.m_first = ms;
-        else times.push_back(ms);
+        if (i == 0)
+            timing.m_first = ms;
+        else
+            times.push_back(ms);
         if (i == frames) {
             const render::Rect& r = report.layout().m_cells.front().m_view;
             const int stride = cairo_image_surface_get_stride(surface) / 4;
             const auto* data = reinterpret_cast<const uint32_t*>(cairo_image_surface_get_data(surface));
             for (int y = static_cast<int>(r.m_y); y < static_cast<int>(r.bottom()); ++y)
-                timing.m_view.insert(timing.m_view.end(), data + static_cast<long>(y) * stride + static_cast<long>(r.m_x),
+                timing.m_view.insert(timing.m_view.end(),
+                                     data + static_cast<long>(y) * stride + static_cast<long>(r.m_x),
                                      data + static_cast<long>(y) * stride + static_cast<long>(r.right()));
         }
     }
@@ -183,9 +187,10 @@ int run(const Settings& settings) {
     start = Clock::now();
     frame.prepare(timeline::XAxis::Time, settings.m_colourBy);
     const double prepareMs = millisecondsSince(start);
-    std::printf("{\"log\": \"%s\", \"blocks\": %zu, \"model_ms\": %.1f, \"prepare_ms\": %.1f, \"model_mib\": %.1f, "
-                "\"prepared_mib\": %.1f, \"peak_mib\": %.1f}\n",
-                settings.m_log.c_str(), model.size(), modelMs, prepareMs, modelMiB, statusMiB("VmRSS"), statusMiB("VmHWM"));
+    std::printf(
+        "{\"log\": \"%s\", \"blocks\": %zu, \"model_ms\": %.1f, \"prepare_ms\": %.1f, \"model_mib\": %.1f, "
+        "\"prepared_mib\": %.1f, \"peak_mib\": %.1f}\n",
+        settings.m_log.c_str(), model.size(), modelMs, prepareMs, modelMiB, statusMiB("VmRSS"), statusMiB("VmHWM"));
 
     const timeline::XWindow extent = model.extent(timeline::XAxis::Time);
     const auto& ranges = frame.wholeScale(1000).ranges();
@@ -199,29 +204,36 @@ int run(const Settings& settings) {
     if (wanted("whole")) views.push_back({"whole log", extent});
     if (wanted("time")) views.push_back({"10x in time", middle(0.1)});
     if (wanted("zoom")) views.push_back({"1.25x in time", middle(0.8)});  // the window's one zoom step
-    if (wanted("address")) views.push_back({"100x in address", extent, addressAt(ranges, 0.495), addressAt(ranges, 0.505)});
+    if (wanted("address"))
+        views.push_back({"100x in address", extent, addressAt(ranges, 0.495), addressAt(ranges, 0.505)});
     if (wanted("million"))
-        views.push_back({"1M blocks", middle(std::min(1.0, 1e6 / static_cast<double>(std::max<size_t>(model.size(), 1))))});
+        views.push_back(
+            {"1M blocks", middle(std::min(1.0, 1e6 / static_cast<double>(std::max<size_t>(model.size(), 1))))});
 
     cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, settings.m_width, settings.m_height);
     for (const View& view : views) {
-        const size_t inView = frame.index().countIn({view.m_window.m_from, view.m_window.m_to, view.m_addrLo, view.m_addrHi});
-        const Timing walk = settings.m_walk ? timeFrames(model, settings, view, nullptr, false, settings.m_walkFrames, surface) : Timing{};
+        const size_t inView =
+            frame.index().countIn({view.m_window.m_from, view.m_window.m_to, view.m_addrLo, view.m_addrHi});
+        const Timing walk = settings.m_walk
+                                ? timeFrames(model, settings, view, nullptr, false, settings.m_walkFrames, surface)
+                                : Timing{};
         const Timing exact = timeFrames(model, settings, view, &frame, false, settings.m_frames, surface);
         const Timing lod = timeFrames(model, settings, view, &frame, true, settings.m_frames, surface);
         // The exact frame through the index against the walk (when timed), and the frame with
         // level of detail against the exact one.
         const auto [exactMean, exactWorst] = difference(walk.m_view, exact.m_view);
         const auto [lodMean, lodWorst] = difference(exact.m_view, lod.m_view);
-        std::printf("{\"view\": \"%s\", \"in_view\": %zu, \"walk_ms\": %.2f, \"walk_max_ms\": %.2f, "
-                    "\"exact_ms\": %.2f, \"exact_max_ms\": %.2f, \"exact_first_ms\": %.2f, \"exact_items\": %zu, "
-                    "\"lod_ms\": %.2f, \"lod_report_ms\": %.2f, \"lod_max_ms\": %.2f, \"lod_first_ms\": %.2f, \"lod_items\": %zu, "
-                    "\"lod_folded_nodes\": %zu, \"lod_folded_items\": %zu, \"lod_draft\": %d, \"walk_exact_diff_mean\": %.3f, "
-                    "\"walk_exact_diff_max\": %d, \"lod_diff_mean\": %.3f, \"lod_diff_max\": %d}\n",
-                    view.m_name.c_str(), inView, walk.m_median, walk.m_max, exact.m_median, exact.m_max, exact.m_first,
-                    exact.m_stats.m_items, lod.m_median, lod.m_reportMedian, lod.m_max, lod.m_first, lod.m_stats.m_items,
-                    lod.m_stats.m_foldedNodes, lod.m_stats.m_foldedItems, lod.m_stats.m_draft ? 1 : 0, settings.m_walk ? exactMean : -1.0,
-                    settings.m_walk ? exactWorst : -1, lodMean, lodWorst);
+        std::printf(
+            "{\"view\": \"%s\", \"in_view\": %zu, \"walk_ms\": %.2f, \"walk_max_ms\": %.2f, "
+            "\"exact_ms\": %.2f, \"exact_max_ms\": %.2f, \"exact_first_ms\": %.2f, \"exact_items\": %zu, "
+            "\"lod_ms\": %.2f, \"lod_report_ms\": %.2f, \"lod_max_ms\": %.2f, \"lod_first_ms\": %.2f, \"lod_items\": "
+            "%zu, "
+            "\"lod_folded_nodes\": %zu, \"lod_folded_items\": %zu, \"lod_draft\": %d, \"walk_exact_diff_mean\": %.3f, "
+            "\"walk_exact_diff_max\": %d, \"lod_diff_mean\": %.3f, \"lod_diff_max\": %d}\n",
+            view.m_name.c_str(), inView, walk.m_median, walk.m_max, exact.m_median, exact.m_max, exact.m_first,
+            exact.m_stats.m_items, lod.m_median, lod.m_reportMedian, lod.m_max, lod.m_first, lod.m_stats.m_items,
+            lod.m_stats.m_foldedNodes, lod.m_stats.m_foldedItems, lod.m_stats.m_draft ? 1 : 0,
+            settings.m_walk ? exactMean : -1.0, settings.m_walk ? exactWorst : -1, lodMean, lodWorst);
         std::fflush(stdout);
         if (!settings.m_pngDirectory.empty()) {
             std::string name = view.m_name;
@@ -247,20 +259,27 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
-        if (arg == "--frames") settings.m_frames = std::atoi(value().c_str());
-        else if (arg == "--walk-frames") settings.m_walkFrames = std::atoi(value().c_str());
-        else if (arg == "--png") settings.m_pngDirectory = value();
-        else if (arg == "--views") settings.m_views = value();
-        else if (arg == "--no-walk") settings.m_walk = false;
-        else if (arg == "--drafts") settings.m_drafts = true;
-        else if (arg == "--draft-above") settings.m_draftAbove = std::strtoull(value().c_str(), nullptr, 10);
-        else if (arg == "--pause") settings.m_pauseMs = std::atoi(value().c_str());
+        if (arg == "--frames")
+            settings.m_frames = std::atoi(value().c_str());
+        else if (arg == "--walk-frames")
+            settings.m_walkFrames = std::atoi(value().c_str());
+        else if (arg == "--png")
+            settings.m_pngDirectory = value();
+        else if (arg == "--views")
+            settings.m_views = value();
+        else if (arg == "--no-walk")
+            settings.m_walk = false;
+        else if (arg == "--drafts")
+            settings.m_drafts = true;
+        else if (arg == "--draft-above")
+            settings.m_draftAbove = std::strtoull(value().c_str(), nullptr, 10);
+        else if (arg == "--pause")
+            settings.m_pauseMs = std::atoi(value().c_str());
         else if (arg == "--bins") {
             timeline::BinKind kind;
             if (!timeline::parseBinKind(value(), kind)) return 2;
             settings.m_bins = kind;
-        }
-        else if (arg == "--size") {
+        } else if (arg == "--size") {
             const std::string size = value();
             if (std::sscanf(size.c_str(), "%dx%d", &settings.m_width, &settings.m_height) != 2) return 2;
         } else if (arg == "--color-by") {
@@ -268,9 +287,10 @@ int main(int argc, char** argv) {
         } else if (arg[0] != '-' && settings.m_log.empty()) {
             settings.m_log = arg;
         } else {
-            std::fprintf(stderr, "usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] "
-                                 "[--color-by KIND] [--png DIR] [--views LIST] [--no-walk] [--pause MS] "
-                                 "[--bins KIND] [--drafts [--draft-above N]]\n");
+            std::fprintf(stderr,
+                         "usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] "
+                         "[--color-by KIND] [--png DIR] [--views LIST] [--no-walk] [--pause MS] "
+                         "[--bins KIND] [--drafts [--draft-above N]]\n");
             return 2;
         }
     }

@@ -15,8 +15,8 @@
 #include "render/report/report.hpp"
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
-#include "timeline/diagnostics.hpp"
 #include "timeline/block_model.hpp"
+#include "timeline/diagnostics.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/stack_sites.hpp"
@@ -76,7 +76,8 @@ std::optional<uint64_t> onAxis(const XValue& value, timeline::XAxis axis, const 
                                const std::string& option) {
     if (axis == timeline::XAxis::Events) return value.m_time ? model.seqAtTime(value.m_value) : value.m_value;
     if (!value.m_time) {
-        fail(option + ": " + std::to_string(value.m_value) + " is an event number: give a unit (such as 1.5s) or --x events");
+        fail(option + ": " + std::to_string(value.m_value) +
+             " is an event number: give a unit (such as 1.5s) or --x events");
         return std::nullopt;
     }
     return value.m_value;
@@ -151,7 +152,8 @@ int run(TimelineOptions& options) {
         if (needSites || model.summary().m_leakedBlocks) {
             timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
             if (needSites) sites = timeline::indexSites(names, model.stackCount());
-            const timeline::SuppressedLeaks suppressed = timeline::suppressedLeaks(model, names, timeline::Suppressions());
+            const timeline::SuppressedLeaks suppressed =
+                timeline::suppressedLeaks(model, names, timeline::Suppressions());
             report.m_suppressedBytes = suppressed.m_bytes;
             report.m_suppressedBlocks = suppressed.m_blocks;
         }
@@ -172,7 +174,9 @@ int run(TimelineOptions& options) {
         const bool time = report.m_axis == timeline::XAxis::Time;
         if (window.m_from >= extent.m_to)
             return fail("--range starts after the log ends (at " +
-                        (time ? timeline::durationText(static_cast<double>(extent.m_to)) : "event " + std::to_string(extent.m_to)) + ")");
+                        (time ? timeline::durationText(static_cast<double>(extent.m_to))
+                              : "event " + std::to_string(extent.m_to)) +
+                        ")");
         if (window.m_from >= window.m_to) return fail("--range: FROM must come before TO");
         report.m_window = window;
     }

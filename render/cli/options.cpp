@@ -105,10 +105,14 @@ bool parseXValue(const std::string& text, XValue& value) {
     if (!end || end == text.c_str() || !(amount >= 0) || !std::isfinite(amount)) return false;
     const std::string unit = end;
     double scale = 0;
-    if (unit == "ns") scale = 1;
-    else if (unit == "us" || unit == "\u00b5s") scale = 1e3;
-    else if (unit == "ms") scale = 1e6;
-    else if (unit == "s") scale = 1e9;
+    if (unit == "ns")
+        scale = 1;
+    else if (unit == "us" || unit == "\u00b5s")
+        scale = 1e3;
+    else if (unit == "ms")
+        scale = 1e6;
+    else if (unit == "s")
+        scale = 1e9;
     if (scale == 0 || amount * scale > 1.8e19) return false;
     value = {true, static_cast<uint64_t>(std::llround(amount * scale))};
     return true;
@@ -138,8 +142,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         const bool takesValue = argument == "--export" || argument == "--size" || argument == "--color-by" ||
                                 argument == "--alpha" || argument == "--cushion" || argument == "--x" ||
                                 argument == "--range" || argument == "--addr" || argument == "--bins" ||
-                                argument == "--layout" || argument == "--cursor" || argument == "--scale" || argument == "--paths" ||
-                                argument == "--draft-above" || argument == "--accesses";
+                                argument == "--layout" || argument == "--cursor" || argument == "--scale" ||
+                                argument == "--paths" || argument == "--draft-above" || argument == "--accesses";
         if (argument == "--follow" || argument == "--trace") {
             (argument == "--follow" ? options.m_follow : options.m_trace) = true;
             continue;
@@ -174,7 +178,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         } else if (argument == "--alpha") {
             char* end = nullptr;
             const double alpha = std::strtod(value.c_str(), &end);
-            if (!end || *end || !(alpha > 0 && alpha <= 1)) return error("--alpha " + value + ": a number above 0, at most 1");
+            if (!end || *end || !(alpha > 0 && alpha <= 1))
+                return error("--alpha " + value + ": a number above 0, at most 1");
             report.m_alpha = alpha;
         } else if (argument == "--accesses") {
             if (value != "on" && value != "off") return error("--accesses " + value + ": on or off");
@@ -183,9 +188,12 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             if (!render::parseCushionStyle(value, report.m_cushion))
                 return error("--cushion " + value + ": one of plateau, parabolic, none");
         } else if (argument == "--x") {
-            if (value == "time") report.m_axis = timeline::XAxis::Time;
-            else if (value == "events") report.m_axis = timeline::XAxis::Events;
-            else return error("--x " + value + ": time or events");
+            if (value == "time")
+                report.m_axis = timeline::XAxis::Time;
+            else if (value == "events")
+                report.m_axis = timeline::XAxis::Events;
+            else
+                return error("--x " + value + ": time or events");
         } else if (argument == "--range") {
             const size_t colon = value.find(':');
             XValue from, to;
@@ -205,34 +213,47 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             report.m_addrHi = hi;
         } else if (argument == "--bins") {
             timeline::BinKind kind;
-            if (!timeline::parseBinKind(value, kind)) return error("--bins " + value + ": one of size, thread, region, site");
+            if (!timeline::parseBinKind(value, kind))
+                return error("--bins " + value + ": one of size, thread, region, site");
             report.m_bins = kind;
         } else if (argument == "--layout") {
-            if (value == "time") report.m_layout = render::BinLayout::Time;
-            else if (value == "address") report.m_layout = render::BinLayout::Address;
-            else return error("--layout " + value + ": time or address");
+            if (value == "time")
+                report.m_layout = render::BinLayout::Time;
+            else if (value == "address")
+                report.m_layout = render::BinLayout::Address;
+            else
+                return error("--layout " + value + ": time or address");
         } else if (argument == "--paths") {
-            if (value == "full") options.m_report.m_fullPaths = true;
-            else if (value == "names") options.m_report.m_fullPaths = false;
-            else return error("--paths " + value + ": names or full");
+            if (value == "full")
+                options.m_report.m_fullPaths = true;
+            else if (value == "names")
+                options.m_report.m_fullPaths = false;
+            else
+                return error("--paths " + value + ": names or full");
         } else if (argument == "--scale") {
             char* end = nullptr;
             const double scale = std::strtod(value.c_str(), &end);
-            if (!end || *end || !(scale >= 0.5 && scale <= 4)) return error("--scale " + value + ": a number from 0.5 to 4");
+            if (!end || *end || !(scale >= 0.5 && scale <= 4))
+                return error("--scale " + value + ": a number from 0.5 to 4");
             options.m_scale = scale;
         } else if (argument == "--draft-above") {
             uint64_t blocks = 0;
-            if (!parseUnsigned(value, blocks)) return error("--draft-above " + value + ": a number of blocks, 0 or more");
+            if (!parseUnsigned(value, blocks))
+                return error("--draft-above " + value + ": a number of blocks, 0 or more");
             options.m_draftAbove = blocks;
         } else if (argument == "--cursor") {
             XValue at;
-            if (!parseXValue(value, at)) return error("--cursor " + value + ": a time with a unit (1.5s) or an event number");
+            if (!parseXValue(value, at))
+                return error("--cursor " + value + ": a time with a unit (1.5s) or an event number");
             options.m_cursors.push_back(at);
         }
     }
     if (options.m_log.empty()) return error("which log?");
     if (!options.m_export.empty() && (options.m_follow || options.m_trace || options.m_scale || options.m_draftAbove))
-        return error(std::string(options.m_follow ? "--follow" : options.m_trace ? "--trace" : options.m_scale ? "--scale" : "--draft-above") +
+        return error(std::string(options.m_follow  ? "--follow"
+                                 : options.m_trace ? "--trace"
+                                 : options.m_scale ? "--scale"
+                                                   : "--draft-above") +
                      " is for the window, not --export");
     return options;
 }

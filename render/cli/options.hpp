@@ -26,8 +26,8 @@ struct TimelineOptions {
     std::optional<XValue> m_rangeFrom, m_rangeTo;
     std::vector<XValue> m_cursors;
     bool m_follow = false;  // the window: re-read the log as it grows
-    bool m_trace = false;   // the window: one line per frame on stderr
-    double m_scale = 0;     // the window: --scale (0: GDK_SCALE, else 1)
+    bool m_trace = false;  // the window: one line per frame on stderr
+    double m_scale = 0;  // the window: --scale (0: GDK_SCALE, else 1)
     std::optional<uint64_t> m_draftAbove;  // the window: --draft-above
     bool m_sizeGiven = false;
     int m_exit = -1;  // >= 0: stop with this status (help printed, or a usage error)

@@ -4,7 +4,8 @@
 
 namespace memlog::render {
 
-FramePlan DraftPolicy::plan(ViewRequest request, const IndexFacts& facts, const std::function<bool(const PlanKey&)>& kept) const {
+FramePlan DraftPolicy::plan(ViewRequest request, const IndexFacts& facts,
+                            const std::function<bool(const PlanKey&)>& kept) const {
     const ViewSpec& spec = request.m_spec;
     const int width = request.m_target.m_width, height = request.m_target.m_height;
     FramePlan plan;
@@ -53,16 +54,19 @@ double DraftPolicy::draftFold(const ViewRequest& request, const IndexFacts& fact
 double DraftPolicy::draftFoldPixels(const timeline::ModelIndex& index, const ViewSpec& spec, int width) const {
     const timeline::ModelIndex::LeafSize node = spec.m_bins ? index.typicalParent() : index.typicalLeaf();
     const double times = spec.m_bins ? 1.5 : 3.0;
-    const double columns = static_cast<double>(node.m_width) * width / std::max<double>(1, static_cast<double>(spec.m_window.width()));
+    const double columns =
+        static_cast<double>(node.m_width) * width / std::max<double>(1, static_cast<double>(spec.m_window.width()));
     double rowsPerByte = 0;
-    for (const AddressScale::Band& band : spec.m_scale->bands()) rowsPerByte = std::max(rowsPerByte, band.m_rowsPerByte);
+    for (const AddressScale::Band& band : spec.m_scale->bands())
+        rowsPerByte = std::max(rowsPerByte, band.m_rowsPerByte);
     const double rows = static_cast<double>(node.m_height) * rowsPerByte;
     return std::clamp(times * std::max(columns, rows), kDraftFoldAtLeast, kDraftFoldAtMost);
 }
 
 bool DraftPolicy::runningLate(std::chrono::steady_clock::time_point started, size_t done, size_t tiles) const {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    return ms > m_lateAfterMs || (done * 4 >= tiles && ms * static_cast<double>(tiles) > m_lateProjectedMs * static_cast<double>(done));
+    return ms > m_lateAfterMs ||
+           (done * 4 >= tiles && ms * static_cast<double>(tiles) > m_lateProjectedMs * static_cast<double>(done));
 }
 
 }  // namespace memlog::render

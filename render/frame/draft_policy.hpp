@@ -57,7 +57,9 @@ public:
     size_t draftAbove() const { return m_followsMachine ? m_budget.draftAbove() : m_ceiling; }
     // Whether a log of `blocks` blocks may have drafts at all (their summaries are then made
     // when the log is prepared).
-    bool mayHaveDrafts(size_t blocks) const { return m_ceiling && blocks > std::min(m_ceiling, DraftBudget::kDraftsFrom); }
+    bool mayHaveDrafts(size_t blocks) const {
+        return m_ceiling && blocks > std::min(m_ceiling, DraftBudget::kDraftsFrom);
+    }
 
     // What the index tells about a view's blocks.
     struct IndexFacts {

@@ -9,21 +9,19 @@ namespace memlog::render {
 
 std::vector<FramePlan> drawExport(const timeline::BlockModel& model, const BlockColouring& colouring,
                                   std::vector<ViewRequest> requests) {
-    FrameColours colours;
-    FrameColours::make(colours, colouring, model.size(), [&](size_t k) -> const timeline::Block& { return model[k]; });
+    FrameColours palette;  // the blocks' keys come from the colouring as the walk meets them
+    palette.setPalette(colouring.categorical());
     std::vector<FramePlan> plans;
-    std::vector<std::unique_ptr<FlatBlocks>> blocks;
     std::vector<TileJob> jobs;
     for (ViewRequest& request : requests) {
         const FramePlan& plan = plans.emplace_back(DraftPolicy::exact(std::move(request)));
         TileJob& job = jobs.emplace_back();
         job.m_target = plan.m_request.m_target;
-        job.m_tiles = TileRenderer::tiles(job.m_target, colours.m_categorical);
-        const ViewSpec& spec = plan.m_request.m_spec;
-        blocks.push_back(std::make_unique<FlatBlocks>(model, spec, job.m_target.m_width, job.m_tiles));
-        job.m_inputs.m_flat = blocks.back().get();
-        job.m_inputs.m_colours = &colours;
-        job.m_inputs.m_spec = spec;
+        job.m_tiles = bandsOf(job.m_target.m_width, job.m_target.m_height, palette.m_categorical, model.size());
+        job.m_inputs.m_walk = &model;
+        job.m_inputs.m_walkColouring = &colouring;
+        job.m_inputs.m_colours = &palette;
+        job.m_inputs.m_spec = plan.m_request.m_spec;
         job.m_lateInputs = job.m_inputs;
     }
     auto renderer = std::make_unique<TileRenderer>();  // its rasters' buffers are big for a stack

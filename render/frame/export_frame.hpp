@@ -1,5 +1,8 @@
 // An export's views, drawn by the tile renderer without an index: every block, nothing folded
-// (DraftPolicy::exact), each view's blocks sorted into its tiles by one walk (FlatBlocks).
+// (DraftPolicy::exact), each view in bands of rows drawn by a walk over the blocks (bandsOf).
+// Indexing the whole log for one picture cost an export 1.3 to 1.5 times its time and twice its
+// memory, and sorting the blocks into square tiles first 1.3 to 2 times its time
+// (docs/BENCHMARKS.md).
 #pragma once
 
 #include <vector>

@@ -10,7 +10,6 @@
 #include <thread>
 #include <utility>
 
-
 namespace memlog::render {
 
 using timeline::Block;
@@ -56,7 +55,8 @@ void FrameContext::summariseLeavesForDrafts() {
 void FrameContext::buildColours() {
     m_colouring = BlockColouring::make(m_colourBy, m_model, m_axis, m_model.extent(m_axis), m_sites);
     const auto& order = m_index->index().order();
-    FrameColours::make(m_colours, m_colouring, order.size(), [&](size_t k) -> const Block& { return m_model[order[k]]; });
+    FrameColours::make(m_colours, m_colouring, order.size(),
+                       [&](size_t k) -> const Block& { return m_model[order[k]]; });
     m_summaries.reset(m_index->index().nodes().size());  // made as frames fold nodes
     m_draftSummaries.reset(m_index->index().nodes().size());
     m_draftSummaries.setAlpha(kDraftSummaryAlpha);
@@ -164,7 +164,8 @@ FrameStats FrameContext::draw(std::vector<ViewRequest> requests) {
     std::vector<size_t> drawn;  // the plans drawn, by their jobs
     for (ViewRequest& request : requests) {
         const DraftPolicy::IndexFacts facts = factsFor(request.m_spec);
-        FramePlan& plan = plans.emplace_back(m_policy.plan(std::move(request), facts, [&](const PlanKey& key) { return m_cache.hasRecent(key); }));
+        FramePlan& plan = plans.emplace_back(
+            m_policy.plan(std::move(request), facts, [&](const PlanKey& key) { return m_cache.hasRecent(key); }));
         if (ViewCache::Picture* kept = m_cache.recent(plan.m_key)) {
             copyPixels(kept->pixels(), plan.m_request.m_target);
             m_lastStats.m_draft = m_lastStats.m_draft || kept->m_draft;
@@ -204,7 +205,8 @@ FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bo
 
 FrameStats FrameContext::drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail, bool mayDraft) {
     std::vector<ViewRequest> requests;
-    for (const BlocksJob& job : jobs) requests.push_back({job.m_spec, job.m_target, levelOfDetail, mayDraft, false, {}});
+    for (const BlocksJob& job : jobs)
+        requests.push_back({job.m_spec, job.m_target, levelOfDetail, mayDraft, false, {}});
     return draw(std::move(requests));
 }
 
@@ -213,7 +215,8 @@ const AddressScale& FrameContext::wholeScale(double height) {
     if (cached.m_height != height || cached.m_generation != m_generation) {
         timeline::AddressRanges::Builder builder;
         m_index->addRanges({0, UINT64_MAX}, 0, UINT64_MAX, builder);
-        cached.m_scale = AddressScale(builder.finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(height)), height);
+        cached.m_scale = AddressScale(
+            builder.finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(height)), height);
         cached.m_height = height;
         cached.m_generation = m_generation;
     }
@@ -224,7 +227,8 @@ void FrameContext::drawWhole(const ViewRequest& request) {
     if (m_interrupted) return;
     ViewCache::Picture& cached = m_cache.whole(request.m_levelOfDetail);
     const bool mayLag = request.m_mayLag;
-    FramePlan plan = m_policy.plan(request, factsFor(request.m_spec), [&](const PlanKey& key) { return cached.serves(key, mayLag); });
+    FramePlan plan = m_policy.plan(request, factsFor(request.m_spec),
+                                   [&](const PlanKey& key) { return cached.serves(key, mayLag); });
     // Kept for long, the whole log's picture is never late: a late draft of it would be drawn
     // again at once.
     plan.m_lateFoldPixels = plan.m_foldPixels;
@@ -238,7 +242,8 @@ void FrameContext::drawWhole(const ViewRequest& request) {
         const TileRenderer::Result result = m_renderer.draw(std::span(&job, 1), m_interrupt, nullptr);
         m_interrupted = result.m_interrupted;
         if (m_interrupted) return;
-        cached = {plan.m_key, result.m_stats.front().m_cushionable > 0, result.m_stats.front().m_draft, 0, std::move(pixels)};
+        cached = {plan.m_key, result.m_stats.front().m_cushionable > 0, result.m_stats.front().m_draft, 0,
+                  std::move(pixels)};
     }
     m_drewDraft = m_drewDraft || cached.m_draft;
     copyPixels(cached.pixels(), target);

@@ -74,7 +74,9 @@ public:
     };
     FrameStats drawBlocks(std::span<const BlocksJob> jobs, bool levelOfDetail, bool mayDraft = false);
     // How many pixels a draft of `spec` (`width` wide) folds (DraftPolicy::draftFoldPixels).
-    double draftFoldPixels(const ViewSpec& spec, int width) const { return m_policy.draftFoldPixels(*m_index, spec, width); }
+    double draftFoldPixels(const ViewSpec& spec, int width) const {
+        return m_policy.draftFoldPixels(*m_index, spec, width);
+    }
     // A new frame begins (a Report's paint() says so): views of the frame before last go.
     void newFrame();
     void forgetViews() { m_cache.forgetRecent(); }  // the next draw() draws
@@ -120,9 +122,11 @@ public:
     // each block.
     template <typename Visit>
     void forEachNear(const timeline::IndexBox& box, Visit&& visit) const {
-        const timeline::ModelIndex::Leaves leaves = m_index->leavesMeeting(box, [](const timeline::BlockIndex::Node&) { return false; });
+        const timeline::ModelIndex::Leaves leaves =
+            m_index->leavesMeeting(box, [](const timeline::BlockIndex::Node&) { return false; });
         auto visitPart = [&](int part, size_t from, size_t to) {
-            m_index->forEachInLeaves(leaves, from, to, [&](size_t position, uint32_t index) { visit(part, position, index); });
+            m_index->forEachInLeaves(leaves, from, to,
+                                     [&](size_t position, uint32_t index) { visit(part, position, index); });
         };
         const size_t half = leaves.size() / 2;
         std::jthread second = startOnOtherCore(visitPart, 1, half, leaves.size());

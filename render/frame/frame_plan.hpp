@@ -39,17 +39,17 @@ struct ViewRequest {
     ViewSpec m_spec;
     PixelBuffer m_target;
     bool m_levelOfDetail = false;  // fold what a pixel cannot tell apart
-    bool m_mayDraft = false;       // fold more when the view holds too many blocks to draw in time
-    bool m_mayLag = false;         // a picture of another alpha or cushion style will do
+    bool m_mayDraft = false;  // fold more when the view holds too many blocks to draw in time
+    bool m_mayLag = false;  // a picture of another alpha or cushion style will do
     std::vector<const ViewLayer*> m_layers;  // drawn over the blocks, in this order
 };
 
 // What will be drawn.
 struct FramePlan {
     ViewRequest m_request;
-    double m_foldPixels = 0;      // index nodes at most this many pixels both ways drawn as one; 0: none
+    double m_foldPixels = 0;  // index nodes at most this many pixels both ways drawn as one; 0: none
     double m_lateFoldPixels = 0;  // the same once the frame runs late (equal: it cannot be late)
-    bool m_draft = false;         // folds more than level of detail: drawn exactly when input pauses
+    bool m_draft = false;  // folds more than level of detail: drawn exactly when input pauses
     PlanKey m_key;
     // "name.fold=8 name.late_fold=8 name.draft=1 ..." for --trace.
     std::string describe(const std::string& name) const;

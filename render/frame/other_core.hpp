@@ -23,7 +23,8 @@ std::jthread startOnOtherCore(Arguments&&... arguments) {
     std::jthread thread(std::forward<Arguments>(arguments)...);
     cpu_set_t cores;
     const int here = sched_getcpu();
-    if (here >= 0 && sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_ISSET(here, &cores) && CPU_COUNT(&cores) > 1) {
+    if (here >= 0 && sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_ISSET(here, &cores) &&
+        CPU_COUNT(&cores) > 1) {
         CPU_CLR(here, &cores);
         pthread_setaffinity_np(thread.native_handle(), sizeof cores, &cores);  // a hint: on failure it runs where it is
     }

@@ -26,12 +26,14 @@ TileRenderer::Result TileRenderer::draw(std::span<const TileJob> jobs, const std
     std::vector<JobTile> tiles;
     for (size_t job = 0; job < jobs.size(); ++job)
         for (const Tile& tile : jobs[job].m_tiles) tiles.push_back({job, tile});
-    std::stable_sort(tiles.begin(), tiles.end(), [](const JobTile& a, const JobTile& b) { return a.m_tile.m_left < b.m_tile.m_left; });
+    std::stable_sort(tiles.begin(), tiles.end(),
+                     [](const JobTile& a, const JobTile& b) { return a.m_tile.m_left < b.m_tile.m_left; });
     std::vector<FrameStats> stats[std::size(m_rasters)];
     for (auto& thread : stats) thread.resize(jobs.size());
     std::atomic<size_t> next{0}, done{0};
     std::atomic<bool> stop{false}, late{false};
-    const bool anyMayBeLate = policy && std::any_of(jobs.begin(), jobs.end(), [](const TileJob& job) { return job.m_mayBeLate; });
+    const bool anyMayBeLate =
+        policy && std::any_of(jobs.begin(), jobs.end(), [](const TileJob& job) { return job.m_mayBeLate; });
     auto work = [&](size_t thread) {
         auto asked = std::chrono::steady_clock::time_point{};
         for (size_t at; !stop.load(std::memory_order_relaxed) && (at = next.fetch_add(1)) < tiles.size();) {
@@ -43,11 +45,13 @@ TileRenderer::Result TileRenderer::draw(std::span<const TileJob> jobs, const std
                 asked = std::chrono::steady_clock::now();
             }
             // Once late, late for every tile that follows, on both threads.
-            if (anyMayBeLate && !late.load(std::memory_order_relaxed) && policy->runningLate(started, done.load(), tiles.size()))
+            if (anyMayBeLate && !late.load(std::memory_order_relaxed) &&
+                policy->runningLate(started, done.load(), tiles.size()))
                 late.store(true, std::memory_order_relaxed);
             const TileJob& job = jobs[tiles[at].m_job];
             const bool drafted = job.m_mayBeLate && late.load(std::memory_order_relaxed);
-            FrameStats drawn = m_rasters[thread].draw(drafted ? job.m_lateInputs : job.m_inputs, job.m_target, tiles[at].m_tile);
+            FrameStats drawn =
+                m_rasters[thread].draw(drafted ? job.m_lateInputs : job.m_inputs, job.m_target, tiles[at].m_tile);
             drawn.m_draft = drafted && drawn.m_foldedNodes > 0;  // a late tile that folded: the view is a draft
             stats[thread][tiles[at].m_job] += drawn;
             done.fetch_add(1);

@@ -1,5 +1,5 @@
 // The one rasteriser: draws views in tiles on two threads, each taking the next tile until none
-// is left, for the window's frames (from the index) and for exports (FlatBlocks) alike. Between
+// is left, for the window's frames (from the index) and for exports (a walk over the blocks, in bands) alike. Between
 // tiles it asks whether to give the frame up (input waiting) and whether the frame runs late
 // (DraftPolicy), after which the tiles still to draw fold as their drafts would.
 #pragma once
@@ -17,7 +17,7 @@ struct TileJob {
     FrameInputs m_inputs;
     FrameInputs m_lateInputs;  // once the frame runs late (as m_inputs when m_mayBeLate is false)
     bool m_mayBeLate = false;
-    bool m_draft = false;      // planned as a draft: it is one if it folds a node
+    bool m_draft = false;  // planned as a draft: it is one if it folds a node
     PixelBuffer m_target;
     std::vector<Tile> m_tiles;
 };
@@ -34,7 +34,7 @@ public:
 
     struct Result {
         std::vector<FrameStats> m_stats;  // a job each
-        bool m_interrupted = false;       // `interrupt` said yes: the targets hold parts
+        bool m_interrupted = false;  // `interrupt` said yes: the targets hold parts
     };
     // `interrupt` is asked from the calling thread before the first tile and every 10 ms or so
     // (empty: never); `policy` says when the frame runs late (null: never).

@@ -14,7 +14,8 @@ bool ViewCache::hasRecent(const PlanKey& key) const {
 }
 
 ViewCache::Picture* ViewCache::recent(const PlanKey& key) {
-    auto kept = std::find_if(m_recent.begin(), m_recent.end(), [&](const Picture& picture) { return picture.serves(key); });
+    auto kept =
+        std::find_if(m_recent.begin(), m_recent.end(), [&](const Picture& picture) { return picture.serves(key); });
     if (kept == m_recent.end()) return nullptr;
     kept->m_frame = m_frame;
     std::rotate(kept, kept + 1, m_recent.end());

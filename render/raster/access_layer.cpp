@@ -21,7 +21,9 @@ void splat(std::vector<float>& plane, int width, int height, double cx, double c
         if (coverY <= 0) continue;
         for (int x = std::max(x0, 0); x <= std::min(x0 + 2, width - 1); ++x) {
             const double coverX = std::min<double>(x + 1, left + 2) - std::max<double>(x, left);
-            if (coverX > 0) plane[static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)] += amount * static_cast<float>(coverX * coverY);
+            if (coverX > 0)
+                plane[static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)] +=
+                    amount * static_cast<float>(coverX * coverY);
         }
     }
 }
@@ -55,7 +57,8 @@ void drawLine(PixelBuffer target, double x0, double y0, double x1, double y1, co
     const double gradient = x1 - x0 > 0 ? (y1 - y0) / (x1 - x0) : 0;
     // Pixel centres are at +0.5: a line along y = 10.5 inks row 10 alone.
     const int limit = steep ? target.m_height : target.m_width;
-    const int from = std::max(static_cast<int>(std::floor(x0)), 0), to = std::min(static_cast<int>(std::floor(x1)), limit - 1);
+    const int from = std::max(static_cast<int>(std::floor(x0)), 0),
+              to = std::min(static_cast<int>(std::floor(x1)), limit - 1);
     for (int major = from; major <= to; ++major) {
         const double minor = y0 + gradient * (major + 0.5 - x0) - 0.5;
         const int low = static_cast<int>(std::floor(minor));
@@ -71,7 +74,8 @@ void drawLine(PixelBuffer target, double x0, double y0, double x1, double y1, co
 }
 
 // Where a mark falls in the view, if it does.
-std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec, const XScale& scale) {
+std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec,
+                                                 const XScale& scale) {
     const uint64_t at = spec.m_axis == timeline::XAxis::Time ? mark.m_timeNs : mark.m_seq;
     if (at < spec.m_window.m_from || at >= spec.m_window.m_to) return std::nullopt;
     const auto row = spec.m_scale->y(mark.m_addr);

@@ -5,7 +5,8 @@
 
 namespace memlog::render {
 
-AddressScale::AddressScale(timeline::AddressRanges ranges, double height) : m_ranges(std::move(ranges)), m_height(height) {
+AddressScale::AddressScale(timeline::AddressRanges ranges, double height)
+    : m_ranges(std::move(ranges)), m_height(height) {
     const auto& list = m_ranges.ranges();
     const double count = static_cast<double>(list.size());
     if (list.empty()) return;

@@ -62,7 +62,8 @@ public:
 
 private:
     bool spanIn(const Band& band, uint64_t lo, uint64_t hi, double& top, double& bottom) const {
-        const uint64_t from = lo > band.m_range.m_lo ? lo : band.m_range.m_lo, to = hi < band.m_range.m_hi ? hi : band.m_range.m_hi;
+        const uint64_t from = lo > band.m_range.m_lo ? lo : band.m_range.m_lo,
+                       to = hi < band.m_range.m_hi ? hi : band.m_range.m_hi;
         if (from >= to) return false;
         bottom = rowIn(band, from);
         top = rowIn(band, to);

@@ -22,7 +22,8 @@ void finish(BinSummaries::Entry* entries, const std::vector<Sums>& sums) {
         entries[bin].m_weight = static_cast<float>(sums[bin].m_weight);
         if (sums[bin].m_weight > 0)
             for (size_t c = 0; c < 3; ++c)
-                entries[bin].m_mean[c] = static_cast<uint16_t>(std::lround(sums[bin].m_channels[c] / sums[bin].m_weight));
+                entries[bin].m_mean[c] =
+                    static_cast<uint16_t>(std::lround(sums[bin].m_channels[c] / sums[bin].m_weight));
     }
 }
 
@@ -56,7 +57,8 @@ BinSummaries::BinSummaries(const timeline::BlockIndex& index, std::span<const ui
                     ++entries[bin].m_items;
                     sums[bin].m_weight += weight;
                     for (int c = 0; c < 3; ++c)
-                        sums[bin].m_channels[c] += weight * static_cast<double>(colours.channel(colours.m_itemKey[k], c));
+                        sums[bin].m_channels[c] +=
+                            weight * static_cast<double>(colours.channel(colours.m_itemKey[k], c));
                 }
             }
             finish(entries, sums);

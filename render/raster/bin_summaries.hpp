@@ -19,7 +19,7 @@ class BinSummaries {
 public:
     struct Entry {
         double m_boxArea = 0;  // the bin's blocks' boxes: axis units x bytes
-        float m_weight = 0;    // their areas^alpha, summed: what their mean weighs in a parent's
+        float m_weight = 0;  // their areas^alpha, summed: what their mean weighs in a parent's
         uint32_t m_items = 0;
         std::array<uint16_t, 3> m_mean{};  // channels, weighted as NodeSummaries weighs them
     };

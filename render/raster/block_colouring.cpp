@@ -13,24 +13,37 @@ namespace memlog::render {
 using timeline::Block;
 
 bool parseColourBy(const std::string& name, ColourBy& by) {
-    if (name == "thread") by = ColourBy::Thread;
-    else if (name == "site") by = ColourBy::Site;
-    else if (name == "size") by = ColourBy::Size;
-    else if (name == "lifetime") by = ColourBy::Lifetime;
-    else if (name == "age") by = ColourBy::Age;
-    else if (name == "waste") by = ColourBy::Waste;
-    else return false;
+    if (name == "thread")
+        by = ColourBy::Thread;
+    else if (name == "site")
+        by = ColourBy::Site;
+    else if (name == "size")
+        by = ColourBy::Size;
+    else if (name == "lifetime")
+        by = ColourBy::Lifetime;
+    else if (name == "age")
+        by = ColourBy::Age;
+    else if (name == "waste")
+        by = ColourBy::Waste;
+    else
+        return false;
     return true;
 }
 
 const char* colourByName(ColourBy by) {
     switch (by) {
-    case ColourBy::Thread: return "thread";
-    case ColourBy::Site: return "site";
-    case ColourBy::Size: return "size";
-    case ColourBy::Lifetime: return "lifetime";
-    case ColourBy::Age: return "age";
-    case ColourBy::Waste: return "waste";
+        case ColourBy::Thread:
+            return "thread";
+        case ColourBy::Site:
+            return "site";
+        case ColourBy::Size:
+            return "size";
+        case ColourBy::Lifetime:
+            return "lifetime";
+        case ColourBy::Age:
+            return "age";
+        case ColourBy::Waste:
+            return "waste";
     }
     return "?";
 }
@@ -100,8 +113,9 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
         colouring.m_low = 0;
         colouring.m_high = 1;
         colouring.m_lowLabel = "young: begun at the end";
-        colouring.m_highLabel = time ? "old: " + timeline::durationText(static_cast<double>(extent.width()))
-                                     : "old: " + timeline::shortCountText(static_cast<double>(extent.width())) + " events";
+        colouring.m_highLabel =
+            time ? "old: " + timeline::durationText(static_cast<double>(extent.width()))
+                 : "old: " + timeline::shortCountText(static_cast<double>(extent.width())) + " events";
         return colouring;
     }
     if (!(low <= high)) low = high = 0;
@@ -109,36 +123,42 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
     colouring.m_high = high;
     auto sizeLabel = [](double log2Bytes) { return timeline::bytesText(std::round(std::exp2(log2Bytes))); };
     switch (by) {
-    case ColourBy::Size:
-        colouring.m_lowLabel = sizeLabel(low);
-        colouring.m_highLabel = sizeLabel(high);
-        break;
-    case ColourBy::Lifetime: {
-        auto label = [time](double log10Value) {
-            const double value = std::round(std::pow(10.0, log10Value));
-            return time ? timeline::durationText(value) : timeline::shortCountText(value) + " events";
-        };
-        colouring.m_lowLabel = label(low);
-        colouring.m_highLabel = label(high);
-        break;
-    }
-    case ColourBy::Waste:
-        colouring.m_lowLabel = timeline::bytesText(std::round(std::exp2(low) - 1));
-        colouring.m_highLabel = timeline::bytesText(std::round(std::exp2(high) - 1));
-        break;
-    default: break;
+        case ColourBy::Size:
+            colouring.m_lowLabel = sizeLabel(low);
+            colouring.m_highLabel = sizeLabel(high);
+            break;
+        case ColourBy::Lifetime: {
+            auto label = [time](double log10Value) {
+                const double value = std::round(std::pow(10.0, log10Value));
+                return time ? timeline::durationText(value) : timeline::shortCountText(value) + " events";
+            };
+            colouring.m_lowLabel = label(low);
+            colouring.m_highLabel = label(high);
+            break;
+        }
+        case ColourBy::Waste:
+            colouring.m_lowLabel = timeline::bytesText(std::round(std::exp2(low) - 1));
+            colouring.m_highLabel = timeline::bytesText(std::round(std::exp2(high) - 1));
+            break;
+        default:
+            break;
     }
     return colouring;
 }
 
 double BlockColouring::scaleValue(const Block& b) const {
     switch (m_by) {
-    case ColourBy::Size: return std::log2(static_cast<double>(std::max<uint64_t>(b.size(), 1)));
-    case ColourBy::Lifetime: return std::log10(static_cast<double>(std::max<uint64_t>(b.to(m_axis) - b.from(m_axis), 1)));
-    case ColourBy::Waste: return std::log2(1 + static_cast<double>(waste(b)));
-    case ColourBy::Age:
-        return static_cast<double>(m_extentEnd - std::min(b.from(m_axis), m_extentEnd)) / static_cast<double>(m_extentWidth);
-    default: return 0;
+        case ColourBy::Size:
+            return std::log2(static_cast<double>(std::max<uint64_t>(b.size(), 1)));
+        case ColourBy::Lifetime:
+            return std::log10(static_cast<double>(std::max<uint64_t>(b.to(m_axis) - b.from(m_axis), 1)));
+        case ColourBy::Waste:
+            return std::log2(1 + static_cast<double>(waste(b)));
+        case ColourBy::Age:
+            return static_cast<double>(m_extentEnd - std::min(b.from(m_axis), m_extentEnd)) /
+                   static_cast<double>(m_extentWidth);
+        default:
+            return 0;
     }
 }
 
@@ -159,12 +179,18 @@ size_t BlockColouring::slot(const Block& block) const {
 
 std::string BlockColouring::title() const {
     switch (m_by) {
-    case ColourBy::Thread: return "colour: allocating thread";
-    case ColourBy::Site: return "colour: allocating function";
-    case ColourBy::Size: return "colour: requested size";
-    case ColourBy::Lifetime: return "colour: lifetime";
-    case ColourBy::Age: return "colour: age at the end of the log";
-    case ColourBy::Waste: return "colour: waste (estimated usable - requested)";
+        case ColourBy::Thread:
+            return "colour: allocating thread";
+        case ColourBy::Site:
+            return "colour: allocating function";
+        case ColourBy::Size:
+            return "colour: requested size";
+        case ColourBy::Lifetime:
+            return "colour: lifetime";
+        case ColourBy::Age:
+            return "colour: age at the end of the log";
+        case ColourBy::Waste:
+            return "colour: waste (estimated usable - requested)";
     }
     return "";
 }

@@ -26,7 +26,8 @@ void addCushion(const PixelRect& rect, CushionStyle style, const PowerTable& pow
     std::vector<double> slopeX(static_cast<size_t>(x1 - x0)), coverX(static_cast<size_t>(x1 - x0));
     for (int x = x0; x < x1; ++x) {
         slopeX[static_cast<size_t>(x - x0)] = cushionSlope(style, x + 0.5 - rect.m_x0, blockWidth);
-        coverX[static_cast<size_t>(x - x0)] = std::min(rect.m_x1, x + 1.0) - std::max(rect.m_x0, static_cast<double>(x));
+        coverX[static_cast<size_t>(x - x0)] =
+            std::min(rect.m_x1, x + 1.0) - std::max(rect.m_x0, static_cast<double>(x));
     }
     for (int y = y0; y < y1; ++y) {
         const double slopeY = cushionSlope(style, y + 0.5 - rect.m_y0, blockHeight);
@@ -44,8 +45,8 @@ void addCushion(const PixelRect& rect, CushionStyle style, const PowerTable& pow
 namespace {
 
 // One band of rows [top, top + rows) of the view.
-void drawBand(const timeline::BlockModel& model, const ViewSpec& spec, const BlockColouring& colouring, PixelBuffer target,
-              int top, int rows) {
+void drawBand(const timeline::BlockModel& model, const ViewSpec& spec, const BlockColouring& colouring,
+              PixelBuffer target, int top, int rows) {
     const int width = target.m_width;
     const bool categorical = colouring.categorical();
     CoverageAccumulator accumulator(width, rows, spec.m_alpha, categorical ? 3 : 1);
@@ -79,7 +80,8 @@ void drawBand(const timeline::BlockModel& model, const ViewSpec& spec, const Blo
     accumulator.resolveRows([&](int y, const PixelSums* sums) {
         uint32_t* out = target.row(top + y);
         const float* shadeRow = shade.empty() ? nullptr : &shade[static_cast<size_t>(y) * static_cast<size_t>(width)];
-        for (int x = 0; x < width; ++x) out[x] = pixelColour(sums[x], categorical, power, shadeRow ? shadeRow + x : nullptr);
+        for (int x = 0; x < width; ++x)
+            out[x] = pixelColour(sums[x], categorical, power, shadeRow ? shadeRow + x : nullptr);
     });
 }
 
@@ -93,7 +95,8 @@ void drawBlocks(const timeline::BlockModel& model, const ViewSpec& spec, const B
     const size_t channels = colouring.categorical() ? 5 : 3;
     const size_t rowBytes = static_cast<size_t>(target.m_width + 1) * channels * sizeof(uint64_t);
     const size_t budget = std::max<size_t>(size_t{4} << 20, model.size() * 4);
-    const int band = static_cast<int>(std::clamp<size_t>(budget / rowBytes, 16, static_cast<size_t>(std::max(target.m_height, 1))));
+    const int band =
+        static_cast<int>(std::clamp<size_t>(budget / rowBytes, 16, static_cast<size_t>(std::max(target.m_height, 1))));
     for (int top = 0; top < target.m_height; top += band)
         drawBand(model, spec, colouring, target, top, std::min(band, target.m_height - top));
 }

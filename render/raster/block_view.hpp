@@ -22,9 +22,9 @@ struct ViewSpec {
     timeline::XAxis m_axis = timeline::XAxis::Time;
     timeline::XWindow m_window;
     const AddressScale* m_scale = nullptr;  // rows; its height is the buffer's
-    const timeline::Bins* m_bins = nullptr; // with m_bin: only that bin's blocks
+    const timeline::Bins* m_bins = nullptr;  // with m_bin: only that bin's blocks
     int m_bin = 0;
-    double m_alpha = 0.5;                   // equation 1's bias: lower shows thin blocks more
+    double m_alpha = 0.5;  // equation 1's bias: lower shows thin blocks more
     CushionStyle m_cushion = CushionStyle::Plateau;
 };
 
@@ -56,7 +56,8 @@ inline bool boxRect(uint64_t from, uint64_t to, uint64_t lo, uint64_t hi, const 
     if (to <= spec.m_window.m_from || from >= spec.m_window.m_to) return false;
     // Through int64_t: times and event numbers stay below 2^63, and an unsigned conversion is a
     // branch and four instructions more, twice a block.
-    rect = {scale.x(static_cast<double>(static_cast<int64_t>(from))), scale.x(static_cast<double>(static_cast<int64_t>(to))), 0, 0, 0};
+    rect = {scale.x(static_cast<double>(static_cast<int64_t>(from))),
+            scale.x(static_cast<double>(static_cast<int64_t>(to))), 0, 0, 0};
     return spec.m_scale->span(lo, hi, rect.m_y0, rect.m_y1);
 }
 

@@ -36,7 +36,8 @@ Rgb fromArgb(uint32_t pixel);
 
 // Clamped to [0, 1].
 inline Rgb scaled(const Rgb& colour, double factor) {
-    return {clampedChannel(colour.m_r * factor), clampedChannel(colour.m_g * factor), clampedChannel(colour.m_b * factor)};
+    return {clampedChannel(colour.m_r * factor), clampedChannel(colour.m_g * factor),
+            clampedChannel(colour.m_b * factor)};
 }
 // a at t = 0, b at t = 1.
 inline Rgb mixed(const Rgb& a, const Rgb& b, double t) {

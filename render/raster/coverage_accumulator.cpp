@@ -22,10 +22,12 @@ void CoverageAccumulator::reset(int width, int height, double alpha, int attribu
         m_power = PowerTable(alpha);
         m_fixedPower.resize(kAxisOne + 1);
         for (int64_t i = 0; i <= kAxisOne; ++i)
-            m_fixedPower[static_cast<size_t>(i)] = static_cast<uint16_t>(m_power(static_cast<double>(i) / kAxisOne) * kAxisOne + 0.5);
+            m_fixedPower[static_cast<size_t>(i)] =
+                static_cast<uint16_t>(m_power(static_cast<double>(i) / kAxisOne) * kAxisOne + 0.5);
     }
     m_alpha = alpha;
-    const size_t size = static_cast<size_t>(width + 1) * static_cast<size_t>(height + 1) * static_cast<size_t>(channels);
+    const size_t size =
+        static_cast<size_t>(width + 1) * static_cast<size_t>(height + 1) * static_cast<size_t>(channels);
     // Clean arrays are zero whatever their shape was: a tile of another shape only resizes them.
     if (m_clean) {
         m_deltas.resize(size, 0);
@@ -105,8 +107,10 @@ void CoverageAccumulator::addCorners(const Steps& x, const Steps& y, const uint6
 }
 
 void CoverageAccumulator::addCorners(const Steps& x, const Steps& y, const uint64_t* attributes) {
-    if (m_channels == 5) addCorners<3>(x, y, attributes);
-    else addCorners<1>(x, y, attributes);
+    if (m_channels == 5)
+        addCorners<3>(x, y, attributes);
+    else
+        addCorners<1>(x, y, attributes);
 }
 
 void CoverageAccumulator::add(const PixelRect& rect) { add(rect, &rect.m_attribute); }
@@ -131,7 +135,8 @@ void CoverageAccumulator::addSpread(const PixelRect& rect, double coverage, doub
     // coverage 1e-6 of a pixel would be.
     const double width = rect.m_x1 - rect.m_x0, height = rect.m_y1 - rect.m_y0;
     auto spread = [](double total, double extent) {
-        return [scale = total / extent * kAxisOne](double covered) { return static_cast<int64_t>(covered * scale + 0.5); };
+        return
+            [scale = total / extent * kAxisOne](double covered) { return static_cast<int64_t>(covered * scale + 0.5); };
     };
     const auto share = spread(1.0, height);
     Steps x, y;
@@ -147,18 +152,21 @@ PixelSums CoverageAccumulator::toPixelSums(const uint64_t* sums, int channels) {
     pixel.m_coverage = static_cast<double>(static_cast<int64_t>(sums[0])) / kOne;
     pixel.m_weight = static_cast<double>(static_cast<int64_t>(sums[1])) / kOne;
     for (int c = 0; c < kMaxAttributes; ++c)
-        pixel.m_attribute[c] = c + 2 < channels ? static_cast<double>(static_cast<int64_t>(sums[2 + c])) / kAttributeScale : 0.0;
+        pixel.m_attribute[c] =
+            c + 2 < channels ? static_cast<double>(static_cast<int64_t>(sums[2 + c])) / kAttributeScale : 0.0;
     return pixel;
 }
 
 void CoverageAccumulator::resolveRows(const std::function<void(int y, const PixelSums* row)>& onRow) const {
     // Integration never writes when it does not clear.
     std::vector<PixelSums> row(static_cast<size_t>(m_width));
-    integrate(const_cast<uint64_t*>(m_deltas.data()), const_cast<uint64_t*>(m_pixels.data()), false, [&](int y, const uint64_t* sums) {
-        for (int x = 0; x < m_width; ++x)
-            row[static_cast<size_t>(x)] = toPixelSums(sums + static_cast<size_t>(x) * static_cast<size_t>(m_channels), m_channels);
-        onRow(y, row.data());
-    });
+    integrate(const_cast<uint64_t*>(m_deltas.data()), const_cast<uint64_t*>(m_pixels.data()), false,
+              [&](int y, const uint64_t* sums) {
+                  for (int x = 0; x < m_width; ++x)
+                      row[static_cast<size_t>(x)] =
+                          toPixelSums(sums + static_cast<size_t>(x) * static_cast<size_t>(m_channels), m_channels);
+                  onRow(y, row.data());
+              });
 }
 
 std::vector<PixelSums> CoverageAccumulator::resolve() const {

@@ -23,8 +23,8 @@ struct PixelRect {
 
 // What one pixel received.
 struct PixelSums {
-    double m_coverage;      // sum of f: the fraction of the pixel covered (at most 1 for disjoint blocks)
-    double m_weight;        // sum of f^alpha
+    double m_coverage;  // sum of f: the fraction of the pixel covered (at most 1 for disjoint blocks)
+    double m_weight;  // sum of f^alpha
     double m_attribute[3];  // sum of f^alpha * attribute, per attribute channel
 };
 
@@ -46,7 +46,7 @@ public:
     void reset(int width, int height, double alpha, int attributes);
 
     // At most 16 point updates into the difference arrays; clipped to the image.
-    void add(const PixelRect& rect);                            // channel 0 = m_attribute
+    void add(const PixelRect& rect);  // channel 0 = m_attribute
     void add(const PixelRect& rect, const double* attributes);  // one value per channel, each in [0, 1]
     // The same with attributes already in fixed point (quantiseAttribute): no rounding per block.
     // Inline for blocks of at most 2 x 2 pixels, nine in ten of a view with a million blocks:
@@ -72,8 +72,10 @@ public:
         const double ya = std::min(y1, ySplit) - y0, yb = std::max(y1 - ySplit, 0.0);
         const uint64_t fx[2] = {fixedCoverage(xa), fixedCoverage(xb)}, wx[2] = {fixedWeight(xa), fixedWeight(xb)};
         const uint64_t fy[2] = {fixedCoverage(ya), fixedCoverage(yb)}, wy[2] = {fixedWeight(ya), fixedWeight(yb)};
-        if (m_channels == 5) addFour<3>(column, row, fx, wx, fy, wy, attributes);
-        else addFour<1>(column, row, fx, wx, fy, wy, attributes);
+        if (m_channels == 5)
+            addFour<3>(column, row, fx, wx, fy, wy, attributes);
+        else
+            addFour<1>(column, row, fx, wx, fy, wy, attributes);
         return true;
     }
     static uint64_t quantiseAttribute(double value);
@@ -132,7 +134,8 @@ private:
         return static_cast<uint64_t>(static_cast<int64_t>(covered * kAxisOne + 0.5));
     }
     uint64_t fixedWeight(double covered) const {
-        if (covered >= kTableFrom) return m_fixedPower[static_cast<size_t>(static_cast<int64_t>(covered * kAxisOne + 0.5))];
+        if (covered >= kTableFrom)
+            return m_fixedPower[static_cast<size_t>(static_cast<int64_t>(covered * kAxisOne + 0.5))];
         return static_cast<uint64_t>(static_cast<int64_t>(m_power(covered) * kAxisOne + 0.5));
     }
     // The four pixels from (column, row): the outer product of the two ways' parts.
@@ -158,8 +161,10 @@ private:
     template <typename OnRow>
     void integrate(uint64_t* deltas, uint64_t* pixels, bool clear, OnRow&& onRow) const {
         // Channels and clearing as constants: this loop reads every cell of every frame.
-        if (m_channels == 5) clear ? integrate<5, true>(deltas, pixels, onRow) : integrate<5, false>(deltas, pixels, onRow);
-        else clear ? integrate<3, true>(deltas, pixels, onRow) : integrate<3, false>(deltas, pixels, onRow);
+        if (m_channels == 5)
+            clear ? integrate<5, true>(deltas, pixels, onRow) : integrate<5, false>(deltas, pixels, onRow);
+        else
+            clear ? integrate<3, true>(deltas, pixels, onRow) : integrate<3, false>(deltas, pixels, onRow);
     }
     template <size_t kChannels, bool kClear, typename OnRow>
     void integrate(uint64_t* deltas, uint64_t* pixels, OnRow& onRow) const {
@@ -174,7 +179,8 @@ private:
             uint64_t* pixel = &pixels[static_cast<size_t>(y) * stride * kChannels];
             uint64_t* out = m_row.data();
             uint64_t* running = m_column.data();
-            for (int x = 0; x < m_width; ++x, delta += kChannels, pixel += kChannels, out += kChannels, running += kChannels)
+            for (int x = 0; x < m_width;
+                 ++x, delta += kChannels, pixel += kChannels, out += kChannels, running += kChannels)
                 for (size_t c = 0; c < kChannels; ++c) {
                     running[c] += delta[c];
                     sum[c] += running[c];

@@ -9,18 +9,25 @@
 namespace memlog::render {
 
 bool parseCushionStyle(const std::string& name, CushionStyle& style) {
-    if (name == "none") style = CushionStyle::None;
-    else if (name == "parabolic") style = CushionStyle::Parabolic;
-    else if (name == "plateau") style = CushionStyle::Plateau;
-    else return false;
+    if (name == "none")
+        style = CushionStyle::None;
+    else if (name == "parabolic")
+        style = CushionStyle::Parabolic;
+    else if (name == "plateau")
+        style = CushionStyle::Plateau;
+    else
+        return false;
     return true;
 }
 
 const char* cushionName(CushionStyle style) {
     switch (style) {
-    case CushionStyle::None: return "none";
-    case CushionStyle::Parabolic: return "parabolic";
-    case CushionStyle::Plateau: return "plateau";
+        case CushionStyle::None:
+            return "none";
+        case CushionStyle::Parabolic:
+            return "parabolic";
+        case CushionStyle::Plateau:
+            return "plateau";
     }
     return "?";
 }

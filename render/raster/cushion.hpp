@@ -13,9 +13,9 @@ enum class CushionStyle { None, Parabolic, Plateau };
 bool parseCushionStyle(const std::string& name, CushionStyle& style);  // "none", "parabolic", "plateau"
 const char* cushionName(CushionStyle style);
 
-inline constexpr double kCushionHeight = 0.4;     // h: the slope at a cushion's edge is 4h
+inline constexpr double kCushionHeight = 0.4;  // h: the slope at a cushion's edge is 4h
 inline constexpr double kPlateauBevelPixels = 3;  // width of the plateau's bevel
-inline constexpr double kMinCushionPixels = 4;    // blocks smaller on either axis get none
+inline constexpr double kMinCushionPixels = 4;  // blocks smaller on either axis get none
 inline constexpr double kAmbientLight = 0.3;
 
 // The slope of the cushion surface across an extent of `extent` pixels, `position` pixels in.

@@ -44,7 +44,8 @@ std::array<uint16_t, 3> NodeSummaries::mean(const timeline::BlockIndex& index, c
     return {static_cast<uint16_t>(packed), static_cast<uint16_t>(packed >> 16), static_cast<uint16_t>(packed >> 32)};
 }
 
-std::array<uint16_t, 3> NodeSummaries::summarise(const timeline::BlockIndex& index, const timeline::BlockIndex::Node& node,
+std::array<uint16_t, 3> NodeSummaries::summarise(const timeline::BlockIndex& index,
+                                                 const timeline::BlockIndex::Node& node,
                                                  const FrameColours& colours) const {
     const auto& boxes = index.boxes();
     double weight = 0, channel[3] = {0, 0, 0};
@@ -53,12 +54,12 @@ std::array<uint16_t, 3> NodeSummaries::summarise(const timeline::BlockIndex& ind
         const double w = m_power.ofAny(box.area());
         const uint16_t key = colours.m_itemKey[k];
         weight += w;
-        for (int c = 0; c < 3; ++c)
-            channel[c] += w * static_cast<double>(colours.channel(key, c));
+        for (int c = 0; c < 3; ++c) channel[c] += w * static_cast<double>(colours.channel(key, c));
     });
     std::array<uint16_t, 3> mean{0, 0, 0};
     if (weight > 0)
-        for (int c = 0; c < 3; ++c) mean[static_cast<size_t>(c)] = static_cast<uint16_t>(std::lround(channel[c] / weight));
+        for (int c = 0; c < 3; ++c)
+            mean[static_cast<size_t>(c)] = static_cast<uint16_t>(std::lround(channel[c] / weight));
     return mean;
 }
 

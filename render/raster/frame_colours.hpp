@@ -19,8 +19,7 @@ namespace memlog::render {
 
 // The blocks' colours in the accumulator's fixed point.
 struct FrameColours {
-    // The colours of `count` blocks, block(k) the k-th: the index's order (the window), or the
-    // model's (an export: FlatBlocks).
+    // The colours of `count` blocks, block(k) the k-th (the index's order).
     template <typename BlockAt>
     static void make(FrameColours& colours, const BlockColouring& colouring, size_t count, BlockAt&& block) {
         colours.setPalette(colouring.categorical());

@@ -31,7 +31,8 @@ void drawOccupancyBar(const std::vector<timeline::OccupancyColumn>& columns, dou
         for (int x = 0; x < width; ++x) {
             const double level = fullBytes > 0 ? columns[static_cast<size_t>(x)].m_liveBytes / fullBytes : 0;
             Rgb colour = ordinalColour(level);
-            if (quiet[static_cast<size_t>(x)]) colour = scaled(colour, cushionLuminance(slopeX[static_cast<size_t>(x)], slopeY));
+            if (quiet[static_cast<size_t>(x)])
+                colour = scaled(colour, cushionLuminance(slopeX[static_cast<size_t>(x)], slopeY));
             row[x] = toArgb(colour);
         }
     }
@@ -44,7 +45,8 @@ void drawCushionCursor(PixelBuffer target, double x) {
     const int to = std::min(target.m_width, static_cast<int>(std::ceil(x + kCursorHalfWidth)));
     for (int column = from; column < to; ++column) {
         const double position = column + 0.5 - (x - kCursorHalfWidth);
-        const double luminance = cushionLuminance(cushionSlope(CushionStyle::Parabolic, position, 2 * kCursorHalfWidth), 0);
+        const double luminance =
+            cushionLuminance(cushionSlope(CushionStyle::Parabolic, position, 2 * kCursorHalfWidth), 0);
         // 0.12 everywhere in the band, up to 0.6 at its edges.
         const double opacity = 0.12 + 0.48 * (1 - luminance) / (1 - edgeLuminance);
         for (int y = 0; y < target.m_height; ++y) {

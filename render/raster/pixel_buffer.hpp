@@ -19,7 +19,8 @@ struct PixelBuffer {
 
 // Copies the pixels of `from` into `to`, of the same width and height, row by row.
 inline void copyPixels(PixelBuffer from, PixelBuffer to) {
-    for (int y = 0; y < from.m_height; ++y) std::memcpy(to.row(y), from.row(y), static_cast<size_t>(from.m_width) * sizeof(uint32_t));
+    for (int y = 0; y < from.m_height; ++y)
+        std::memcpy(to.row(y), from.row(y), static_cast<size_t>(from.m_width) * sizeof(uint32_t));
 }
 
 }  // namespace memlog::render

@@ -13,8 +13,10 @@ namespace memlog::render {
 
 class PowerTable {
 public:
-    explicit PowerTable(double alpha) : m_alpha(alpha), m_mantissa(kSteps + 2), m_exponent(kExponents), m_exponentUp(kExponentsUp) {
-        for (int i = 0; i <= kSteps + 1; ++i) m_mantissa[static_cast<size_t>(i)] = std::pow(0.5 + 0.5 * i / kSteps, alpha);
+    explicit PowerTable(double alpha)
+        : m_alpha(alpha), m_mantissa(kSteps + 2), m_exponent(kExponents), m_exponentUp(kExponentsUp) {
+        for (int i = 0; i <= kSteps + 1; ++i)
+            m_mantissa[static_cast<size_t>(i)] = std::pow(0.5 + 0.5 * i / kSteps, alpha);
         for (int e = 0; e < kExponents; ++e) m_exponent[static_cast<size_t>(e)] = std::exp2(-e * alpha);
         for (int e = 0; e < kExponentsUp; ++e) m_exponentUp[static_cast<size_t>(e)] = std::exp2(e * alpha);
     }

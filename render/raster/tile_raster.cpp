@@ -41,8 +41,9 @@ size_t gallopTo(std::span<const uint32_t> positions, size_t from, size_t value) 
         hi = std::min(positions.size(), hi + step);
         step *= 2;
     }
-    return static_cast<size_t>(std::lower_bound(positions.begin() + static_cast<long>(lo), positions.begin() + static_cast<long>(hi),
-                                                value) - positions.begin());
+    return static_cast<size_t>(
+        std::lower_bound(positions.begin() + static_cast<long>(lo), positions.begin() + static_cast<long>(hi), value) -
+        positions.begin());
 }
 
 }  // namespace
@@ -73,13 +74,15 @@ void TileRaster::drawFromIndex(const FrameInputs& inputs, const Tile& tile, cons
         const double n = static_cast<double>(items);
         const double weight = items ? n * power.ofAny(coverage / n) : 0.0;
         const uint64_t attributes[3] = {mean[0], mean[1], mean[2]};
-        m_accumulator.addSpread(transposed({x0, x1, rowTop, rowBottom, 0}, tileLeft, tileTop), coverage, weight, attributes);
+        m_accumulator.addSpread(transposed({x0, x1, rowTop, rowBottom, 0}, tileLeft, tileTop), coverage, weight,
+                                attributes);
         ++stats.m_foldedNodes;
         stats.m_foldedItems += items;
     };
     // Pixels per axis unit x byte of a box that lands on [x0, x1) x [rowTop, rowBottom).
     auto pixelsPerArea = [](const IndexBox& box, double x0, double x1, double rowTop, double rowBottom) {
-        return (x1 - x0) / static_cast<double>(box.m_x1 - box.m_x0) * (rowBottom - rowTop) / static_cast<double>(box.m_y1 - box.m_y0);
+        return (x1 - x0) / static_cast<double>(box.m_x1 - box.m_x0) * (rowBottom - rowTop) /
+               static_cast<double>(box.m_y1 - box.m_y0);
     };
     // A folded node of a bin's view: its blocks of the bin, over their addresses alone.
     auto foldForBin = [&](const BlockIndex::Node& node, const BinSummaries::Entry& entry, double x0, double x1) {
@@ -88,7 +91,8 @@ void TileRaster::drawFromIndex(const FrameInputs& inputs, const Tile& tile, cons
         double rowTop, rowBottom;
         bool oneBand;
         if (!spec.m_scale->rowsOf(lo, hi, rowTop, rowBottom, oneBand)) return;
-        spread(x0, x1, rowTop, rowBottom, entry.m_boxArea * pixelsPerArea(box, x0, x1, rowTop, rowBottom), entry.m_items, entry.m_mean);
+        spread(x0, x1, rowTop, rowBottom, entry.m_boxArea * pixelsPerArea(box, x0, x1, rowTop, rowBottom),
+               entry.m_items, entry.m_mean);
     };
     // What a bin's view may fold a node as: nodes above the leaves only, and only where the bin
     // is dense. A few of its blocks spread over a node's box would tint no pixel, where each
@@ -124,11 +128,13 @@ void TileRaster::drawFromIndex(const FrameInputs& inputs, const Tile& tile, cons
             return true;
         }
         const double coverage = index.sums(node).m_boxArea * pixelsPerArea(node.m_box, x0, x1, rowTop, rowBottom);
-        spread(x0, x1, rowTop, rowBottom, coverage, node.m_items, inputs.m_summaries->mean(index.index(), node, colours));
+        spread(x0, x1, rowTop, rowBottom, coverage, node.m_items,
+               inputs.m_summaries->mean(index.index(), node, colours));
         return true;
     };
 
-    const IndexBox window{spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo, bands.back().m_range.m_hi};
+    const IndexBox window{spec.m_window.m_from, spec.m_window.m_to, bands.front().m_range.m_lo,
+                          bands.back().m_range.m_hi};
     index.index().clearMarks(m_leaves);
     // Leaves are only marked there: their blocks are drawn afterwards, from the index's
     // boxes and keys in their order, one run of memory after another.
@@ -173,7 +179,6 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
     const XScale scale(spec.m_window, target.m_width);
     const auto& bands = spec.m_scale->bands();
 
-    const uint16_t* keys = colours.m_itemKey.data();
     const double tileLeft = left, tileTop = top;
     // A block's box with its colour key. Inlined, with the tile's edges as doubles in locals,
     // and the clip to the tile left to the accumulator, which clips anyway: as a call it read
@@ -184,7 +189,8 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         PixelRect rect;
         if (!boxRect(box.m_x0, box.m_x1, box.m_y0, box.m_y1, spec, scale, rect)) return;
         const PixelRect flipped = transposed(rect, tileLeft, tileTop);
-        if (!m_accumulator.add(flipped, categorical ? colours.m_slotChannels[scalar] : &scalar)) return;  // off the tile
+        if (!m_accumulator.add(flipped, categorical ? colours.m_slotChannels[scalar] : &scalar))
+            return;  // off the tile
         if (rect.m_x1 - rect.m_x0 >= kMinCushionPixels && rect.m_y1 - rect.m_y0 >= kMinCushionPixels) {
             ++stats.m_cushionable;
             if (spec.m_cushion == CushionStyle::None) return;
@@ -195,13 +201,14 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
         }
     };
 
-    if (const FlatBlocks* flat = inputs.m_flat) {
-        // An export's view: the blocks that meet this tile, sorted out by one walk over the log.
-        const timeline::BlockModel& model = flat->model();
-        for (const uint32_t block : flat->blocksOf(tile.m_id)) {
-            ++stats.m_items;
-            addBox(timeline::ModelIndex::boxOf(model[block], spec.m_axis), keys[block]);
-        }
+    if (const timeline::BlockModel* model = inputs.m_walk) {
+        // An export's band: every block of the view's bin, those off the band left to the
+        // accumulator, as the reference walk does.
+        const BlockColouring& colouring = *inputs.m_walkColouring;
+        model->forEach([&](const timeline::Block& block) {
+            if (spec.m_bins && spec.m_bins->binOf(block) != spec.m_bin) return;
+            addBox(timeline::ModelIndex::boxOf(block, spec.m_axis), colours.keyOf(colouring, block));
+        });
     } else if (!bands.empty() && columns > 0 && rows > 0) {
         drawFromIndex(inputs, tile, scale, stats, addBox);
     }
@@ -230,7 +237,8 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
                 *out = colourBefore;
                 continue;
             }
-            colourBefore = pixelColour(CoverageAccumulator::toPixelSums(sums, channels), categorical, power, shade ? shade + y : nullptr);
+            colourBefore = pixelColour(CoverageAccumulator::toPixelSums(sums, channels), categorical, power,
+                                       shade ? shade + y : nullptr);
             for (int c = 0; c < channels; ++c) before[c] = sums[c];
             shadeBefore = shadeHere;
             *out = colourBefore;

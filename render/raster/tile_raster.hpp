@@ -1,7 +1,8 @@
 // One tile of a view: from the model's index (the window's frames), where only the index nodes
 // that meet the window and the tile are opened, and with level of detail a node whose box is
-// smaller than a pixel or so is drawn as one summary of its blocks; or from the blocks an
-// export sorted into its tiles (FlatBlocks). The buffers stay between tiles and frames.
+// smaller than a pixel or so is drawn as one summary of its blocks; or, for an export, from a
+// walk over every block (its tiles are bands of rows: bandsOf). The buffers stay between tiles
+// and frames.
 #pragma once
 
 #include <cstdint>
@@ -9,10 +10,11 @@
 #include <vector>
 
 #include "render/raster/bin_summaries.hpp"
+#include "render/raster/block_colouring.hpp"
 #include "render/raster/block_view.hpp"
 #include "render/raster/coverage_accumulator.hpp"
-#include "render/raster/flat_blocks.hpp"
 #include "render/raster/frame_colours.hpp"
+#include "render/raster/tiles.hpp"
 #include "timeline/model_index.hpp"
 
 namespace memlog::render {
@@ -39,13 +41,15 @@ struct FrameStats {
 };
 
 struct FrameInputs {
-    // The blocks come from the index or, for an export, from m_flat (whose tiles these are).
+    // The blocks come from the index or, for an export, from a walk over m_walk, coloured by
+    // m_walkColouring (m_colours then gives the palette alone).
     const timeline::ModelIndex* m_index = nullptr;
-    const FlatBlocks* m_flat = nullptr;
-    const FrameColours* m_colours = nullptr;  // keys by the index's order, or m_flat's by model index
+    const timeline::BlockModel* m_walk = nullptr;
+    const BlockColouring* m_walkColouring = nullptr;
+    const FrameColours* m_colours = nullptr;
     const NodeSummaries* m_summaries = nullptr;  // at the spec's alpha, or a draft's
-    ViewSpec m_spec;            // no bins: m_oneBin says which blocks are drawn
-    double m_foldPixels = 0;    // fold nodes at most this many pixels both ways; 0: never
+    ViewSpec m_spec;  // no bins: m_oneBin says which blocks are drawn
+    double m_foldPixels = 0;  // fold nodes at most this many pixels both ways; 0: never
     // With m_oneBin, only the blocks of bin m_bin are drawn: m_binPositions holds their
     // positions in the index's order, ascending (a view reads its own blocks, not every block
     // near its window), m_nodeBins a bit for each bin under each node (a node without the
@@ -78,10 +82,10 @@ inline NodeExtent nodeExtent(const timeline::BlockIndex::Node& node, const ViewS
     NodeExtent extent{};
     extent.m_x0 = scale.x(static_cast<double>(node.m_box.m_x0));
     extent.m_x1 = scale.x(static_cast<double>(node.m_box.m_x1));
-    extent.m_inRows = spec.m_scale->rowsOf(node.m_box.m_y0, node.m_box.m_y1, extent.m_rowTop, extent.m_rowBottom, extent.m_oneBand);
+    extent.m_inRows =
+        spec.m_scale->rowsOf(node.m_box.m_y0, node.m_box.m_y1, extent.m_rowTop, extent.m_rowBottom, extent.m_oneBand);
     return extent;
 }
-
 
 // One a thread, each on cache lines of its own.
 class alignas(64) TileRaster {
@@ -92,9 +96,10 @@ public:
 
 private:
     template <typename AddBox>
-    void drawFromIndex(const FrameInputs& inputs, const Tile& tile, const XScale& scale, FrameStats& stats, AddBox& addBox);
+    void drawFromIndex(const FrameInputs& inputs, const Tile& tile, const XScale& scale, FrameStats& stats,
+                       AddBox& addBox);
     CoverageAccumulator m_accumulator{0, 0, 0.5, 1};
-    std::vector<float> m_shade;      // cushions of the tile, column by column; zeroed when a tile first needs it
+    std::vector<float> m_shade;  // cushions of the tile, column by column; zeroed when a tile first needs it
     std::vector<uint64_t> m_leaves;  // one bit a leaf (by its place in order()): to be opened
 };
 

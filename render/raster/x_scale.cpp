@@ -27,9 +27,12 @@ std::vector<Tick> xTicks(timeline::XAxis axis, timeline::XWindow window, double 
     double unit = 1;
     const char* suffix = " ns";
     if (axis == timeline::XAxis::Time) {
-        if (last >= 1e9) unit = 1e9, suffix = " s";
-        else if (last >= 1e6) unit = 1e6, suffix = " ms";
-        else if (last >= 1e3) unit = 1e3, suffix = " \u00b5s";
+        if (last >= 1e9)
+            unit = 1e9, suffix = " s";
+        else if (last >= 1e6)
+            unit = 1e6, suffix = " ms";
+        else if (last >= 1e3)
+            unit = 1e3, suffix = " \u00b5s";
     }
     const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step / unit) + 1e-9)));
     for (double value = first; value <= last + step * 1e-9; value += step) {

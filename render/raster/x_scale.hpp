@@ -14,7 +14,8 @@ public:
     XScale() = default;
     XScale(timeline::XWindow window, double width)
         : m_from(static_cast<double>(window.m_from)),
-          m_perUnit(width / static_cast<double>(window.width() ? window.width() : 1)), m_width(width) {}
+          m_perUnit(width / static_cast<double>(window.width() ? window.width() : 1)),
+          m_width(width) {}
     double x(double value) const { return (value - m_from) * m_perUnit; }
     double value(double x) const { return m_from + x / m_perUnit; }
     double width() const { return m_width; }

@@ -29,7 +29,8 @@ void strokeRect(cairo_t* cr, const Rect& rect, const Rgb& colour, double lineWid
 }
 
 void setFont(cairo_t* cr, double size, bool bold) {
-    cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, size);
 }
 
@@ -63,7 +64,8 @@ void drawText(cairo_t* cr, const std::string& text, double x, double y, Align al
     cairo_show_text(cr, shown.c_str());
 }
 
-void paintRasters(cairo_t* cr, std::span<const Rect> rects, const std::function<void(std::span<const PixelBuffer>)>& draw) {
+void paintRasters(cairo_t* cr, std::span<const Rect> rects,
+                  const std::function<void(std::span<const PixelBuffer>)>& draw) {
     struct Raster {
         PixelBuffer m_pixels;
         int m_x = 0, m_y = 0;
@@ -75,18 +77,20 @@ void paintRasters(cairo_t* cr, std::span<const Rect> rects, const std::function<
     cairo_matrix_t matrix;
     cairo_get_matrix(cr, &matrix);
     const bool image = cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE &&
-                       cairo_image_surface_get_format(target) == CAIRO_FORMAT_ARGB32 && matrix.xx == 1 && matrix.yy == 1 &&
-                       matrix.xy == 0 && matrix.yx == 0 && matrix.x0 == 0 && matrix.y0 == 0;
+                       cairo_image_surface_get_format(target) == CAIRO_FORMAT_ARGB32 && matrix.xx == 1 &&
+                       matrix.yy == 1 && matrix.xy == 0 && matrix.yx == 0 && matrix.x0 == 0 && matrix.y0 == 0;
     if (image) cairo_surface_flush(target);
     for (size_t i = 0; i < rects.size(); ++i) {
         const Rect& rect = rects[i];
         Raster& raster = rasters[i];
-        const int width = static_cast<int>(std::lround(rect.m_width)), height = static_cast<int>(std::lround(rect.m_height));
+        const int width = static_cast<int>(std::lround(rect.m_width)),
+                  height = static_cast<int>(std::lround(rect.m_height));
         if (width <= 0 || height <= 0) continue;
         raster.m_x = static_cast<int>(std::lround(rect.m_x));
         raster.m_y = static_cast<int>(std::lround(rect.m_y));
         // On an image surface drawn 1:1, straight into its pixels: no second copy of the view.
-        if (image && raster.m_x >= 0 && raster.m_y >= 0 && raster.m_x + width <= cairo_image_surface_get_width(target) &&
+        if (image && raster.m_x >= 0 && raster.m_y >= 0 &&
+            raster.m_x + width <= cairo_image_surface_get_width(target) &&
             raster.m_y + height <= cairo_image_surface_get_height(target)) {
             const int stride = cairo_image_surface_get_stride(target) / 4;
             uint32_t* origin = reinterpret_cast<uint32_t*>(cairo_image_surface_get_data(target)) +
@@ -95,8 +99,8 @@ void paintRasters(cairo_t* cr, std::span<const Rect> rects, const std::function<
         } else {
             raster.m_image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
             cairo_surface_flush(raster.m_image);
-            raster.m_pixels = PixelBuffer{reinterpret_cast<uint32_t*>(cairo_image_surface_get_data(raster.m_image)), width,
-                                          height, cairo_image_surface_get_stride(raster.m_image) / 4};
+            raster.m_pixels = PixelBuffer{reinterpret_cast<uint32_t*>(cairo_image_surface_get_data(raster.m_image)),
+                                          width, height, cairo_image_surface_get_stride(raster.m_image) / 4};
         }
         buffers[i] = raster.m_pixels;
     }

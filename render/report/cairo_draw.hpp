@@ -39,6 +39,7 @@ void drawText(cairo_t* cr, const std::string& text, double x, double y, Align al
 void paintRaster(cairo_t* cr, const Rect& rect, const std::function<void(PixelBuffer)>& draw);
 // The same for several rects, drawn by one call (views drawn together): a buffer for each
 // rect, in their order; one of no pixels (m_pixels null) for a rect less than a pixel.
-void paintRasters(cairo_t* cr, std::span<const Rect> rects, const std::function<void(std::span<const PixelBuffer>)>& draw);
+void paintRasters(cairo_t* cr, std::span<const Rect> rects,
+                  const std::function<void(std::span<const PixelBuffer>)>& draw);
 
 }  // namespace memlog::render

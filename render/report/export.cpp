@@ -14,11 +14,16 @@ bool outputFormatOf(const std::string& path, OutputFormat& format) {
     const size_t dot = path.rfind('.');
     if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return false;
     std::string extension = path.substr(dot + 1);
-    std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (extension == "png") format = OutputFormat::Png;
-    else if (extension == "svg") format = OutputFormat::Svg;
-    else if (extension == "pdf") format = OutputFormat::Pdf;
-    else return false;
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (extension == "png")
+        format = OutputFormat::Png;
+    else if (extension == "svg")
+        format = OutputFormat::Svg;
+    else if (extension == "pdf")
+        format = OutputFormat::Pdf;
+    else
+        return false;
     return true;
 }
 
@@ -26,11 +31,12 @@ namespace {
 
 cairo_status_t writeTo(void* closure, const unsigned char* data, unsigned int length) {
     return std::fwrite(data, 1, length, static_cast<std::FILE*>(closure)) == length ? CAIRO_STATUS_SUCCESS
-                                                                                     : CAIRO_STATUS_WRITE_ERROR;
+                                                                                    : CAIRO_STATUS_WRITE_ERROR;
 }
 
 void check(cairo_status_t status, const std::string& path) {
-    if (status != CAIRO_STATUS_SUCCESS) throw ExportError("cannot write " + path + ": " + cairo_status_to_string(status));
+    if (status != CAIRO_STATUS_SUCCESS)
+        throw ExportError("cannot write " + path + ": " + cairo_status_to_string(status));
 }
 
 void paintOn(cairo_surface_t* surface, const Report& report) {
@@ -38,7 +44,8 @@ void paintOn(cairo_surface_t* surface, const Report& report) {
     report.paint(cr);
     const cairo_status_t status = cairo_status(cr);
     cairo_destroy(cr);
-    if (status != CAIRO_STATUS_SUCCESS) throw ExportError(std::string("cannot draw the report: ") + cairo_status_to_string(status));
+    if (status != CAIRO_STATUS_SUCCESS)
+        throw ExportError(std::string("cannot draw the report: ") + cairo_status_to_string(status));
 }
 
 }  // namespace

@@ -14,8 +14,8 @@ namespace memlog::render {
 struct LegendItem {
     enum class Kind { Heading, Swatch, Gradient, Note };
     Kind m_kind = Kind::Note;
-    std::string m_label;      // heading or note text; a swatch's name
-    Rgb m_colour;             // swatches
+    std::string m_label;  // heading or note text; a swatch's name
+    Rgb m_colour;  // swatches
     std::string m_low, m_high;  // gradients: the ends of the ordinal map
 };
 

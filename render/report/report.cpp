@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "render/frame/export_frame.hpp"
-#include "render/raster/access_layer.hpp"
-#include "render/report/axes.hpp"
-#include "render/raster/occupancy_bar.hpp"
 #include "render/frame/other_core.hpp"
+#include "render/raster/access_layer.hpp"
+#include "render/raster/occupancy_bar.hpp"
 #include "render/raster/x_scale.hpp"
+#include "render/report/axes.hpp"
 #include "timeline/text_format.hpp"
 
 namespace memlog::render {
@@ -31,13 +31,14 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
         m_colouring = BlockColouring::make(m_options.m_colourBy, model, m_options.m_axis, m_window, sites);
     }
     if (m_options.m_bins) {
-        m_bins = frame() ? frame()->bins(*m_options.m_bins) : timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
+        m_bins = frame() ? frame()->bins(*m_options.m_bins)
+                         : timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
         m_binOfMark = binsOfMarks(model, *m_bins);
         // Side by side, bins of one heap (sizes, threads, sites) share its address axis, so an
         // address is at the same height in every view; regions are apart by definition.
         m_sharedAddresses = m_options.m_layout == BinLayout::Address && *m_options.m_bins != timeline::BinKind::Region;
-        m_layout = binsLayout(m_options.m_width, m_options.m_height, m_bins->count(), m_options.m_layout, m_sharedAddresses,
-                              m_options.m_uiScale);
+        m_layout = binsLayout(m_options.m_width, m_options.m_height, m_bins->count(), m_options.m_layout,
+                              m_sharedAddresses, m_options.m_uiScale);
         for (size_t bin = 0; bin < m_bins->count(); ++bin) {
             View view;
             view.m_cell = m_layout.m_cells[bin];
@@ -95,7 +96,7 @@ timeline::OccupancyQuery Report::occupancyQuery(const View& view) const {
 // after: each bin's address ranges and (over an address window only) its occupancy columns.
 struct Report::BinParts {
     struct Part {
-        std::vector<timeline::OccupancyColumns> m_columns;                        // by bin
+        std::vector<timeline::OccupancyColumns> m_columns;  // by bin
         std::vector<std::unique_ptr<timeline::AddressRanges::Builder>> m_ranges;  // by bin
     } m_parts[2];
 };
@@ -117,13 +118,14 @@ void Report::passOverBins(FrameContext& frame, bool everyAddress, BinParts& bins
     }
     const auto& itemBins = frame.itemBins(m_bins->kind());
     const size_t views = m_views.size();
-    frame.forEachNear(timeline::ModelIndex::occupancyReach(window, lo, hi), [&](int which, size_t position, uint32_t block) {
-        const uint8_t bin = itemBins[position];
-        if (bin >= views) return;
-        const Block& b = m_model[block];
-        parts[which].m_columns[bin].add(b);
-        if (b.meets(axis, window, lo, hi)) parts[which].m_ranges[bin]->add(b.addr(), b.endAddr());
-    });
+    frame.forEachNear(timeline::ModelIndex::occupancyReach(window, lo, hi),
+                      [&](int which, size_t position, uint32_t block) {
+                          const uint8_t bin = itemBins[position];
+                          if (bin >= views) return;
+                          const Block& b = m_model[block];
+                          parts[which].m_columns[bin].add(b);
+                          if (b.meets(axis, window, lo, hi)) parts[which].m_ranges[bin]->add(b.addr(), b.endAddr());
+                      });
 }
 
 // The views of the bins through the frame context (passOverBins): over every address, address
@@ -152,8 +154,10 @@ void Report::binViewsThroughFrame() {
         if (m_sharedAddresses)
             view.m_scale = &view == &m_views.front() ? scaleFor(-1, view.m_cell.m_view) : m_views.front().m_scale;
         else
-            view.m_scale = AddressScale(parts[0].m_ranges[bin]
-                                            ->finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_cell.m_view.m_height))
+            view.m_scale = AddressScale(parts[0]
+                                            .m_ranges[bin]
+                                            ->finish(timeline::AddressRanges::kKeepGapsBelow,
+                                                     AddressScale::maxRanges(view.m_cell.m_view.m_height))
                                             .clip(lo, hi),
                                         view.m_cell.m_view.m_height);
         if (!everyAddress) view.m_occupancy = parts[0].m_columns[bin].finish();
@@ -164,7 +168,8 @@ void Report::binViewsThroughFrame() {
         std::atomic<size_t> next{0};
         auto occupancyOfNext = [&] {
             for (size_t v; (v = next.fetch_add(1)) < views;)
-                m_views[v].m_occupancy = index.occupancy(occupancyQuery(m_views[v]), groups, static_cast<size_t>(m_views[v].m_bin));
+                m_views[v].m_occupancy =
+                    index.occupancy(occupancyQuery(m_views[v]), groups, static_cast<size_t>(m_views[v].m_bin));
         };
         std::jthread second = startOnOtherCore(occupancyOfNext);
         occupancyOfNext();
@@ -178,12 +183,14 @@ AddressScale Report::scaleFor(int bin, const Rect& view) const {
     timeline::AddressRanges::Builder builder;
     const timeline::XAxis axis = m_options.m_axis;
     FrameContext* frame = this->frame();
-    if (frame && bin < 0) frame->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
-    else m_model.forEach([&](const Block& b) {
-        if (!b.meets(axis, m_window, m_options.m_addrLo, m_options.m_addrHi)) return;
-        if (bin >= 0 && m_bins->binOf(b) != bin) return;
-        builder.add(b.addr(), b.endAddr());
-    });
+    if (frame && bin < 0)
+        frame->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
+    else
+        m_model.forEach([&](const Block& b) {
+            if (!b.meets(axis, m_window, m_options.m_addrLo, m_options.m_addrHi)) return;
+            if (bin >= 0 && m_bins->binOf(b) != bin) return;
+            builder.add(b.addr(), b.endAddr());
+        });
     const auto ranges = builder.finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_height));
     return AddressScale(ranges.clip(m_options.m_addrLo, m_options.m_addrHi), view.m_height);
 }
@@ -219,14 +226,21 @@ void Report::buildLegend() {
     add(Kind::Note, "cushioned: nothing begins or ends (quiet)");
     const auto& marks = m_model.accessMarks();
     if (!marks.empty()) {
-        const auto writes = static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_write; }));
+        const auto writes =
+            static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_write; }));
         add(Kind::Heading, "access samples");
         add(Kind::Swatch, "read (" + timeline::countText(marks.size() - writes) + ")", kReadColour);
         add(Kind::Swatch, "write (" + timeline::countText(writes) + ")", kWriteColour);
-        const auto traps = static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_armedBy != 0; }));
-        const auto usesAfterFree = static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_useAfterFree; }));
-        if (traps) add(Kind::Swatch, "line: a sample to the word's next access (" + timeline::countText(traps) + ")", kWatchLinkColour);
-        if (usesAfterFree) add(Kind::Swatch, "cross: use after free (" + timeline::countText(usesAfterFree) + ")", kUseAfterFreeColour);
+        const auto traps = static_cast<uint64_t>(
+            std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_armedBy != 0; }));
+        const auto usesAfterFree = static_cast<uint64_t>(
+            std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_useAfterFree; }));
+        if (traps)
+            add(Kind::Swatch, "line: a sample to the word's next access (" + timeline::countText(traps) + ")",
+                kWatchLinkColour);
+        if (usesAfterFree)
+            add(Kind::Swatch, "cross: use after free (" + timeline::countText(usesAfterFree) + ")",
+                kUseAfterFreeColour);
     }
     const bool time = m_options.m_axis == timeline::XAxis::Time;
     auto xText = [time](uint64_t value) {
@@ -244,7 +258,9 @@ void Report::buildLegend() {
     add(Kind::Note, "\u03b1 = " + timeline::shortCountText(m_options.m_alpha) + ": thin blocks stay visible");
     add(Kind::Note, std::string("cushions: ") + cushionName(m_options.m_cushion));
     if (!m_bins) add(Kind::Note, "right of the view: the whole log, red frame = shown");
-    if (m_bins) add(Kind::Note, std::string("views aligned in ") + (m_options.m_layout == BinLayout::Time ? "time" : "address"));
+    if (m_bins)
+        add(Kind::Note,
+            std::string("views aligned in ") + (m_options.m_layout == BinLayout::Time ? "time" : "address"));
 }
 
 void Report::paint(cairo_t* cr) const {
@@ -274,8 +290,8 @@ std::vector<std::string> Report::headerLines() const {
                       counted(suppressedBlocks, "block") + " suppressed)";
     lines.push_back(timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
                     counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") + " \u00b7 " +
-                    timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) + " \u00b7 " + leakedText + " \u00b7 " +
-                    counted(s.m_threads, "thread"));
+                    timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) + " \u00b7 " + leakedText +
+                    " \u00b7 " + counted(s.m_threads, "thread"));
     // Names only, by default: a report shared or kept in a repository should not carry the
     // folders of the machine that drew it.
     const std::string& logPath = m_options.m_logPath;
@@ -284,7 +300,9 @@ std::vector<std::string> Report::headerLines() const {
     if (!s.m_complete) details += "  \u00b7  no clean end: read up to where it stops";
     const timeline::XWindow extent = m_model.extent(m_options.m_axis);
     const bool time = m_options.m_axis == timeline::XAxis::Time;
-    auto xText = [time](uint64_t v) { return time ? timeline::durationText(static_cast<double>(v)) : timeline::countText(v); };
+    auto xText = [time](uint64_t v) {
+        return time ? timeline::durationText(static_cast<double>(v)) : timeline::countText(v);
+    };
     if (m_window.m_from != extent.m_from || m_window.m_to != extent.m_to)
         details += std::string("  \u00b7  showing ") + (time ? "" : "events ") + xText(m_window.m_from) + " to " +
                    xText(m_window.m_to) + " (the log: " + xText(extent.m_from) + " to " + xText(extent.m_to) + ")";
@@ -374,8 +392,8 @@ void Report::paintView(cairo_t* cr, const View& view) const {
     if (view.m_scale.bands().empty()) {
         setColour(cr, kMutedTextColour);
         setFont(cr, font);
-        drawText(cr, "no blocks here", cell.m_view.m_x + cell.m_view.m_width / 2, cell.m_view.m_y + cell.m_view.m_height / 2,
-                 Align::Centre);
+        drawText(cr, "no blocks here", cell.m_view.m_x + cell.m_view.m_width / 2,
+                 cell.m_view.m_y + cell.m_view.m_height / 2, Align::Centre);
     }
     if (cell.m_axis.m_height > 0)
         drawXAxis(cr, m_options.m_axis, m_window, cell.m_axis.m_x, cell.m_axis.m_width, cell.m_axis.m_y, font * 0.95,
@@ -383,12 +401,13 @@ void Report::paintView(cairo_t* cr, const View& view) const {
     if (m_bins) {
         setColour(cr, kTextColour);
         setFont(cr, font, true);
-        drawText(cr, m_bins->label(static_cast<size_t>(view.m_bin)), cell.m_title.m_x, cell.m_title.bottom() - font * 0.45,
-                 Align::Left, cell.m_title.m_width);
+        drawText(cr, m_bins->label(static_cast<size_t>(view.m_bin)), cell.m_title.m_x,
+                 cell.m_title.bottom() - font * 0.45, Align::Left, cell.m_title.m_width);
     } else {
         setColour(cr, kMutedTextColour);
         setFont(cr, font * 0.9);
-        drawText(cr, "occupancy", cell.m_labels.right(), cell.m_bar.m_y + cell.m_bar.m_height / 2 + font * 0.35, Align::Right);
+        drawText(cr, "occupancy", cell.m_labels.right(), cell.m_bar.m_y + cell.m_bar.m_height / 2 + font * 0.35,
+                 Align::Right);
     }
 }
 
@@ -398,7 +417,8 @@ void Report::paintContext(cairo_t* cr) const {
     spec.m_window = m_model.extent(m_options.m_axis);
     spec.m_scale = &m_contextScale;
     paintRaster(cr, area, [&](PixelBuffer target) {
-        ViewRequest request{spec, target, m_options.m_levelOfDetail, m_options.m_mayDraft, m_options.m_contextMayLag, {}};
+        ViewRequest request{spec, target, m_options.m_levelOfDetail, m_options.m_mayDraft, m_options.m_contextMayLag,
+                            {}};
         if (FrameContext* frame = this->frame()) {
             frame->drawWhole(request);
             m_contextPlan = frame->lastPlans().back();

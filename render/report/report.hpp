@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "render/frame/frame_context.hpp"
 #include "render/raster/address_scale.hpp"
 #include "render/raster/block_colouring.hpp"
 #include "render/raster/block_view.hpp"
-#include "render/frame/frame_context.hpp"
 #include "render/report/legend.hpp"
 #include "render/report/report_layout.hpp"
 #include "timeline/bins.hpp"
@@ -28,22 +28,22 @@ struct ReportOptions {
     double m_alpha = 0.3;  // equation 1's bias: a block on a thousandth of a pixel still tints it by a tenth
     CushionStyle m_cushion = CushionStyle::Plateau;
     timeline::XAxis m_axis = timeline::XAxis::Time;
-    std::optional<timeline::XWindow> m_window;     // --range, in units of m_axis
+    std::optional<timeline::XWindow> m_window;  // --range, in units of m_axis
     uint64_t m_addrLo = 0, m_addrHi = UINT64_MAX;  // --addr
-    std::optional<timeline::BinKind> m_bins;       // correlated views
+    std::optional<timeline::BinKind> m_bins;  // correlated views
     BinLayout m_layout = BinLayout::Time;
-    std::vector<uint64_t> m_cursors;               // in units of m_axis
+    std::vector<uint64_t> m_cursors;  // in units of m_axis
     // The window's zoom: the main view's address axis, given (a scrolled AddressScale of the
     // whole log, as tall as mainLayout's view) instead of fitted to the blocks in view.
     std::optional<AddressScale> m_addressScale;
-    bool m_accessMarks = true;                     // draw the log's access samples, if any
-    double m_uiScale = 1;                          // text and margins grown further (mainLayout)
-    std::string m_logPath;                         // for the header
+    bool m_accessMarks = true;  // draw the log's access samples, if any
+    double m_uiScale = 1;  // text and margins grown further (mainLayout)
+    std::string m_logPath;  // for the header
     // Of the blocks live at the end, those a leak suppression matches (the runtime's one-time
     // allocations): the header counts them apart from the leaks.
     uint64_t m_suppressedBytes = 0, m_suppressedBlocks = 0;
-    bool m_fullPaths = false;                      // --paths full: the header shows the program's and
-                                                   // the log's paths, not only their names
+    bool m_fullPaths = false;  // --paths full: the header shows the program's and
+                               // the log's paths, not only their names
     // The window's frames: drawn through a context kept between frames (its index, colours,
     // bins and kept views, over the whole log) instead of from one walk over the log as an
     // export is. What the caller allows of each view's plan (DraftPolicy decides): folding

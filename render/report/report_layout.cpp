@@ -91,12 +91,14 @@ ReportLayout binsLayout(int width, int height, size_t cells, BinLayout arrangeme
         const double viewBottom = bottom - f.m_axisHeight - barHeight - 2;
         for (size_t i = 0; i < cells; ++i) {
             const double cellLeft = left + shared + columnWidth * static_cast<double>(i);
-            const double viewLeft = cellLeft + ownLabels, viewRight = cellLeft + columnWidth - std::round(8 * f.m_scale);
+            const double viewLeft = cellLeft + ownLabels,
+                         viewRight = cellLeft + columnWidth - std::round(8 * f.m_scale);
             ViewCell cell;
             cell.m_title = rounded(viewLeft, top, viewRight, top + titleHeight);
             cell.m_view = rounded(viewLeft, top + titleHeight, viewRight, viewBottom);
             if (!sharedAddresses || i == 0)
-                cell.m_labels = rounded(sharedAddresses ? left : cellLeft, cell.m_view.m_y, cell.m_view.m_x - 4, viewBottom);
+                cell.m_labels =
+                    rounded(sharedAddresses ? left : cellLeft, cell.m_view.m_y, cell.m_view.m_x - 4, viewBottom);
             cell.m_bar = rounded(cell.m_view.m_x, viewBottom + 2, viewRight, viewBottom + 2 + barHeight);
             cell.m_axis = rounded(cell.m_view.m_x, cell.m_bar.bottom(), viewRight, bottom);
             layout.m_cells.push_back(cell);

@@ -12,21 +12,21 @@ namespace memlog::render {
 enum class BinLayout { Time, Address };  // views stacked (aligned in time) or side by side (in address)
 
 struct ViewCell {
-    Rect m_title;   // the bin's name
+    Rect m_title;  // the bin's name
     Rect m_labels;  // hex address labels (right-aligned at its right edge)
-    Rect m_view;    // the blocks
-    Rect m_bar;     // its occupancy bar
-    Rect m_axis;    // its x axis (ticks, labels); empty when shared with the cell below
+    Rect m_view;  // the blocks
+    Rect m_bar;  // its occupancy bar
+    Rect m_axis;  // its x axis (ticks, labels); empty when shared with the cell below
 };
 
 struct ReportLayout {
-    double m_scale = 1;      // text and margins grow with the page
+    double m_scale = 1;  // text and margins grow with the page
     double m_fontSize = 11;
     Rect m_header;
-    Rect m_context;          // empty in correlated views
+    Rect m_context;  // empty in correlated views
     Rect m_legend;
     std::vector<ViewCell> m_cells;  // one (the main view), or one per bin
-    bool m_axisTitle = true;        // the x axis title under the last axis
+    bool m_axisTitle = true;  // the x axis title under the last axis
 };
 
 // The main view with its bar, context view and legend. `uiScale` grows text and margins beyond

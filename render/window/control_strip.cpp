@@ -10,19 +10,27 @@ namespace {
 
 std::string labelOf(Control control, const WindowState& state) {
     switch (control) {
-    case Control::Colour: return std::string("colour: ") + colourByName(state.m_colourBy);
-    case Control::Cushion: return std::string("cushions: ") + cushionName(state.m_cushion);
-    case Control::Axis: return state.m_axis == timeline::XAxis::Time ? "x: time" : "x: events";
-    case Control::Bins: return std::string("views: ") + (state.m_bins ? binKindName(*state.m_bins) : "one");
-    case Control::Layout: return state.m_layout == BinLayout::Time ? "aligned in time" : "aligned in address";
-    case Control::Accesses: return state.m_accessMarks ? "accesses: shown" : "accesses: hidden";
-    case Control::Alpha: {
-        char text[32];
-        std::snprintf(text, sizeof text, "\u03b1 %.2f", state.m_alpha);
-        return text;
-    }
-    case Control::Export: return "export (e)";
-    case Control::Help: return "help (h)";
+        case Control::Colour:
+            return std::string("colour: ") + colourByName(state.m_colourBy);
+        case Control::Cushion:
+            return std::string("cushions: ") + cushionName(state.m_cushion);
+        case Control::Axis:
+            return state.m_axis == timeline::XAxis::Time ? "x: time" : "x: events";
+        case Control::Bins:
+            return std::string("views: ") + (state.m_bins ? binKindName(*state.m_bins) : "one");
+        case Control::Layout:
+            return state.m_layout == BinLayout::Time ? "aligned in time" : "aligned in address";
+        case Control::Accesses:
+            return state.m_accessMarks ? "accesses: shown" : "accesses: hidden";
+        case Control::Alpha: {
+            char text[32];
+            std::snprintf(text, sizeof text, "\u03b1 %.2f", state.m_alpha);
+            return text;
+        }
+        case Control::Export:
+            return "export (e)";
+        case Control::Help:
+            return "help (h)";
     }
     return "";
 }
@@ -53,8 +61,8 @@ void ControlStrip::paint(cairo_t* cr, const WindowState& state) const {
     fillRect(cr, m_area, {0.90, 0.90, 0.91});
     setFont(cr, m_fontSize);
     for (const ControlBox& box : m_boxes) {
-        const bool on = (box.m_control == Control::Bins && state.m_bins) ||
-                        (box.m_control == Control::Layout && state.m_bins);
+        const bool on =
+            (box.m_control == Control::Bins && state.m_bins) || (box.m_control == Control::Layout && state.m_bins);
         fillRect(cr, box.m_rect, on ? Rgb{0.82, 0.87, 0.95} : Rgb{0.98, 0.98, 0.98});
         strokeRect(cr, box.m_rect, kFrameColour);
         setColour(cr, box.m_control == Control::Layout && !state.m_bins ? kMutedTextColour : kTextColour);
@@ -73,7 +81,8 @@ std::optional<Control> ControlStrip::at(double x, double y) const {
         if (x >= box.m_rect.m_x && x < box.m_rect.right() && y >= box.m_rect.m_y && y < box.m_rect.bottom())
             return box.m_control;
     const double reach = m_fontSize;  // the knob is easier to grab than the thin track
-    if (x >= m_track.m_x - reach && x <= m_track.right() + reach && y >= m_track.m_y - reach && y <= m_track.bottom() + reach)
+    if (x >= m_track.m_x - reach && x <= m_track.right() + reach && y >= m_track.m_y - reach &&
+        y <= m_track.bottom() + reach)
         return Control::Alpha;
     return std::nullopt;
 }

@@ -4,7 +4,6 @@
 
 #include <sys/stat.h>
 
-
 namespace memlog::render {
 
 using timeline::Block;
@@ -20,13 +19,12 @@ std::pair<uint64_t, uint64_t> LoadedLog::liveAt(uint64_t x) const {
 std::string fileVersion(const std::string& path) {
     struct stat info {};
     if (stat(path.c_str(), &info) != 0) return "";
-    return std::to_string(info.st_ino) + ":" + std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) +
-           "." + std::to_string(info.st_mtim.tv_nsec);
+    return std::to_string(info.st_ino) + ":" + std::to_string(info.st_size) + ":" +
+           std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec);
 }
 
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy by,
-                                   const std::function<void(const char*, double)>& progress,
-                                   size_t draftAbove) {
+                                   const std::function<void(const char*, double)>& progress, size_t draftAbove) {
     auto tell = [&](const char* stage, double fraction) {
         if (progress) progress(stage, fraction);
     };
@@ -34,7 +32,8 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     log->m_version = fileVersion(path);
     log->m_reader = std::make_unique<timeline::LogReader>(path);
     tell("reading the log", 0);
-    log->m_model = timeline::buildBlockModel(*log->m_reader, [&](double f) { tell("reading the log", 0.6 * f); }, true);
+    log->m_model = timeline::buildBlockModel(
+        *log->m_reader, [&](double f) { tell("reading the log", 0.6 * f); }, true);
     tell("naming the stacks", 0.6);
     log->m_names = std::make_unique<timeline::StackNames>(
         *log->m_reader, [&](const std::string& problem) { log->m_warnings.push_back(problem); });
@@ -54,7 +53,11 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
 }
 
 LogLoader::LogLoader(std::string path, XAxis axis, ColourBy by, size_t draftAbove, std::function<void()> onProgress)
-    : m_path(std::move(path)), m_axis(axis), m_colourBy(by), m_draftAbove(draftAbove), m_onProgress(std::move(onProgress)),
+    : m_path(std::move(path)),
+      m_axis(axis),
+      m_colourBy(by),
+      m_draftAbove(draftAbove),
+      m_onProgress(std::move(onProgress)),
       m_thread([this] { run(); }) {}
 
 LogLoader::~LogLoader() {
@@ -77,8 +80,9 @@ void LogLoader::report(const char* stage, double fraction) {
 
 void LogLoader::run() {
     try {
-        m_log = loadLog(m_path, m_axis, m_colourBy, [this](const char* stage, double fraction) { report(stage, fraction); },
-                        m_draftAbove);
+        m_log = loadLog(
+            m_path, m_axis, m_colourBy, [this](const char* stage, double fraction) { report(stage, fraction); },
+            m_draftAbove);
     } catch (const timeline::LogError& error) {
         m_error = error.what();
     } catch (const std::bad_alloc&) {

@@ -108,8 +108,8 @@ void drawProgress(cairo_t* cr, const Rect& window, const std::string& label, dou
                   bool opaque) {
     if (opaque) fillRect(cr, window, kPageColour);
     const double width = std::min(window.m_width * 0.6, fontSize * 40), height = fontSize * 1.2;
-    const Rect track{std::round(window.m_x + (window.m_width - width) / 2), std::round(window.m_y + window.m_height / 2),
-                     std::round(width), std::round(height)};
+    const Rect track{std::round(window.m_x + (window.m_width - width) / 2),
+                     std::round(window.m_y + window.m_height / 2), std::round(width), std::round(height)};
     fillRect(cr, track, {0.88, 0.88, 0.9});
     fillRect(cr, {track.m_x, track.m_y, std::round(track.m_width * std::clamp(fraction, 0.0, 1.0)), track.m_height},
              {0.2, 0.35, 0.7});

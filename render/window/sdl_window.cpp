@@ -70,9 +70,10 @@ void SdlWindow::present(const std::function<void(cairo_t*)>& draw) {
         m_pixelHeight = window->h;
         SDL_LockSurface(window);
         // XRGB8888 is Cairo's RGB24: the same bytes, the top byte unused.
-        const cairo_format_t format = window->format->format == SDL_PIXELFORMAT_ARGB8888 ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24;
-        cairo_surface_t* surface = cairo_image_surface_create_for_data(static_cast<unsigned char*>(window->pixels), format,
-                                                                       window->w, window->h, window->pitch);
+        const cairo_format_t format =
+            window->format->format == SDL_PIXELFORMAT_ARGB8888 ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24;
+        cairo_surface_t* surface = cairo_image_surface_create_for_data(static_cast<unsigned char*>(window->pixels),
+                                                                       format, window->w, window->h, window->pitch);
         cairo_t* cr = cairo_create(surface);
         draw(cr);
         cairo_destroy(cr);
@@ -94,8 +95,8 @@ void SdlWindow::present(const std::function<void(cairo_t*)>& draw) {
     int pitch = 0;
     if (SDL_LockTexture(m_texture, nullptr, &pixels, &pitch) != 0)
         throw WindowError(std::string("cannot lock the frame texture: ") + SDL_GetError());
-    cairo_surface_t* surface = cairo_image_surface_create_for_data(static_cast<unsigned char*>(pixels),
-                                                                   CAIRO_FORMAT_ARGB32, m_pixelWidth, m_pixelHeight, pitch);
+    cairo_surface_t* surface = cairo_image_surface_create_for_data(
+        static_cast<unsigned char*>(pixels), CAIRO_FORMAT_ARGB32, m_pixelWidth, m_pixelHeight, pitch);
     cairo_t* cr = cairo_create(surface);
     draw(cr);
     cairo_destroy(cr);

@@ -50,7 +50,8 @@ int runWindow(const WindowOptions& options) {
 }
 
 TimelineWindow::TimelineWindow(const WindowOptions& options)
-    : m_options(options), m_state(options.m_state),
+    : m_options(options),
+      m_state(options.m_state),
       m_window("memtimeline \u00b7 " + baseName(options.m_log), options.m_width, options.m_height) {
     if (!s_wakeEvent) s_wakeEvent = SDL_RegisterEvents(1);
     startLoading();
@@ -99,33 +100,37 @@ int TimelineWindow::run() {
 
 void TimelineWindow::startLoading() {
     m_loadStartedAt = SDL_GetTicks();
-    m_loader = std::make_unique<LogLoader>(m_options.m_log, m_state.m_axis, m_state.m_colourBy, m_options.m_draftAbove, wake);
+    m_loader =
+        std::make_unique<LogLoader>(m_options.m_log, m_state.m_axis, m_state.m_colourBy, m_options.m_draftAbove, wake);
 }
 
 bool TimelineWindow::startPreparing() {
     FrameContext& frame = *m_log->m_frame;
     const bool contextReady = frame.axis() == m_state.m_axis && frame.colouring().by() == m_state.m_colourBy;
     if (contextReady && (!m_state.m_bins || frame.binsReady(*m_state.m_bins))) return false;
-    m_preparing.store(frame.axis() != m_state.m_axis ? Preparing::Index : !contextReady ? Preparing::Colours : Preparing::Bins);
+    m_preparing.store(frame.axis() != m_state.m_axis ? Preparing::Index
+                      : !contextReady                ? Preparing::Colours
+                                                     : Preparing::Bins);
     m_prepared.store(false);
     m_prepareProgress.store(0);
     m_hovered.reset();
-    m_preparer = std::thread([this, &frame, axis = m_state.m_axis, by = m_state.m_colourBy, bins = m_state.m_bins, contextReady] {
-        // The context first, then the bins: a share of the bar each when both are made.
-        const double contextShare = contextReady ? 0 : bins ? 0.7 : 1;
-        frame.prepare(axis, by, [&](double fraction) {
-            m_prepareProgress.store(fraction * contextShare);
-            wake();
-        });
-        if (bins) m_preparing.store(Preparing::Bins);
-        if (bins)
-            frame.prepareBins(*bins, [&](double fraction) {
-                m_prepareProgress.store(contextShare + fraction * (1 - contextShare));
+    m_preparer = std::thread(
+        [this, &frame, axis = m_state.m_axis, by = m_state.m_colourBy, bins = m_state.m_bins, contextReady] {
+            // The context first, then the bins: a share of the bar each when both are made.
+            const double contextShare = contextReady ? 0 : bins ? 0.7 : 1;
+            frame.prepare(axis, by, [&](double fraction) {
+                m_prepareProgress.store(fraction * contextShare);
                 wake();
             });
-        m_prepared.store(true);
-        wake();
-    });
+            if (bins) m_preparing.store(Preparing::Bins);
+            if (bins)
+                frame.prepareBins(*bins, [&](double fraction) {
+                    m_prepareProgress.store(contextShare + fraction * (1 - contextShare));
+                    wake();
+                });
+            m_prepared.store(true);
+            wake();
+        });
     return true;
 }
 
@@ -169,7 +174,8 @@ void TimelineWindow::finishLoading() {
         // keeps reaching it. (A view of the whole log stays the whole, grown, log.)
         const bool atEnd = previous->x().m_to >= static_cast<double>(oldWhole.m_to);
         const double width = previous->x().width();
-        const double from = atEnd ? static_cast<double>(m_log->m_model.extent(m_state.m_axis).m_to) - width : previous->x().m_from;
+        const double from =
+            atEnd ? static_cast<double>(m_log->m_model.extent(m_state.m_axis).m_to) - width : previous->x().m_from;
         m_view->showX(from, from + width);
     }
     if (previous && previous->addressZoom() > 1) {
@@ -259,8 +265,9 @@ void TimelineWindow::drawFrame() {
         if (!m_log) {
             const double fraction = m_loader ? m_loader->progress() : 0;
             const std::string stage = m_loader ? m_loader->stage() : "opening";
-            drawProgress(cr, whole, stage + " " + baseName(m_options.m_log) + " \u2026 " +
-                                        std::to_string(static_cast<int>(fraction * 100)) + " %",
+            drawProgress(cr, whole,
+                         stage + " " + baseName(m_options.m_log) + " \u2026 " +
+                             std::to_string(static_cast<int>(fraction * 100)) + " %",
                          fraction, m_fontSize);
             return;
         }
@@ -301,7 +308,9 @@ void TimelineWindow::drawFrame() {
                 cairo_surface_destroy(m_picture);
                 m_picture = nullptr;
             }
-            cairo_surface_t* target = m_picture && !refining ? m_picture : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, reportHeight);
+            cairo_surface_t* target = m_picture && !refining
+                                          ? m_picture
+                                          : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, reportHeight);
             if (refining) frame.setInterrupt([this] { return m_window.inputWaiting(); });
             cairo_t* page = cairo_create(target);
             report->paint(page);
@@ -320,7 +329,8 @@ void TimelineWindow::drawFrame() {
                 size_t view = 0;
                 for (const FramePlan& plan : report->plans()) {
                     const bool context = !m_state.m_bins && view + 1 == report->plans().size();
-                    m_lastPlans += " " + plan.describe(context ? names[1] : std::string(names[0]) + std::to_string(view));
+                    m_lastPlans +=
+                        " " + plan.describe(context ? names[1] : std::string(names[0]) + std::to_string(view));
                     ++view;
                 }
                 m_report = std::move(report);
@@ -335,7 +345,8 @@ void TimelineWindow::drawFrame() {
             const auto painted = std::chrono::steady_clock::now();
             m_buildMs = std::chrono::duration<double, std::milli>(painting - building).count();
             m_paintMs = std::chrono::duration<double, std::milli>(painted - painting).count();
-            if (!frame.interrupted() && !frame.drewDraft()) frame.policy().exactFrame(frame.frameStats().m_items, m_paintMs);
+            if (!frame.interrupted() && !frame.drewDraft())
+                frame.policy().exactFrame(frame.frameStats().m_items, m_paintMs);
         } else {
             m_buildMs = m_paintMs = 0;
         }
@@ -366,10 +377,14 @@ bool TimelineWindow::pictureShows(const ReportOptions& options) const {
 
 const char* TimelineWindow::preparingText(Preparing what) {
     switch (what) {
-        case Preparing::Index: return "indexing for the new x axis";
-        case Preparing::Colours: return "colouring every block";
-        case Preparing::Bins: return "sorting the blocks into bins";
-        case Preparing::Nothing: break;
+        case Preparing::Index:
+            return "indexing for the new x axis";
+        case Preparing::Colours:
+            return "colouring every block";
+        case Preparing::Bins:
+            return "sorting the blocks into bins";
+        case Preparing::Nothing:
+            break;
     }
     return "";
 }
@@ -393,8 +408,8 @@ void TimelineWindow::paintOverlays(cairo_t* cr) {
     }
     if (m_hovered && m_hovered != m_state.m_pinned) outline(*m_hovered, false);
     if (m_drag == Drag::Box && m_moved)
-        drawRubberBand(cr, {std::min(m_pressX, m_pointerX), std::min(m_pressY, m_pointerY), std::fabs(m_pointerX - m_pressX),
-                            std::fabs(m_pointerY - m_pressY)});
+        drawRubberBand(cr, {std::min(m_pressX, m_pointerX), std::min(m_pressY, m_pointerY),
+                            std::fabs(m_pointerX - m_pressX), std::fabs(m_pointerY - m_pressY)});
     std::vector<std::string> tip;
     if (m_hoveredMark) {
         const timeline::AccessMark& mark = m_log->m_model.accessMarks()[*m_hoveredMark];
@@ -402,7 +417,8 @@ void TimelineWindow::paintOverlays(cairo_t* cr) {
         tip.push_back("at " + timeline::durationText(static_cast<double>(mark.m_timeNs)) + ", event " +
                       timeline::countText(mark.m_seq) + ", thread " + std::to_string(mark.m_tid));
         tip.push_back("in " + timeline::accessingCode(*m_log->m_names, mark.m_ip, mark.m_stack));
-        if (mark.m_armedBy) tip.push_back("caught by a watchpoint a sample set at event " + timeline::countText(mark.m_armedBy));
+        if (mark.m_armedBy)
+            tip.push_back("caught by a watchpoint a sample set at event " + timeline::countText(mark.m_armedBy));
         if (mark.m_useAfterFree) tip.push_back("use after free: the block was freed before this access");
         for (const std::string& line : stackLines(mark.m_stack)) tip.push_back(line);
     } else if (m_hovered && m_drag == Drag::None) {
@@ -428,7 +444,8 @@ std::string TimelineWindow::siteText(uint32_t stack) const {
 
 std::vector<std::string> TimelineWindow::stackLines(uint32_t stack) const {
     std::vector<std::string> lines;
-    for (const unwind::SourceFrame& frame : m_log->m_names->frames(stack)) lines.push_back("  " + timeline::siteLabel(frame));
+    for (const unwind::SourceFrame& frame : m_log->m_names->frames(stack))
+        lines.push_back("  " + timeline::siteLabel(frame));
     if (lines.empty()) lines.push_back("  (no stack recorded)");
     return lines;
 }
@@ -543,21 +560,24 @@ void TimelineWindow::trace(double milliseconds) {
     }
     const auto shown = m_state.m_bins ? std::nullopt : m_view->addressScale().shownAddresses();
     const timeline::XWindow x = m_view->xWindow();
-    traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " axis=%s addr=%s:%s zoom=%.3g colour=%s "
-                 "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
-                 "font=%.1f at=%s pictures=%" PRIu64 " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
-                 "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d%s\n",
-                 m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
-                 m_state.m_axis == XAxis::Time ? "time" : "events",
-                 shown ? timeline::hexText(shown->first).c_str() : "-", shown ? timeline::hexText(shown->second).c_str() : "-",
-                 m_view->addressZoom(), colourByName(m_state.m_colourBy), cushionName(m_state.m_cushion),
-                 m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
-                 m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
-                 m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
-                 m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
-                 m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-                 m_contextLagged ? "lagging" : "current", m_log->m_frame->policy().draftAbove(), preparing() ? 1 : 0, m_pictureState != PictureState::Exact ? 1 : 0,
-                 m_lastFrame == LastFrame::Refined ? 1 : 0, m_lastFrame == LastFrame::GaveWay ? 1 : 0, m_lastPlans.c_str());
+    traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64
+              " axis=%s addr=%s:%s zoom=%.3g colour=%s "
+              "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
+              "font=%.1f at=%s pictures=%" PRIu64
+              " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
+              "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d%s\n",
+              m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
+              m_state.m_axis == XAxis::Time ? "time" : "events", shown ? timeline::hexText(shown->first).c_str() : "-",
+              shown ? timeline::hexText(shown->second).c_str() : "-", m_view->addressZoom(),
+              colourByName(m_state.m_colourBy), cushionName(m_state.m_cushion),
+              m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
+              m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
+              m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
+              m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
+              m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
+              m_contextLagged ? "lagging" : "current", m_log->m_frame->policy().draftAbove(), preparing() ? 1 : 0,
+              m_pictureState != PictureState::Exact ? 1 : 0, m_lastFrame == LastFrame::Refined ? 1 : 0,
+              m_lastFrame == LastFrame::GaveWay ? 1 : 0, m_lastPlans.c_str());
 }
 
 }  // namespace memlog::render

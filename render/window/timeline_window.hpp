@@ -9,9 +9,9 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <thread>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "render/report/report.hpp"
 #include "render/window/control_strip.hpp"
@@ -24,14 +24,14 @@ namespace memlog::render {
 
 struct WindowOptions {
     std::string m_log;
-    WindowState m_state;                            // the choices to start with
+    WindowState m_state;  // the choices to start with
     // Called once the log is read: the x window to start with (--range) and cursors.
     std::function<void(const timeline::BlockModel&, WindowState&, std::optional<timeline::XWindow>&)> m_resolve;
-    int m_width = 1600, m_height = 1000;            // window points
-    double m_scale = 1;                             // --scale: text and controls grown (HiDPI on X11)
-    bool m_follow = false;                          // re-read the log as it grows
-    bool m_trace = false;                           // one line per frame on stderr
-    bool m_fullPaths = false;                       // --paths full: the header's paths in full
+    int m_width = 1600, m_height = 1000;  // window points
+    double m_scale = 1;  // --scale: text and controls grown (HiDPI on X11)
+    bool m_follow = false;  // re-read the log as it grows
+    bool m_trace = false;  // one line per frame on stderr
+    bool m_fullPaths = false;  // --paths full: the header's paths in full
     size_t m_draftAbove = DraftPolicy::kDraftAbove;  // --draft-above: see DraftPolicy
 };
 
@@ -83,7 +83,7 @@ private:
     uint64_t xUnder(double x, double y) const;
     Rect areaUnder(double x, double y) const;
     std::optional<size_t> markAt(double x, double y) const;
-    Rect mainView() const;   // in window pixels
+    Rect mainView() const;  // in window pixels
     double reportTop() const { return m_stripHeight; }
     void resetView();
 
@@ -96,12 +96,12 @@ private:
     std::unique_ptr<Report> m_report;  // the last picture's, for hit tests
     cairo_surface_t* m_picture = nullptr;  // the report as last drawn, under the overlays
     std::optional<ReportOptions> m_pictureOptions;  // what the picture shows
-    uint64_t m_pictureLoads = 0;                     // of the log as read this many times
+    uint64_t m_pictureLoads = 0;  // of the log as read this many times
     uint64_t m_pictures = 0;  // reports drawn (a frame may reuse the last)
     double m_buildMs = 0, m_paintMs = 0;  // the last frame's report: made, painted (0: reused)
-    double m_showMs = 0;                  // handing the frame to the display
+    double m_showMs = 0;  // handing the frame to the display
     std::chrono::steady_clock::time_point m_drawnAt;
-    uint64_t m_loads = 0;     // logs read (following re-reads)
+    uint64_t m_loads = 0;  // logs read (following re-reads)
     std::thread m_preparer;
     std::atomic<double> m_prepareProgress{0};
     std::atomic<bool> m_prepared{false};
@@ -137,8 +137,8 @@ private:
     // context's DraftPolicy), then exactly once input has paused for kRefineAfterMs.
     static constexpr uint32_t kRefineAfterMs = 200;
     enum class PictureState {
-        Exact,     // nothing to do
-        Draft,     // a draft, to be drawn exactly at m_refineAt
+        Exact,  // nothing to do
+        Draft,  // a draft, to be drawn exactly at m_refineAt
         DraftDue,  // a draft whose time has come: the next frame draws it exactly
     };
     PictureState m_pictureState = PictureState::Exact;

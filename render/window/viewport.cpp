@@ -10,7 +10,8 @@ namespace memlog::render {
 
 Viewport::Viewport(timeline::XWindow whole, timeline::AddressRanges ranges, double viewHeight)
     : m_wholeX{static_cast<double>(whole.m_from), static_cast<double>(std::max(whole.m_to, whole.m_from + 1))},
-      m_ranges(std::move(ranges)), m_viewHeight(std::max(viewHeight, 1.0)) {
+      m_ranges(std::move(ranges)),
+      m_viewHeight(std::max(viewHeight, 1.0)) {
     reset();
 }
 
@@ -72,7 +73,8 @@ void Viewport::zoomAddress(double factor, double atRow) {
         layOut();
     }
     // Deeper than kMinAddressBytes on the view: stay at the last zoom that showed that many.
-    if (const auto shown = m_shown.shownAddresses(); factor > 1 && (!shown || shown->second - shown->first + 1 < kMinAddressBytes)) {
+    if (const auto shown = m_shown.shownAddresses();
+        factor > 1 && (!shown || shown->second - shown->first + 1 < kMinAddressBytes)) {
         m_zoom = zoom;
         m_top = top;
         layOut();

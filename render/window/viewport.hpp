@@ -60,7 +60,7 @@ private:
     timeline::AddressRanges m_ranges;
     double m_viewHeight;
     double m_zoom = 1;  // m_full is m_zoom view heights tall
-    double m_top = 0;   // the first row of m_full in view
+    double m_top = 0;  // the first row of m_full in view
     AddressScale m_full, m_shown;
 };
 

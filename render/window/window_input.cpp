@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "render/window/timeline_window.hpp"
 #include "render/raster/x_scale.hpp"
+#include "render/window/timeline_window.hpp"
 
 namespace memlog::render {
 
@@ -12,10 +12,10 @@ using timeline::XAxis;
 
 namespace {
 
-constexpr double kZoomStep = 1.25;   // one wheel notch or key press
-constexpr double kPanStep = 0.1;     // arrows: a tenth of the view
-constexpr double kClickSlop = 3;     // pixels a press may move and still be a click
-constexpr double kCursorReach = 5;   // pixels either side of a cursor line that grab it
+constexpr double kZoomStep = 1.25;  // one wheel notch or key press
+constexpr double kPanStep = 0.1;  // arrows: a tenth of the view
+constexpr double kClickSlop = 3;  // pixels a press may move and still be a click
+constexpr double kCursorReach = 5;  // pixels either side of a cursor line that grab it
 
 bool inside(const Rect& rect, double x, double y) {
     return x >= rect.m_x && x < rect.right() && y >= rect.m_y && y < rect.bottom();
@@ -26,39 +26,39 @@ bool inside(const Rect& rect, double x, double y) {
 bool TimelineWindow::handle(const SDL_Event& event) {
     const double scale = m_window.pixelsPerPoint();
     switch (event.type) {
-    case SDL_QUIT:
-        return false;
-    case SDL_WINDOWEVENT:
-        if (event.window.event == SDL_WINDOWEVENT_SIZE_CHANGED || event.window.event == SDL_WINDOWEVENT_EXPOSED)
-            m_dirty = true;
-        if (event.window.event == SDL_WINDOWEVENT_LEAVE) {
-            m_pointerX = m_pointerY = -1;
-            m_hovered.reset();
-            m_hoveredMark.reset();
-            m_hoveredBar.reset();
-            m_dirty = true;
-        }
-        break;
-    case SDL_KEYDOWN:
-        if (const auto action = actionOf(event.key.keysym.sym, event.key.keysym.mod)) {
-            if (*action == Action::Quit) return false;
-            perform(*action);
-        }
-        break;
-    case SDL_MOUSEBUTTONDOWN:
-        onPress(event.button.button, event.button.x * scale, event.button.y * scale, SDL_GetModState());
-        break;
-    case SDL_MOUSEBUTTONUP:
-        onRelease(event.button.button, event.button.x * scale, event.button.y * scale);
-        break;
-    case SDL_MOUSEMOTION:
-        onMotion(event.motion.x * scale, event.motion.y * scale);
-        break;
-    case SDL_MOUSEWHEEL:
-        onWheel(event.wheel.preciseY != 0 ? event.wheel.preciseY : event.wheel.y, SDL_GetModState());
-        break;
-    default:
-        break;  // the loader's wake-up needs nothing here: run() looks at it
+        case SDL_QUIT:
+            return false;
+        case SDL_WINDOWEVENT:
+            if (event.window.event == SDL_WINDOWEVENT_SIZE_CHANGED || event.window.event == SDL_WINDOWEVENT_EXPOSED)
+                m_dirty = true;
+            if (event.window.event == SDL_WINDOWEVENT_LEAVE) {
+                m_pointerX = m_pointerY = -1;
+                m_hovered.reset();
+                m_hoveredMark.reset();
+                m_hoveredBar.reset();
+                m_dirty = true;
+            }
+            break;
+        case SDL_KEYDOWN:
+            if (const auto action = actionOf(event.key.keysym.sym, event.key.keysym.mod)) {
+                if (*action == Action::Quit) return false;
+                perform(*action);
+            }
+            break;
+        case SDL_MOUSEBUTTONDOWN:
+            onPress(event.button.button, event.button.x * scale, event.button.y * scale, SDL_GetModState());
+            break;
+        case SDL_MOUSEBUTTONUP:
+            onRelease(event.button.button, event.button.x * scale, event.button.y * scale);
+            break;
+        case SDL_MOUSEMOTION:
+            onMotion(event.motion.x * scale, event.motion.y * scale);
+            break;
+        case SDL_MOUSEWHEEL:
+            onWheel(event.wheel.preciseY != 0 ? event.wheel.preciseY : event.wheel.y, SDL_GetModState());
+            break;
+        default:
+            break;  // the loader's wake-up needs nothing here: run() looks at it
     }
     return true;
 }
@@ -73,61 +73,99 @@ void TimelineWindow::perform(Action action) {
     const double row = over ? m_pointerY - view.m_y : view.m_height / 2;
     const bool addresses = !m_state.m_bins;  // correlated views zoom in time only
     switch (action) {
-    case Action::ZoomIn:
-        m_view->zoomX(kZoomStep, fraction);
-        if (addresses) m_view->zoomAddress(kZoomStep, row);
-        break;
-    case Action::ZoomOut:
-        m_view->zoomX(1 / kZoomStep, fraction);
-        if (addresses) m_view->zoomAddress(1 / kZoomStep, row);
-        break;
-    case Action::ZoomInTime: m_view->zoomX(kZoomStep, fraction); break;
-    case Action::ZoomOutTime: m_view->zoomX(1 / kZoomStep, fraction); break;
-    case Action::ZoomInAddress: if (addresses) m_view->zoomAddress(kZoomStep, row); break;
-    case Action::ZoomOutAddress: if (addresses) m_view->zoomAddress(1 / kZoomStep, row); break;
-    case Action::PanLeft: m_view->panX(-kPanStep); break;
-    case Action::PanRight: m_view->panX(kPanStep); break;
-    case Action::PanUp: if (addresses) m_view->panAddress(-kPanStep * view.m_height); break;
-    case Action::PanDown: if (addresses) m_view->panAddress(kPanStep * view.m_height); break;
-    case Action::Reset: m_view->reset(); break;
-    case Action::NextColour: m_state.nextColour(); break;
-    case Action::NextCushion: m_state.nextCushion(); break;
-    case Action::ToggleAxis: {
-        // The same stretch of the log on the other axis: its first and last block events.
-        const timeline::XWindow shown = m_view->xWindow();
-        const XAxis from = m_state.m_axis;
-        m_state.m_axis = from == XAxis::Time ? XAxis::Events : XAxis::Time;
-        const timeline::BlockModel& model = m_log->m_model;
-        const bool whole = shown.m_from <= model.extent(from).m_from && shown.m_to >= model.extent(from).m_to;
-        m_state.m_cursors.clear();  // cursors are in the old axis' units
-        resetView();
-        if (!whole && from == XAxis::Time) {
-            m_view->showX(static_cast<double>(model.seqAtTime(shown.m_from)), static_cast<double>(model.seqAtTime(shown.m_to)));
+        case Action::ZoomIn:
+            m_view->zoomX(kZoomStep, fraction);
+            if (addresses) m_view->zoomAddress(kZoomStep, row);
+            break;
+        case Action::ZoomOut:
+            m_view->zoomX(1 / kZoomStep, fraction);
+            if (addresses) m_view->zoomAddress(1 / kZoomStep, row);
+            break;
+        case Action::ZoomInTime:
+            m_view->zoomX(kZoomStep, fraction);
+            break;
+        case Action::ZoomOutTime:
+            m_view->zoomX(1 / kZoomStep, fraction);
+            break;
+        case Action::ZoomInAddress:
+            if (addresses) m_view->zoomAddress(kZoomStep, row);
+            break;
+        case Action::ZoomOutAddress:
+            if (addresses) m_view->zoomAddress(1 / kZoomStep, row);
+            break;
+        case Action::PanLeft:
+            m_view->panX(-kPanStep);
+            break;
+        case Action::PanRight:
+            m_view->panX(kPanStep);
+            break;
+        case Action::PanUp:
+            if (addresses) m_view->panAddress(-kPanStep * view.m_height);
+            break;
+        case Action::PanDown:
+            if (addresses) m_view->panAddress(kPanStep * view.m_height);
+            break;
+        case Action::Reset:
+            m_view->reset();
+            break;
+        case Action::NextColour:
+            m_state.nextColour();
+            break;
+        case Action::NextCushion:
+            m_state.nextCushion();
+            break;
+        case Action::ToggleAxis: {
+            // The same stretch of the log on the other axis: its first and last block events.
+            const timeline::XWindow shown = m_view->xWindow();
+            const XAxis from = m_state.m_axis;
+            m_state.m_axis = from == XAxis::Time ? XAxis::Events : XAxis::Time;
+            const timeline::BlockModel& model = m_log->m_model;
+            const bool whole = shown.m_from <= model.extent(from).m_from && shown.m_to >= model.extent(from).m_to;
+            m_state.m_cursors.clear();  // cursors are in the old axis' units
+            resetView();
+            if (!whole && from == XAxis::Time) {
+                m_view->showX(static_cast<double>(model.seqAtTime(shown.m_from)),
+                              static_cast<double>(model.seqAtTime(shown.m_to)));
+            }
+            break;
         }
-        break;
-    }
-    case Action::NextBins: m_state.nextBins(); break;
-    case Action::ToggleLayout: m_state.m_layout = m_state.m_layout == BinLayout::Time ? BinLayout::Address : BinLayout::Time; break;
-    case Action::AlphaDown:
-        m_state.m_alpha = std::max(ControlStrip::kMinAlpha, std::round((m_state.m_alpha - 0.05) * 100) / 100);
-        m_contextBehind = true;
-        break;
-    case Action::AlphaUp:
-        m_state.m_alpha = std::min(1.0, std::round((m_state.m_alpha + 0.05) * 100) / 100);
-        m_contextBehind = true;
-        break;
-    case Action::ToggleAccesses: m_state.m_accessMarks = !m_state.m_accessMarks; break;
-    case Action::AddCursor:
-        if (m_report && m_pointerX >= 0) m_state.m_cursors.push_back(xUnder(m_pointerX, m_pointerY));
-        break;
-    case Action::ClearCursors: m_state.m_cursors.clear(); break;
-    case Action::Unpin:
-        if (m_state.m_help) m_state.m_help = false;
-        else m_state.m_pinned.reset();
-        break;
-    case Action::Export: exportView(); break;
-    case Action::Help: m_state.m_help = !m_state.m_help; break;
-    case Action::Quit: break;
+        case Action::NextBins:
+            m_state.nextBins();
+            break;
+        case Action::ToggleLayout:
+            m_state.m_layout = m_state.m_layout == BinLayout::Time ? BinLayout::Address : BinLayout::Time;
+            break;
+        case Action::AlphaDown:
+            m_state.m_alpha = std::max(ControlStrip::kMinAlpha, std::round((m_state.m_alpha - 0.05) * 100) / 100);
+            m_contextBehind = true;
+            break;
+        case Action::AlphaUp:
+            m_state.m_alpha = std::min(1.0, std::round((m_state.m_alpha + 0.05) * 100) / 100);
+            m_contextBehind = true;
+            break;
+        case Action::ToggleAccesses:
+            m_state.m_accessMarks = !m_state.m_accessMarks;
+            break;
+        case Action::AddCursor:
+            if (m_report && m_pointerX >= 0) m_state.m_cursors.push_back(xUnder(m_pointerX, m_pointerY));
+            break;
+        case Action::ClearCursors:
+            m_state.m_cursors.clear();
+            break;
+        case Action::Unpin:
+            if (m_state.m_help)
+                m_state.m_help = false;
+            else
+                m_state.m_pinned.reset();
+            break;
+        case Action::Export:
+            exportView();
+            break;
+        case Action::Help:
+            m_state.m_help = !m_state.m_help;
+            break;
+        case Action::Quit:
+            break;
     }
     updateHover();
 }
@@ -164,8 +202,10 @@ void TimelineWindow::onPress(int button, double x, double y, uint16_t modifiers)
     }
     if (!m_report->pointAt(x, reportY)) return;
     const bool box = button == SDL_BUTTON_RIGHT || (button == SDL_BUTTON_LEFT && (modifiers & KMOD_SHIFT));
-    if (box) m_drag = Drag::Box;
-    else if (button == SDL_BUTTON_LEFT) m_drag = Drag::Pan;
+    if (box)
+        m_drag = Drag::Box;
+    else if (button == SDL_BUTTON_LEFT)
+        m_drag = Drag::Pan;
 }
 
 void TimelineWindow::onRelease(int button, double x, double y) {
@@ -179,8 +219,10 @@ void TimelineWindow::onRelease(int button, double x, double y) {
     if (drag == Drag::Pan && !m_moved) {
         // A click: pin the block under the pointer, or unpin.
         updateHover();
-        if (m_hovered && m_hovered != m_state.m_pinned) m_state.m_pinned = m_hovered;
-        else m_state.m_pinned.reset();
+        if (m_hovered && m_hovered != m_state.m_pinned)
+            m_state.m_pinned = m_hovered;
+        else
+            m_state.m_pinned.reset();
     } else if (drag == Drag::Box && m_moved) {
         const Rect view = mainView();
         m_view->zoomToBox((m_pressX - view.m_x) / view.m_width, m_pressY - view.m_y, (x - view.m_x) / view.m_width,
@@ -197,35 +239,36 @@ void TimelineWindow::onMotion(double x, double y) {
     if (!m_log) return;
     const Rect view = mainView();
     switch (m_drag) {
-    case Drag::Pan:
-        if (m_moved) {
-            m_view->panX(-dx / view.m_width);
-            if (!m_state.m_bins) m_view->panAddress(-dy);
+        case Drag::Pan:
+            if (m_moved) {
+                m_view->panX(-dx / view.m_width);
+                if (!m_state.m_bins) m_view->panAddress(-dy);
+                m_dirty = true;
+            }
+            return;
+        case Drag::Box:
             m_dirty = true;
-        }
-        return;
-    case Drag::Box:
-        m_dirty = true;
-        return;
-    case Drag::Context:
-        moveContext(x, y);
-        return;
-    case Drag::Cursor:
-        m_state.m_cursors[m_dragCursor] = xUnder(x, y);
-        m_dirty = true;
-        return;
-    case Drag::Alpha:
-        m_state.m_alpha = m_strip.alphaAt(x);
-        m_dirty = true;
-        return;
-    case Drag::None:
-        break;
+            return;
+        case Drag::Context:
+            moveContext(x, y);
+            return;
+        case Drag::Cursor:
+            m_state.m_cursors[m_dragCursor] = xUnder(x, y);
+            m_dirty = true;
+            return;
+        case Drag::Alpha:
+            m_state.m_alpha = m_strip.alphaAt(x);
+            m_dirty = true;
+            return;
+        case Drag::None:
+            break;
     }
     const auto hovered = m_hovered, mark = m_hoveredMark;
     const auto bar = m_hoveredBar;
     updateHover();
     // A tooltip follows the pointer: redraw whenever one is shown or changes.
-    if (m_hovered != hovered || m_hoveredMark != mark || m_hoveredBar != bar || m_hovered || m_hoveredMark || m_hoveredBar)
+    if (m_hovered != hovered || m_hoveredMark != mark || m_hoveredBar != bar || m_hovered || m_hoveredMark ||
+        m_hoveredBar)
         m_dirty = true;
 }
 
@@ -245,15 +288,33 @@ void TimelineWindow::onWheel(double notches, uint16_t modifiers) {
 
 void TimelineWindow::clickControl(Control control, double x) {
     switch (control) {
-    case Control::Colour: perform(Action::NextColour); break;
-    case Control::Cushion: perform(Action::NextCushion); break;
-    case Control::Axis: perform(Action::ToggleAxis); break;
-    case Control::Bins: perform(Action::NextBins); break;
-    case Control::Layout: perform(Action::ToggleLayout); break;
-    case Control::Accesses: perform(Action::ToggleAccesses); break;
-    case Control::Alpha: m_state.m_alpha = m_strip.alphaAt(x); break;
-    case Control::Export: perform(Action::Export); break;
-    case Control::Help: perform(Action::Help); break;
+        case Control::Colour:
+            perform(Action::NextColour);
+            break;
+        case Control::Cushion:
+            perform(Action::NextCushion);
+            break;
+        case Control::Axis:
+            perform(Action::ToggleAxis);
+            break;
+        case Control::Bins:
+            perform(Action::NextBins);
+            break;
+        case Control::Layout:
+            perform(Action::ToggleLayout);
+            break;
+        case Control::Accesses:
+            perform(Action::ToggleAccesses);
+            break;
+        case Control::Alpha:
+            m_state.m_alpha = m_strip.alphaAt(x);
+            break;
+        case Control::Export:
+            perform(Action::Export);
+            break;
+        case Control::Help:
+            perform(Action::Help);
+            break;
     }
     m_dirty = true;
 }
@@ -278,7 +339,8 @@ Rect TimelineWindow::areaUnder(double x, double y) const {
     if (m_report)
         for (const ViewCell& cell : m_report->layout().m_cells)
             for (const Rect* candidate : {&cell.m_view, &cell.m_bar})
-                if (inside(*candidate, x, y - reportTop())) return {candidate->m_x, candidate->m_y + reportTop(), candidate->m_width, candidate->m_height};
+                if (inside(*candidate, x, y - reportTop()))
+                    return {candidate->m_x, candidate->m_y + reportTop(), candidate->m_width, candidate->m_height};
     return mainView();
 }
 
@@ -297,7 +359,8 @@ std::optional<size_t> TimelineWindow::cursorAt(double x, double y) const {
             if (!inside(*area, x, reportY)) continue;
             const XScale scale(m_view->xWindow(), area->m_width);
             for (size_t i = 0; i < m_state.m_cursors.size(); ++i)
-                if (std::fabs(area->m_x + scale.x(static_cast<double>(m_state.m_cursors[i])) - x) <= kCursorReach) return i;
+                if (std::fabs(area->m_x + scale.x(static_cast<double>(m_state.m_cursors[i])) - x) <= kCursorReach)
+                    return i;
         }
     }
     return std::nullopt;

@@ -49,7 +49,8 @@ std::optional<Action> actionOf(SDL_Keycode key, uint16_t modifiers) {
     for (const KeyBinding& binding : keyBindings())
         if (binding.m_key == key && binding.m_shift == shift) return binding.m_action;
     for (const KeyBinding& binding : keyBindings())
-        if (binding.m_key == key && !binding.m_shift && (key == SDLK_PLUS || key == SDLK_QUESTION || key == SDLK_EQUALS))
+        if (binding.m_key == key && !binding.m_shift &&
+            (key == SDLK_PLUS || key == SDLK_QUESTION || key == SDLK_EQUALS))
             return binding.m_action;
     return std::nullopt;
 }
@@ -72,8 +73,8 @@ const std::vector<MouseHelp>& mouseHelp() {
 }
 
 void WindowState::nextColour() {
-    static const ColourBy order[] = {ColourBy::Site, ColourBy::Thread, ColourBy::Size,
-                                     ColourBy::Lifetime, ColourBy::Age, ColourBy::Waste};
+    static const ColourBy order[] = {ColourBy::Site,     ColourBy::Thread, ColourBy::Size,
+                                     ColourBy::Lifetime, ColourBy::Age,    ColourBy::Waste};
     const auto* at = std::find(std::begin(order), std::end(order), m_colourBy);
     m_colourBy = order[(at - std::begin(order) + 1) % std::size(order)];
 }
@@ -86,19 +87,28 @@ void WindowState::nextCushion() {
 
 void WindowState::nextBins() {
     using timeline::BinKind;
-    if (!m_bins) m_bins = BinKind::Size;
-    else if (*m_bins == BinKind::Size) m_bins = BinKind::Thread;
-    else if (*m_bins == BinKind::Thread) m_bins = BinKind::Region;
-    else if (*m_bins == BinKind::Region) m_bins = BinKind::Site;
-    else m_bins.reset();
+    if (!m_bins)
+        m_bins = BinKind::Size;
+    else if (*m_bins == BinKind::Size)
+        m_bins = BinKind::Thread;
+    else if (*m_bins == BinKind::Thread)
+        m_bins = BinKind::Region;
+    else if (*m_bins == BinKind::Region)
+        m_bins = BinKind::Site;
+    else
+        m_bins.reset();
 }
 
 const char* binKindName(timeline::BinKind kind) {
     switch (kind) {
-    case timeline::BinKind::Size: return "size";
-    case timeline::BinKind::Thread: return "thread";
-    case timeline::BinKind::Region: return "region";
-    case timeline::BinKind::Site: return "site";
+        case timeline::BinKind::Size:
+            return "size";
+        case timeline::BinKind::Thread:
+            return "thread";
+        case timeline::BinKind::Region:
+            return "region";
+        case timeline::BinKind::Site:
+            return "site";
     }
     return "?";
 }

@@ -18,15 +18,36 @@
 namespace memlog::render {
 
 enum class Action {
-    ZoomIn, ZoomOut, ZoomInTime, ZoomOutTime, ZoomInAddress, ZoomOutAddress,
-    PanLeft, PanRight, PanUp, PanDown, Reset,
-    NextColour, NextCushion, ToggleAxis, NextBins, ToggleLayout, AlphaDown, AlphaUp, ToggleAccesses,
-    AddCursor, ClearCursors, Unpin, Export, Help, Quit,
+    ZoomIn,
+    ZoomOut,
+    ZoomInTime,
+    ZoomOutTime,
+    ZoomInAddress,
+    ZoomOutAddress,
+    PanLeft,
+    PanRight,
+    PanUp,
+    PanDown,
+    Reset,
+    NextColour,
+    NextCushion,
+    ToggleAxis,
+    NextBins,
+    ToggleLayout,
+    AlphaDown,
+    AlphaUp,
+    ToggleAccesses,
+    AddCursor,
+    ClearCursors,
+    Unpin,
+    Export,
+    Help,
+    Quit,
 };
 
 struct KeyBinding {
     SDL_Keycode m_key;
-    bool m_shift;       // the binding needs shift held (and without it, it must not be held)
+    bool m_shift;  // the binding needs shift held (and without it, it must not be held)
     Action m_action;
     const char* m_keys;  // as the help overlay names them
     const char* m_what;
@@ -52,7 +73,7 @@ struct WindowState {
     double m_alpha = 0.3;
     bool m_accessMarks = true;
     std::vector<uint64_t> m_cursors;  // in units of m_axis
-    std::optional<size_t> m_pinned;   // a block index
+    std::optional<size_t> m_pinned;  // a block index
     bool m_help = false;
 
     void nextColour();

@@ -12,14 +12,13 @@
 #include <fstream>
 
 #include "render/window/control_strip.hpp"
+#include "scenario/run_program.hpp"
 #include "timeline/bins.hpp"
 #include "timeline/text_format.hpp"
-#include "scenario/run_program.hpp"
 #include "window_checks.hpp"
 
 using namespace memlog;
 using namespace memlog::test::gui;
-
 
 TEST_CASE("the wheel zooms in time about the pointer, shift+wheel in addresses, arrows pan, 0 resets") {
     HeapWindow s;
@@ -31,7 +30,8 @@ TEST_CASE("the wheel zooms in time about the pointer, shift+wheel in addresses, 
     const int px = static_cast<int>(g.m_view.m_x + g.m_view.m_width / 4), py = static_cast<int>(g.m_view.m_y + 100);
     const double anchor = from + (to - from) * (px - g.m_view.m_x) / g.m_view.m_width;
     s.m_x.wheel(window.window(), px, py, 3);
-    const Frame zoomed = window.waitForFrame([&](const Frame& f) { return span(f["x"]).second - span(f["x"]).first < (to - from) / 1.9; });
+    const Frame zoomed = window.waitForFrame(
+        [&](const Frame& f) { return span(f["x"]).second - span(f["x"]).first < (to - from) / 1.9; });
     const auto [zfrom, zto] = span(zoomed["x"]);
     CHECK((zto - zfrom) == Approx((to - from) / std::pow(1.25, 3)).epsilon(0.01));
     CHECK(zfrom + (zto - zfrom) * (px - g.m_view.m_x) / g.m_view.m_width == Approx(anchor).epsilon(0.001));
@@ -59,8 +59,10 @@ TEST_CASE("a dragged box becomes the view, and keys zoom as deep as single bytes
     const Frame whole = window.lastFrame();
     const auto [from, to] = span(whole["x"]);
     // Right-drag from 20 % to 60 % of the width.
-    const int x0 = static_cast<int>(g.m_view.m_x + 0.2 * g.m_view.m_width), x1 = static_cast<int>(g.m_view.m_x + 0.6 * g.m_view.m_width);
-    const int y0 = static_cast<int>(g.m_view.m_y + 0.5 * g.m_view.m_height), y1 = static_cast<int>(g.m_view.m_y + 0.7 * g.m_view.m_height);
+    const int x0 = static_cast<int>(g.m_view.m_x + 0.2 * g.m_view.m_width),
+              x1 = static_cast<int>(g.m_view.m_x + 0.6 * g.m_view.m_width);
+    const int y0 = static_cast<int>(g.m_view.m_y + 0.5 * g.m_view.m_height),
+              y1 = static_cast<int>(g.m_view.m_y + 0.7 * g.m_view.m_height);
     s.m_x.drag(window.window(), x0, y0, x1, y1, 3);
     const Frame boxed = window.waitForFrame([](const Frame& f) { return f.number("zoom") > 1; });
     const auto [bfrom, bto] = span(boxed["x"]);
@@ -90,8 +92,7 @@ TEST_CASE("a dragged box becomes the view, and keys zoom as deep as single bytes
     const int column = left + ax;
     const uint32_t colour = screen.at(column, top + static_cast<int>(g.m_view.m_y + g.m_view.m_height / 2));
     CHECK(colour != 0xffffff);  // not free memory
-    for (int row : {10, 100, 300})
-        CHECK(screen.at(column, top + static_cast<int>(g.m_view.m_y) + row) == colour);
+    for (int row : {10, 100, 300}) CHECK(screen.at(column, top + static_cast<int>(g.m_view.m_y) + row) == colour);
 }
 
 TEST_CASE("hovering a block shows its real size in a tooltip and outlines it in the view and the context view") {
@@ -158,7 +159,9 @@ TEST_CASE("e exports exactly the view on screen, as --export draws it") {
     s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);  // no tooltip in the picture
     s.m_x.key(window.window(), "e");
     const std::string exported = s.m_dir.m_path + "/heap-view-1.png";
-    window.waitForFrame([&](const Frame&) { return window.stderrText().find("exported the view to heap-view-1.png") != std::string::npos; });
+    window.waitForFrame([&](const Frame&) {
+        return window.stderrText().find("exported the view to heap-view-1.png") != std::string::npos;
+    });
     cairo_surface_t* png = cairo_image_surface_create_from_png(exported.c_str());
     REQUIRE(cairo_surface_status(png) == CAIRO_STATUS_SUCCESS);
     const Geometry g(kWidth, kHeight);
@@ -184,8 +187,10 @@ TEST_CASE("keys and the control strip switch colour, cushions, axis, views and a
     CHECK(span(events["x"]).second <= 11);  // event numbers now, not nanoseconds
     s.m_x.key(window.window(), "b");
     // The bins are made behind the progress bar, then drawn.
-    const Frame sorting = window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "1"; });
-    const Frame binned = window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "0"; });
+    const Frame sorting =
+        window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "1"; });
+    const Frame binned =
+        window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "0"; });
     CHECK(binned.m_number > sorting.m_number);
     CHECK(binned.number("pictures") > sorting.number("pictures"));
     s.m_x.key(window.window(), "l");
@@ -218,7 +223,8 @@ TEST_CASE("the alpha slider, dragged live, makes a block thinner than a pixel st
     cairo_surface_t* scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 10, 10);
     cairo_t* cr = cairo_create(scratch);
     render::WindowState state;
-    const render::ControlStrip strip(cr, state, {0, 0, static_cast<double>(kWidth), aim.m_geometry.m_strip}, aim.m_geometry.m_font);
+    const render::ControlStrip strip(cr, state, {0, 0, static_cast<double>(kWidth), aim.m_geometry.m_strip},
+                                     aim.m_geometry.m_font);
     cairo_destroy(cr);
     cairo_surface_destroy(scratch);
     double knob = 0, leftEnd = 0, rightEnd = 0;
@@ -253,7 +259,7 @@ TEST_CASE("the alpha slider, dragged live, makes a block thinner than a pixel st
     s.m_x.drag(window.window(), static_cast<int>(rightEnd), knobY, static_cast<int>(leftEnd) - 5, knobY);
     window.waitForFrame([](const Frame& f) { return f["alpha"] == "0.05" && f["context"] == "current"; });
     const double atLow = darkness();
-    CHECK(atOne < 10);          // a hundredth of a pixel, weighed as such: barely there
+    CHECK(atOne < 10);  // a hundredth of a pixel, weighed as such: barely there
     CHECK(atLow > atOne + 60);  // boosted by f^alpha: plainly visible
     const std::vector<uint32_t> contextAtLow = contextPixels();
     CHECK(contextAtLow != contextAtOne);  // there too, once the slider is let go
@@ -328,7 +334,8 @@ TEST_CASE("a click in the context view moves the view there, keeping its zoom") 
     s.m_x.key(window.window(), "plus");
     const Frame zoomed = window.waitForFrame([](const Frame& f) { return f.number("zoom") > 1.9; });
     // Near the top of the context view: the high range (the 64 KiB block at 0x7f0000000000).
-    s.m_x.click(window.window(), static_cast<int>(g.m_context.m_x + g.m_context.m_width * 0.9), static_cast<int>(g.m_context.m_y + 3));
+    s.m_x.click(window.window(), static_cast<int>(g.m_context.m_x + g.m_context.m_width * 0.9),
+                static_cast<int>(g.m_context.m_y + 3));
     const Frame moved = window.waitForFrame([&](const Frame& f) { return f["addr"] != zoomed["addr"]; });
     CHECK(moved["zoom"] == zoomed["zoom"]);
     CHECK(addresses(moved).second >= 0x7f0000000000);
@@ -391,7 +398,8 @@ TEST_CASE("a view with more blocks than --draft-above is drawn as a draft, then 
     const std::string text = window.stderrText();
     const size_t firstPicture = text.find(" pictures=1 ");
     REQUIRE(firstPicture != std::string::npos);
-    const std::string firstLine = text.substr(text.rfind("frame ", firstPicture), text.find('\n', firstPicture) - text.rfind("frame ", firstPicture));
+    const std::string firstLine = text.substr(text.rfind("frame ", firstPicture),
+                                              text.find('\n', firstPicture) - text.rfind("frame ", firstPicture));
     CHECK(firstLine.find(" draft=1 ") != std::string::npos);
     CHECK(firstLine.find(" view0.draft=1 ") != std::string::npos);  // the plan of the main view
     const Frame exact = window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
@@ -466,7 +474,8 @@ TEST_CASE("correlated views with more blocks than --draft-above are drafts of ea
     WindowProcess window(s.m_x, s.m_log, {"--draft-above", "1000", "--size", "1200x800"}, s.m_dir.m_path);
     window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
     s.m_x.key(window.window(), "b");  // views by size class
-    const Frame draft = window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "0"; });
+    const Frame draft =
+        window.waitForFrame([](const Frame& f) { return f["bins"] == "size" && f["preparing"] == "0"; });
     CHECK(draft["draft"] == "1");
     CHECK(draft.number("folded") > 0);
     CHECK(draft["view0.draft"] == "1");  // a plan each bin's view, no context view
@@ -508,7 +517,8 @@ TEST_CASE("following a log while its program still runs: the window shows more b
     WindowProcess window(s.m_x, log, {"--follow", "--size", "1200x800"}, s.m_dir.m_path);
     const double first = window.lastFrame().number("blocks");
     const Frame later = window.waitForFrame([&](const Frame& f) { return f.number("blocks") >= first + 50; }, 10);
-    const Frame latest = window.waitForFrame([&](const Frame& f) { return f.number("blocks") >= later.number("blocks") + 50; }, 10);
+    const Frame latest =
+        window.waitForFrame([&](const Frame& f) { return f.number("blocks") >= later.number("blocks") + 50; }, 10);
     CHECK(span(latest["x"]).second > span(later["x"]).second);  // the view follows the log's end
     int status = 0;
     waitpid(recorder, &status, 0);

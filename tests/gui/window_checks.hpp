@@ -30,7 +30,6 @@ using test::WindowProcess;
 using test::XvfbSession;
 namespace fs = std::filesystem;
 
-
 constexpr int kWidth = 1200, kHeight = 800;  // the window, in points (no HiDPI under Xvfb)
 
 struct Directory {
@@ -51,7 +50,8 @@ inline void writeHeapLog(const std::string& path, uint64_t extraBlocks = 0) {
     main.malloc(1, 0x10000000, 4096).malloc(2, 0x10002000, 256).malloc(3, 0x10003000, 24).free(4, 0x10003000);
     log.thread(2).malloc(5, 0x7f0000000000, 65536);
     main.free(8, 0x10002000).free(10, 0x10000000);
-    for (uint64_t i = 0; i < extraBlocks; ++i) main.malloc(11 + 2 * i, 0x10004000 + 64 * i, 48).free(12 + 2 * i, 0x10004000 + 64 * i);
+    for (uint64_t i = 0; i < extraBlocks; ++i)
+        main.malloc(11 + 2 * i, 0x10004000 + 64 * i, 48).free(12 + 2 * i, 0x10004000 + 64 * i);
     log.write(path);
 }
 
@@ -95,7 +95,8 @@ struct Aim {
     // The point at (x value, address) for a frame's view.
     std::pair<int, int> at(const Frame& frame, double x, uint64_t addr) const {
         const auto [from, to] = span(frame["x"]);
-        render::Viewport view(m_log->m_model.extent(timeline::XAxis::Time), m_log->m_ranges, m_geometry.m_view.m_height);
+        render::Viewport view(m_log->m_model.extent(timeline::XAxis::Time), m_log->m_ranges,
+                              m_geometry.m_view.m_height);
         const double row = *view.addressScale().y(addr);
         return {static_cast<int>(m_geometry.m_view.m_x + (x - from) / (to - from) * m_geometry.m_view.m_width),
                 static_cast<int>(m_geometry.m_view.m_y + row)};
@@ -103,12 +104,13 @@ struct Aim {
 };
 
 // `text` drawn as the window draws a tooltip's line (same font machinery), on `background`.
-inline Screenshot renderedText(const std::string& text, double fontSize, bool bold, uint32_t background, int width, int height,
-                        double baseline, double left = 0) {
+inline Screenshot renderedText(const std::string& text, double fontSize, bool bold, uint32_t background, int width,
+                               int height, double baseline, double left = 0) {
     cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
     cairo_t* cr = cairo_create(surface);
-    render::fillRect(cr, {0, 0, static_cast<double>(width), static_cast<double>(height)},
-                     {((background >> 16) & 255) / 255.0, ((background >> 8) & 255) / 255.0, (background & 255) / 255.0});
+    render::fillRect(
+        cr, {0, 0, static_cast<double>(width), static_cast<double>(height)},
+        {((background >> 16) & 255) / 255.0, ((background >> 8) & 255) / 255.0, (background & 255) / 255.0});
     render::setFont(cr, fontSize, bold);
     render::setColour(cr, render::kTextColour);
     render::drawText(cr, text, left, baseline);
@@ -152,8 +154,8 @@ inline uint32_t pixelOf(const render::Rgb& colour) {
 // True when the screen shows `text` as line `line` of a tooltip near the pointer at (x, y) of
 // the window at (left, top). The box is found by its paper colour (it flips to stay on the
 // screen), the line drawn as the window draws it and compared pixel by pixel.
-inline bool tooltipShows(const Screenshot& screen, int left, int top, int x, int y, const std::string& text, double font,
-                  int line = 0) {
+inline bool tooltipShows(const Screenshot& screen, int left, int top, int x, int y, const std::string& text,
+                         double font, int line = 0) {
     const uint32_t kPaper = pixelOf(render::kPaperColour);
     int boxX = -1, boxY = -1;
     for (int row = std::max(0, top + y - 400); row < std::min(screen.m_height, top + y + 400) && boxY < 0; ++row)
@@ -176,9 +178,11 @@ inline bool tooltipShows(const Screenshot& screen, int left, int top, int x, int
     for (int dy = -2; dy <= 2; ++dy)
         for (int dx = -2; dx <= 2; ++dx) {
             const double textX = boxX + dx + pad, baselineY = boxY + dy + pad / 2 + lineHeight * (line + 0.8);
-            const int cropX = static_cast<int>(std::floor(textX)), cropY = static_cast<int>(std::floor(baselineY - font));
+            const int cropX = static_cast<int>(std::floor(textX)),
+                      cropY = static_cast<int>(std::floor(baselineY - font));
             const int width = textWidth(text, font, line == 0) + 1, height = static_cast<int>(font * 1.3);
-            Screenshot wanted = renderedText(text, font, line == 0, kPaper, width, height, baselineY - cropY, textX - cropX);
+            Screenshot wanted =
+                renderedText(text, font, line == 0, kPaper, width, height, baselineY - cropY, textX - cropX);
             Screenshot shown = screen.crop(cropX, cropY, width, height);
             size_t differing = 0;
             for (size_t i = 0; i < wanted.m_pixels.size(); ++i) differing += wanted.m_pixels[i] != shown.m_pixels[i];
@@ -245,6 +249,5 @@ struct HeapWindow : Session {
         return log;
     }
 };
-
 
 }  // namespace memlog::test::gui

@@ -38,8 +38,8 @@ double Frame::number(const std::string& name) const {
     return text.empty() ? std::nan("") : std::stod(text);
 }
 
-WindowProcess::WindowProcess(const XvfbSession& session, const std::string& log, const std::vector<std::string>& arguments,
-                             const std::string& directory)
+WindowProcess::WindowProcess(const XvfbSession& session, const std::string& log,
+                             const std::vector<std::string>& arguments, const std::string& directory)
     : m_session(session) {
     int err[2];
     if (pipe(err) != 0) throw std::runtime_error("pipe failed");

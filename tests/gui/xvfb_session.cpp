@@ -5,8 +5,8 @@
 #include <cairo.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,12 +140,14 @@ Screenshot XvfbSession::screenshot() const {
     const std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), {});
     if (file.size() < 100) throw std::runtime_error("no framebuffer file");
     const uint8_t* header = file.data();
-    const uint32_t headerBytes = bigEndian32(header), width = bigEndian32(header + 16), height = bigEndian32(header + 20);
+    const uint32_t headerBytes = bigEndian32(header), width = bigEndian32(header + 16),
+                   height = bigEndian32(header + 20);
     const uint32_t bitsPerPixel = bigEndian32(header + 44), bytesPerLine = bigEndian32(header + 48);
     const uint32_t colours = bigEndian32(header + 76);
     if (bitsPerPixel != 32) throw std::runtime_error("framebuffer is not 32 bits a pixel");
     const size_t pixelsAt = headerBytes + static_cast<size_t>(colours) * 12;
-    if (file.size() < pixelsAt + static_cast<size_t>(bytesPerLine) * height) throw std::runtime_error("short framebuffer");
+    if (file.size() < pixelsAt + static_cast<size_t>(bytesPerLine) * height)
+        throw std::runtime_error("short framebuffer");
     Screenshot shot;
     shot.m_width = static_cast<int>(width);
     shot.m_height = static_cast<int>(height);

@@ -38,7 +38,7 @@ public:
     void click(const std::string& window, int x, int y, int button = 1) const;
     void drag(const std::string& window, int fromX, int fromY, int toX, int toY, int button = 1) const;
     void wheel(const std::string& window, int x, int y, int notches) const;  // > 0: away from the user
-    void key(const std::string& window, const std::string& keys) const;     // xdotool key names: "plus", "ctrl+0"
+    void key(const std::string& window, const std::string& keys) const;  // xdotool key names: "plus", "ctrl+0"
     void resize(const std::string& window, int width, int height) const;
 
     // Runs xdotool with these arguments; returns its stdout.

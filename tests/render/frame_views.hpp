@@ -30,13 +30,14 @@ struct FrameView {
     render::AddressScale m_scale;
     render::ViewSpec m_spec;
     int m_width, m_height;
-    FrameView(render::FrameContext& frame, timeline::XAxis axis, timeline::XWindow window, uint64_t lo, uint64_t hi, int width,
-              int height, double alpha = 0.3, render::CushionStyle cushion = render::CushionStyle::Plateau)
+    FrameView(render::FrameContext& frame, timeline::XAxis axis, timeline::XWindow window, uint64_t lo, uint64_t hi,
+              int width, int height, double alpha = 0.3, render::CushionStyle cushion = render::CushionStyle::Plateau)
         : m_width(width), m_height(height) {
         timeline::AddressRanges::Builder builder;
         frame.index().addRanges(window, lo, hi, builder);
         const size_t ranges = render::AddressScale::maxRanges(height);
-        m_scale = render::AddressScale(builder.finish(timeline::AddressRanges::kKeepGapsBelow, ranges).clip(lo, hi), height);
+        m_scale =
+            render::AddressScale(builder.finish(timeline::AddressRanges::kKeepGapsBelow, ranges).clip(lo, hi), height);
         m_spec.m_axis = axis;
         m_spec.m_window = window;
         m_spec.m_scale = &m_scale;

@@ -16,7 +16,9 @@ namespace memlog::test {
 struct Image {
     int m_width = 0, m_height = 0;
     std::vector<uint32_t> m_pixels;
-    uint32_t at(int x, int y) const { return m_pixels[static_cast<size_t>(y) * static_cast<size_t>(m_width) + static_cast<size_t>(x)]; }
+    uint32_t at(int x, int y) const {
+        return m_pixels[static_cast<size_t>(y) * static_cast<size_t>(m_width) + static_cast<size_t>(x)];
+    }
     // The pixels of a rectangle of the page, row by row.
     std::vector<uint32_t> region(const render::Rect& rect) const {
         std::vector<uint32_t> out;
@@ -34,7 +36,8 @@ inline Image imageOf(cairo_surface_t* surface) {
     const int stride = cairo_image_surface_get_stride(surface) / 4;
     const auto* data = reinterpret_cast<const uint32_t*>(cairo_image_surface_get_data(surface));
     for (int y = 0; y < image.m_height; ++y)
-        image.m_pixels.insert(image.m_pixels.end(), data + static_cast<long>(y) * stride, data + static_cast<long>(y) * stride + image.m_width);
+        image.m_pixels.insert(image.m_pixels.end(), data + static_cast<long>(y) * stride,
+                              data + static_cast<long>(y) * stride + image.m_width);
     return image;
 }
 

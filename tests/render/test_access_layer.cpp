@@ -59,7 +59,8 @@ TEST_CASE("a sample covers its own pixel whole and its neighbours by the area it
 TEST_CASE("samples outside the window, or of another bin, are left out") {
     View view;
     view.m_spec.m_window = {5, 50};
-    const std::vector<timeline::AccessMark> marks = {mark(2, kLo + 3, false), mark(60, kLo + 3, true), mark(7, kLo + 3, true)};
+    const std::vector<timeline::AccessMark> marks = {mark(2, kLo + 3, false), mark(60, kLo + 3, true),
+                                                     mark(7, kLo + 3, true)};
     CHECK(render::accessDensity(marks, view.m_spec, kWidth, kHeight).m_samples == 1);
     const std::vector<int> bins = {0, 0, 1};
     CHECK(render::accessDensity(marks, view.m_spec, kWidth, kHeight, &bins).m_samples == 0);
@@ -70,16 +71,17 @@ TEST_CASE("samples outside the window, or of another bin, are left out") {
 TEST_CASE("reads are blue and writes red over washed blocks, one sample plainly, many more so") {
     const View view;
     std::vector<timeline::AccessMark> marks;
-    marks.push_back(mark(10, kLo + 40, false));                            // one read
-    marks.push_back(mark(30, kLo + 40, true));                             // one write
+    marks.push_back(mark(10, kLo + 40, false));  // one read
+    marks.push_back(mark(30, kLo + 40, true));  // one write
     for (int i = 0; i < 1000; ++i) marks.push_back(mark(50, kLo + 40, false));  // a thousand reads on one spot
-    for (int i = 0; i < 500; ++i) {                                       // reads and writes alike on one spot
+    for (int i = 0; i < 500; ++i) {  // reads and writes alike on one spot
         marks.push_back(mark(70, kLo + 40, false));
         marks.push_back(mark(70, kLo + 40, true));
     }
     const uint32_t block = render::toArgb(render::ordinalColour(0.1));  // a dark blue block
     std::vector<uint32_t> pixels(kWidth * kHeight, block);
-    render::drawAccessDensity(render::accessDensity(marks, view.m_spec, kWidth, kHeight), {pixels.data(), kWidth, kHeight, kWidth});
+    render::drawAccessDensity(render::accessDensity(marks, view.m_spec, kWidth, kHeight),
+                              {pixels.data(), kWidth, kHeight, kWidth});
     auto at = [&](int x, int y) { return colourOf(pixels[static_cast<size_t>(y * kWidth + x)]); };
 
     const render::Rgb washed = at(90, 40), original = colourOf(block);
@@ -106,8 +108,10 @@ TEST_CASE("a million samples: sparse and dense places stay apart, and the pictur
     marks.reserve(1'000'000);
     // 990,000 reads over the left half's lower addresses (the bottom rows), 10,000 writes over the
     // right half's higher ones (the top rows).
-    for (int i = 0; i < 990'000; ++i) marks.push_back(mark(static_cast<uint64_t>(i % 50), kLo + static_cast<uint64_t>(i / 50 % 25), false));
-    for (int i = 0; i < 10'000; ++i) marks.push_back(mark(50 + static_cast<uint64_t>(i % 50), kLo + 25 + static_cast<uint64_t>(i / 50 % 25), true));
+    for (int i = 0; i < 990'000; ++i)
+        marks.push_back(mark(static_cast<uint64_t>(i % 50), kLo + static_cast<uint64_t>(i / 50 % 25), false));
+    for (int i = 0; i < 10'000; ++i)
+        marks.push_back(mark(50 + static_cast<uint64_t>(i % 50), kLo + 25 + static_cast<uint64_t>(i / 50 % 25), true));
     const AccessDensity density = render::accessDensity(marks, view.m_spec, kWidth, kHeight);
     CHECK(density.m_samples == 1'000'000);
     std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
@@ -118,7 +122,7 @@ TEST_CASE("a million samples: sparse and dense places stay apart, and the pictur
     CHECK(sparse.m_r > sparse.m_b + 0.3);
     // The sparse writes (4 a pixel) are drawn lighter than the dense reads (800 a pixel).
     CHECK(dense.m_r == Approx(render::kReadColour.m_r).margin(1.0 / 255));  // opaque
-    CHECK(sparse.m_g > render::kWriteColour.m_g + 0.05);                   // the white shows through
+    CHECK(sparse.m_g > render::kWriteColour.m_g + 0.05);  // the white shows through
     // Far from both (top left, bottom right): only the washed background.
     CHECK(at(10, 5).m_r == Approx(1));
     CHECK(at(90, 40).m_b == Approx(1));
@@ -147,11 +151,11 @@ TEST_CASE("a watchpoint's trap is linked to the sample that armed it by a thin l
     const int row = static_cast<int>(std::floor(*view.m_scale.y(kLo + 25)));  // the word's row
     int inked = 0;
     for (int x = 12; x < 58; ++x) inked += at(x, row) < 0.5;
-    CHECK(inked == 46);                        // all along, between the two samples
-    CHECK(at(35, row - 3) == Approx(1));       // thin: nothing three rows away
+    CHECK(inked == 46);  // all along, between the two samples
+    CHECK(at(35, row - 3) == Approx(1));  // thin: nothing three rows away
     CHECK(at(35, row + 3) == Approx(1));
-    CHECK(at(80, row) == Approx(1));           // nothing past the trap
-    CHECK(at(5, row) == Approx(1));            // nor before the arming sample
+    CHECK(at(80, row) == Approx(1));  // nothing past the trap
+    CHECK(at(5, row) == Approx(1));  // nor before the arming sample
     const int lonelyRow = static_cast<int>(std::floor(*view.m_scale.y(kLo + 5)));
     for (int x = 0; x < kWidth; ++x) CHECK(at(x, lonelyRow) == Approx(1));  // no line without its start
 }
@@ -164,10 +168,10 @@ TEST_CASE("an access to a freed block is marked with a cross") {
     render::drawUsesAfterFree(marks, view.m_spec, {pixels.data(), kWidth, kHeight, kWidth});
     auto at = [&](int x, int y) { return luminance(pixels[static_cast<size_t>(y * kWidth + x)]); };
     const int y = static_cast<int>(std::floor(*view.m_scale.y(kLo + 25)));
-    CHECK(at(60, y) < 0.5);          // its middle
-    CHECK(at(63, y + 3) < 0.5);      // its arms, diagonally
+    CHECK(at(60, y) < 0.5);  // its middle
+    CHECK(at(63, y + 3) < 0.5);  // its arms, diagonally
     CHECK(at(57, y + 3) < 0.5);
-    CHECK(at(63, y) > 0.9);          // not a square
+    CHECK(at(63, y) > 0.9);  // not a square
     CHECK(at(60, y + 4) > 0.9);
-    CHECK(at(30, y) == Approx(1));   // the sample of a live block: no cross
+    CHECK(at(30, y) == Approx(1));  // the sample of a live block: no cross
 }

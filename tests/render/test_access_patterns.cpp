@@ -86,7 +86,8 @@ double rowsOfATouched(const std::string& order) {
     };
     double total = 0;
     for (int slice = 0; slice < 8; ++slice) {
-        const int from = static_cast<int>(scale.x(4 + slice * 995 / 8.0)), to = static_cast<int>(scale.x(4 + (slice + 1) * 995 / 8.0));
+        const int from = static_cast<int>(scale.x(4 + slice * 995 / 8.0)),
+                  to = static_cast<int>(scale.x(4 + (slice + 1) * 995 / 8.0));
         std::set<int> rows;
         for (int y = static_cast<int>(top); y < static_cast<int>(bottom); ++y)
             for (int x = from; x < to; ++x)
@@ -101,8 +102,8 @@ double rowsOfATouched(const std::string& order) {
 TEST_CASE("row, column and tiled multiplies leave different access marks on matrix A") {
     const double row = rowsOfATouched("row"), col = rowsOfATouched("col"), blocked = rowsOfATouched("blocked");
     INFO("share of A's rows marked per slice: row " << row << ", col " << col << ", blocked " << blocked);
-    CHECK(col > 0.5);           // every column of C reads all of A (every 4th access is drawn)
-    CHECK(row < 0.3 * col);     // the row order stays on a few rows of A at a time
-    CHECK(blocked < 0.6 * col); // tiles stay within a band of A
-    CHECK(blocked > row);       // but a wider one than a single row
+    CHECK(col > 0.5);  // every column of C reads all of A (every 4th access is drawn)
+    CHECK(row < 0.3 * col);  // the row order stays on a few rows of A at a time
+    CHECK(blocked < 0.6 * col);  // tiles stay within a band of A
+    CHECK(blocked > row);  // but a wider one than a single row
 }

@@ -3,10 +3,10 @@
 
 #include "render/raster/address_scale.hpp"
 
+using Catch::Detail::Approx;
 using memlog::render::AddressScale;
 using memlog::timeline::AddressRange;
 using memlog::timeline::AddressRanges;
-using Catch::Detail::Approx;
 
 namespace {
 

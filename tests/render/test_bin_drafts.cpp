@@ -81,7 +81,8 @@ TEST_CASE("the bins' summary of a node above the leaves is what its blocks of ea
     CHECK(internal > 10);
 }
 
-TEST_CASE("a bin's view with more blocks than the draft limit is a draft of its own blocks, close to its exact picture") {
+TEST_CASE(
+    "a bin's view with more blocks than the draft limit is a draft of its own blocks, close to its exact picture") {
     // The nodes above the leaves some 11 pixels wide, more than the least a draft folds: one
     // folds them all the same (it never folds a leaf of a bin's view).
     constexpr int W = 200, H = 75;
@@ -124,7 +125,8 @@ TEST_CASE("a bin's view with more blocks than the draft limit is a draft of its 
             if (draft.m_pixels[i] != kBackground) continue;
             ++lost;
             for (int shift : {0, 8, 16})
-                faintest = std::max(faintest, static_cast<int>(kBackground >> shift & 0xff) - static_cast<int>(exact.m_pixels[i] >> shift & 0xff));
+                faintest = std::max(faintest, static_cast<int>(kBackground >> shift & 0xff) -
+                                                  static_cast<int>(exact.m_pixels[i] >> shift & 0xff));
         }
         INFO("the worst square's mean differs by " << worstSquare << " levels of 255; " << lost << " of " << shown
                                                    << " pixels lost, the darkest by " << faintest << " levels");

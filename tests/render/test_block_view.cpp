@@ -21,7 +21,7 @@ using timeline::XAxis;
 
 namespace {
 
-constexpr uint64_t kLo = 0x10000;     // the one address range of these views
+constexpr uint64_t kLo = 0x10000;  // the one address range of these views
 constexpr uint64_t kBytesPerRow = 16;
 
 // A view of `width` x `height` pixels over one range of height * 16 bytes at kLo (low
@@ -31,7 +31,8 @@ struct View {
     ViewSpec m_spec;
     int m_width;
     View(int width, int height, uint64_t seqPerColumn, double alpha, CushionStyle cushion)
-        : m_scale(timeline::AddressRanges({{kLo, kLo + kBytesPerRow * static_cast<uint64_t>(height)}}), height), m_width(width) {
+        : m_scale(timeline::AddressRanges({{kLo, kLo + kBytesPerRow * static_cast<uint64_t>(height)}}), height),
+          m_width(width) {
         m_spec.m_axis = XAxis::Time;
         m_spec.m_window = {0, static_cast<uint64_t>(width) * seqPerColumn * LogBuilder::kTicksPerSeq};
         m_spec.m_scale = &m_scale;
@@ -102,13 +103,16 @@ TEST_CASE("every pixel is equation 1 over the blocks that cover it (brute force,
         std::vector<bool> live(24, false);
         for (uint64_t seq = 1; seq <= 900; ++seq) {
             const size_t slot = random() % 24;  // slots 26 bytes apart, blocks of 1 to 25 bytes
-            if (live[slot]) thread.free(seq, kLo + slot * 26);
-            else thread.malloc(seq, kLo + slot * 26, 1 + random() % 25);
+            if (live[slot])
+                thread.free(seq, kLo + slot * 26);
+            else
+                thread.malloc(seq, kLo + slot * 26, 1 + random() % 25);
             live[slot] = !live[slot];
         }
         const auto model = modelOf(log);
         View view(45, 40, 20, alpha, CushionStyle::None);
-        const BlockColouring colouring = BlockColouring::make(ColourBy::Size, model, XAxis::Time, view.m_spec.m_window, nullptr);
+        const BlockColouring colouring =
+            BlockColouring::make(ColourBy::Size, model, XAxis::Time, view.m_spec.m_window, nullptr);
         const Image image = test::viewImage(model, view.m_spec, colouring, 45);
         const render::XScale scale(view.m_spec.m_window, 45);
         for (int y = 0; y < 40; ++y)
@@ -127,8 +131,9 @@ TEST_CASE("every pixel is equation 1 over the blocks that cover it (brute force,
                 uint32_t expected = kBackground;
                 if (weight > 0) {
                     const double background = std::pow(1 - std::min(covered, 1.0), alpha);
-                    expected = render::toArgb(render::mixed(render::kBackground, render::ordinalColour(attribute / weight),
-                                                            weight / (weight + background)));
+                    expected =
+                        render::toArgb(render::mixed(render::kBackground, render::ordinalColour(attribute / weight),
+                                                     weight / (weight + background)));
                 }
                 INFO("alpha " << alpha << " pixel " << x << "," << y);
                 CHECK(test::channelDistance(image.at(x, y), expected) <= 2);
@@ -144,8 +149,10 @@ TEST_CASE("coverage never exceeds one, however many blocks share a pixel") {
     std::vector<bool> live(200, false);
     for (uint64_t seq = 1; seq <= 40'000; ++seq) {
         const size_t slot = random() % 200;
-        if (live[slot]) thread.free(seq, kLo + slot * 4);
-        else thread.malloc(seq, kLo + slot * 4, 1 + random() % 4);
+        if (live[slot])
+            thread.free(seq, kLo + slot * 4);
+        else
+            thread.malloc(seq, kLo + slot * 4, 1 + random() % 4);
         live[slot] = !live[slot];
     }
     const auto model = modelOf(log);
@@ -181,7 +188,7 @@ TEST_CASE("cushions: luminance symmetric across a block, darkest at its edges, p
             const size_t n = p.size();
             INFO(render::cushionName(style));
             for (size_t i = 0; i < n; ++i) CHECK(p[i] == Approx(p[n - 1 - i]).margin(1.0 / 255));  // symmetric
-            for (size_t i = 0; i + 1 < n / 2; ++i) CHECK(p[i] <= p[i + 1] + 1e-9);                 // brighter inwards
+            for (size_t i = 0; i + 1 < n / 2; ++i) CHECK(p[i] <= p[i + 1] + 1e-9);  // brighter inwards
             CHECK(p.front() < p[n / 2] - 0.05);  // the edge is clearly darker than the middle
         }
         if (style == CushionStyle::Plateau)

@@ -10,13 +10,15 @@
 #include "render/raster/coverage_accumulator.hpp"
 
 using memlog::render::CoverageAccumulator;
+using memlog::render::kAxisOne;
 using memlog::render::PixelRect;
 using memlog::render::PixelSums;
-using memlog::render::kAxisOne;
 
 namespace {
 
-double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
+double overlap(double a0, double a1, double b0, double b1) {
+    return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+}
 
 // Per pixel, the three sums by definition.
 std::vector<PixelSums> bruteForce(int width, int height, double alpha, const std::vector<PixelRect>& rects) {
@@ -169,7 +171,8 @@ TEST_CASE("a spread summary adds exactly its coverage and weight, evenly over it
     std::mt19937 random(21);
     for (int trial = 0; trial < 200; ++trial) {
         CoverageAccumulator accumulator(20, 15, 0.3, 3);
-        const double x0 = std::uniform_real_distribution<>(0, 18)(random), y0 = std::uniform_real_distribution<>(0, 13)(random);
+        const double x0 = std::uniform_real_distribution<>(0, 18)(random),
+                     y0 = std::uniform_real_distribution<>(0, 13)(random);
         const PixelRect rect{x0, x0 + std::uniform_real_distribution<>(1e-4, 2)(random), y0,
                              y0 + std::uniform_real_distribution<>(1e-4, 2)(random), 0};
         const double area = (rect.m_x1 - rect.m_x0) * (rect.m_y1 - rect.m_y0);
@@ -184,7 +187,8 @@ TEST_CASE("a spread summary adds exactly its coverage and weight, evenly over it
                 const PixelSums& p = pixels[static_cast<size_t>(y * 20 + x)];
                 coverageSum += p.m_coverage;
                 weightSum += p.m_weight;
-                const double share = overlap(rect.m_x0, rect.m_x1, x, x + 1) * overlap(rect.m_y0, rect.m_y1, y, y + 1) / area;
+                const double share =
+                    overlap(rect.m_x0, rect.m_x1, x, x + 1) * overlap(rect.m_y0, rect.m_y1, y, y + 1) / area;
                 INFO("trial " << trial << " pixel " << x << "," << y);
                 // Each pixel gets its share of the rectangle; nothing lands outside it. Each axis
                 // is rounded to 2^-15 of its total before the product.
@@ -214,8 +218,10 @@ TEST_CASE("resolveAndClear leaves the arrays ready for the next frame and reset 
     std::vector<PixelRect> first, second;
     for (int i = 0; i < 300; ++i) {
         auto& list = i % 2 ? first : second;
-        const double x = std::uniform_real_distribution<>(-2, 30)(random), y = std::uniform_real_distribution<>(-2, 20)(random);
-        list.push_back({x, x + std::uniform_real_distribution<>(0.01, 6)(random), y, y + std::uniform_real_distribution<>(0.01, 6)(random),
+        const double x = std::uniform_real_distribution<>(-2, 30)(random),
+                     y = std::uniform_real_distribution<>(-2, 20)(random);
+        list.push_back({x, x + std::uniform_real_distribution<>(0.01, 6)(random), y,
+                        y + std::uniform_real_distribution<>(0.01, 6)(random),
                         std::uniform_real_distribution<>(0, 1)(random)});
     }
     CoverageAccumulator reused(28, 18, 0.4);

@@ -21,14 +21,17 @@ using timeline::XWindow;
 
 namespace {
 
-bool near(size_t value, size_t expected) { return std::llabs(static_cast<long long>(value) - static_cast<long long>(expected)) <= 1; }
+bool near(size_t value, size_t expected) {
+    return std::llabs(static_cast<long long>(value) - static_cast<long long>(expected)) <= 1;
+}
 
 }  // namespace
 
-TEST_CASE("the draft limit is what the last exact frames would paint within the budget, between a floor and --draft-above") {
+TEST_CASE(
+    "the draft limit is what the last exact frames would paint within the budget, between a floor and --draft-above") {
     DraftBudget budget(1'500'000);
     CHECK(budget.draftAbove() == 1'500'000);  // nothing measured yet
-    budget.exactFrame(500'000, 60);           // too few blocks to tell the speed per block
+    budget.exactFrame(500'000, 60);  // too few blocks to tell the speed per block
     CHECK(budget.draftAbove() == 1'500'000);
     budget.exactFrame(1'000'000, 30);  // 30 ms a million: 1.17 million in 35 ms
     CHECK(near(budget.draftAbove(), 1'166'666));
@@ -51,7 +54,8 @@ TEST_CASE("the draft limit is what the last exact frames would paint within the 
     CHECK(small.draftAbove() == 1000);
 }
 
-TEST_CASE("a view over the frame's draft limit is a draft though under --draft-above, and frameStats counts what was drawn") {
+TEST_CASE(
+    "a view over the frame's draft limit is a draft though under --draft-above, and frameStats counts what was drawn") {
     const timeline::BlockModel model = randomHeap(800'000, 800);
     REQUIRE(model.size() > DraftBudget::kDraftsFrom);
     FrameContext frame(model, nullptr);

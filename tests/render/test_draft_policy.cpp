@@ -36,7 +36,8 @@ struct Planned {
     }
     FramePlan plan(const DraftPolicy& policy, bool levelOfDetail, bool mayDraft, bool exactKept = false) {
         const DraftPolicy::IndexFacts facts{&m_frame.index(), false, 7};
-        return policy.plan(request(levelOfDetail, mayDraft), facts, [&](const PlanKey& key) { return exactKept && key.m_foldPixels <= 1; });
+        return policy.plan(request(levelOfDetail, mayDraft), facts,
+                           [&](const PlanKey& key) { return exactKept && key.m_foldPixels <= 1; });
     }
 };
 
@@ -76,7 +77,7 @@ TEST_CASE("the draft policy: a late frame folds as a draft would, and the limit 
     REQUIRE(planned.m_model.size() > planned.m_inView);  // drafts are made for this log at this limit
     DraftPolicy policy(planned.m_inView);
     FramePlan plan = planned.plan(policy, true, true);
-    CHECK_FALSE(plan.m_draft);                                        // on time: not above the limit
+    CHECK_FALSE(plan.m_draft);  // on time: not above the limit
     CHECK(plan.m_lateFoldPixels >= DraftPolicy::kDraftFoldAtLeast);  // late, it would fold as a draft
     CHECK(planned.plan(policy, true, false).m_lateFoldPixels == DraftPolicy::kLevelOfDetailFold);  // never a draft
 

@@ -1,16 +1,15 @@
-// Exports are drawn by the tile renderer from the blocks one walk sorted into tiles
-// (FlatBlocks, drawExport): each block is filed under exactly the tiles it meets, and the
-// picture is the reference walk's (block_view's drawBlocks) to the bit.
+// Exports are drawn by the tile renderer in bands of rows, each from a walk over the blocks
+// (drawExport): the bands cover the view within the memory budget, and the picture is the
+// reference walk's (block_view's drawBlocks) to the bit.
 #include <catch2/catch.hpp>
 
 #include "frame_views.hpp"
 #include "render/frame/export_frame.hpp"
 #include "render/frame/tile_renderer.hpp"
-#include "render/raster/flat_blocks.hpp"
+#include "render/raster/tiles.hpp"
 
 using namespace memlog;
 using render::ColourBy;
-using render::FlatBlocks;
 using render::Tile;
 using timeline::XAxis;
 
@@ -23,7 +22,8 @@ std::pair<test::Image, test::Image> referenceAndExport(const timeline::BlockMode
     test::Image exported = reference;
     std::fill(exported.m_pixels.begin(), exported.m_pixels.end(), 0);
     const render::PixelBuffer target{exported.m_pixels.data(), exported.m_width, exported.m_height, exported.m_width};
-    const auto plans = render::drawExport(model, colouring, {render::ViewRequest{spec, target, false, false, false, {}}});
+    const auto plans =
+        render::drawExport(model, colouring, {render::ViewRequest{spec, target, false, false, false, {}}});
     REQUIRE(plans.size() == 1);
     CHECK(plans.front().m_foldPixels == 0);
     CHECK_FALSE(plans.front().m_draft);
@@ -32,37 +32,27 @@ std::pair<test::Image, test::Image> referenceAndExport(const timeline::BlockMode
 
 }  // namespace
 
-TEST_CASE("an export files each block under exactly the tiles its rectangle meets") {
-    const timeline::BlockModel model = test::randomHeap(4000, 150);
-    render::FrameContext frame(model, nullptr);
-    frame.prepare(XAxis::Time, ColourBy::Size);
-    const test::FrameView view(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 700, 450);
-    const std::vector<Tile> tiles = render::tilesOf(700, 450, false, 64 << 10);  // small tiles: many edges
-    REQUIRE(tiles.size() > 20);
-    const FlatBlocks flat(model, view.m_spec, 700, tiles);
-    const render::XScale scale(view.m_spec.m_window, 700);
-    size_t filed = 0, straddling = 0;
-    for (size_t b = 0; b < model.size(); ++b) {
-        render::PixelRect rect;
-        const bool shown = render::blockRect(model[b], view.m_spec, scale, rect);
-        size_t meets = 0;
-        for (const Tile& tile : tiles) {
-            const bool inside = shown && rect.m_x1 > tile.m_left && rect.m_x0 < tile.m_left + tile.m_columns &&
-                                rect.m_y1 > tile.m_top && rect.m_y0 < tile.m_top + tile.m_rows;
-            const auto listed = flat.blocksOf(tile.m_id);
-            const bool filedHere = std::binary_search(listed.begin(), listed.end(), static_cast<uint32_t>(b));
-            INFO("block " << b << " tile " << tile.m_id);
-            CHECK(filedHere == inside);
-            meets += inside;
+TEST_CASE("an export's bands cover every row once, and hold the arrays under 4 bytes a block (4 MiB at least)") {
+    for (const size_t blocks : {size_t{1000}, size_t{2'000'000}, size_t{50'000'000}})
+        for (const bool categorical : {false, true}) {
+            const std::vector<Tile> bands = render::bandsOf(1920, 1080, categorical, blocks);
+            int next = 0;
+            for (const Tile& band : bands) {
+                CHECK(band.m_left == 0);
+                CHECK(band.m_columns == 1920);
+                CHECK(band.m_top == next);
+                next += band.m_rows;
+                const size_t bytes = static_cast<size_t>(band.m_rows) * 1921 * (categorical ? 5 : 3) * 8;
+                CHECK(bytes <= std::max<size_t>(size_t{4} << 20, blocks * 4));
+            }
+            CHECK(next == 1080);
+            if (blocks == 1000) CHECK(bands.size() > 10);  // a small log: small arrays, more walks
+            if (blocks == 50'000'000) CHECK(bands.size() == 1);  // a big one: one walk
         }
-        filed += meets > 0;
-        straddling += meets > 1;
-    }
-    CHECK(filed > model.size() / 2);
-    CHECK(straddling > 10);  // the edges between tiles were exercised
 }
 
-TEST_CASE("an export's picture is the reference walk's, for quantities, categories, bins, cushions and a zoomed window") {
+TEST_CASE(
+    "an export's picture is the reference walk's, for quantities, categories, bins, cushions and a zoomed window") {
     const timeline::BlockModel model = test::randomHeap(20'000, 300);
     render::FrameContext frame(model, nullptr);
     frame.prepare(XAxis::Time, ColourBy::Size);
@@ -91,7 +81,8 @@ TEST_CASE("an export's picture is the reference walk's, for quantities, categori
         CHECK(std::count(exported.m_pixels.begin(), exported.m_pixels.end(), test::kBackground) > 0);
     }
     SECTION("a tenth of the time, big blocks cushioned") {
-        const timeline::XWindow tenth{extent.m_from + extent.width() / 2, extent.m_from + extent.width() / 2 + extent.width() / 10};
+        const timeline::XWindow tenth{extent.m_from + extent.width() / 2,
+                                      extent.m_from + extent.width() / 2 + extent.width() / 10};
         const test::FrameView zoomed(frame, XAxis::Time, tenth, 0, UINT64_MAX, 900, 560);
         const auto [reference, exported] = referenceAndExport(model, zoomed.m_spec, sized, 900);
         CHECK(exported.m_pixels == reference.m_pixels);

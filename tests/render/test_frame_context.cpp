@@ -35,7 +35,8 @@ namespace {
 
 int largestDistance(const Image& a, const Image& b) {
     int worst = 0;
-    for (size_t i = 0; i < a.m_pixels.size(); ++i) worst = std::max(worst, test::channelDistance(a.m_pixels[i], b.m_pixels[i]));
+    for (size_t i = 0; i < a.m_pixels.size(); ++i)
+        worst = std::max(worst, test::channelDistance(a.m_pixels[i], b.m_pixels[i]));
     return worst;
 }
 
@@ -55,7 +56,8 @@ void checkSameViews(const render::Report& walked, const render::Report& fast) {
         REQUIRE(walked.occupancy(v).size() == fast.occupancy(v).size());
         for (size_t c = 0; c < walked.occupancy(v).size(); ++c) {
             CHECK(fast.occupancy(v)[c].m_events == walked.occupancy(v)[c].m_events);
-            CHECK(fast.occupancy(v)[c].m_liveBytes == Approx(walked.occupancy(v)[c].m_liveBytes).margin(1e-6 * walked.fullBytes()));
+            CHECK(fast.occupancy(v)[c].m_liveBytes ==
+                  Approx(walked.occupancy(v)[c].m_liveBytes).margin(1e-6 * walked.fullBytes()));
         }
     }
 }
@@ -104,8 +106,8 @@ TEST_CASE("a frame through the index equals drawBlocks when nothing is smaller t
                 FrameStats stats;
                 const Image exact = view.exact(model, frame);
                 const Image drawn = view.throughFrame(frame, true, &stats);
-                INFO("seed " << seed << " colour " << render::colourByName(by) << " window " << c.m_window.m_from << ".."
-                             << c.m_window.m_to << " addresses " << std::hex << c.m_lo << ".." << c.m_hi);
+                INFO("seed " << seed << " colour " << render::colourByName(by) << " window " << c.m_window.m_from
+                             << ".." << c.m_window.m_to << " addresses " << std::hex << c.m_lo << ".." << c.m_hi);
                 REQUIRE(view.m_scale.ranges().bytes() / 330 < 1500);
                 CHECK(stats.m_foldedNodes == 0);
                 CHECK(stats.m_items > 0);
@@ -178,7 +180,8 @@ TEST_CASE("correlated views through a frame context are the walk's views") {
     spec.m_regions = 3;
     const timeline::BlockModel model = test::randomHeap(spec);
     FrameContext frame(model, nullptr);
-    for (const timeline::BinKind kind : {timeline::BinKind::Size, timeline::BinKind::Thread, timeline::BinKind::Region}) {
+    for (const timeline::BinKind kind :
+         {timeline::BinKind::Size, timeline::BinKind::Thread, timeline::BinKind::Region}) {
         for (const render::BinLayout layout : {render::BinLayout::Time, render::BinLayout::Address}) {
             INFO("bins " << static_cast<int>(kind) << " layout " << static_cast<int>(layout));
             render::ReportOptions options;
@@ -248,8 +251,8 @@ TEST_CASE("a frame context kept across axes, colourings and alphas draws what a 
         const XWindow extent = model.extent(step.m_axis);
         // First a view where nothing folds (the nodes' summaries for this alpha are not made),
         // then one small enough that nodes fold, so the summaries (per alpha) are used too.
-        const FrameView big(kept, step.m_axis, {extent.m_from, extent.m_from + extent.width() / 100}, 0, UINT64_MAX, 800,
-                            600, step.m_alpha);
+        const FrameView big(kept, step.m_axis, {extent.m_from, extent.m_from + extent.width() / 100}, 0, UINT64_MAX,
+                            800, 600, step.m_alpha);
         FrameStats bigStats;
         big.throughFrame(kept, true, &bigStats);
         CHECK(bigStats.m_foldedNodes == 0);
@@ -257,7 +260,8 @@ TEST_CASE("a frame context kept across axes, colourings and alphas draws what a 
         const FrameView b(fresh, step.m_axis, extent, 0, UINT64_MAX, 60, 45, step.m_alpha);
         FrameStats stats;
         const Image fromKept = a.throughFrame(kept, true, &stats);
-        INFO(render::colourByName(step.m_by) << " alpha " << step.m_alpha << ": " << stats.m_foldedNodes << " nodes folded");
+        INFO(render::colourByName(step.m_by)
+             << " alpha " << step.m_alpha << ": " << stats.m_foldedNodes << " nodes folded");
         CHECK(stats.m_foldedNodes > 0);
         CHECK(fromKept.m_pixels == b.throughFrame(fresh, true).m_pixels);
         // The whole log's picture is kept per size and settings, and redrawn when they change.
@@ -286,7 +290,9 @@ TEST_CASE("a view drawn again with nothing changed is copied, and any change dra
         CHECK(image.m_pixels == view.throughFrame(fresh, levelOfDetail).m_pixels);
     };
     drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 300, 200, 0.6), false);  // alpha
-    drawsAsNew(FrameView(frame, XAxis::Time, {extent.m_from, extent.m_from + extent.width() / 2}, 0, UINT64_MAX, 300, 200), false);
+    drawsAsNew(
+        FrameView(frame, XAxis::Time, {extent.m_from, extent.m_from + extent.width() / 2}, 0, UINT64_MAX, 300, 200),
+        false);
     drawsAsNew(FrameView(frame, XAxis::Time, extent, kHeapBase, kHeapBase + (1 << 20), 300, 200), false);  // addresses
     drawsAsNew(FrameView(frame, XAxis::Time, extent, 0, UINT64_MAX, 301, 200), false);  // size
     drawsAsNew(whole, true);  // level of detail
@@ -323,15 +329,18 @@ TEST_CASE("views drawn together are each the view drawn alone, and are kept as i
     };
     std::vector<std::unique_ptr<FrameView>> views;
     for (size_t bin = 0; bin < bins.count(); ++bin)
-        views.push_back(binView(bin, bin % 2 ? half : extent, 290 + 7 * static_cast<int>(bin), 60 + 11 * static_cast<int>(bin)));
+        views.push_back(
+            binView(bin, bin % 2 ? half : extent, 290 + 7 * static_cast<int>(bin), 60 + 11 * static_cast<int>(bin)));
     std::vector<Image> images(views.size());
     auto drawTogether = [&] {
         std::vector<FrameContext::BlocksJob> jobs;
         for (size_t v = 0; v < views.size(); ++v) {
             images[v].m_width = views[v]->m_width;
             images[v].m_height = views[v]->m_height;
-            images[v].m_pixels.assign(static_cast<size_t>(views[v]->m_width) * static_cast<size_t>(views[v]->m_height), 0);
-            jobs.push_back({views[v]->m_spec, {images[v].m_pixels.data(), views[v]->m_width, views[v]->m_height, views[v]->m_width}});
+            images[v].m_pixels.assign(static_cast<size_t>(views[v]->m_width) * static_cast<size_t>(views[v]->m_height),
+                                      0);
+            jobs.push_back({views[v]->m_spec,
+                            {images[v].m_pixels.data(), views[v]->m_width, views[v]->m_height, views[v]->m_width}});
         }
         return frame.drawBlocks(jobs, false);
     };
@@ -429,8 +438,8 @@ TEST_CASE("with folding the frame of a random heap stays close to the exact one"
         FrameStats stats;
         const Image exact = view.exact(model, frame);
         const Image folded = view.throughFrame(frame, true, &stats);
-        INFO("colour " << render::colourByName(by) << ": " << stats.m_foldedNodes << " nodes folded holding " << stats.m_foldedItems
-                       << " blocks, " << stats.m_items << " drawn one by one");
+        INFO("colour " << render::colourByName(by) << ": " << stats.m_foldedNodes << " nodes folded holding "
+                       << stats.m_foldedItems << " blocks, " << stats.m_items << " drawn one by one");
         CHECK(stats.m_foldedItems > model.size() / 2);  // the test is about folding
         double total = 0, worstMean = 0;
         int worst = 0;
@@ -450,7 +459,8 @@ TEST_CASE("with folding the frame of a random heap stays close to the exact one"
                 }
             }
         const double mean = total / (kWidth * kHeight);
-        INFO("mean largest channel difference " << mean << ", worst pixel " << worst << ", worst 3 x 3 mean " << worstMean);
+        INFO("mean largest channel difference " << mean << ", worst pixel " << worst << ", worst 3 x 3 mean "
+                                                << worstMean);
         CHECK(mean <= 3);
         CHECK(worst <= 26);
         CHECK(worstMean <= 6);
@@ -489,7 +499,8 @@ TEST_CASE("with folding no block disappears") {
     FrameStats stats;
     const Image exact = view.exact(model, frame);
     const Image folded = view.throughFrame(frame, true, &stats);
-    INFO(stats.m_foldedNodes << " nodes folded holding " << stats.m_foldedItems << " blocks, " << stats.m_items << " drawn one by one");
+    INFO(stats.m_foldedNodes << " nodes folded holding " << stats.m_foldedItems << " blocks, " << stats.m_items
+                             << " drawn one by one");
     REQUIRE(stats.m_foldedItems > model.size() * 3 / 4);
     const render::XScale scale(window, kWidth);
     size_t checked = 0;
@@ -512,10 +523,12 @@ TEST_CASE("a zoomed-in frame opens far fewer blocks than the model holds") {
     const XWindow extent = model.extent(XAxis::Time);
     const uint64_t from = extent.m_from + extent.width() / 3;
     for (const bool levelOfDetail : {false, true}) {
-        const FrameView view(frame, XAxis::Time, {from, from + extent.width() / 50}, kHeapBase, kHeapBase + 100'000, 400, 300);
+        const FrameView view(frame, XAxis::Time, {from, from + extent.width() / 50}, kHeapBase, kHeapBase + 100'000,
+                             400, 300);
         FrameStats stats;
         view.throughFrame(frame, levelOfDetail, &stats);
-        INFO((levelOfDetail ? "level of detail: " : "exact: ") << stats.m_items << " blocks opened of " << model.size());
+        INFO((levelOfDetail ? "level of detail: " : "exact: ")
+             << stats.m_items << " blocks opened of " << model.size());
         CHECK(stats.m_items > 0);
         CHECK(stats.m_items + stats.m_foldedItems < model.size() / 100);
     }

@@ -56,7 +56,8 @@ TEST_CASE("a view with more blocks than the draft limit is a draft: folded, clos
     CHECK(draft.m_pixels != exact.m_pixels);
     const double worstSquare = test::worstSquareDifference(exact, draft);
     size_t lost = 0;
-    for (size_t i = 0; i < exact.m_pixels.size(); ++i) lost += exact.m_pixels[i] != kBackground && draft.m_pixels[i] == kBackground;
+    for (size_t i = 0; i < exact.m_pixels.size(); ++i)
+        lost += exact.m_pixels[i] != kBackground && draft.m_pixels[i] == kBackground;
     INFO("the worst square's mean differs by " << worstSquare << " levels of 255");
     CHECK(worstSquare <= 40);
     CHECK(lost == 0);

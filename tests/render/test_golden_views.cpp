@@ -1,7 +1,7 @@
 // The pictures stay the same: views of fixed random heaps, drawn with a set of options by the
-// export (one walk sorting the blocks into tiles) and through a frame context, each view's pixels hashed and compared with
-// tests/render/golden_views.txt. A change of the picture that is meant is named in its commit
-// and the file written again: MEMLOG_UPDATE_GOLDEN=1 build/bin/memlog_render_tests '[golden]'.
+// export (one walk sorting the blocks into tiles) and through a frame context, each view's pixels hashed and compared
+// with tests/render/golden_views.txt. A change of the picture that is meant is named in its commit and the file written
+// again: MEMLOG_UPDATE_GOLDEN=1 build/bin/memlog_render_tests '[golden]'.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -60,21 +60,25 @@ std::vector<Case> cases() {
     return {
         {"default", [](render::ReportOptions&) {}},
         {"events", [](render::ReportOptions& o) { o.m_axis = timeline::XAxis::Events; }},
-        {"size-parabolic", [](render::ReportOptions& o) {
+        {"size-parabolic",
+         [](render::ReportOptions& o) {
              o.m_colourBy = ColourBy::Size;
              o.m_cushion = CushionStyle::Parabolic;
          }},
-        {"lifetime-alpha", [](render::ReportOptions& o) {
+        {"lifetime-alpha",
+         [](render::ReportOptions& o) {
              o.m_colourBy = ColourBy::Lifetime;
              o.m_alpha = 0.1;
          }},
-        {"thread-flat", [](render::ReportOptions& o) {
+        {"thread-flat",
+         [](render::ReportOptions& o) {
              o.m_colourBy = ColourBy::Thread;
              o.m_cushion = CushionStyle::None;
          }},
         {"no-accesses", [](render::ReportOptions& o) { o.m_accessMarks = false; }},
         {"bins-size", [](render::ReportOptions& o) { o.m_bins = timeline::BinKind::Size; }},
-        {"bins-thread-address", [](render::ReportOptions& o) {
+        {"bins-thread-address",
+         [](render::ReportOptions& o) {
              o.m_bins = timeline::BinKind::Thread;
              o.m_layout = render::BinLayout::Address;
          }},
@@ -97,7 +101,8 @@ TEST_CASE("golden views: the pictures of fixed heaps, exported and through a fra
             const render::Report report(model, nullptr, options);
             const test::Image image = test::imageOf(report);
             std::ostringstream hashes;
-            for (const auto& cell : report.layout().m_cells) hashes << std::hex << fnv1a(image.region(cell.m_view)) << ' ';
+            for (const auto& cell : report.layout().m_cells)
+                hashes << std::hex << fnv1a(image.region(cell.m_view)) << ' ';
             drawn[c.m_name + (throughFrame ? "/frame" : "/walk")] = hashes.str();
         }
     if (const char* update = std::getenv("MEMLOG_UPDATE_GOLDEN"); update && std::string(update) == "1") {

@@ -14,7 +14,8 @@ using namespace memlog;
 
 TEST_CASE("the window's frames may run late and finish as drafts, where a frame context of its own never does") {
     const std::string path =
-        (std::filesystem::temp_directory_path() / ("memlog-loaded-log-" + std::to_string(getpid()) + ".memlog")).string();
+        (std::filesystem::temp_directory_path() / ("memlog-loaded-log-" + std::to_string(getpid()) + ".memlog"))
+            .string();
     test::LogBuilder log;
     log.thread(1).malloc(1, 0x10000, 64).free(2, 0x10000);
     log.write(path);

@@ -25,7 +25,8 @@ struct Ran {
     ~Ran() { fs::remove_all(m_dir); }
 };
 
-std::unique_ptr<Ran> memtimeline(std::vector<std::string> arguments, const std::function<void(const std::string&)>& prepare = {}) {
+std::unique_ptr<Ran> memtimeline(std::vector<std::string> arguments,
+                                 const std::function<void(const std::string&)>& prepare = {}) {
     // A directory first, so that the log can be written there before the run.
     char pattern[] = "/tmp/memtimeline-test-XXXXXX";
     REQUIRE(mkdtemp(pattern));
@@ -48,7 +49,11 @@ std::unique_ptr<Ran> memtimeline(std::vector<std::string> arguments, const std::
 
 void writeSampleLog(const std::string& dir) {
     LogBuilder log;
-    log.thread(1).malloc(1, 0x5000'0000, 4096).malloc(2, 0x5000'2000, 100).free(3, 0x5000'0000).malloc(4, 0x5000'0000, 64);
+    log.thread(1)
+        .malloc(1, 0x5000'0000, 4096)
+        .malloc(2, 0x5000'2000, 100)
+        .free(3, 0x5000'0000)
+        .malloc(4, 0x5000'0000, 64);
     log.thread(2).malloc(5, 0x7f00'0000'0000, 1 << 16).free(9, 0x7f00'0000'0000);
     log.write(dir + "/app.memlog");
 }
@@ -74,10 +79,10 @@ void refused(const Ran& ran, const std::string& expected, const std::string& rep
 }  // namespace
 
 TEST_CASE("memtimeline --export writes a PNG of the requested size, silently") {
-    const auto ran = memtimeline({"{dir}/app.memlog", "--export", "{dir}/report.png", "--size", "1000x700", "--color-by",
-                                  "thread", "--alpha", "0.4", "--cushion", "parabolic", "--x", "events", "--range", "2:8",
-                                  "--cursor", "5", "--cursor", "2us"},
-                                 writeSampleLog);
+    const auto ran = memtimeline(
+        {"{dir}/app.memlog", "--export", "{dir}/report.png", "--size", "1000x700", "--color-by", "thread", "--alpha",
+         "0.4", "--cushion", "parabolic", "--x", "events", "--range", "2:8", "--cursor", "5", "--cursor", "2us"},
+        writeSampleLog);
     INFO(ran->m_outcome.m_stderr);
     REQUIRE(ran->m_outcome.m_exitStatus == 0);
     CHECK(ran->m_outcome.m_stderr.empty());
@@ -107,14 +112,16 @@ TEST_CASE("memtimeline writes SVG and PDF by the file name, bins in both layouts
 TEST_CASE("--help names every option, --version the version") {
     const auto ran = memtimeline({"--help"});
     CHECK(ran->m_outcome.m_exitStatus == 0);
-    for (const char* option : {"--export", "--size", "--color-by", "--alpha", "--cushion", "--x", "--range", "--addr",
-                               "--bins", "--layout", "--cursor", "--accesses", "--paths", "--verbose", "--quiet", "--help", "--version", "site", "thread", "size",
-                               "lifetime", "age", "waste", "plateau", "parabolic", "events", "region"})
+    for (const char* option :
+         {"--export", "--size",   "--color-by", "--alpha", "--cushion", "--x",     "--range",   "--addr",    "--bins",
+          "--layout", "--cursor", "--accesses", "--paths", "--verbose", "--quiet", "--help",    "--version", "site",
+          "thread",   "size",     "lifetime",   "age",     "waste",     "plateau", "parabolic", "events",    "region"})
         CHECK(ran->m_outcome.m_stdout.find(option) != std::string::npos);
     const auto version = memtimeline({"--version"});
     CHECK(version->m_outcome.m_exitStatus == 0);
     CHECK(version->m_outcome.m_stdout.rfind("memtimeline ", 0) == 0);
-    CHECK(version->m_outcome.m_stdout.find("log format " + std::to_string(memlog::format::kFormatVersion)) != std::string::npos);
+    CHECK(version->m_outcome.m_stdout.find("log format " + std::to_string(memlog::format::kFormatVersion)) !=
+          std::string::npos);
 }
 
 TEST_CASE("the option --accesses off draws the blocks alone, on (the default) the samples over them") {
@@ -138,11 +145,12 @@ TEST_CASE("the option --accesses off draws the blocks alone, on (the default) th
     CHECK(on == byDefault);
     CHECK(off != on);
     fs::remove_all(dir);
-    const auto bad = memtimeline({"{dir}/app.memlog", "--export", "{dir}/r.png", "--accesses", "maybe"}, [](const std::string& d) {
-        LogBuilder empty;
-        empty.thread(1).malloc(1, 0x1000, 10);
-        empty.write(d + "/app.memlog");
-    });
+    const auto bad =
+        memtimeline({"{dir}/app.memlog", "--export", "{dir}/r.png", "--accesses", "maybe"}, [](const std::string& d) {
+            LogBuilder empty;
+            empty.thread(1).malloc(1, 0x1000, 10);
+            empty.write(d + "/app.memlog");
+        });
     refused(*bad, "--accesses maybe: on or off", "r.png");
 }
 
@@ -167,13 +175,15 @@ TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--addr", "0x9:0x1"}, "LO must be below HI"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--bins", "colour"}, "--bins colour"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--cursor"}, "--cursor needs a value"},
-        {{"{dir}/app.memlog"}, "no display (DISPLAY and WAYLAND_DISPLAY are not set): the window needs one; use --export"},
+        {{"{dir}/app.memlog"},
+         "no display (DISPLAY and WAYLAND_DISPLAY are not set): the window needs one; use --export"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--follow"}, "--follow is for the window, not --export"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--trace"}, "--trace is for the window, not --export"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--scale", "2"}, "--scale is for the window, not --export"},
         {{"{dir}/app.memlog", "--scale", "9"}, "--scale 9: a number from 0.5 to 4"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--paths", "absolute"}, "--paths absolute: names or full"},
-        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--draft-above", "10"}, "--draft-above is for the window, not --export"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--draft-above", "10"},
+         "--draft-above is for the window, not --export"},
         {{"{dir}/app.memlog", "--draft-above", "-3"}, "--draft-above -3: a number of blocks, 0 or more"},
         {{"--export", "{dir}/r.png"}, "which log?"},
         {{"{dir}/app.memlog", "{dir}/other.memlog", "--export", "{dir}/r.png"}, "one log at a time"},
@@ -194,8 +204,8 @@ TEST_CASE("bad input: a missing or corrupt log, an unwritable report") {
         log.thread(1).malloc(1, 0x1000, 10).malloc(2, 0x2000, 20);
         auto bytes = log.bytes();
         bytes[4096 + 16] = 0x1f;  // an unknown tag where the first record starts, data after it
-        std::ofstream(dir + "/app.memlog", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                                  static_cast<std::streamsize>(bytes.size()));
+        std::ofstream(dir + "/app.memlog", std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     });
     refused(*corrupt, "app.memlog: offset 4112: corrupt record", "r.png");
 

@@ -25,7 +25,8 @@ TEST_CASE("a second thread is kept off the core of the thread that starts it") {
         int after = -1;
         {
             std::jthread second = memlog::render::startOnOtherCore([&] {
-                while (!coresSet) {}  // it may begin on the starter's core, before they are set
+                while (!coresSet) {
+                }  // it may begin on the starter's core, before they are set
                 sched_yield();
                 ranOn = sched_getcpu();
             });

@@ -108,14 +108,17 @@ TEST_CASE("access samples are drawn over washed blocks, reads blue and writes re
         const int x = static_cast<int>(view.m_x + scale.x(static_cast<double>(mark.m_seq)));
         const int y = static_cast<int>(view.m_y + *marked.scale(0).y(mark.m_addr));
         const render::Rgb pixel = render::fromArgb(image.at(x, y));
-        if (mark.m_write) CHECK(pixel.m_r > pixel.m_b + 0.4);
-        else CHECK(pixel.m_b > pixel.m_r + 0.4);
+        if (mark.m_write)
+            CHECK(pixel.m_r > pixel.m_b + 0.4);
+        else
+            CHECK(pixel.m_b > pixel.m_r + 0.4);
     }
     // Everywhere else the blocks are the same, washed towards white.
     const auto after = image.region(view);
     size_t washed = 0;
     for (size_t i = 0; i < after.size(); ++i)
-        washed += after[i] == render::toArgb(render::mixed(render::fromArgb(before[i]), {1, 1, 1}, render::kWashUnderSamples));
+        washed += after[i] ==
+                  render::toArgb(render::mixed(render::fromArgb(before[i]), {1, 1, 1}, render::kWashUnderSamples));
     CHECK(washed >= after.size() - 2 * 9);  // each sample's square reaches 3x3 pixels at most
     CHECK(washed < after.size());
     // Turned off, the view is the plain one.
@@ -132,7 +135,8 @@ TEST_CASE("the occupancy bar shows live bytes on the map, cushioned only where n
         for (int y = 0; y < 12; ++y)  // busy: flat, the value's colour
             CHECK(pixels[static_cast<size_t>(y * 40 + x)] == render::toArgb(render::ordinalColour(x * 25 / 1000.0)));
     // Quiet from column 20: a cushion, darker at its edges than inside.
-    CHECK(test::luminance(pixels[6 * 40 + 20]) < test::luminance(render::toArgb(render::ordinalColour(20 * 25 / 1000.0))) - 0.02);
+    CHECK(test::luminance(pixels[6 * 40 + 20]) <
+          test::luminance(render::toArgb(render::ordinalColour(20 * 25 / 1000.0))) - 0.02);
     CHECK(test::luminance(pixels[0 * 40 + 30]) < test::luminance(pixels[6 * 40 + 30]) - 0.02);
     CHECK(pixels[6 * 40 + 30] == render::toArgb(render::ordinalColour(30 * 25 / 1000.0)));  // inside: the colour
 }
@@ -189,9 +193,9 @@ TEST_CASE("cushion cursors darken a soft band at their time in every view and ba
             const render::XScale scale(cursor.window(), rect.m_width);
             const int centre = static_cast<int>(rect.m_x + scale.x(8));
             const int y = static_cast<int>(rect.m_y + rect.m_height / 2);
-            CHECK(test::luminance(b.at(centre, y)) < test::luminance(a.at(centre, y)));          // the band is there
-            CHECK(test::luminance(b.at(centre - 6, y)) < test::luminance(b.at(centre, y)));      // darker at its edge
-            CHECK(b.at(centre - 20, y) == a.at(centre - 20, y));                                 // and narrow
+            CHECK(test::luminance(b.at(centre, y)) < test::luminance(a.at(centre, y)));  // the band is there
+            CHECK(test::luminance(b.at(centre - 6, y)) < test::luminance(b.at(centre, y)));  // darker at its edge
+            CHECK(b.at(centre - 20, y) == a.at(centre - 20, y));  // and narrow
             CHECK(b.at(centre + 20, y) == a.at(centre + 20, y));
         }
     }
@@ -221,7 +225,8 @@ TEST_CASE("a time window and an address window show what is inside them, framed 
 TEST_CASE("every colouring, cushion, axis and layout renders") {
     LogBuilder log;
     auto& t = log.thread(1, 1 << 16);
-    for (uint64_t i = 0; i < 400; ++i) t.malloc(2 * i + 1, 0x5000 + (i % 50) * 4096, 16 + i * 7).free(2 * i + 2 + (i % 7), 0x5000 + (i % 50) * 4096);
+    for (uint64_t i = 0; i < 400; ++i)
+        t.malloc(2 * i + 1, 0x5000 + (i % 50) * 4096, 16 + i * 7).free(2 * i + 2 + (i % 7), 0x5000 + (i % 50) * 4096);
     log.thread(2).heap(test::record(format::Kind::Mmap, 900, 0x7f00'0000'0000, 1 << 20));
     const auto model = modelOf(log);
     for (ColourBy by : {ColourBy::Thread, ColourBy::Size, ColourBy::Lifetime, ColourBy::Age, ColourBy::Waste}) {

@@ -3,9 +3,9 @@
 
 #include "render/window/viewport.hpp"
 
+using Catch::Detail::Approx;
 using memlog::render::Viewport;
 using memlog::timeline::AddressRanges;
-using Catch::Detail::Approx;
 
 namespace {
 
@@ -42,7 +42,8 @@ TEST_CASE("zoom keeps what is under the pointer where it was") {
     CHECK(view.addressZoom() == 8);
     // The address under row 700 moved by less than a row's worth of bytes.
     const double bytesPerRow = 0x100000 / (8 * 1000.0);
-    CHECK(std::abs(static_cast<double>(*view.addressScale().addressAt(700)) - static_cast<double>(under)) < 2 * bytesPerRow);
+    CHECK(std::abs(static_cast<double>(*view.addressScale().addressAt(700)) - static_cast<double>(under)) <
+          2 * bytesPerRow);
     // Out again past the whole: clamped to the log.
     view.zoomX(0.01, 0.5);
     CHECK(view.x().m_from == 100);
