@@ -26,8 +26,12 @@ std::vector<FramePlan> drawExport(const timeline::BlockModel& model, const Block
     }
     auto renderer = std::make_unique<TileRenderer>();  // its rasters' buffers are big for a stack
     renderer->draw(jobs, {}, nullptr);
-    for (const FramePlan& plan : plans) drawLayers(plan);
-    return plans;
+    std::vector<FramePlan> drawn;
+    for (FramePlan& plan : plans) {
+        drawLayers(plan);
+        drawn.push_back(std::move(plan).drawn());
+    }
+    return drawn;
 }
 
 }  // namespace memlog::render

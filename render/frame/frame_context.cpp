@@ -193,7 +193,7 @@ FrameStats FrameContext::draw(std::vector<ViewRequest> requests) {
     m_drewDraft = m_drewDraft || m_lastStats.m_draft;
     for (FramePlan& plan : plans) {
         drawLayers(plan);
-        m_lastPlans.push_back(std::move(plan));
+        m_lastPlans.push_back(std::move(plan).drawn());
     }
     return m_lastStats;
 }
@@ -223,8 +223,8 @@ const AddressScale& FrameContext::wholeScale(double height) {
     return cached.m_scale;
 }
 
-void FrameContext::drawWhole(const ViewRequest& request) {
-    if (m_interrupted) return;
+std::optional<FramePlan> FrameContext::drawWhole(const ViewRequest& request) {
+    if (m_interrupted) return std::nullopt;
     ViewCache::Picture& cached = m_cache.whole(request.m_levelOfDetail);
     const bool mayLag = request.m_mayLag;
     FramePlan plan = m_policy.plan(request, factsFor(request.m_spec),
@@ -241,14 +241,15 @@ void FrameContext::drawWhole(const ViewRequest& request) {
         m_summaries.setAlpha(request.m_spec.m_alpha);
         const TileRenderer::Result result = m_renderer.draw(std::span(&job, 1), m_interrupt, nullptr);
         m_interrupted = result.m_interrupted;
-        if (m_interrupted) return;
+        if (m_interrupted) return std::nullopt;
         cached = {plan.m_key, result.m_stats.front().m_cushionable > 0, result.m_stats.front().m_draft, 0,
                   std::move(pixels)};
     }
     m_drewDraft = m_drewDraft || cached.m_draft;
     copyPixels(cached.pixels(), target);
     drawLayers(plan);
-    m_lastPlans.push_back(std::move(plan));
+    m_lastPlans.push_back(std::move(plan).drawn());
+    return m_lastPlans.back();
 }
 
 }  // namespace memlog::render

@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <thread>
 #include <vector>
@@ -89,7 +90,8 @@ public:
     const AddressScale& wholeScale(double height);
     // The whole log's picture for `request` (its layers drawn over it): kept until its key
     // changes; with m_mayLag, a picture of another alpha or cushion style serves.
-    void drawWhole(const ViewRequest& request);
+    // Its plan; none when the frame was given up.
+    std::optional<FramePlan> drawWhole(const ViewRequest& request);
 
     // What the last drawBlocks() cost (nothing drawn when it copied a kept view), and whether
     // it gave a draft (drawn or kept).

@@ -34,7 +34,7 @@ std::string FramePlan::describe(const std::string& name) const {
     char text[256];
     std::snprintf(text, sizeof text, "%s.size=%dx%d %s.fold=%.3g %s.late_fold=%.3g %s.draft=%d %s.layers=%zu",
                   name.c_str(), m_key.m_width, m_key.m_height, name.c_str(), m_foldPixels, name.c_str(),
-                  m_lateFoldPixels, name.c_str(), m_draft ? 1 : 0, name.c_str(), m_request.m_layers.size());
+                  m_lateFoldPixels, name.c_str(), m_draft ? 1 : 0, name.c_str(), m_layerCount);
     return text;
 }
 

@@ -51,8 +51,16 @@ struct FramePlan {
     double m_lateFoldPixels = 0;  // the same once the frame runs late (equal: it cannot be late)
     bool m_draft = false;  // folds more than level of detail: drawn exactly when input pauses
     PlanKey m_key;
+    size_t m_layerCount = 0;  // the request's layers, which live only while the frame is drawn
     // "name.fold=8 name.late_fold=8 name.draft=1 ..." for --trace.
     std::string describe(const std::string& name) const;
+    // What is kept of a plan once its frame is drawn: its layers are gone.
+    FramePlan drawn() && {
+        m_layerCount = m_request.m_layers.size();
+        m_request.m_layers.clear();
+        m_request.m_target = {};
+        return std::move(*this);
+    }
 };
 
 // The key of `spec` drawn into `width` x `height` pixels folding `foldPixels`.

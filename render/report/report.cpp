@@ -265,6 +265,8 @@ void Report::buildLegend() {
 
 void Report::paint(cairo_t* cr) const {
     if (FrameContext* context = frame()) context->newFrame();
+    m_plans.clear();
+    m_contextPlan.reset();
     fillRect(cr, {0, 0, static_cast<double>(m_options.m_width), static_cast<double>(m_options.m_height)}, kPageColour);
     paintHeader(cr);
     paintViewRasters(cr);
@@ -420,8 +422,7 @@ void Report::paintContext(cairo_t* cr) const {
         ViewRequest request{spec, target, m_options.m_levelOfDetail, m_options.m_mayDraft, m_options.m_contextMayLag,
                             {}};
         if (FrameContext* frame = this->frame()) {
-            frame->drawWhole(request);
-            m_contextPlan = frame->lastPlans().back();
+            m_contextPlan = frame->drawWhole(request);
         } else {
             m_contextPlan = drawExport(m_model, m_colouring, {std::move(request)}).front();
         }

@@ -8,6 +8,7 @@
 
 #include "frame_views.hpp"
 #include "render/frame/draft_budget.hpp"
+#include "render/report/report.hpp"
 
 using namespace memlog;
 using render::ColourBy;
@@ -129,6 +130,29 @@ TEST_CASE("a frame given up when asked is neither kept nor counted, and the next
     CHECK(stats.m_items > 0);  // not copied from a view given up
     CHECK(drawn.m_pixels == view.exact(model, frame).m_pixels);
     CHECK(wholePicture(frame, view.m_spec, 120, 300, true) != untouched);
+}
+
+TEST_CASE("a report whose frame is given up has no plans to tell, and the next paint has them all") {
+    const timeline::BlockModel model = randomHeap(50'000, 200);
+    FrameContext frame(model, nullptr);
+    render::ReportOptions options;
+    options.m_width = 900;
+    options.m_height = 600;
+    options.m_frame = &frame;
+    options.m_levelOfDetail = true;
+    const render::Report report(model, nullptr, options);
+    frame.setInterrupt([] { return true; });
+    (void)test::imageOf(report);
+    CHECK(frame.interrupted());
+    CHECK(report.plans().empty());
+    frame.setInterrupt(nullptr);
+    (void)test::imageOf(report);
+    const std::vector<render::FramePlan> plans = report.plans();
+    REQUIRE(plans.size() == 2);  // the main view and the context view
+    CHECK(plans[0].m_foldPixels == render::DraftPolicy::kLevelOfDetailFold);
+    CHECK(plans[0].m_layerCount == 2);  // access samples and cursors
+    CHECK(plans[0].m_request.m_layers.empty());  // the layers lived only while the frame was drawn
+    CHECK(plans[1].m_key.m_width == static_cast<int>(report.layout().m_context.m_width));
 }
 
 TEST_CASE("a frame running late draws its remaining tiles as the view's draft, kept as a draft") {
