@@ -25,9 +25,8 @@ public:
     };
 
     // A bin's view folds a node only when it holds this many of the bin's blocks or more (see
-    // TileRaster::draw): a sparse bin's blocks spread over a node's box tint no pixel. The
-    // whole 10 M log's correlated views (memtimeline-frame-bench --drafts): at 1, 29 to 33 ms
-    // a frame; at 8, 39 to 46; at 16, 48 to 57; at 32, 59 to 72.
+    // TileRaster::draw): a sparse bin's blocks spread over a node's box tint no pixel. Higher
+    // values cost frame time (docs/BENCHMARKS.md, "correlated drafts").
     static constexpr uint32_t kDenseEnough = 8;
 
     BinSummaries() = default;

@@ -52,9 +52,8 @@ public:
     // Inline for blocks of at most 2 x 2 pixels, nine in ten of a view with a million blocks:
     // their coverage and weight go straight to those pixels (m_pixels), one cell a pixel where
     // the corners of the difference arrays would be four to nine, which were a third of such a
-    // frame. The sums come out the same to the bit. About 30 ns a block; larger ones go to
-    // addLarger, out of line. Always inline: GCC made it a call, and a frame of a million
-    // blocks took 5 % longer (30.6 against 29.1 ms, memtimeline-frame-bench, interleaved).
+    // frame. The sums come out the same to the bit. Larger ones go to addLarger, out of line.
+    // Always inline: GCC made it a call, which cost a frame 5 % (docs/BENCHMARKS.md).
     // False when none of the rectangle is on the image.
     [[gnu::always_inline]] bool add(const PixelRect& rect, const uint64_t* attributes) {
         const double x0 = std::max(rect.m_x0, 0.0), x1 = std::min(rect.m_x1, static_cast<double>(m_width));

@@ -45,11 +45,9 @@ struct FrameColours {
 // The colour of an index node drawn as one summary: the mean of its blocks' quantised
 // attributes or channels, weighted by their box areas^alpha (as equation 1 would average them
 // if each had a pixel to itself; an equal weight for every block gave the many small ones too
-// much say: a random heap coloured by size was 12 levels of 255 off the exact frame on
-// average, now 1.2). Made from the node's blocks when a frame first folds it at an alpha, and
-// kept until the alpha or the colours change. Summing every node of the log at each new alpha
-// was a pass over every block, a power each: 20 ms at a million blocks, 250 at ten million,
-// for a view that folded a dozen nodes.
+// much say). Made from the node's blocks when a frame first folds it at an alpha, and kept
+// until the alpha or the colours change: summing every node of the log at each new alpha was a
+// pass over every block for a view that folded a dozen nodes.
 class NodeSummaries {
 public:
     // For an index of `nodes` nodes, none made.
