@@ -17,14 +17,27 @@ namespace {
 
 std::atomic<uint64_t> s_codeGeneration{1};
 
-constexpr uint32_t kNodes = 1u << 15;        // nodes before the tree starts over
-constexpr uint32_t kIndexSlots = 1u << 16;   // node index: open addressing on the key
-constexpr uint32_t kLayoutSlots = 1u << 15;  // learnt layouts by code address (a python3 run: 10 k)
+// Address space, not memory: pages appear as nodes are used. A python3 run keeps about 60 k
+// frames; a tree that fills up starts over, and every stack is walked and looked up again.
+constexpr uint32_t kNodeBits = 17;
+constexpr uint32_t kNodes = 1u << kNodeBits;        // nodes before the tree starts over (8 MiB)
+constexpr uint32_t kIndexBits = kNodeBits + 1;
+constexpr uint32_t kIndexSlots = 1u << kIndexBits;  // node index: open addressing on the key
+constexpr uint32_t kLayoutBits = 15;
+constexpr uint32_t kLayoutSlots = 1u << kLayoutBits;  // learnt layouts by code address (a python3 run: 10 k)
 constexpr uint32_t kProbes = 8;
 
 enum NodeFlags : uint32_t {
     kEndRoot = 1,  // the outermost frame: its layout says the return address is undefined
     kCutRoot = 2,  // the walk that made it stopped here at maxDepth: the chain may go on
+    // The caller's layout (at m_ra - 1): its CFA is rbp-based, or it leaves rbp in the register.
+    kCallerUsesRbp = 4,
+    kCallerKeepsRbp = 8,
+    // Some later step reads this frame's rbp (m_bp): it is part of the key and its slot is
+    // checked. Code built without frame pointers keeps data in rbp (a counter, an object): a key
+    // with it would match almost never, and nothing above such a frame depends on it. Set on
+    // every new node, and cleared at the end of its walk when the chain above proves it unread.
+    kBpMatters = 16,
 };
 
 struct Node {
@@ -48,7 +61,7 @@ struct SlotCheck {
     uint64_t m_slot;
     uint64_t m_value;
 };
-constexpr uint32_t kChecks = 1u << 18;  // 4 MiB of address space for the flat lists
+constexpr uint32_t kChecks = 1u << 20;  // 16 MiB of address space for the flat lists
 
 struct LayoutSlot {
     uint64_t m_pc;
@@ -121,7 +134,7 @@ inline uint32_t mix(uint64_t value, uint32_t bits) {
 }
 
 FrameLayout layoutAt(UnwindCache& cache, uintptr_t pc) {
-    LayoutSlot& slot = cache.m_layouts[mix(pc, 15)];
+    LayoutSlot& slot = cache.m_layouts[mix(pc, kLayoutBits)];
     if (slot.m_pc == pc && slot.m_layout.m_kind != FrameLayout::Kind::Unknown) [[likely]]
         return slot.m_layout;
     const FrameLayout layout = learnFrameLayout(pc);  // once per address (a collision relearns)
@@ -130,17 +143,21 @@ FrameLayout layoutAt(UnwindCache& cache, uintptr_t pc) {
     return layout;
 }
 
-inline uint32_t keyHash(uint64_t raSlot, uint64_t ra, uint64_t bp) {
-    return mix(raSlot ^ (ra * 0xff51'afd7'ed55'8ccdull) ^ (bp << 17), 16);
+// The key hashes the slot and the return address only: whether rbp is part of the key is the
+// node's own kBpMatters, known only once the node is found.
+inline uint32_t keyHash(uint64_t raSlot, uint64_t ra) { return mix(raSlot ^ (ra * 0xff51'afd7'ed55'8ccdull), kIndexBits); }
+
+inline bool sameFrame(const Node& node, uint64_t raSlot, uint64_t ra, uint64_t bp) {
+    return node.m_raSlot == raSlot && node.m_ra == ra && (node.m_bp == bp || !(node.m_flags & kBpMatters));
 }
 
 uint32_t findNode(const UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp) {
-    uint32_t slot = keyHash(raSlot, ra, bp);
+    uint32_t slot = keyHash(raSlot, ra);
     for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
         const uint32_t index = cache.m_index[slot];
         if (index == 0) return 0;
         const Node& node = cache.m_nodes[index];
-        if (node.m_raSlot == raSlot && node.m_ra == ra && node.m_bp == bp) return index;
+        if (sameFrame(node, raSlot, ra, bp)) return index;
     }
     return 0;
 }
@@ -150,14 +167,13 @@ uint32_t findNode(const UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64
 uint32_t addNode(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t bpSlot) {
     if (cache.m_nodeCount == kNodes) return 0;
     const uint32_t index = cache.m_nodeCount++;
-    cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, 0, 0, 0, 0, {}};
-    const uint32_t home = keyHash(raSlot, ra, bp);
+    cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, kBpMatters, 0, 0, 0, {}};
+    const uint32_t home = keyHash(raSlot, ra);
     uint32_t slot = home;
     for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
         const uint32_t old = cache.m_index[slot];
         if (old == 0) break;
-        const Node& node = cache.m_nodes[old];
-        if (node.m_raSlot == raSlot && node.m_ra == ra && node.m_bp == bp) break;
+        if (sameFrame(cache.m_nodes[old], raSlot, ra, bp)) break;
         if (probe + 1 == kProbes) slot = home;  // crowded: this key displaces the first one
     }
     cache.m_index[slot] = index;
@@ -176,20 +192,27 @@ enum class Chain { Changed, Whole, GoesOn };
 
 // From a node whose key matched: copies its chain into frames[depth..] while checking that every
 // ancestor's slots still hold what was read there. GoesOn: the chain stops at a cut root before
-// maxDepth; `last` is that root and `depth` how many frames are written.
+// maxDepth; `last` is that root and `depth` how many frames are written. Changed: `changedAt` is
+// the return-address slot of the first ancestor that differs (every frame below it would find
+// the same stale chain; frames from it outwards may match other nodes).
 Chain followChain(const UnwindCache& cache, uint32_t found, const Bounds& bounds, uint64_t* frames, uint32_t& depth,
-                  uint32_t maxDepth, uint32_t& last) {
+                  uint32_t maxDepth, uint32_t& last, uintptr_t& changedAt) {
     frames[depth++] = cache.m_nodes[found].m_ra;
     last = found;
     for (uint32_t at = cache.m_nodes[found].m_parent; depth < maxDepth; at = cache.m_nodes[at].m_parent) {
         if (at == 0) {
             const uint32_t flags = cache.m_nodes[last].m_flags;
             if (flags & kEndRoot) return Chain::Whole;
-            return flags & kCutRoot ? Chain::GoesOn : Chain::Changed;  // neither: a walk gave up there
+            if (flags & kCutRoot) return Chain::GoesOn;
+            changedAt = UINTPTR_MAX;  // neither: a walk gave up there
+            return Chain::Changed;
         }
         const Node& node = cache.m_nodes[at];
+        changedAt = node.m_raSlot;
         if (!bounds.holds(node.m_raSlot) || load(node.m_raSlot) != node.m_ra) return Chain::Changed;
-        if (node.m_bpSlot && (!bounds.holds(node.m_bpSlot) || load(node.m_bpSlot) != node.m_bp)) return Chain::Changed;
+        if (node.m_bpSlot && (node.m_flags & kBpMatters) &&
+            (!bounds.holds(node.m_bpSlot) || load(node.m_bpSlot) != node.m_bp))
+            return Chain::Changed;
         frames[depth++] = node.m_ra;
         last = at;
     }
@@ -206,9 +229,10 @@ void buildCheckList(UnwindCache& cache, uint32_t innermost, uint32_t depth) {
     uint32_t frames = 1, saved = 0;
     for (uint32_t at = first.m_parent; at && frames < depth; at = cache.m_nodes[at].m_parent, ++frames) {
         const Node& node = cache.m_nodes[at];
-        if (node.m_raSlot <= first.m_raSlot || (node.m_bpSlot && node.m_bpSlot <= first.m_raSlot)) return;
+        const bool checkBp = node.m_bpSlot && (node.m_flags & kBpMatters);
+        if (node.m_raSlot <= first.m_raSlot || (checkBp && node.m_bpSlot <= first.m_raSlot)) return;
         returns[frames - 1] = {node.m_raSlot, node.m_ra};
-        if (node.m_bpSlot) rbps[saved++] = {node.m_bpSlot, node.m_bp};
+        if (checkBp) rbps[saved++] = {node.m_bpSlot, node.m_bp};
     }
     if (frames != depth) return;
     for (uint32_t i = 0; i < saved; ++i) returns[depth - 1 + i] = rbps[i];
@@ -234,6 +258,20 @@ bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames
     return true;
 }
 
+// After a whole walk, outermost first: a new node's rbp is read further on when its caller's CFA
+// is rbp-based, or when the caller leaves rbp in the register and the parent's rbp matters. A
+// root at maxDepth is not known yet and stays as it is (matters); the outermost frame's rbp is
+// never read. Nodes of a walk that gave up keep kBpMatters: stricter than needed, never wrong.
+void markUnreadRbps(UnwindCache& cache, const uint32_t* added, uint32_t count) {
+    for (uint32_t i = count; i-- > 0;) {
+        Node& node = cache.m_nodes[added[i]];
+        if (node.m_flags & kCutRoot) continue;
+        const bool parentMatters = node.m_parent && (cache.m_nodes[node.m_parent].m_flags & kBpMatters);
+        const bool matters = (node.m_flags & kCallerUsesRbp) || ((node.m_flags & kCallerKeepsRbp) && parentMatters);
+        if (!matters) node.m_flags &= ~kBpMatters;
+    }
+}
+
 }  // namespace
 
 IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
@@ -250,10 +288,12 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
 
     uintptr_t lookupPc = pc;  // the first frame's pc is exact; a return address is looked up - 1
     bool ours = true;
-    bool lookUp = true;
+    uintptr_t lookUpFrom = 0;  // frames whose slot lies below this are not looked up
     uint32_t depth = 0;
     uint32_t child = 0;  // the node of the previous program frame
     uint32_t innermost = 0;
+    uint32_t added[256];  // this walk's new nodes, innermost first (maxDepth <= 256)
+    uint32_t addedCount = 0;
     for (;;) {
         if (depth == maxDepth) {
             cache->m_nodes[child].m_flags |= kCutRoot;
@@ -265,6 +305,10 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
             break;
         }
         if (layout.m_kind != FrameLayout::Kind::Standard) return result;
+        if (child) {
+            if (layout.m_cfaFromRbp) cache->m_nodes[child].m_flags |= kCallerUsesRbp;
+            if (layout.m_rbpOffset == FrameLayout::kRbpNotSaved) cache->m_nodes[child].m_flags |= kCallerKeepsRbp;
+        }
         const uintptr_t cfa = (layout.m_cfaFromRbp ? bp : sp) + int64_t(layout.m_cfaOffset);
         const uintptr_t raSlot = cfa - 8;
         if (!bounds.holds(raSlot)) return result;
@@ -281,7 +325,7 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
         if (ours && skip.contains(ra)) continue;
         ours = false;
 
-        if (lookUp) {
+        if (raSlot >= lookUpFrom) {
             if (const uint32_t found = findNode(*cache, raSlot, ra, bp)) {
                 const Node& node = cache->m_nodes[found];
                 if (depth == 0 && node.m_checkAt && node.m_checkFrames <= maxDepth &&
@@ -292,8 +336,9 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
                     return result;
                 }
                 uint32_t last = 0;
+                uintptr_t changedAt = 0;
                 const uint32_t before = depth;
-                const Chain chain = followChain(*cache, found, bounds, frames, depth, maxDepth, last);
+                const Chain chain = followChain(*cache, found, bounds, frames, depth, maxDepth, last, changedAt);
                 if (chain != Chain::Changed) {
                     if (child) cache->m_nodes[child].m_parent = found;
                     else innermost = found;
@@ -310,11 +355,11 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
                     sp = root.m_raSlot + 8;
                     bp = root.m_bp;
                     lookupPc = root.m_ra - 1;
-                    lookUp = false;
+                    lookUpFrom = UINTPTR_MAX;
                     continue;
                 }
                 depth = before;
-                lookUp = false;  // the chain above changed: no node further out can hold
+                lookUpFrom = changedAt;  // below it, every node leads to the same changed slot
             }
         }
         const uint32_t node = addNode(*cache, raSlot, ra, bp, bpSlot);
@@ -322,8 +367,10 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
         if (child) cache->m_nodes[child].m_parent = node;
         else innermost = node;
         child = node;
+        added[addedCount++] = node;
         frames[depth++] = ra;
     }
+    markUnreadRbps(*cache, added, addedCount);
     result.m_done = true;
     result.m_depth = depth;
     result.m_stackId = innermost ? &cache->m_nodes[innermost].m_stackId : nullptr;
