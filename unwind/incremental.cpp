@@ -258,6 +258,33 @@ bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames
     return true;
 }
 
+// The frame-pointer mode's repeated stack: frame i (i >= 1) starts at the saved rbp frame i - 1
+// holds, and its two words (the next saved rbp, the return address) are compared with the cached
+// pair in one 16-byte compare: half the loads of a slot-by-slot list. Each frame's address comes
+// from the cache, not from the stack, so the loads do not wait for each other; the key matched
+// frame 1's address (the innermost frame's saved rbp). Then the slot that ended the walk.
+bool framePairsHold(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
+    using Pair = uint64_t __attribute__((vector_size(16)));
+    const SlotCheck* pairs = &cache.m_checks[node.m_checkAt];
+    const uint32_t count = node.m_checkFrames - 1u;
+    Pair differ = {0, 0};
+    uintptr_t at = node.m_bp;
+    for (uint32_t i = 0; i < count; ++i) {
+        Pair onStack, cached;
+        std::memcpy(&onStack, reinterpret_cast<const void*>(at), sizeof(Pair));
+        std::memcpy(&cached, &pairs[i], sizeof(Pair));
+        differ |= onStack ^ cached;
+        at = pairs[i].m_slot;
+    }
+    uint64_t ended = 0;
+    if (node.m_checkRbps) ended = load(pairs[count].m_slot) ^ pairs[count].m_value;
+    if ((differ[0] | differ[1] | ended) != 0) return false;
+    if (node.m_stackId && !wantFrames) return true;
+    frames[0] = node.m_ra;
+    for (uint32_t i = 0; i < count; ++i) frames[i + 1] = pairs[i].m_value;
+    return true;
+}
+
 // After a whole walk, outermost first: a new node's rbp is read further on when its caller's CFA
 // is rbp-based, or when the caller leaves rbp in the register and the parent's rbp matters. A
 // root at maxDepth is not known yet and stays as it is (matters); the outermost frame's rbp is
@@ -387,8 +414,8 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
     const uintptr_t low = frame, high = stackTop(frame);
     // What walkFrameChain (capture.cpp) accepts as a frame; the same rules, the same stops.
     auto isFrame = [&](uintptr_t at) { return at >= low && at < high && high - at >= 16 && (at & 7) == 0; };
-    SlotCheck others[2 * 256 + 2];  // saved rbps, then the slots that ended the walk
-    uint32_t otherCount = 0;
+    SlotCheck ended{};  // the zero return address that ended the walk, if one did
+    uint32_t endedCount = 0;
     uint32_t innermost = 0;
     uint32_t depth = 0;
     bool ours = true;
@@ -397,7 +424,7 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
         const uintptr_t next = slots[0];
         const uintptr_t returnAddress = slots[1];
         if (returnAddress == 0) {
-            if (depth > 0) others[otherCount++] = {frame + 8, 0};  // the zero that ended it
+            if (depth > 0) ended = {frame + 8, 0}, endedCount = 1;
             break;
         }
         if (!(ours && skip.contains(returnAddress))) {
@@ -406,7 +433,8 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
                 const uint32_t found = findNode(*cache, frame + 8, returnAddress, next);
                 if (found) {
                     const Node& node = cache->m_nodes[found];
-                    if (node.m_checkAt && node.m_checkFrames <= maxDepth && checkListHolds(*cache, node, frames, wantFrames)) {
+                    if (node.m_checkAt && node.m_checkFrames <= maxDepth &&
+                        framePairsHold(*cache, node, frames, wantFrames)) {
                         result.m_done = true;
                         result.m_depth = node.m_checkFrames;
                         result.m_stackId = &cache->m_nodes[found].m_stackId;
@@ -414,9 +442,6 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
                     }
                 }
                 innermost = addNode(*cache, frame + 8, returnAddress, next, frame);
-            } else {
-                // frames[i] for i >= 1 is read from frame + 8; its checks go in place below.
-                others[otherCount++] = {frame, next};
             }
             frames[depth++] = returnAddress;
         }
@@ -427,19 +452,21 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
     result.m_depth = depth;
     if (!innermost) return result;
     result.m_stackId = &cache->m_nodes[innermost].m_stackId;
-    // The flat list: the return-address slots of frames 1.., then every other slot read.
+    // The flat list: each outer frame's two words as the walk read them (framePairsHold), then
+    // the zero that ended the walk.
     Node& node = cache->m_nodes[innermost];
     SlotCheck* checks = &cache->m_checks[cache->m_checkCount];
     uintptr_t at = node.m_bp;  // frame 1
     for (uint32_t i = 1; i < depth; ++i) {
-        checks[i - 1] = {at + 8, frames[i]};
-        at = *reinterpret_cast<const uintptr_t*>(at);
+        const uintptr_t next = *reinterpret_cast<const uintptr_t*>(at);
+        checks[i - 1] = {next, frames[i]};
+        at = next;
     }
-    for (uint32_t i = 0; i < otherCount; ++i) checks[depth - 1 + i] = others[i];
+    if (endedCount) checks[depth - 1] = ended;
     node.m_checkAt = cache->m_checkCount;
     node.m_checkFrames = uint16_t(depth);
-    node.m_checkRbps = uint16_t(otherCount);
-    cache->m_checkCount += depth - 1 + otherCount;
+    node.m_checkRbps = uint16_t(endedCount);
+    cache->m_checkCount += depth - 1 + endedCount;
     return result;
 }
 
