@@ -111,7 +111,7 @@ void clearAll(UnwindCache& cache) {
     zeroPages(cache.m_layouts, sizeof(cache.m_layouts));
 }
 
-UnwindCache* readyCache(UnwindCache*& cache) {
+[[gnu::noinline]] UnwindCache* readyCacheSlow(UnwindCache*& cache) {
     if (cache == kReleased) return nullptr;
     if (!cache) {
         cache = mapCache();
@@ -127,6 +127,15 @@ UnwindCache* readyCache(UnwindCache*& cache) {
         cache->m_generation = generation;
     }
     return cache;
+}
+
+// Every walk: the thread's cache, mapped and as new as the code it walks (dlclose).
+[[gnu::always_inline]] inline UnwindCache* readyCache(UnwindCache*& cache) {
+    UnwindCache* ready = cache;
+    if (reinterpret_cast<uintptr_t>(ready) > reinterpret_cast<uintptr_t>(kReleased) &&
+        ready->m_generation == s_codeGeneration.load(std::memory_order_acquire)) [[likely]]
+        return ready;
+    return readyCacheSlow(cache);
 }
 
 inline uint32_t mix(uint64_t value, uint32_t bits) {
