@@ -171,23 +171,39 @@ uint32_t findNode(const UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64
     return 0;
 }
 
-// A new node for a frame, indexed under its key (replacing an older node with the same key, whose
-// chain no longer checked out). 0 when the tree is full: it starts over at the next walk.
+// A new node for a frame, indexed under its key. An older node with the same key whose chain no
+// longer checked out is replaced, unless it is an innermost frame with its flat list: one call
+// site at one depth is reached through several chains in turn (python3's allocators, from the
+// interpreter's many paths), and each keeps its own node and list. 0 when the tree is full: it
+// starts over at the next walk.
 uint32_t addNode(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t bpSlot) {
     if (cache.m_nodeCount == kNodes) return 0;
     const uint32_t index = cache.m_nodeCount++;
     cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, kBpMatters, 0, 0, 0, {}};
     const uint32_t home = keyHash(raSlot, ra);
     uint32_t slot = home;
+    uint32_t free = kIndexSlots;  // none
     for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
         const uint32_t old = cache.m_index[slot];
-        if (old == 0) break;
-        if (sameFrame(cache.m_nodes[old], raSlot, ra, bp)) break;
-        if (probe + 1 == kProbes) slot = home;  // crowded: this key displaces the first one
+        if (old == 0) {
+            if (free == kIndexSlots) free = slot;
+            break;
+        }
+        const Node& node = cache.m_nodes[old];
+        if (sameFrame(node, raSlot, ra, bp) && !node.m_checkAt) {
+            free = slot;
+            break;
+        }
     }
-    cache.m_index[slot] = index;
+    cache.m_index[free == kIndexSlots ? home : free] = index;  // crowded: the first key is displaced
     return index;
 }
+
+// The first program frame: every node under its key is tried by its flat list, the one that
+// holds moves to the front of its probe window. Else `follow` is the node to follow the chain
+// of: one without a list yet if there is one (it is the newest), else the first.
+uint32_t findRepeatedInnermost(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t* frames,
+                               uint32_t maxDepth, bool wantFrames, uint32_t& follow);
 
 struct Bounds {
     uintptr_t m_low;
@@ -265,6 +281,34 @@ bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames
     frames[0] = node.m_ra;
     for (uint32_t i = 0; i + 1 < node.m_checkFrames; ++i) frames[i + 1] = checks[i].m_value;
     return true;
+}
+
+uint32_t findRepeatedInnermost(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t* frames,
+                               uint32_t maxDepth, bool wantFrames, uint32_t& follow) {
+    uint32_t slot = keyHash(raSlot, ra);
+    uint32_t firstSlot = kIndexSlots;
+    uint32_t withoutList = 0;
+    follow = 0;
+    for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
+        const uint32_t index = cache.m_index[slot];
+        if (index == 0) break;
+        const Node& node = cache.m_nodes[index];
+        if (!sameFrame(node, raSlot, ra, bp)) continue;
+        if (firstSlot == kIndexSlots) firstSlot = slot, follow = index;
+        if (!node.m_checkAt) {
+            if (!withoutList) withoutList = index;
+            continue;
+        }
+        if (node.m_checkFrames <= maxDepth && checkListHolds(cache, node, frames, wantFrames)) [[likely]] {
+            if (slot != firstSlot) {
+                cache.m_index[slot] = cache.m_index[firstSlot];
+                cache.m_index[firstSlot] = index;
+            }
+            return index;
+        }
+    }
+    if (withoutList) follow = withoutList;
+    return 0;
 }
 
 // The frame-pointer mode's repeated stack: frame i (i >= 1) starts at the saved rbp frame i - 1
@@ -362,15 +406,19 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
         ours = false;
 
         if (raSlot >= lookUpFrom) {
-            if (const uint32_t found = findNode(*cache, raSlot, ra, bp)) {
-                const Node& node = cache->m_nodes[found];
-                if (depth == 0 && node.m_checkAt && node.m_checkFrames <= maxDepth &&
-                    checkListHolds(*cache, node, frames, wantFrames)) [[likely]] {
+            uint32_t found;
+            if (depth == 0) {
+                if (const uint32_t repeated =
+                        findRepeatedInnermost(*cache, raSlot, ra, bp, frames, maxDepth, wantFrames, found)) [[likely]] {
                     result.m_done = true;
-                    result.m_depth = node.m_checkFrames;
-                    result.m_stackId = &cache->m_nodes[found].m_stackId;
+                    result.m_depth = cache->m_nodes[repeated].m_checkFrames;
+                    result.m_stackId = &cache->m_nodes[repeated].m_stackId;
                     return result;
                 }
+            } else {
+                found = findNode(*cache, raSlot, ra, bp);
+            }
+            if (found) {
                 uint32_t last = 0;
                 uintptr_t changedAt = 0;
                 const uint32_t before = depth;
