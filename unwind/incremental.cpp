@@ -270,8 +270,10 @@ void buildCheckList(UnwindCache& cache, uint32_t innermost, uint32_t depth) {
 // A repeated stack: every slot of the flat list still holds its value. Loads that do not depend
 // on each other, unlike a walk up the parent links.
 // The frames are copied only when the caller needs them (no id yet, or the check mode): the copy's
-// stores would delay the locked add of the sequence number that follows.
-bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
+// stores would delay the locked add of the sequence number that follows. Out of line: inlined
+// into the walk, the accumulator and the bound were spilled to the stack and every slot's check
+// waited for the previous one's store (a third of python3's recording time).
+[[gnu::noinline]] bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
     const SlotCheck* checks = &cache.m_checks[node.m_checkAt];
     const uint32_t count = node.m_checkFrames - 1u + node.m_checkRbps;
     uint64_t differ = 0;
@@ -316,7 +318,7 @@ uint32_t findRepeatedInnermost(UnwindCache& cache, uint64_t raSlot, uint64_t ra,
 // pair in one 16-byte compare: half the loads of a slot-by-slot list. Each frame's address comes
 // from the cache, not from the stack, so the loads do not wait for each other; the key matched
 // frame 1's address (the innermost frame's saved rbp). Then the slot that ended the walk.
-bool framePairsHold(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
+[[gnu::noinline]] bool framePairsHold(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
     using Pair = uint64_t __attribute__((vector_size(16)));
     const SlotCheck* pairs = &cache.m_checks[node.m_checkAt];
     const uint32_t count = node.m_checkFrames - 1u;
