@@ -1,17 +1,22 @@
-// An open-addressing hash table from block address to what the reader knows of the block. Entries
-// are never removed: a freed block stays as "not live", which is how a double free is told apart
-// from a free of an address the log never saw. About 10 ns a lookup, against 50+ for
+// An open-addressing hash table from block address to what the reader knows of the block, sized
+// to the live blocks: a freed block stays in the table, "not live", only until the next sweep,
+// which moves its address to the set of ended addresses (ended_addresses.hpp). The two together
+// tell a double free (an address that was allocated and ended) from a free of an address the log
+// never saw, as a table that kept every address did, while the table an event looks up stays
+// small enough for the cache (1,024 live blocks: 192 KiB). About 10 ns a lookup, against 50+ for
 // std::unordered_map, which matters at tens of millions of events.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "timeline/ended_addresses.hpp"
+
 namespace memlog::timeline {
 
 class AddressTable {
 public:
-    // 24 bytes, so that the table of a busy heap stays in cache: 6 MiB for 250,000 addresses.
+    // 24 bytes, so that the table of a busy heap stays in cache.
     struct Entry {
         uint64_t m_addr;
         uint64_t m_size : 48;
@@ -22,8 +27,10 @@ public:
     };
     static_assert(sizeof(Entry) == 24);
 
-    AddressTable() : m_slots(1u << 16) {}
+    AddressTable() : m_slots(kMinimumSlots) {}
 
+    // The entry of a live block, or of one ended since the last sweep (not live); null when the
+    // table has no entry: ask endedBefore whether the address was ever a block.
     Entry* find(uint64_t addr) {
         for (size_t i = slotOf(addr);; i = (i + 1) & mask()) {
             Entry& entry = m_slots[i];
@@ -32,8 +39,9 @@ public:
         }
     }
 
+    // A new entry is not live; the caller makes it so.
     Entry& findOrInsert(uint64_t addr) {
-        if ((m_used + 1) * 4 > m_slots.size() * 3) rehash();
+        if ((m_used + 1) * 4 > m_slots.size() * 3) sweep();
         for (size_t i = slotOf(addr);; i = (i + 1) & mask()) {
             Entry& entry = m_slots[i];
             if (!entry.m_used) {
@@ -45,24 +53,46 @@ public:
         }
     }
 
-    size_t size() const { return m_used; }
+    // After find(addr) returned null: whether a block at `addr` began and ended before.
+    bool endedBefore(uint64_t addr) const { return m_ended.contains(addr); }
+
+    size_t slots() const { return m_slots.size(); }
 
 private:
+    static constexpr size_t kMinimumSlots = 4096;  // 96 KiB
+
     size_t mask() const { return m_slots.size() - 1; }
     size_t slotOf(uint64_t addr) const {
         return static_cast<size_t>((addr * 0x9e37'79b9'7f4a'7c15ull) >> 20) & mask();
     }
 
-    void rehash() {
-        std::vector<Entry> old(m_slots.size() * 2);
-        old.swap(m_slots);
+    // Full (three quarters used): the ended blocks' addresses go to m_ended and the live ones
+    // are put back, into a table twice the size when they fill more than a quarter of it. At
+    // least half the table is free afterwards, so a sweep costs O(1) per insert that led to it.
+    void sweep() {
+        size_t live = 0;
+        for (const Entry& entry : m_slots) {
+            if (!entry.m_used) continue;
+            if (entry.m_live)
+                ++live;
+            else
+                m_endedBatch.push_back(entry.m_addr);
+        }
+        m_ended.insert(m_endedBatch);
+        m_endedBatch.clear();
+        const size_t size = live * 4 > m_slots.size() ? m_slots.size() * 2 : m_slots.size();
+        m_spare.assign(size, Entry{});
+        m_spare.swap(m_slots);
         m_used = 0;
-        for (const Entry& entry : old)
-            if (entry.m_used) findOrInsert(entry.m_addr) = entry;
+        for (const Entry& entry : m_spare)
+            if (entry.m_used && entry.m_live) findOrInsert(entry.m_addr) = entry;
     }
 
     std::vector<Entry> m_slots;
     size_t m_used = 0;
+    EndedAddresses m_ended;
+    std::vector<uint64_t> m_endedBatch;  // kept between sweeps: no allocation per sweep
+    std::vector<Entry> m_spare;          // the table before a sweep, ditto
 };
 
 }  // namespace memlog::timeline

@@ -202,7 +202,7 @@ private:
     bool endBlock(uint64_t addr, Allocator releaser) {
         AddressTable::Entry* entry = m_blocks.find(addr);
         if (!entry || !entry->m_live) {
-            if (entry)
+            if (entry || m_blocks.endedBefore(addr))
                 ++m_summary.m_anomalies.m_doubleFree;
             else
                 ++m_summary.m_anomalies.m_unknownFree;

@@ -3,7 +3,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <random>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "heap_records.hpp"
 #include "log_builder.hpp"
@@ -228,4 +233,133 @@ TEST_CASE("a sampler that could not run says why") {
     const Summary s = summarise(log);
     CHECK(memlog::timeline::accessSamplerText(s) == "unavailable: perf_event_open refused (EACCES)");
     CHECK(memlog::timeline::accessSamplerText(summarise(LogBuilder())) == "off");
+}
+
+namespace {
+
+// What `memlog stat` counts, told by a map that keeps every address the log ever allocated: the
+// reader's table forgets the ended ones in its sweeps, and must count the same.
+struct ReferenceTally {
+    struct Block {
+        uint64_t m_size;
+        Kind m_kind;
+    };
+    std::unordered_map<uint64_t, Block> m_live;
+    std::unordered_set<uint64_t> m_ended;
+    Summary m_summary;
+    uint64_t m_liveBytes = 0;
+
+    static int family(Kind kind) { return kind == Kind::New || kind == Kind::Delete ? 1 : kind == Kind::NewArray || kind == Kind::DeleteArray ? 2 : 0; }
+
+    void begin(uint64_t seq, uint64_t addr, uint64_t size, Kind kind) {
+        const auto old = m_live.find(addr);
+        if (old != m_live.end()) {  // handed out twice: the old block ends
+            m_liveBytes -= old->second.m_size;
+            ++m_summary.m_frees;
+            m_live.erase(old);
+        }
+        m_live[addr] = {size, kind};
+        m_ended.erase(addr);
+        m_liveBytes += size;
+        ++m_summary.m_allocations;
+        if (m_liveBytes > m_summary.m_peakBytes) {
+            m_summary.m_peakBytes = m_liveBytes;
+            m_summary.m_peakSeq = seq;
+            m_summary.m_blocksAtPeak = m_live.size();
+        }
+        m_summary.m_peakBlocks = std::max<uint64_t>(m_summary.m_peakBlocks, m_live.size());
+    }
+    bool end(uint64_t addr) {
+        const auto block = m_live.find(addr);
+        if (block == m_live.end()) return false;
+        m_liveBytes -= block->second.m_size;
+        ++m_summary.m_frees;
+        m_live.erase(block);
+        m_ended.insert(addr);
+        return true;
+    }
+    void allocate(uint64_t seq, Kind kind, uint64_t addr, uint64_t size) {
+        ++m_summary.m_calls[static_cast<size_t>(kind)];
+        begin(seq, addr, size, kind);
+    }
+    void release(Kind kind, uint64_t addr) {
+        const auto block = m_live.find(addr);
+        if (block == m_live.end()) {
+            ++(m_ended.count(addr) ? m_summary.m_anomalies.m_doubleFree : m_summary.m_anomalies.m_unknownFree);
+            return;
+        }
+        if (family(block->second.m_kind) != family(kind)) ++m_summary.m_anomalies.m_mismatchedFree;
+        end(addr);
+        ++m_summary.m_calls[static_cast<size_t>(kind)];
+    }
+    void reallocate(uint64_t seqAfter, uint64_t oldAddr, uint64_t addr, uint64_t size) {
+        ++m_summary.m_calls[static_cast<size_t>(Kind::Realloc)];
+        if (oldAddr && !end(oldAddr)) ++m_summary.m_anomalies.m_unknownRealloc;
+        if (addr) begin(seqAfter, addr, size, Kind::Malloc);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a log of 20,000 live blocks, reused addresses and every kind of bad free counts as a map of every address does") {
+    LogBuilder log;
+    auto& t = log.thread(1, 1 << 16);
+    ReferenceTally reference;
+    std::mt19937_64 random(11);
+    const uint64_t base = 0x5612'0000'0000ull;
+    auto poolAddress = [&] { return base + (random() % 40'000) * 32; };  // 1.25 MiB of heap
+    std::vector<uint64_t> recent(20'000, 0);  // addresses allocated lately: frees mostly hit them
+    const Kind allocators[] = {Kind::Malloc, Kind::New, Kind::NewArray};
+    const Kind releasers[] = {Kind::Free, Kind::Delete, Kind::DeleteArray};
+    uint64_t seq = 1;
+    for (int i = 0; i < 300'000; ++i, ++seq) {
+        const unsigned what = random() % 100;
+        const bool growing = i < 60'000;
+        if (what < (growing ? 70u : 50u)) {
+            const int family = static_cast<int>(random() % 3);
+            const uint64_t addr = poolAddress(), size = 1 + random() % 4096;
+            t.heap(record(allocators[family], seq, addr, size));
+            reference.allocate(seq, allocators[family], addr, size);
+            recent[random() % recent.size()] = addr;
+        } else if (what < 92) {
+            // A recent address (live, or ended: a double free), else any (perhaps never allocated).
+            const uint64_t addr = random() % 5 ? recent[random() % recent.size()] : poolAddress();
+            if (addr == 0) continue;
+            const auto block = reference.m_live.find(addr);
+            const int family = block != reference.m_live.end() && random() % 10 ? ReferenceTally::family(block->second.m_kind)
+                                                                               : static_cast<int>(random() % 3);
+            t.heap(record(releasers[family], seq, addr, 0));
+            reference.release(releasers[family], addr);
+        } else if (what < 94) {
+            const uint64_t addr = 0x9000'0000ull + random() % 1000 * 16;  // never a block
+            t.free(seq, addr);
+            reference.release(Kind::Free, addr);
+        } else {
+            const uint64_t oldAddr = random() % 8 ? recent[random() % recent.size()] : 0;
+            const uint64_t addr = random() % 16 ? poolAddress() : 0, size = addr ? 1 + random() % 4096 : 0;
+            t.heap(resize(Kind::Realloc, seq, seq + 1, oldAddr, addr, size));
+            reference.reallocate(seq + 1, oldAddr, addr, size);
+            ++seq;
+        }
+    }
+    const Summary s = summarise(log);
+    const Summary& r = reference.m_summary;
+    CHECK(r.m_peakBlocks > 20'000);  // the table swept and grew
+    CHECK(r.m_anomalies.m_doubleFree > 1'000);
+    CHECK(r.m_anomalies.m_unknownFree > 1'000);
+    CHECK(r.m_anomalies.m_mismatchedFree > 1'000);
+    CHECK(r.m_anomalies.m_unknownRealloc > 100);
+    CHECK(s.m_calls == r.m_calls);
+    CHECK(s.m_allocations == r.m_allocations);
+    CHECK(s.m_frees == r.m_frees);
+    CHECK(s.m_peakBytes == r.m_peakBytes);
+    CHECK(s.m_peakSeq == r.m_peakSeq);
+    CHECK(s.m_blocksAtPeak == r.m_blocksAtPeak);
+    CHECK(s.m_peakBlocks == r.m_peakBlocks);
+    CHECK(s.m_leakedBytes == reference.m_liveBytes);
+    CHECK(s.m_leakedBlocks == reference.m_live.size());
+    CHECK(s.m_anomalies.m_doubleFree == r.m_anomalies.m_doubleFree);
+    CHECK(s.m_anomalies.m_unknownFree == r.m_anomalies.m_unknownFree);
+    CHECK(s.m_anomalies.m_mismatchedFree == r.m_anomalies.m_mismatchedFree);
+    CHECK(s.m_anomalies.m_unknownRealloc == r.m_anomalies.m_unknownRealloc);
 }

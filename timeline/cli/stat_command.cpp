@@ -304,7 +304,13 @@ int statCommand(const Arguments& arguments) {
             measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
         }
         const auto read = Clock::now();
-        auto names = nameStacks(reader);
+        // Only the frames the top lists and the suppressions ask for are named, as they ask: a
+        // site is a stack's first frames, and naming every frame of every stack first loaded the
+        // debug information of modules no site is in (the C library's, behind main).
+        timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
+        timeline::applySuppressions(measured, names, suppressions);
+        const TopSites top = topSites(names, measured.m_stacks);
+        const std::vector<std::string> hints = timeline::programHints(names, measured.m_stacks);
         const double readSeconds = std::chrono::duration<double>(read - started).count();
         const double nameSeconds = std::chrono::duration<double>(Clock::now() - read).count();
         char timing[256];
@@ -313,9 +319,6 @@ int statCommand(const Arguments& arguments) {
                       readSeconds > 0 ? static_cast<double>(measured.m_summary.m_events) / readSeconds / 1e6 : 0.0,
                       reader.stacks().size(), nameSeconds);
         diagnostics::debug(timing);
-        timeline::applySuppressions(measured, *names, suppressions);
-        const TopSites top = topSites(*names, measured.m_stacks);
-        const std::vector<std::string> hints = timeline::programHints(*names, measured.m_stacks);
         if (json) {
             printJson(measured.m_summary);
             printJsonSites(top);
