@@ -108,25 +108,24 @@ Rgb workingLineColour(const timeline::WorkingLine& line, uint32_t lineBytes) {
     return mixed(mixed(kFewBytesColour, kAllBytesColour, used), kChartBackground, kMostFade * line.m_idle);
 }
 
-int workingLineHeight(const timeline::WorkingSet& set, int height) {
+double workingLineHeight(const timeline::WorkingSet& set, int height) {
     if (set.m_largest == 0) return 1;
-    return static_cast<int>(std::clamp<size_t>(static_cast<size_t>(height) / set.m_largest, 1, 8));
+    return std::min(8.0, static_cast<double>(height) / static_cast<double>(set.m_largest));
 }
 
 void drawWorkingSet(const timeline::WorkingSet& set, PixelBuffer target) {
     for (int y = 0; y < target.m_height; ++y) std::fill_n(target.row(y), target.m_width, toArgb(kChartBackground));
     if (set.m_columns.empty() || set.m_largest == 0) return;
-    const int lineHeight = workingLineHeight(set, target.m_height);
-    // More lines than pixel rows: ranks share rows, the later (higher address) drawn last.
-    const bool squeezed = set.m_largest * static_cast<size_t>(lineHeight) > static_cast<size_t>(target.m_height);
+    const double lineHeight = workingLineHeight(set, target.m_height);
     for (int x = 0; x < target.m_width; ++x) {
         const size_t column = static_cast<size_t>(x) * set.m_columns.size() / static_cast<size_t>(target.m_width);
         const auto& lines = set.m_columns[column];
         for (size_t rank = 0; rank < lines.size(); ++rank) {
             const uint32_t colour = toArgb(workingLineColour(lines[rank], set.m_lineBytes));
-            const int top = squeezed ? static_cast<int>(rank * static_cast<size_t>(target.m_height) / set.m_largest)
-                                     : static_cast<int>(rank) * lineHeight;
-            for (int y = top; y < std::min(top + lineHeight, target.m_height); ++y) target.at(x, y) = colour;
+            // Ranks sharing a pixel row: the later (higher address) is drawn last.
+            const int top = static_cast<int>(static_cast<double>(rank) * lineHeight);
+            const int bottom = std::max(top + 1, static_cast<int>(static_cast<double>(rank + 1) * lineHeight));
+            for (int y = top; y < std::min(bottom, target.m_height); ++y) target.at(x, y) = colour;
         }
     }
 }

@@ -39,8 +39,9 @@ inline constexpr double kMostFade = 0.8;  // a line about to leave keeps a fifth
 Rgb workingLineColour(const timeline::WorkingLine& line, uint32_t lineBytes);
 
 // One pixel column per column of `set` (as many as the target is wide), its lines from the
-// top by address, each line as tall as the largest column allows (1 to 8 pixels).
-int workingLineHeight(const timeline::WorkingSet& set, int height);
+// top by address, the largest column filling the height (a line at most 8 pixels tall, at
+// least one: ranks share pixel rows when there are more lines than rows).
+double workingLineHeight(const timeline::WorkingSet& set, int height);
 void drawWorkingSet(const timeline::WorkingSet& set, PixelBuffer target);
 
 }  // namespace memlog::render

@@ -274,7 +274,7 @@ void WorkingSetPage::paint(cairo_t* cr) const {
     paintRaster(cr, m_view, [&](PixelBuffer target) { drawWorkingSet(m_set, target); });
     strokeRect(cr, m_view, kFrameColour);
     paintTitle(cr, "cache lines in the working set", m_view, font);
-    const int lineHeight = workingLineHeight(m_set, static_cast<int>(m_view.m_height));
+    const double lineHeight = workingLineHeight(m_set, static_cast<int>(m_view.m_height));
     const double filled = std::min(m_view.m_height, static_cast<double>(m_set.m_largest) * lineHeight);
     if (m_set.m_largest) {
         setColour(cr, kFrameColour);
