@@ -21,6 +21,7 @@ struct CacheGeometry {
     uint32_t m_line = 64;         // bytes
     uint64_t sets() const { return m_size / (static_cast<uint64_t>(m_ways) * m_line); }
     uint64_t lines() const { return m_size / m_line; }
+    bool operator==(const CacheGeometry&) const = default;
 };
 
 // "" when the geometry is one a cache can have: line a power of two, size a multiple of

@@ -11,11 +11,13 @@
 #include <optional>
 
 #include "render/cli/options.hpp"
+#include "render/report/cache_pages.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
 #include "timeline/block_model.hpp"
+#include "timeline/cache_report.hpp"
 #include "timeline/diagnostics.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
@@ -146,6 +148,14 @@ int run(TimelineOptions& options) {
     std::optional<timeline::SiteIndex> sites;
     {
         timeline::LogReader reader(options.m_log);
+        // A cache, and a working set, need every access: refused before the log is read.
+        if (report.m_cache || options.m_view != ViewKind::Time) {
+            if (const std::string refusal = timeline::cacheRefusal(reader); !refusal.empty())
+                return fail(std::string(options.m_view == ViewKind::Memory       ? "--view memory"
+                                        : options.m_view == ViewKind::WorkingSet ? "--view working-set"
+                                                                                 : "--cache") +
+                            ": " + options.m_log + ": " + refusal);
+        }
         model = timeline::buildBlockModel(reader);
         const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
         // Names also tell the runtime's one-time blocks among those live at the end.
@@ -158,6 +168,17 @@ int run(TimelineOptions& options) {
             report.m_suppressedBlocks = suppressed.m_blocks;
         }
     }  // the log is unmapped before drawing: memory holds the model, not the file
+    if (options.m_view != ViewKind::Time) {
+        const render::CachePageOptions page{report.m_width, report.m_height, options.m_log, report.m_fullPaths};
+        const timeline::CacheGeometry cache = report.m_cache.value_or(timeline::CacheGeometry{});
+        if (options.m_view == ViewKind::Memory)
+            render::exportPage(render::MemoryDisplayPage(model, cache, page), options.m_format, output.file(), options.m_export);
+        else
+            render::exportPage(render::WorkingSetPage(model, cache.m_line, options.m_idleNs.value_or(0), page), options.m_format,
+                               output.file(), options.m_export);
+        if (!output.commit()) return fail("cannot write " + options.m_export + ": " + output.error());
+        return 0;
+    }
     const timeline::XWindow extent = model.extent(report.m_axis);
     if (options.m_rangeFrom || options.m_rangeTo) {
         timeline::XWindow window = extent;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "memlog/format.hpp"
+#include "timeline/cache_views.hpp"
 
 namespace memlog::cli {
 
@@ -39,6 +40,29 @@ key. The options below set where the window starts.
                         and writes red, denser samples more opaque, the blocks
                         washed out under them (default on; the key a in the
                         window)
+  --cache SIZE:WAYS:LINE
+                        a cache simulated over every access of a full trace
+                        (memlog run --full-trace, memlog import): SIZE in
+                        bytes (K, M, G allowed), WAYS (1: direct-mapped),
+                        LINE bytes, a power of two; such as 32K:8:64. On the
+                        time x address view the accesses are then coloured
+                        green (hit) or red (miss) instead of by read or
+                        write. A log of access samples is refused
+  --view KIND           time (the time x address view, default); memory (the
+                        cache's main memory display: the touched 64 KiB
+                        pieces of memory in rows of one way of the cache,
+                        SIZE / WAYS bytes, so that a column is a cache set,
+                        each line green for hits and red for misses, summed
+                        over the run, with bar graphs and strip charts per
+                        set and per row; --cache, default 32K:8:64); or
+                        working-set (the cache lines in the working set over
+                        time, each fading while idle and going from purple to
+                        green with the bytes of it used; lines of --cache's
+                        LINE, default 64). Both need a full trace and --export
+  --idle T              --view working-set: a line leaves the working set
+                        after T without an access, a time with a unit (ns,
+                        us, ms, s) or plain nanoseconds (default: a
+                        hundredth of the run)
   --x time|events       x axis: time since the recording started (default), or
                         the event number (the recorder's global sequence)
   --range FROM:TO       the stretch of x to show: times with a unit (ns, us,
@@ -143,7 +167,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                                 argument == "--alpha" || argument == "--cushion" || argument == "--x" ||
                                 argument == "--range" || argument == "--addr" || argument == "--bins" ||
                                 argument == "--layout" || argument == "--cursor" || argument == "--scale" ||
-                                argument == "--paths" || argument == "--draft-above" || argument == "--accesses";
+                                argument == "--paths" || argument == "--draft-above" || argument == "--accesses" ||
+                                argument == "--cache" || argument == "--view" || argument == "--idle";
         if (argument == "--follow" || argument == "--trace") {
             (argument == "--follow" ? options.m_follow : options.m_trace) = true;
             continue;
@@ -184,6 +209,33 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         } else if (argument == "--accesses") {
             if (value != "on" && value != "off") return error("--accesses " + value + ": on or off");
             report.m_accessMarks = value == "on";
+        } else if (argument == "--cache") {
+            const size_t first = value.find(':'), second = value.find(':', first == std::string::npos ? first : first + 1);
+            uint64_t ways = 0, line = 0;
+            const auto size = first == std::string::npos ? std::nullopt : timeline::parseByteSize(value.substr(0, first));
+            if (!size || second == std::string::npos || !parseUnsigned(value.substr(first + 1, second - first - 1), ways) ||
+                !parseUnsigned(value.substr(second + 1), line) || ways > UINT32_MAX || line > UINT32_MAX)
+                return error("--cache " + value + ": give SIZE:WAYS:LINE, such as 32K:8:64");
+            const timeline::CacheGeometry geometry{*size, static_cast<uint32_t>(ways), static_cast<uint32_t>(line)};
+            if (const std::string problem = timeline::geometryProblem(geometry); !problem.empty())
+                return error("--cache " + value + ": " + problem);
+            if (geometry.m_line > timeline::kLargestViewLine)
+                return error("--cache " + value + ": lines of at most 4096 bytes");
+            report.m_cache = geometry;
+        } else if (argument == "--view") {
+            if (value == "time")
+                options.m_view = ViewKind::Time;
+            else if (value == "memory")
+                options.m_view = ViewKind::Memory;
+            else if (value == "working-set")
+                options.m_view = ViewKind::WorkingSet;
+            else
+                return error("--view " + value + ": time, memory or working-set");
+        } else if (argument == "--idle") {
+            XValue idle;
+            if (!parseXValue(value, idle) || idle.m_value == 0)
+                return error("--idle " + value + ": a time above 0, with a unit (such as 50us) or in nanoseconds");
+            options.m_idleNs = idle.m_value;
         } else if (argument == "--cushion") {
             if (!render::parseCushionStyle(value, report.m_cushion))
                 return error("--cushion " + value + ": one of plateau, parabolic, none");
@@ -249,6 +301,17 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         }
     }
     if (options.m_log.empty()) return error("which log?");
+    if (options.m_idleNs && options.m_view != ViewKind::WorkingSet) return error("--idle is for --view working-set");
+    if (options.m_view != ViewKind::Time) {
+        const char* view = options.m_view == ViewKind::Memory ? "--view memory" : "--view working-set";
+        if (options.m_export.empty()) return error(std::string(view) + " is drawn with --export only (the window shows the time x address view)");
+        if (options.m_report.m_bins) return error(std::string(view) + " has no --bins");
+        if (options.m_rangeFrom || options.m_rangeTo || !options.m_cursors.empty() || options.m_report.m_addrLo != 0 ||
+            options.m_report.m_addrHi != UINT64_MAX)
+            return error(std::string(view) + " sums the whole run: it takes no --range, --addr or --cursor");
+    }
+    if (options.m_report.m_cache && !options.m_report.m_accessMarks && options.m_view == ViewKind::Time)
+        return error("--cache colours the accesses: it cannot go with --accesses off");
     if (!options.m_export.empty() && (options.m_follow || options.m_trace || options.m_scale || options.m_draftAbove))
         return error(std::string(options.m_follow  ? "--follow"
                                  : options.m_trace ? "--trace"

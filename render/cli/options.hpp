@@ -18,6 +18,9 @@ struct XValue {
     uint64_t m_value = 0;  // ns, or a sequence number
 };
 
+// --view: the time x address picture, or one of the cache's views of a full trace.
+enum class ViewKind { Time, Memory, WorkingSet };
+
 struct TimelineOptions {
     std::string m_log;
     std::string m_export;
@@ -30,6 +33,8 @@ struct TimelineOptions {
     double m_scale = 0;  // the window: --scale (0: GDK_SCALE, else 1)
     std::optional<uint64_t> m_draftAbove;  // the window: --draft-above
     bool m_sizeGiven = false;
+    ViewKind m_view = ViewKind::Time;
+    std::optional<uint64_t> m_idleNs;  // --idle, for --view working-set
     int m_exit = -1;  // >= 0: stop with this status (help printed, or a usage error)
 };
 

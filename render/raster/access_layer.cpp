@@ -86,7 +86,7 @@ std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mar
 }  // namespace
 
 AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, int width, int height,
-                            const std::vector<int>* binOfMark) {
+                            const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark) {
     AccessDensity density;
     density.m_width = std::max(width, 0);
     density.m_height = std::max(height, 0);
@@ -100,13 +100,15 @@ AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, cons
         if (binOfMark && (*binOfMark)[i] != spec.m_bin) continue;
         const auto place = placeOf(mark, spec, scale);
         if (!place) continue;
-        splat(mark.m_write ? density.m_writes : density.m_reads, width, height, place->first, place->second, 1.0f);
+        const bool second = missOfMark ? (*missOfMark)[i] != 0 : mark.m_write;
+        splat(second ? density.m_writes : density.m_reads, width, height, place->first, place->second, 1.0f);
         ++density.m_samples;
     }
     return density;
 }
 
-void drawAccessDensity(const AccessDensity& density, PixelBuffer target) {
+void drawAccessDensity(const AccessDensity& density, PixelBuffer target, const Rgb& readColour,
+                       const Rgb& writeColour) {
     if (density.m_samples == 0) return;
     float most = 0;
     for (size_t i = 0; i < density.m_reads.size(); ++i) most = std::max(most, density.m_reads[i] + density.m_writes[i]);
@@ -122,7 +124,7 @@ void drawAccessDensity(const AccessDensity& density, PixelBuffer target) {
                 row[x] = toArgb(washed);
                 continue;
             }
-            const Rgb sample = mixed(kReadColour, kWriteColour, writes / (reads + writes));
+            const Rgb sample = mixed(readColour, writeColour, writes / (reads + writes));
             row[x] = toArgb(mixed(washed, sample, alpha));
         }
     }

@@ -18,14 +18,17 @@ namespace memlog::render {
 
 inline constexpr Rgb kReadColour{0.0, 0.27, 1.0};
 inline constexpr Rgb kWriteColour{0.92, 0.0, 0.0};
+// With a cache simulated over a full trace (--cache), the same density tells hits from misses.
+inline constexpr Rgb kHitColour{0.05, 0.6, 0.15};
+inline constexpr Rgb kMissColour{0.92, 0.0, 0.0};
 // Blocks under a layer of samples are washed towards white by this much, so that blue and red
 // samples stand out on blocks coloured blue to red.
 inline constexpr double kWashUnderSamples = 0.65;
 // The opacity of a pixel covered by exactly one sample; more samples go up to 1 logarithmically.
 inline constexpr double kOneSampleOpacity = 0.75;
 
-// Per-pixel sample density of one view: reads and writes apart, in samples (a sample adds 1 to
-// each pixel its square covers whole, less to those it covers in part).
+// Per-pixel sample density of one view: reads and writes apart (or hits and misses), in samples
+// (a sample adds 1 to each pixel its square covers whole, less to those it covers in part).
 struct AccessDensity {
     int m_width = 0, m_height = 0;
     std::vector<float> m_reads, m_writes;
@@ -39,12 +42,16 @@ struct AccessDensity {
 
 // The density of the samples of `marks` inside `spec`'s window on a width x height raster.
 // `binOfMark`, for a view of one bin: the bin of each mark's block (-1: none); others are left out.
+// `missOfMark`, for a cache's hits and misses: 1 for a mark that missed, which then counts in
+// m_writes (misses), and the others in m_reads (hits), whatever they read or wrote.
 AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, int width, int height,
-                            const std::vector<int>* binOfMark = nullptr);
+                            const std::vector<int>* binOfMark = nullptr,
+                            const std::vector<uint8_t>* missOfMark = nullptr);
 
-// Washes `target` (the view's blocks) and draws `density` over it. Nothing at all when the view
-// holds no sample.
-void drawAccessDensity(const AccessDensity& density, PixelBuffer target);
+// Washes `target` (the view's blocks) and draws `density` over it, its two planes in the two
+// colours. Nothing at all when the view holds no sample.
+void drawAccessDensity(const AccessDensity& density, PixelBuffer target, const Rgb& readColour = kReadColour,
+                       const Rgb& writeColour = kWriteColour);
 
 // What the watchpoints add on top of the density: a thin line from each sample that armed a
 // watchpoint to the trap it caught (the word's next access, by whichever thread: its length is
@@ -61,11 +68,18 @@ void drawUsesAfterFree(const std::vector<timeline::AccessMark>& marks, const Vie
 // The three above as one layer of a view: the density, the watchpoints' lines, the crosses.
 class AccessLayer : public ViewLayer {
 public:
-    // `binOfMark`, for a view of one bin: as accessDensity has it. Both must outlive the layer.
-    AccessLayer(const std::vector<timeline::AccessMark>& marks, const std::vector<int>* binOfMark)
-        : m_marks(marks), m_binOfMark(binOfMark) {}
+    // `binOfMark`, for a view of one bin, and `missOfMark`, to colour hits and misses instead
+    // of reads and writes: as accessDensity has them. All must outlive the layer.
+    AccessLayer(const std::vector<timeline::AccessMark>& marks, const std::vector<int>* binOfMark,
+                const std::vector<uint8_t>* missOfMark = nullptr)
+        : m_marks(marks), m_binOfMark(binOfMark), m_missOfMark(missOfMark) {}
     void draw(const ViewSpec& spec, PixelBuffer target) const override {
-        drawAccessDensity(accessDensity(m_marks, spec, target.m_width, target.m_height, m_binOfMark), target);
+        const AccessDensity density =
+            accessDensity(m_marks, spec, target.m_width, target.m_height, m_binOfMark, m_missOfMark);
+        if (m_missOfMark)
+            drawAccessDensity(density, target, kHitColour, kMissColour);
+        else
+            drawAccessDensity(density, target);
         drawWatchLinks(m_marks, spec, target, m_binOfMark);
         drawUsesAfterFree(m_marks, spec, target, m_binOfMark);
     }
@@ -73,6 +87,7 @@ public:
 private:
     const std::vector<timeline::AccessMark>& m_marks;
     const std::vector<int>* m_binOfMark;
+    const std::vector<uint8_t>* m_missOfMark;
 };
 
 }  // namespace memlog::render

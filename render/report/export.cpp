@@ -39,28 +39,46 @@ void check(cairo_status_t status, const std::string& path) {
         throw ExportError("cannot write " + path + ": " + cairo_status_to_string(status));
 }
 
-void paintOn(cairo_surface_t* surface, const Report& report) {
+void paintOn(cairo_surface_t* surface, const Page& page) {
     cairo_t* cr = cairo_create(surface);
-    report.paint(cr);
+    page.paint(cr);
     const cairo_status_t status = cairo_status(cr);
     cairo_destroy(cr);
     if (status != CAIRO_STATUS_SUCCESS)
         throw ExportError(std::string("cannot draw the report: ") + cairo_status_to_string(status));
 }
 
+// The report as a page.
+class ReportPage final : public Page {
+public:
+    explicit ReportPage(const Report& report) : m_report(report) {}
+    int width() const override { return m_report.options().m_width; }
+    int height() const override { return m_report.options().m_height; }
+    void paint(cairo_t* cr) const override { m_report.paint(cr); }
+
+private:
+    const Report& m_report;
+};
+
 }  // namespace
 
-cairo_surface_t* renderImage(const Report& report) {
+cairo_surface_t* renderImage(const Report& report) { return renderPageImage(ReportPage(report)); }
+
+void exportReport(const Report& report, OutputFormat format, std::FILE* out, const std::string& path) {
+    exportPage(ReportPage(report), format, out, path);
+}
+
+cairo_surface_t* renderPageImage(const Page& page) {
     cairo_surface_t* surface =
-        cairo_image_surface_create(CAIRO_FORMAT_ARGB32, report.options().m_width, report.options().m_height);
+        cairo_image_surface_create(CAIRO_FORMAT_ARGB32, page.width(), page.height());
     if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
         const std::string reason = cairo_status_to_string(cairo_surface_status(surface));
         cairo_surface_destroy(surface);
-        throw ExportError("cannot make a " + std::to_string(report.options().m_width) + "x" +
-                          std::to_string(report.options().m_height) + " image: " + reason);
+        throw ExportError("cannot make a " + std::to_string(page.width()) + "x" +
+                          std::to_string(page.height()) + " image: " + reason);
     }
     try {
-        paintOn(surface, report);
+        paintOn(surface, page);
     } catch (...) {
         cairo_surface_destroy(surface);
         throw;
@@ -68,11 +86,11 @@ cairo_surface_t* renderImage(const Report& report) {
     return surface;
 }
 
-void exportReport(const Report& report, OutputFormat format, std::FILE* out, const std::string& path) {
-    const double width = report.options().m_width, height = report.options().m_height;
+void exportPage(const Page& page, OutputFormat format, std::FILE* out, const std::string& path) {
+    const double width = page.width(), height = page.height();
     cairo_surface_t* surface = nullptr;
     if (format == OutputFormat::Png) {
-        surface = renderImage(report);
+        surface = renderPageImage(page);
         const cairo_status_t status = cairo_surface_write_to_png_stream(surface, writeTo, out);
         cairo_surface_destroy(surface);
         check(status, path);
@@ -81,7 +99,7 @@ void exportReport(const Report& report, OutputFormat format, std::FILE* out, con
                                               : cairo_pdf_surface_create_for_stream(writeTo, out, width, height);
         try {
             check(cairo_surface_status(surface), path);
-            paintOn(surface, report);
+            paintOn(surface, page);
             cairo_surface_finish(surface);
             check(cairo_surface_status(surface), path);
         } catch (...) {

@@ -23,6 +23,19 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// What a file holds: a page of a size that paints itself (the report, the cache views' pages).
+class Page {
+public:
+    virtual ~Page() = default;
+    virtual int width() const = 0;
+    virtual int height() const = 0;
+    virtual void paint(cairo_t* cr) const = 0;
+};
+
+// Paints `page` and writes it to `out`. Throws ExportError (a sentence naming `path`).
+void exportPage(const Page& page, OutputFormat format, std::FILE* out, const std::string& path);
+cairo_surface_t* renderPageImage(const Page& page);
+
 // Paints `report` and writes it to `out`. Throws ExportError (a sentence naming `path`).
 void exportReport(const Report& report, OutputFormat format, std::FILE* out, const std::string& path);
 

@@ -13,6 +13,7 @@
 #include "render/raster/occupancy_bar.hpp"
 #include "render/raster/x_scale.hpp"
 #include "render/report/axes.hpp"
+#include "timeline/cache_views.hpp"
 #include "timeline/text_format.hpp"
 
 namespace memlog::render {
@@ -23,6 +24,7 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
     : m_model(model), m_sites(sites), m_options(std::move(options)) {
     const timeline::XWindow extent = model.extent(m_options.m_axis);
     m_window = m_options.m_window.value_or(extent);
+    if (m_options.m_cache) m_missOfMark = timeline::missesOfAccesses(model.accessMarks(), *m_options.m_cache);
     if (m_window.m_to <= m_window.m_from) m_window.m_to = m_window.m_from + 1;
     if (FrameContext* context = frame()) {
         context->prepare(m_options.m_axis, m_options.m_colourBy);
@@ -225,7 +227,17 @@ void Report::buildLegend() {
     add(Kind::Note, m_bins ? "one scale for all bars; flat: busy" : "flat: blocks begin and end (busy)");
     add(Kind::Note, "cushioned: nothing begins or ends (quiet)");
     const auto& marks = m_model.accessMarks();
-    if (!marks.empty()) {
+    if (m_options.m_cache) {
+        const timeline::CacheGeometry& cache = *m_options.m_cache;
+        const auto misses = static_cast<uint64_t>(std::count(m_missOfMark.begin(), m_missOfMark.end(), 1));
+        add(Kind::Heading, "every access, by cache hit or miss");
+        add(Kind::Swatch, "hit (" + timeline::countText(marks.size() - misses) + ")", kHitColour);
+        add(Kind::Swatch, "miss (" + timeline::countText(misses) + ")", kMissColour);
+        add(Kind::Note, "cache " + timeline::bytesText(static_cast<double>(cache.m_size)) + ", " +
+                            std::to_string(cache.m_ways) + (cache.m_ways == 1 ? " way, " : " ways, ") +
+                            std::to_string(cache.m_line) + " B lines, LRU");
+        add(Kind::Note, "counts: all accesses, heap or not");
+    } else if (!marks.empty()) {
         const auto writes =
             static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_write; }));
         add(Kind::Heading, "access samples");
@@ -363,7 +375,8 @@ std::vector<FramePlan> Report::drawViews(std::vector<ViewRequest> requests) cons
 void Report::paintViewRasters(cairo_t* cr) const {
     std::vector<Rect> rects;
     for (const View& view : m_views) rects.push_back(view.m_cell.m_view);
-    const AccessLayer accesses(m_model.accessMarks(), m_bins ? &m_binOfMark : nullptr);
+    const AccessLayer accesses(m_model.accessMarks(), m_bins ? &m_binOfMark : nullptr,
+                               m_options.m_cache ? &m_missOfMark : nullptr);
     const CursorLayer cursors(m_options.m_cursors);
     paintRasters(cr, rects, [&](std::span<const PixelBuffer> targets) {
         std::vector<ViewRequest> requests;

@@ -18,6 +18,7 @@
 #include "render/report/legend.hpp"
 #include "render/report/report_layout.hpp"
 #include "timeline/bins.hpp"
+#include "timeline/cache_model.hpp"
 #include "timeline/occupancy.hpp"
 
 namespace memlog::render {
@@ -37,6 +38,9 @@ struct ReportOptions {
     // whole log, as tall as mainLayout's view) instead of fitted to the blocks in view.
     std::optional<AddressScale> m_addressScale;
     bool m_accessMarks = true;  // draw the log's access samples, if any
+    // --cache: the accesses (every one: a full trace) coloured by hit or miss in this cache
+    // instead of by read or write.
+    std::optional<timeline::CacheGeometry> m_cache;
     double m_uiScale = 1;  // text and margins grown further (mainLayout)
     std::string m_logPath;  // for the header
     // Of the blocks live at the end, those a leak suppression matches (the runtime's one-time
@@ -119,6 +123,7 @@ private:
     BlockColouring m_colouring;
     std::optional<timeline::Bins> m_bins;
     std::vector<int> m_binOfMark;
+    std::vector<uint8_t> m_missOfMark;  // with m_cache: per access mark, 1 if it missed
     std::vector<View> m_views;
     AddressScale m_contextScale;
     double m_fullBytes = 0;

@@ -115,7 +115,8 @@ TEST_CASE("--help names every option, --version the version") {
     for (const char* option :
          {"--export", "--size",   "--color-by", "--alpha", "--cushion", "--x",     "--range",   "--addr",    "--bins",
           "--layout", "--cursor", "--accesses", "--paths", "--verbose", "--quiet", "--help",    "--version", "site",
-          "thread",   "size",     "lifetime",   "age",     "waste",     "plateau", "parabolic", "events",    "region"})
+          "thread",   "size",     "lifetime",   "age",     "waste",     "plateau", "parabolic", "events",    "region",
+          "--cache",  "--view",   "--idle",     "memory",  "working-set"})
         CHECK(ran->m_outcome.m_stdout.find(option) != std::string::npos);
     const auto version = memtimeline({"--version"});
     CHECK(version->m_outcome.m_exitStatus == 0);
@@ -154,6 +155,27 @@ TEST_CASE("the option --accesses off draws the blocks alone, on (the default) th
     refused(*bad, "--accesses maybe: on or off", "r.png");
 }
 
+TEST_CASE("the cache views of a full trace: a page each, of the size asked") {
+    for (const std::string view : {"memory", "working-set"}) {
+        const auto ran = memtimeline({"{dir}/trace.memlog", "--export", "{dir}/r.png", "--view", view, "--size", "900x600"},
+                                     [](const std::string& dir) {
+                                         LogBuilder log;
+                                         log.header().m_accessSampler = format::AccessSampler::FullTrace;
+                                         log.thread(1).malloc(1, 0x5000'0000, 4096).free(40, 0x5000'0000);
+                                         log.thread(1).write(10, 0x5000'0100).read(30, 0x5000'0e00).read(31, 0x5000'0100);
+                                         log.write(dir + "/trace.memlog");
+                                     });
+        INFO(view << ": " << ran->m_outcome.m_stderr);
+        CHECK(ran->m_outcome.m_exitStatus == 0);
+        CHECK(ran->m_outcome.m_stderr.empty());
+        cairo_surface_t* png = cairo_image_surface_create_from_png((ran->m_dir + "/r.png").c_str());
+        CHECK(cairo_surface_status(png) == CAIRO_STATUS_SUCCESS);
+        CHECK(cairo_image_surface_get_width(png) == 900);
+        CHECK(cairo_image_surface_get_height(png) == 600);
+        cairo_surface_destroy(png);
+    }
+}
+
 TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
     struct Case {
         std::vector<std::string> m_arguments;
@@ -186,6 +208,28 @@ TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
          "--draft-above is for the window, not --export"},
         {{"{dir}/app.memlog", "--draft-above", "-3"}, "--draft-above -3: a number of blocks, 0 or more"},
         {{"--export", "{dir}/r.png"}, "which log?"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--cache", "32K"}, "--cache 32K: give SIZE:WAYS:LINE"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--cache", "32K:3:64"},
+         "--cache 32K:3:64: the size must be a multiple of ways x line"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--cache", "32K:8:48"},
+         "--cache 32K:8:48: the line must be a power of two bytes"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--cache", "32K:8:64", "--accesses", "off"},
+         "--cache colours the accesses: it cannot go with --accesses off"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--cache", "32K:8:64"},
+         "/app.memlog: it holds no accesses; a cache needs every access (memlog run --full-trace"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--view", "memory"},
+         "/app.memlog: it holds no accesses; a cache needs every access (memlog run --full-trace"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--view", "pie"}, "--view pie: time, memory or working-set"},
+        {{"{dir}/app.memlog", "--view", "memory"}, "--view memory is drawn with --export only"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--view", "memory", "--bins", "size"},
+         "--view memory has no --bins"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--view", "working-set", "--range", "1ms:"},
+         "--view working-set sums the whole run: it takes no --range, --addr or --cursor"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--idle", "5ms"}, "--idle is for --view working-set"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--view", "working-set", "--idle", "0"},
+         "--idle 0: a time above 0"},
+        {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--view", "working-set", "--idle", "soon"},
+         "--idle soon: a time above 0"},
         {{"{dir}/app.memlog", "{dir}/other.memlog", "--export", "{dir}/r.png"}, "one log at a time"},
     };
     for (const Case& c : cases) {
