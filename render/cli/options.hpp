@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "render/raster/array_grid.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
 
@@ -16,6 +17,17 @@ namespace memlog::cli {
 struct XValue {
     bool m_time = false;
     uint64_t m_value = 0;  // ns, or a sequence number
+};
+
+// --array and what goes with it: the array page instead of the heap's report.
+struct ArrayViewOptions {
+    std::string m_spec;          // as findArray takes it
+    uint64_t m_elementSize = 0;  // --elem; 0: not given
+    uint64_t m_rows = 0, m_columns = 0, m_depth = 0;  // --dims; 0: not given
+    timeline::ArrayOrder m_order = timeline::ArrayOrder::RowMajor;
+    render::CellColouring m_colouring = render::CellColouring::FirstTouch;
+    timeline::AccessFilter m_accesses = timeline::AccessFilter::Both;
+    uint32_t m_frames = 0;  // --frames; 0: the cells' picture
 };
 
 struct TimelineOptions {
@@ -30,6 +42,7 @@ struct TimelineOptions {
     double m_scale = 0;  // the window: --scale (0: GDK_SCALE, else 1)
     std::optional<uint64_t> m_draftAbove;  // the window: --draft-above
     bool m_sizeGiven = false;
+    std::optional<ArrayViewOptions> m_array;
     int m_exit = -1;  // >= 0: stop with this status (help printed, or a usage error)
 };
 

@@ -39,28 +39,37 @@ void check(cairo_status_t status, const std::string& path) {
         throw ExportError("cannot write " + path + ": " + cairo_status_to_string(status));
 }
 
-void paintOn(cairo_surface_t* surface, const Report& report) {
+void paintOn(cairo_surface_t* surface, const Page& page) {
     cairo_t* cr = cairo_create(surface);
-    report.paint(cr);
+    page.m_paint(cr);
     const cairo_status_t status = cairo_status(cr);
     cairo_destroy(cr);
     if (status != CAIRO_STATUS_SUCCESS)
         throw ExportError(std::string("cannot draw the report: ") + cairo_status_to_string(status));
 }
 
+Page pageOf(const Report& report) {
+    return {report.options().m_width, report.options().m_height, [&report](cairo_t* cr) { report.paint(cr); }};
+}
+
 }  // namespace
 
-cairo_surface_t* renderImage(const Report& report) {
-    cairo_surface_t* surface =
-        cairo_image_surface_create(CAIRO_FORMAT_ARGB32, report.options().m_width, report.options().m_height);
+cairo_surface_t* renderImage(const Report& report) { return renderPageImage(pageOf(report)); }
+
+void exportReport(const Report& report, OutputFormat format, std::FILE* out, const std::string& path) {
+    exportPage(pageOf(report), format, out, path);
+}
+
+cairo_surface_t* renderPageImage(const Page& page) {
+    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, page.m_width, page.m_height);
     if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
         const std::string reason = cairo_status_to_string(cairo_surface_status(surface));
         cairo_surface_destroy(surface);
-        throw ExportError("cannot make a " + std::to_string(report.options().m_width) + "x" +
-                          std::to_string(report.options().m_height) + " image: " + reason);
+        throw ExportError("cannot make a " + std::to_string(page.m_width) + "x" + std::to_string(page.m_height) +
+                          " image: " + reason);
     }
     try {
-        paintOn(surface, report);
+        paintOn(surface, page);
     } catch (...) {
         cairo_surface_destroy(surface);
         throw;
@@ -68,11 +77,11 @@ cairo_surface_t* renderImage(const Report& report) {
     return surface;
 }
 
-void exportReport(const Report& report, OutputFormat format, std::FILE* out, const std::string& path) {
-    const double width = report.options().m_width, height = report.options().m_height;
+void exportPage(const Page& page, OutputFormat format, std::FILE* out, const std::string& path) {
+    const double width = page.m_width, height = page.m_height;
     cairo_surface_t* surface = nullptr;
     if (format == OutputFormat::Png) {
-        surface = renderImage(report);
+        surface = renderPageImage(page);
         const cairo_status_t status = cairo_surface_write_to_png_stream(surface, writeTo, out);
         cairo_surface_destroy(surface);
         check(status, path);
@@ -81,7 +90,7 @@ void exportReport(const Report& report, OutputFormat format, std::FILE* out, con
                                               : cairo_pdf_surface_create_for_stream(writeTo, out, width, height);
         try {
             check(cairo_surface_status(surface), path);
-            paintOn(surface, report);
+            paintOn(surface, page);
             cairo_surface_finish(surface);
             check(cairo_surface_status(surface), path);
         } catch (...) {

@@ -6,6 +6,7 @@
 #include <cairo.h>
 
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +23,16 @@ class ExportError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// Any page: its size (pixels, or points for SVG and PDF) and how it is painted.
+struct Page {
+    int m_width = 0, m_height = 0;
+    std::function<void(cairo_t*)> m_paint;
+};
+
+// Paints `page` and writes it to `out`. Throws ExportError (a sentence naming `path`).
+void exportPage(const Page& page, OutputFormat format, std::FILE* out, const std::string& path);
+cairo_surface_t* renderPageImage(const Page& page);
 
 // Paints `report` and writes it to `out`. Throws ExportError (a sentence naming `path`).
 void exportReport(const Report& report, OutputFormat format, std::FILE* out, const std::string& path);
