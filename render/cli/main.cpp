@@ -236,6 +236,9 @@ int run(TimelineOptions& options) {
     {
         timeline::LogReader reader(options.m_log);
         model = timeline::buildBlockModel(reader);
+        for (const timeline::Annotation& annotation : reader.annotations())
+            if (annotation.m_what == format::AnnotationKind::Phase)
+                report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
         const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
         // Names also tell the runtime's one-time blocks among those live at the end.
         if (needSites || model.summary().m_leakedBlocks) {

@@ -18,6 +18,7 @@ block a rectangle from its allocation to its free (or the end of the log),
 with an occupancy bar, a context view, a legend and a header. The address
 axis shows only the ranges that held blocks. A pixel covered by many small
 blocks shows them all (equation 1 of Moreta & Telea, with the bias --alpha).
+The program's phases (memlog_phase() in memlog.h) are labelled dashed lines.
 
 Without --export, memtimeline opens a window (it needs a display) that draws
 the same picture: zoom and pan with the wheel, drags and keys, hover a block

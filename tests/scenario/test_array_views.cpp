@@ -8,15 +8,18 @@
 #include <cairo.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <tuple>
 
 #include "render/raster/array_grid.hpp"
 #include "render/report/array_page.hpp"
+#include "render/report/report.hpp"
 #include "run_program.hpp"
 #include "timeline/array_cells.hpp"
 #include "timeline/array_playback.hpp"
+#include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sampled_arrays.hpp"
 #include "timeline/sites.hpp"
@@ -274,4 +277,42 @@ TEST_CASE("array view: bad --array, --dims, --elem, --order, --colour, --frames 
         CHECK(std::count(run.m_stderr.begin(), run.m_stderr.end(), '\n') == 1);
         CHECK_FALSE(fs::exists(out));
     }
+}
+
+TEST_CASE("phase marks: the grid's memlog_phase() calls are dashed lines on the heap's picture at their times, and nowhere else") {
+    const Recording recorded({scenarioPath("annotated_grid"), "20"});
+    const std::string png = recorded.log() + ".report.png";
+    const Outcome drawn = timelineRun({recorded.log(), "--export", png, "--size", "1600x1000"});
+    INFO(drawn.m_stderr);
+    REQUIRE(drawn.m_exitStatus == 0);
+    LogReader reader(recorded.log());
+    const BlockModel model = buildBlockModel(reader);
+    std::vector<uint64_t> phases;
+    for (const Annotation& annotation : reader.annotations())
+        if (annotation.m_what == memlog::format::AnnotationKind::Phase) phases.push_back(annotation.m_timeNs);
+    REQUIRE(phases.size() == 2);  // fill, smooth
+    memlog::render::ReportOptions options;
+    options.m_colourBy = memlog::render::ColourBy::Size;  // the layout and the window do not depend on it
+    const memlog::render::Report report(model, nullptr, options);
+    const memlog::render::Rect view = report.layout().m_cells.at(0).m_view;
+    const XWindow window = report.window();
+    ArrayPageOptions size;  // a Picture only to read pixels
+    const Picture picture(png, size);
+    const uint32_t line = memlog::render::toArgb(memlog::render::kPhaseColour);
+    auto linePixels = [&](int x) {
+        size_t count = 0;
+        for (int y = static_cast<int>(view.m_y) + 1; y < static_cast<int>(view.bottom()) - 1; ++y) count += picture.pixel(x, y) == line;
+        return count;
+    };
+    const double height = view.m_height;
+    std::vector<int> columns;
+    for (uint64_t at : phases) {
+        const int x = static_cast<int>(std::round(view.m_x + static_cast<double>(at - window.m_from) /
+                                                                 static_cast<double>(window.m_to - window.m_from) * view.m_width));
+        columns.push_back(x);
+        INFO("phase at " << at << " ns, x " << x);
+        CHECK(linePixels(x) >= static_cast<size_t>(height * 0.45));  // dashes of 4 on 3 off
+    }
+    const int between = (columns[0] + columns[1]) / 2;  // no phase there
+    CHECK(linePixels(between) == 0);
 }
