@@ -18,7 +18,7 @@ enum class CellColouring { FirstTouch, LastTouch, Count };
 // A neutral grey, lighter than the ramp's dark end and greyer than its bright end.
 inline constexpr Rgb kNoSampleColour{0.80, 0.80, 0.80};
 inline constexpr Rgb kCellSeparatorColour{0.965, 0.965, 0.96};  // the page's colour
-inline constexpr Rgb kPlaybackIdleColour{1.0, 1.0, 1.0};        // sampled, but not lately
+inline constexpr Rgb kPlaybackIdleColour{0.93, 0.93, 0.92};     // sampled, but not lately: a shade off grey
 inline constexpr Rgb kPlaybackReadColour{0.12, 0.35, 0.85};
 inline constexpr Rgb kPlaybackWriteColour{0.85, 0.12, 0.10};
 
@@ -40,7 +40,7 @@ int cellCentrePixel(uint64_t cell, int pixels, uint64_t cells);
 void drawCellPlane(const timeline::ArrayCells& cells, uint64_t plane, CellColouring colouring, PixelBuffer target);
 
 // Frame `frame` of a playback of `cells`' array: touches of slices frame - fade + 1 .. frame, the
-// latest over the others, drawn over white at an opacity falling with their age; cells never
+// latest over the others, drawn over a pale grey at an opacity falling with their age; cells never
 // sampled in the playback in kNoSampleColour.
 void drawPlaybackPlane(const timeline::ArrayCells& cells, const timeline::Playback& playback, uint32_t frame,
                        uint32_t fade, uint64_t plane, PixelBuffer target);
