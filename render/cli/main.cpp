@@ -152,7 +152,9 @@ bool settleShape(const ArrayViewOptions& given, const timeline::SampledArray& ar
     timeline::ShapeGuess guess;
     const bool annotated = array.m_annotatedShape.has_value();
     if (!page.m_shapeGiven && !annotated) guess = timeline::inferShape(array);
-    auto fromProgram = [&](const char* what) { page.m_shapeFrom.push_back(std::string(what) + " from memlog_array()"); };
+    auto fromProgram = [&](const char* what) {
+        page.m_shapeFrom.push_back(std::string(what) + " from memlog_array()");
+    };
     if (elementGiven) {
         shape.m_elementSize = given.m_elementSize;
     } else if (annotated) {
@@ -215,7 +217,8 @@ int runArrayPage(const TimelineOptions& options, OutputFile& output) {
     const size_t slash = options.m_log.rfind('/');
     page.m_logName = slash == std::string::npos ? options.m_log : options.m_log.substr(slash + 1);
     for (const timeline::Annotation& annotation : reader.annotations())
-        if (annotation.m_what == format::AnnotationKind::Phase) page.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
+        if (annotation.m_what == format::AnnotationKind::Phase)
+            page.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
     if (!settleShape(given, *array, page)) return 2;
     const render::ArrayPage drawn(*array, page);
     render::exportPage({page.m_width, page.m_height, [&drawn](cairo_t* cr) { drawn.paint(cr); }}, options.m_format,

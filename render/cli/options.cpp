@@ -313,7 +313,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             options.m_draftAbove = blocks;
         } else if (argument == "--array") {
             if (!validArraySpec(value))
-                return error("--array " + value + ": give an address in hex (0x55d0c8a2b000), seq=N, site=FUNCTION:K "
+                return error("--array " + value +
+                             ": give an address in hex (0x55d0c8a2b000), seq=N, site=FUNCTION:K "
                              "or global=NAME");
             array.m_spec = value;
             arrayGiven = true;
@@ -323,7 +324,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             arrayOnly.push_back(argument);
         } else if (argument == "--dims") {
             if (!parseDims(value, array))
-                return error("--dims " + value + ": give ROWSxCOLUMNS or ROWSxCOLUMNSxPLANES, each at least 1, at most "
+                return error("--dims " + value +
+                             ": give ROWSxCOLUMNS or ROWSxCOLUMNSxPLANES, each at least 1, at most "
                              "16M cells in all (such as 256x256 or 64x64x8)");
             arrayOnly.push_back(argument);
         } else if (argument == "--order") {
@@ -356,7 +358,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
     if (options.m_log.empty()) return error("which log?");
     if (!arrayGiven && !arrayOnly.empty()) return error(arrayOnly.front() + " goes with --array");
     if (arrayGiven) {
-        if (options.m_export.empty()) return error("--array draws a page for --export; the window has no array view yet");
+        if (options.m_export.empty())
+            return error("--array draws a page for --export; the window has no array view yet");
         if (accesses == "reads")
             array.m_accesses = timeline::AccessFilter::Reads;
         else if (accesses == "writes")

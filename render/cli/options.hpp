@@ -21,7 +21,7 @@ struct XValue {
 
 // --array and what goes with it: the array page instead of the heap's report.
 struct ArrayViewOptions {
-    std::string m_spec;          // as findArray takes it
+    std::string m_spec;  // as findArray takes it
     uint64_t m_elementSize = 0;  // --elem; 0: not given
     uint64_t m_rows = 0, m_columns = 0, m_depth = 0;  // --dims; 0: not given
     timeline::ArrayOrder m_order = timeline::ArrayOrder::RowMajor;

@@ -6,7 +6,8 @@ namespace memlog::render {
 
 std::string ArrayPlan::describe(const std::string& name) const {
     std::string text = name + ".kind=array " + name + ".plane=" + std::to_string(m_plane);
-    if (m_playback) text += " " + name + ".frame=" + std::to_string(m_frame) + " " + name + ".fade=" + std::to_string(m_fade);
+    if (m_playback)
+        text += " " + name + ".frame=" + std::to_string(m_frame) + " " + name + ".fade=" + std::to_string(m_fade);
     return text;
 }
 

@@ -18,7 +18,7 @@ struct ArrayPlan {
     uint64_t m_plane = 0;
     CellColouring m_colouring = CellColouring::FirstTouch;
     const timeline::Playback* m_playback = nullptr;  // set: draw frame m_frame of it
-    uint32_t m_frame = 0, m_fade = 3;                // fading over this many slices
+    uint32_t m_frame = 0, m_fade = 3;  // fading over this many slices
     PixelBuffer m_target;
     // "name.kind=array name.plane=2 ..." as FramePlan::describe.
     std::string describe(const std::string& name) const;

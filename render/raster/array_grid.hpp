@@ -18,7 +18,7 @@ enum class CellColouring { FirstTouch, LastTouch, Count };
 // A neutral grey, lighter than the ramp's dark end and greyer than its bright end.
 inline constexpr Rgb kNoSampleColour{0.80, 0.80, 0.80};
 inline constexpr Rgb kCellSeparatorColour{0.965, 0.965, 0.96};  // the page's colour
-inline constexpr Rgb kPlaybackIdleColour{0.93, 0.93, 0.92};     // sampled, but not lately: a shade off grey
+inline constexpr Rgb kPlaybackIdleColour{0.93, 0.93, 0.92};  // sampled, but not lately: a shade off grey
 inline constexpr Rgb kPlaybackReadColour{0.12, 0.35, 0.85};
 inline constexpr Rgb kPlaybackWriteColour{0.85, 0.12, 0.10};
 

@@ -14,18 +14,24 @@ namespace {
 
 const char* colouringText(CellColouring colouring) {
     switch (colouring) {
-    case CellColouring::FirstTouch: return "first access";
-    case CellColouring::LastTouch: return "last access";
-    case CellColouring::Count: return "how often accessed";
+        case CellColouring::FirstTouch:
+            return "first access";
+        case CellColouring::LastTouch:
+            return "last access";
+        case CellColouring::Count:
+            return "how often accessed";
     }
     return "";
 }
 
 const char* accessesText(timeline::AccessFilter filter) {
     switch (filter) {
-    case timeline::AccessFilter::Reads: return "reads";
-    case timeline::AccessFilter::Writes: return "writes";
-    case timeline::AccessFilter::Both: break;
+        case timeline::AccessFilter::Reads:
+            return "reads";
+        case timeline::AccessFilter::Writes:
+            return "writes";
+        case timeline::AccessFilter::Both:
+            break;
     }
     return "reads and writes";
 }
@@ -45,8 +51,9 @@ cairo_surface_t* planeImage(const ArrayPlan& plan, const timeline::ArrayShape& s
     if (cairo_surface_status(image) != CAIRO_STATUS_SUCCESS) return image;
     cairo_surface_flush(image);
     ArrayPlan onImage = plan;
-    onImage.m_target = {reinterpret_cast<uint32_t*>(cairo_image_surface_get_data(image)), static_cast<int>(shape.m_columns),
-                        static_cast<int>(shape.m_rows), cairo_image_surface_get_stride(image) / 4};
+    onImage.m_target = {reinterpret_cast<uint32_t*>(cairo_image_surface_get_data(image)),
+                        static_cast<int>(shape.m_columns), static_cast<int>(shape.m_rows),
+                        cairo_image_surface_get_stride(image) / 4};
     drawArrayPlan(onImage);
     cairo_surface_mark_dirty(image);
     return image;
@@ -58,7 +65,8 @@ ArrayPage::ArrayPage(const timeline::SampledArray& array, ArrayPageOptions optio
     : m_array(array), m_options(std::move(options)), m_layout(arrayPageLayout(m_options)) {
     m_cells = timeline::arrayCells(array, m_options.m_shape, m_options.m_order, UINT64_MAX, m_options.m_accesses);
     if (m_options.m_frames > 0)
-        m_playback = timeline::playback(array, m_options.m_shape, m_options.m_order, m_options.m_frames, m_options.m_accesses);
+        m_playback =
+            timeline::playback(array, m_options.m_shape, m_options.m_order, m_options.m_frames, m_options.m_accesses);
 }
 
 void ArrayPage::paint(cairo_t* cr) const {
@@ -88,8 +96,9 @@ void ArrayPage::paintHeader(cairo_t* cr) const {
                  timeText(m_cells.m_lastNs - m_cells.m_firstNs) + ")";
     rests += m_options.m_frames ? "  \u00b7  played back in " + std::to_string(m_options.m_frames) + " frames"
                                 : std::string("  \u00b7  coloured by ") + colouringText(m_options.m_colouring);
-    std::string where = (m_array.m_global ? "global at " : "heap block seq " + std::to_string(m_array.m_blockSeq) + " at ") +
-                        timeline::hexText(m_array.m_addr) + ", " + timeline::bytesText(static_cast<double>(m_array.m_size));
+    std::string where =
+        (m_array.m_global ? "global at " : "heap block seq " + std::to_string(m_array.m_blockSeq) + " at ") +
+        timeline::hexText(m_array.m_addr) + ", " + timeline::bytesText(static_cast<double>(m_array.m_size));
     if (!m_array.m_global && !m_array.m_site.empty())
         where += ", allocated by " + m_array.m_site + " (its block " + std::to_string(m_array.m_ordinal) + ")";
     where += "  \u00b7  named from " + m_array.m_nameFrom;
@@ -121,7 +130,8 @@ void ArrayPage::paintPicture(cairo_t* cr) const {
         const Rect& rect = m_layout.m_planes[plane];
         strokeRect(cr, {rect.m_x - 0.5, rect.m_y - 0.5, rect.m_width + 1, rect.m_height + 1}, kFrameColour);
         setColour(cr, kMutedTextColour);
-        const std::string label = planes ? "plane k = " + std::to_string(plane) : std::string("rows i down, columns j across");
+        const std::string label =
+            planes ? "plane k = " + std::to_string(plane) : std::string("rows i down, columns j across");
         drawText(cr, label, rect.m_x, rect.m_y - font * 0.5, Align::Left, rect.m_width);
     }
 }
@@ -163,8 +173,8 @@ void ArrayPage::paintIsometric(cairo_t* cr) const {
         cairo_stroke(cr);
         cairo_surface_destroy(image);
         setColour(cr, kMutedTextColour);
-        drawText(cr, "k = " + std::to_string(k), x0 - rows * cosine * scale - font * 0.4, y0 + rows * 0.5 * scale + font * 0.35,
-                 Align::Right);
+        drawText(cr, "k = " + std::to_string(k), x0 - rows * cosine * scale - font * 0.4,
+                 y0 + rows * 0.5 * scale + font * 0.35, Align::Right);
     }
 }
 
@@ -179,8 +189,9 @@ void ArrayPage::paintPlayback(cairo_t* cr) const {
                             static_cast<double>(depth - 1) * std::max(1.0, static_cast<double>(shape.m_columns) / 16);
         const double cell = frame.m_width / unit;
         for (uint64_t k = 0; k < depth; ++k) {
-            const double x = std::round(frame.m_x + cell * (static_cast<double>(k * shape.m_columns) +
-                                                             static_cast<double>(k) * std::max(1.0, static_cast<double>(shape.m_columns) / 16)));
+            const double x = std::round(
+                frame.m_x + cell * (static_cast<double>(k * shape.m_columns) +
+                                    static_cast<double>(k) * std::max(1.0, static_cast<double>(shape.m_columns) / 16)));
             planes.push_back({x, frame.m_y, std::floor(cell * static_cast<double>(shape.m_columns)), frame.m_height});
         }
     }
@@ -204,8 +215,9 @@ void ArrayPage::paintPlayback(cairo_t* cr) const {
         const uint64_t from = frame == 0 ? m_playback.m_firstNs : m_playback.m_sliceEndNs[frame - 1];
         const size_t touches = m_playback.m_touches[frame].size();
         setColour(cr, kMutedTextColour);
-        drawText(cr, std::to_string(frame + 1) + ": " + timeText(from) + " to " + timeText(m_playback.m_sliceEndNs[frame]) +
-                         ", " + timeline::countedText(touches, "sample"),
+        drawText(cr,
+                 std::to_string(frame + 1) + ": " + timeText(from) + " to " + timeText(m_playback.m_sliceEndNs[frame]) +
+                     ", " + timeline::countedText(touches, "sample"),
                  rect.m_x, rect.m_y - font * 0.5, Align::Left, rect.m_width);
     }
 }
@@ -263,7 +275,8 @@ void ArrayPage::paintNotes(cairo_t* cr) const {
         const Rect ramp{area.m_x, y - font * 0.85, std::min(area.m_width, font * 18), font * 1.1};
         paintRaster(cr, ramp, [](PixelBuffer buffer) {
             for (int x = 0; x < buffer.m_width; ++x) {
-                const uint32_t colour = toArgb(touchRampColour(static_cast<double>(x) / std::max(1, buffer.m_width - 1)));
+                const uint32_t colour =
+                    toArgb(touchRampColour(static_cast<double>(x) / std::max(1, buffer.m_width - 1)));
                 for (int row = 0; row < buffer.m_height; ++row) buffer.at(x, row) = colour;
             }
         });
@@ -286,8 +299,7 @@ void ArrayPage::paintNotes(cairo_t* cr) const {
          (m_options.m_order == timeline::ArrayOrder::RowMajor ? "row-major" : "column-major"));
     note(m_options.m_shapeGiven ? "given on the command line" : "not given:");
     for (const std::string& from : m_options.m_shapeFrom) note(from);
-    if (m_cells.m_outside)
-        note(timeline::countedText(m_cells.m_outside, "sample") + " past the last element");
+    if (m_cells.m_outside) note(timeline::countedText(m_cells.m_outside, "sample") + " past the last element");
     uint64_t reads = 0, writes = 0, sampled = 0;
     for (const timeline::ArrayCell& cell : m_cells.m_cells) {
         reads += cell.m_reads;

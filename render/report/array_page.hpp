@@ -26,7 +26,7 @@ struct ArrayPageOptions {
     CellColouring m_colouring = CellColouring::FirstTouch;
     timeline::AccessFilter m_accesses = timeline::AccessFilter::Both;
     uint32_t m_frames = 0;  // 0: the cells' picture; N: a playback strip of N frames
-    uint32_t m_fade = 3;    // a playback's touches fade over this many frames
+    uint32_t m_fade = 3;  // a playback's touches fade over this many frames
     bool m_shapeGiven = false;  // --elem and --dims both given
     std::vector<std::string> m_shapeFrom;  // lines: where the element size and the dimensions came from
     std::vector<PhaseMark> m_phases;
@@ -38,7 +38,7 @@ struct ArrayPageLayout {
     double m_fontSize = 11;
     Rect m_header, m_notes;
     std::vector<Rect> m_planes;  // the picture: one per plane; a playback: one per frame
-    Rect m_isometric;            // a 3-D picture's stack; empty otherwise
+    Rect m_isometric;  // a 3-D picture's stack; empty otherwise
 };
 
 ArrayPageLayout arrayPageLayout(const ArrayPageOptions& options);

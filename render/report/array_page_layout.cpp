@@ -23,7 +23,8 @@ std::vector<Rect> panels(const Rect& area, size_t count, double unitWidth, doubl
         if (cell > bestCell) bestCell = cell, bestColumns = columns;
     }
     const double cell = bestCell >= 1 ? std::floor(bestCell) : bestCell;
-    const double width = std::max(1.0, std::floor(cell * unitWidth)), height = std::max(1.0, std::floor(cell * unitHeight));
+    const double width = std::max(1.0, std::floor(cell * unitWidth)),
+                 height = std::max(1.0, std::floor(cell * unitHeight));
     std::vector<Rect> rects;
     for (size_t i = 0; i < count; ++i) {
         const size_t column = i % bestColumns, row = i / bestColumns;

@@ -50,7 +50,8 @@ TEST_CASE("array grid: the ramp's every channel grows from early to late, so lat
 }
 
 TEST_CASE("array grid: a cell's centre pixel shows that cell, with more pixels than cells and fewer") {
-    for (const auto& [pixels, cells] : std::vector<std::pair<int, uint64_t>>{{768, 256}, {100, 7}, {513, 512}, {64, 64}})
+    for (const auto& [pixels, cells] :
+         std::vector<std::pair<int, uint64_t>>{{768, 256}, {100, 7}, {513, 512}, {64, 64}})
         for (uint64_t cell = 0; cell < cells; ++cell) {
             INFO(pixels << " pixels, " << cells << " cells, cell " << cell);
             const int centre = cellCentrePixel(cell, pixels, cells);
@@ -61,14 +62,15 @@ TEST_CASE("array grid: a cell's centre pixel shows that cell, with more pixels t
     CHECK(cellAtPixel(99, 100, 1000) == 995);
 }
 
-TEST_CASE("array grid: a plane's cells by first access, count, and no sample, with lines between cells of 8 pixels or more") {
+TEST_CASE(
+    "array grid: a plane's cells by first access, count, and no sample, with lines between cells of 8 pixels or more") {
     const ArrayCells cells = smallCells();
     Buffer buffer(30, 20);  // cells of 10 x 10 pixels
     drawCellPlane(cells, 0, CellColouring::FirstTouch, buffer.m_view);
-    CHECK(buffer.m_view.at(5, 5) == toArgb(touchRampColour(0)));       // (0, 0): the earliest
-    CHECK(buffer.m_view.at(15, 5) == toArgb(touchRampColour(0.5)));    // (0, 1): halfway
-    CHECK(buffer.m_view.at(25, 15) == toArgb(touchRampColour(1)));     // (1, 2): the latest
-    CHECK(buffer.m_view.at(25, 5) == toArgb(kNoSampleColour));          // (0, 2): no sample
+    CHECK(buffer.m_view.at(5, 5) == toArgb(touchRampColour(0)));  // (0, 0): the earliest
+    CHECK(buffer.m_view.at(15, 5) == toArgb(touchRampColour(0.5)));  // (0, 1): halfway
+    CHECK(buffer.m_view.at(25, 15) == toArgb(touchRampColour(1)));  // (1, 2): the latest
+    CHECK(buffer.m_view.at(25, 5) == toArgb(kNoSampleColour));  // (0, 2): no sample
     CHECK(buffer.m_view.at(5, 15) == toArgb(kNoSampleColour));
     CHECK(buffer.m_view.at(10, 5) == toArgb(kCellSeparatorColour));
     CHECK(buffer.m_view.at(5, 10) == toArgb(kCellSeparatorColour));
@@ -88,9 +90,9 @@ TEST_CASE("array grid: a playback frame shows its slice in full colour, the one 
     played.m_sliceEndNs = {100, 200, 300};
     Buffer buffer(3, 2);
     drawPlaybackPlane(cells, played, 2, 2, 0, buffer.m_view);
-    CHECK(buffer.m_view.at(2, 1) == toArgb(kPlaybackReadColour));                                       // slice 2: now
+    CHECK(buffer.m_view.at(2, 1) == toArgb(kPlaybackReadColour));  // slice 2: now
     CHECK(buffer.m_view.at(1, 0) == toArgb(mixed(kPlaybackIdleColour, kPlaybackWriteColour, 0.5)));  // slice 1: fading
-    CHECK(buffer.m_view.at(0, 0) == toArgb(kPlaybackIdleColour));                                       // slice 0: gone
+    CHECK(buffer.m_view.at(0, 0) == toArgb(kPlaybackIdleColour));  // slice 0: gone
     CHECK(buffer.m_view.at(2, 0) == toArgb(kNoSampleColour));
     drawPlaybackPlane(cells, played, 0, 2, 0, buffer.m_view);
     CHECK(buffer.m_view.at(0, 0) == toArgb(kPlaybackReadColour));
