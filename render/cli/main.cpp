@@ -178,8 +178,10 @@ bool settleShape(const ArrayViewOptions& given, const timeline::SampledArray& ar
     } else if (guess.m_shape.m_rows && guess.m_shape.m_columns && guess.m_shape.m_elementSize == shape.m_elementSize) {
         shape.m_rows = guess.m_shape.m_rows, shape.m_columns = guess.m_shape.m_columns;
         shape.m_depth = std::max<uint64_t>(guess.m_shape.m_depth, 1);
-        page.m_shapeFrom.push_back("dimensions inferred (" + percentText(guess.m_rowConfidence) +
-                                   " of column steps agree)");
+        page.m_shapeFrom.push_back(guess.m_rowConfidence > 0
+                                       ? "dimensions inferred (" + percentText(guess.m_rowConfidence) +
+                                             " of column steps agree)"
+                                       : "dimensions assumed, not inferred: see below (give --dims)");
     } else {
         const uint64_t elements = std::max<uint64_t>(array.m_size / shape.m_elementSize, 1);
         shape.m_columns = static_cast<uint64_t>(std::ceil(std::sqrt(static_cast<double>(elements))));

@@ -1,5 +1,6 @@
-// Each pixel asks which cell it shows (nearest, no averaging): a view smaller than its array
-// skips cells, which the page avoids by giving each cell at least a pixel where it can.
+// While cells are a pixel or more, each pixel shows the cell its centre falls in; an array
+// larger than its view puts several cells in a pixel, which then shows them all (the earliest,
+// latest or most touched of them), never skipping one.
 #include "render/raster/array_grid.hpp"
 
 #include <algorithm>
@@ -46,26 +47,60 @@ int cellCentrePixel(uint64_t cell, int pixels, uint64_t cells) {
     return static_cast<int>((static_cast<double>(cell) + 0.5) * pixels / static_cast<double>(cells));
 }
 
+namespace {
+
+// The cells a pixel shows along one axis, [m_first, m_end): the one its centre falls in while
+// cells are at least a pixel, else every cell it covers (none is skipped: a pixel is "no
+// sample" only when none of its cells had one).
+struct CellSpan {
+    uint64_t m_first = 0, m_end = 0;
+};
+
+std::vector<CellSpan> spansOf(int pixels, uint64_t cells) {
+    std::vector<CellSpan> spans(static_cast<size_t>(pixels));
+    for (int p = 0; p < pixels; ++p) {
+        if (cells <= static_cast<uint64_t>(pixels)) {
+            const uint64_t cell = cellAtPixel(p, pixels, cells);
+            spans[p] = {cell, cell + 1};
+        } else {
+            spans[p] = {static_cast<uint64_t>(p) * cells / static_cast<uint64_t>(pixels),
+                        static_cast<uint64_t>(p + 1) * cells / static_cast<uint64_t>(pixels)};
+        }
+    }
+    return spans;
+}
+
+}  // namespace
+
 void drawCellPlane(const timeline::ArrayCells& cells, uint64_t plane, CellColouring colouring, PixelBuffer target) {
     const timeline::ArrayShape& shape = cells.m_shape;
     if (shape.cells() == 0 || target.m_width <= 0 || target.m_height <= 0) return;
     const uint32_t noSample = toArgb(kNoSampleColour), separator = toArgb(kCellSeparatorColour);
-    std::vector<uint64_t> columnOf(static_cast<size_t>(target.m_width));
-    for (int x = 0; x < target.m_width; ++x) columnOf[x] = cellAtPixel(x, target.m_width, shape.m_columns);
+    const std::vector<CellSpan> columns = spansOf(target.m_width, shape.m_columns);
+    const std::vector<CellSpan> rows = spansOf(target.m_height, shape.m_rows);
+    // Several cells in a pixel: the earliest first access, or the latest last one, or the most
+    // touched, of those sampled.
+    const bool earliest = colouring == CellColouring::FirstTouch;
     for (int y = 0; y < target.m_height; ++y) {
         uint32_t* row = target.row(y);
         if (separates(y, target.m_height, shape.m_rows)) {
             std::fill(row, row + target.m_width, separator);
             continue;
         }
-        const uint64_t r = cellAtPixel(y, target.m_height, shape.m_rows);
         for (int x = 0; x < target.m_width; ++x) {
             if (separates(x, target.m_width, shape.m_columns)) {
                 row[x] = separator;
                 continue;
             }
-            const timeline::ArrayCell& cell = cells.cellAt(plane, r, columnOf[x]);
-            row[x] = cell.sampled() ? toArgb(touchRampColour(cellRampPosition(cell, cells, colouring))) : noSample;
+            double position = earliest ? 2 : -1;
+            for (uint64_t r = rows[y].m_first; r < rows[y].m_end; ++r)
+                for (uint64_t c = columns[x].m_first; c < columns[x].m_end; ++c) {
+                    const timeline::ArrayCell& cell = cells.cellAt(plane, r, c);
+                    if (!cell.sampled()) continue;
+                    const double at = cellRampPosition(cell, cells, colouring);
+                    position = earliest ? std::min(position, at) : std::max(position, at);
+                }
+            row[x] = position >= 0 && position <= 1 ? toArgb(touchRampColour(position)) : noSample;
         }
     }
 }
@@ -87,21 +122,33 @@ void drawPlaybackPlane(const timeline::ArrayCells& cells, const timeline::Playba
             written[touch.m_cell - base] = touch.m_written;
         }
     const uint32_t separator = toArgb(kCellSeparatorColour);
+    const std::vector<CellSpan> columns = spansOf(target.m_width, shape.m_columns);
+    const std::vector<CellSpan> rows = spansOf(target.m_height, shape.m_rows);
     for (int y = 0; y < target.m_height; ++y) {
         uint32_t* row = target.row(y);
         const bool rowEdge = separates(y, target.m_height, shape.m_rows);
-        const uint64_t r = cellAtPixel(y, target.m_height, shape.m_rows);
         for (int x = 0; x < target.m_width; ++x) {
             if (rowEdge || separates(x, target.m_width, shape.m_columns)) {
                 row[x] = separator;
                 continue;
             }
-            const uint64_t c = cellAtPixel(x, target.m_width, shape.m_columns);
-            const uint64_t index = r * shape.m_columns + c;
-            Rgb colour = cells.cellAt(plane, r, c).sampled() ? kPlaybackIdleColour : kNoSampleColour;
-            if (age[index] >= 0) {  // touched lately: this slice in full colour, earlier ones fading
-                const Rgb touch = written[index] ? kPlaybackWriteColour : kPlaybackReadColour;
-                colour = age[index] == 0 ? touch : mixed(colour, touch, 1.0 - static_cast<double>(age[index]) / fade);
+            // Of the pixel's cells: the youngest touch (a write before a read of the same age).
+            bool sampled = false, write = false;
+            int32_t youngest = -1;
+            for (uint64_t r = rows[y].m_first; r < rows[y].m_end; ++r)
+                for (uint64_t c = columns[x].m_first; c < columns[x].m_end; ++c) {
+                    const uint64_t index = r * shape.m_columns + c;
+                    sampled = sampled || cells.cellAt(plane, r, c).sampled();
+                    if (age[index] < 0) continue;
+                    if (youngest < 0 || age[index] < youngest || (age[index] == youngest && written[index])) {
+                        write = written[index] || (age[index] == youngest && write);
+                        youngest = age[index];
+                    }
+                }
+            Rgb colour = sampled ? kPlaybackIdleColour : kNoSampleColour;
+            if (youngest >= 0) {  // touched lately: this slice in full colour, earlier ones fading
+                const Rgb touch = write ? kPlaybackWriteColour : kPlaybackReadColour;
+                colour = youngest == 0 ? touch : mixed(colour, touch, 1.0 - static_cast<double>(youngest) / fade);
             }
             row[x] = toArgb(colour);
         }

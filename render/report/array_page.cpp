@@ -299,6 +299,8 @@ void ArrayPage::paintNotes(cairo_t* cr) const {
          (m_options.m_order == timeline::ArrayOrder::RowMajor ? "row-major" : "column-major"));
     note(m_options.m_shapeGiven ? "given on the command line" : "not given:");
     for (const std::string& from : m_options.m_shapeFrom) note(from);
+    if (!m_layout.m_planes.empty() && m_layout.m_planes.front().m_height < static_cast<double>(shape.m_rows))
+        note("more cells than pixels: a pixel shows all of its cells (the earliest, latest or most touched)");
     if (m_cells.m_outside) note(timeline::countedText(m_cells.m_outside, "sample") + " past the last element");
     uint64_t reads = 0, writes = 0, sampled = 0;
     for (const timeline::ArrayCell& cell : m_cells.m_cells) {

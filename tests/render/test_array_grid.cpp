@@ -98,3 +98,29 @@ TEST_CASE("array grid: a playback frame shows its slice in full colour, the one 
     CHECK(buffer.m_view.at(0, 0) == toArgb(kPlaybackReadColour));
     CHECK(buffer.m_view.at(2, 1) == toArgb(kPlaybackIdleColour));  // sampled later, not yet
 }
+
+TEST_CASE("array grid: more cells than pixels: a pixel shows every cell it covers, none skipped") {
+    ArrayCells cells;
+    cells.m_shape = {8, 4, 4, 1};
+    cells.m_cells.resize(16);
+    cells.m_cells[1 * 4 + 1] = {1, 0, 100, 100};  // (1, 1): in the top-left pixel, off its centre
+    cells.m_cells[0 * 4 + 3] = {1, 0, 200, 200};  // (0, 3): top-right
+    cells.m_cells[1 * 4 + 2] = {0, 1, 300, 300};  // (1, 2): top-right too, later
+    cells.m_samples = 3;
+    cells.m_firstNs = 100;
+    cells.m_lastNs = 300;
+    cells.m_mostTouched = 1;
+    Buffer buffer(2, 2);
+    drawCellPlane(cells, 0, CellColouring::FirstTouch, buffer.m_view);
+    CHECK(buffer.m_view.at(0, 0) == toArgb(touchRampColour(0)));
+    CHECK(buffer.m_view.at(1, 0) == toArgb(touchRampColour(0.5)));  // the earlier of its two
+    CHECK(buffer.m_view.at(0, 1) == toArgb(kNoSampleColour));
+    drawCellPlane(cells, 0, CellColouring::LastTouch, buffer.m_view);
+    CHECK(buffer.m_view.at(1, 0) == toArgb(touchRampColour(1)));  // the later
+    Playback played;
+    played.m_touches = {{{5, true, false}, {6, false, true}}};
+    drawPlaybackPlane(cells, played, 0, 3, 0, buffer.m_view);
+    CHECK(buffer.m_view.at(0, 0) == toArgb(kPlaybackReadColour));
+    CHECK(buffer.m_view.at(1, 0) == toArgb(kPlaybackWriteColour));
+    CHECK(buffer.m_view.at(1, 1) == toArgb(kNoSampleColour));
+}
