@@ -34,6 +34,13 @@ std::vector<Rect> panels(const Rect& area, size_t count, double unitWidth, doubl
     return rects;
 }
 
+// The notes move left to the panels when the panels leave room: the key beside the picture.
+void besideThePanels(ArrayPageLayout& layout, double gap) {
+    double right = 0;
+    for (const Rect& panel : layout.m_planes) right = std::max(right, panel.right());
+    layout.m_notes.m_x = std::min(layout.m_notes.m_x, std::round(right + 3 * gap));
+}
+
 }  // namespace
 
 ArrayPageLayout arrayPageLayout(const ArrayPageOptions& options) {
@@ -56,10 +63,12 @@ ArrayPageLayout arrayPageLayout(const ArrayPageOptions& options) {
         const double unitWidth = columns * depth + (depth - 1) * std::max(1.0, columns / 16);
         for (const Rect& frame : panels(area, options.m_frames, unitWidth, rows, label, gap))
             layout.m_planes.push_back(frame);
+        besideThePanels(layout, gap);
         return layout;
     }
     if (depth == 1) {
         layout.m_planes = panels(area, 1, columns, rows, label, gap);
+        besideThePanels(layout, gap);
         return layout;
     }
     Rect slices = area, stack = area;
