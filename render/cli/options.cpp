@@ -360,6 +360,13 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
     if (arrayGiven) {
         if (options.m_export.empty())
             return error("--array draws a page for --export; the window has no array view yet");
+        const render::ReportOptions& report = options.m_report;
+        const char* heapOnly = report.m_bins                                           ? "--bins"
+                               : options.m_rangeFrom || options.m_rangeTo              ? "--range"
+                               : report.m_addrLo != 0 || report.m_addrHi != UINT64_MAX ? "--addr"
+                               : !options.m_cursors.empty()                            ? "--cursor"
+                                                                                       : nullptr;
+        if (heapOnly) return error(std::string(heapOnly) + " is for the heap's report, not --array");
         if (accesses == "reads")
             array.m_accesses = timeline::AccessFilter::Reads;
         else if (accesses == "writes")

@@ -269,6 +269,7 @@ TEST_CASE("array view: bad --array, --dims, --elem, --order, --colour, --frames 
         {{"--array", "site=new_matrix:1", "--frames", "0"}, "--frames 0:"},
         {{"--array", "site=new_matrix:1", "--accesses", "on"}, "--accesses on:"},
         {{"--dims", "64x64"}, "--dims goes with --array"},
+        {{"--array", "site=new_matrix:1", "--bins", "size"}, "--bins is for the heap's report, not --array"},
     };
     for (const auto& [options, message] : cases) {
         std::vector<std::string> arguments = {recorded.log(), "--export", out};
