@@ -30,9 +30,9 @@ Playback playback(const SampledArray& array, const ArrayShape& shape, ArrayOrder
     }
     const uint64_t span = result.m_lastNs - result.m_firstNs;
     for (uint32_t s = 0; s < slices; ++s)
-        result.m_sliceEndNs.push_back(s + 1 == slices ? result.m_lastNs
-                                                      : result.m_firstNs + static_cast<uint64_t>(
-                                                                               static_cast<double>(span) * (s + 1) / slices));
+        result.m_sliceEndNs.push_back(
+            s + 1 == slices ? result.m_lastNs
+                            : result.m_firstNs + static_cast<uint64_t>(static_cast<double>(span) * (s + 1) / slices));
     for (const ArraySample& sample : array.m_samples) {
         uint64_t cell = 0;
         if (!cellOf(sample, cell)) continue;

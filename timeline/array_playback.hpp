@@ -17,7 +17,7 @@ struct CellTouch {
 
 struct Playback {
     uint64_t m_firstNs = 0, m_lastNs = 0;  // the samples' span
-    std::vector<uint64_t> m_sliceEndNs;    // slice s covers up to and including m_sliceEndNs[s]
+    std::vector<uint64_t> m_sliceEndNs;  // slice s covers up to and including m_sliceEndNs[s]
     std::vector<std::vector<CellTouch>> m_touches;  // per slice, in time order
 };
 

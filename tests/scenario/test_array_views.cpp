@@ -75,14 +75,16 @@ struct Picture {
     cairo_surface_t* m_image = nullptr;
     memlog::render::ArrayPageLayout m_layout;
     ArrayShape m_shape;
-    Picture(const std::string& png, const ArrayPageOptions& options) : m_layout(arrayPageLayout(options)), m_shape(options.m_shape) {
+    Picture(const std::string& png, const ArrayPageOptions& options)
+        : m_layout(arrayPageLayout(options)), m_shape(options.m_shape) {
         m_image = cairo_image_surface_create_from_png(png.c_str());
         REQUIRE(cairo_surface_status(m_image) == CAIRO_STATUS_SUCCESS);
         REQUIRE(cairo_image_surface_get_width(m_image) == options.m_width);
     }
     ~Picture() { cairo_surface_destroy(m_image); }
     uint32_t pixel(int x, int y) const {
-        const auto* row = cairo_image_surface_get_data(m_image) + static_cast<long>(y) * cairo_image_surface_get_stride(m_image);
+        const auto* row =
+            cairo_image_surface_get_data(m_image) + static_cast<long>(y) * cairo_image_surface_get_stride(m_image);
         return reinterpret_cast<const uint32_t*>(row)[x] | 0xff00'0000u;
     }
     // The centre pixel of cell (row, column) in panel `panel` (a plane, or a frame of a 2-D array).
@@ -163,9 +165,9 @@ auto byTile = [](const CellPlace& p) { return std::make_tuple(p.m_row / 32, p.m_
 // The first and the last group are not equally bright: the picture is not one colour.
 template <typename Group>
 bool spansTheRamp(const std::vector<SampledPixel>& cells, Group group) {
-    const auto [first, last] = std::minmax_element(cells.begin(), cells.end(), [&](const SampledPixel& a, const SampledPixel& b) {
-        return group(a.m_place) < group(b.m_place);
-    });
+    const auto [first, last] = std::minmax_element(
+        cells.begin(), cells.end(),
+        [&](const SampledPixel& a, const SampledPixel& b) { return group(a.m_place) < group(b.m_place); });
     return first->m_brightness < last->m_brightness;
 }
 
@@ -199,16 +201,21 @@ TEST_CASE("array view: blocked order reads a tile after tile of 32 x 32, not row
     CHECK(groupsOutOfOrder(a, byRow) > 0);
 }
 
-TEST_CASE("array view: the 3-D grid's fill maps to (k, i, j): planes side by side brighten plane after plane, row after row") {
+TEST_CASE(
+    "array view: the 3-D grid's fill maps to (k, i, j): planes side by side brighten plane after plane, row after "
+    "row") {
     const Recording recorded({scenarioPath("annotated_grid"), "20"});
     const ArrayShape grid{8, 64, 64, 8};
     // The shape from memlog_array() in the program (no --elem, no --dims), writes only: the fill.
     const auto cells = drawnCells(recorded.log(), "site=main:1", grid, {"--accesses", "writes"}, AccessFilter::Writes);
-    CHECK(groupsOutOfOrder(cells, [](const CellPlace& p) { return std::make_tuple(p.m_plane, p.m_row, p.m_column); }) == 0);
+    CHECK(groupsOutOfOrder(cells, [](const CellPlace& p) { return std::make_tuple(p.m_plane, p.m_row, p.m_column); }) ==
+          0);
     CHECK(spansTheRamp(cells, [](const CellPlace& p) { return p.m_plane; }));
 }
 
-TEST_CASE("array view: --frames 6 draws 6 frames, each with exactly its time slice's cells in full colour, the slice before fading") {
+TEST_CASE(
+    "array view: --frames 6 draws 6 frames, each with exactly its time slice's cells in full colour, the slice before "
+    "fading") {
     const Recording recorded({scenarioPath("matrix_multiply"), "row", "256"});
     const std::string png = recorded.log() + ".frames.png";
     const Outcome drawn = timelineRun({recorded.log(), "--export", png, "--array", "site=new_matrix:1", "--elem", "8",
@@ -252,7 +259,9 @@ TEST_CASE("array view: --frames 6 draws 6 frames, each with exactly its time sli
     CHECK(reads >= 100);  // (the fill's writes are over in a fraction of a millisecond: few or no samples)
 }
 
-TEST_CASE("array view: bad --array, --dims, --elem, --order, --colour, --frames and --accesses values stop with status 2, naming the option") {
+TEST_CASE(
+    "array view: bad --array, --dims, --elem, --order, --colour, --frames and --accesses values stop with status 2, "
+    "naming the option") {
     const Recording recorded({scenarioPath("matrix_multiply"), "row", "64"});
     const std::string out = recorded.log() + ".bad.png";
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -283,7 +292,9 @@ TEST_CASE("array view: bad --array, --dims, --elem, --order, --colour, --frames 
     }
 }
 
-TEST_CASE("phase marks: the grid's memlog_phase() calls are dashed lines on the heap's picture at their times, and nowhere else") {
+TEST_CASE(
+    "phase marks: the grid's memlog_phase() calls are dashed lines on the heap's picture at their times, and nowhere "
+    "else") {
     const Recording recorded({scenarioPath("annotated_grid"), "20"});
     const std::string png = recorded.log() + ".report.png";
     const Outcome drawn = timelineRun({recorded.log(), "--export", png, "--size", "1600x1000"});
@@ -305,14 +316,16 @@ TEST_CASE("phase marks: the grid's memlog_phase() calls are dashed lines on the 
     const uint32_t line = memlog::render::toArgb(memlog::render::kPhaseColour);
     auto linePixels = [&](int x) {
         size_t count = 0;
-        for (int y = static_cast<int>(view.m_y) + 1; y < static_cast<int>(view.bottom()) - 1; ++y) count += picture.pixel(x, y) == line;
+        for (int y = static_cast<int>(view.m_y) + 1; y < static_cast<int>(view.bottom()) - 1; ++y)
+            count += picture.pixel(x, y) == line;
         return count;
     };
     const double height = view.m_height;
     std::vector<int> columns;
     for (uint64_t at : phases) {
         const int x = static_cast<int>(std::round(view.m_x + static_cast<double>(at - window.m_from) /
-                                                                 static_cast<double>(window.m_to - window.m_from) * view.m_width));
+                                                                 static_cast<double>(window.m_to - window.m_from) *
+                                                                 view.m_width));
         columns.push_back(x);
         INFO("phase at " << at << " ns, x " << x);
         CHECK(linePixels(x) >= static_cast<size_t>(height * 0.45));  // dashes of 4 on 3 off
