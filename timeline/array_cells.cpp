@@ -21,7 +21,17 @@ CellPlace placeOf(uint64_t index, const ArrayShape& shape, ArrayOrder order) {
     return place;
 }
 
-ArrayCells arrayCells(const SampledArray& array, const ArrayShape& shape, ArrayOrder order, uint64_t untilNs) {
+bool passes(format::AccessKind kind, AccessFilter filter) {
+    switch (filter) {
+    case AccessFilter::Reads: return format::reads(kind);
+    case AccessFilter::Writes: return format::writes(kind);
+    case AccessFilter::Both: break;
+    }
+    return true;
+}
+
+ArrayCells arrayCells(const SampledArray& array, const ArrayShape& shape, ArrayOrder order, uint64_t untilNs,
+                      AccessFilter filter) {
     ArrayCells cells;
     cells.m_shape = shape;
     cells.m_order = order;
@@ -30,6 +40,7 @@ ArrayCells arrayCells(const SampledArray& array, const ArrayShape& shape, ArrayO
     bool first = true;
     for (const ArraySample& sample : array.m_samples) {
         if (sample.m_timeNs > untilNs) break;
+        if (!passes(sample.m_kind, filter)) continue;
         const uint64_t index = sample.m_offset / shape.m_elementSize;
         if (index >= shape.cells()) {
             ++cells.m_outside;
@@ -39,8 +50,8 @@ ArrayCells arrayCells(const SampledArray& array, const ArrayShape& shape, ArrayO
         ArrayCell& cell = cells.m_cells[(place.m_plane * shape.m_rows + place.m_row) * shape.m_columns + place.m_column];
         if (!cell.sampled()) cell.m_firstNs = sample.m_timeNs;
         cell.m_lastNs = sample.m_timeNs;
-        if (format::reads(sample.m_kind)) ++cell.m_reads;
-        if (format::writes(sample.m_kind)) ++cell.m_writes;
+        if (format::reads(sample.m_kind) && filter != AccessFilter::Writes) ++cell.m_reads;
+        if (format::writes(sample.m_kind) && filter != AccessFilter::Reads) ++cell.m_writes;
         cells.m_mostTouched = std::max(cells.m_mostTouched, cell.m_reads + cell.m_writes);
         if (first) cells.m_firstNs = sample.m_timeNs;
         cells.m_lastNs = sample.m_timeNs;

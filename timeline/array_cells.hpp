@@ -40,8 +40,12 @@ struct CellPlace {
 };
 CellPlace placeOf(uint64_t index, const ArrayShape& shape, ArrayOrder order);
 
+// Which accesses a view counts: both, or only reads or only writes (a read-modify-write is both).
+enum class AccessFilter { Both, Reads, Writes };
+bool passes(format::AccessKind kind, AccessFilter filter);
+
 // The samples up to `untilNs` (all by default) placed in cells of `shape`.
 ArrayCells arrayCells(const SampledArray& array, const ArrayShape& shape, ArrayOrder order,
-                      uint64_t untilNs = UINT64_MAX);
+                      uint64_t untilNs = UINT64_MAX, AccessFilter filter = AccessFilter::Both);
 
 }  // namespace memlog::timeline

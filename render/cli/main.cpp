@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,10 +14,12 @@
 
 #include "render/cli/options.hpp"
 #include "render/report/cache_pages.hpp"
+#include "render/report/array_page.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
+#include "timeline/array_shape.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/cache_report.hpp"
 #include "timeline/diagnostics.hpp"
@@ -138,10 +142,100 @@ int runWindow(TimelineOptions& options) {
     return render::runWindow(window);
 }
 
+std::string percentText(double share) { return std::to_string(static_cast<int>(share * 100 + 0.5)) + "%"; }
+
+// --elem and --dims as given; what is missing from memlog_array() in the program, else from
+// the inference, and the page told which. An array whose rows could not be inferred is drawn
+// as a near-square of its elements in order, and says that too.
+bool settleShape(const ArrayViewOptions& given, const timeline::SampledArray& array, render::ArrayPageOptions& page) {
+    const bool elementGiven = given.m_elementSize != 0, dimsGiven = given.m_rows != 0;
+    page.m_shapeGiven = elementGiven && dimsGiven;
+    timeline::ArrayShape shape;
+    timeline::ShapeGuess guess;
+    const bool annotated = array.m_annotatedShape.has_value();
+    if (!page.m_shapeGiven && !annotated) guess = timeline::inferShape(array);
+    auto fromProgram = [&](const char* what) {
+        page.m_shapeFrom.push_back(std::string(what) + " from memlog_array()");
+    };
+    if (elementGiven) {
+        shape.m_elementSize = given.m_elementSize;
+    } else if (annotated) {
+        shape.m_elementSize = array.m_annotatedShape->m_elementSize;
+        fromProgram("element size");
+    } else {
+        shape.m_elementSize = guess.m_shape.m_elementSize;
+        page.m_shapeFrom.push_back("element size inferred (" + percentText(guess.m_elementConfidence) +
+                                   " of samples agree)");
+    }
+    if (shape.m_elementSize == 0) {
+        fail("--array " + given.m_spec + ": no element size to draw with (give --elem)");
+        return false;
+    }
+    if (dimsGiven) {
+        shape.m_rows = given.m_rows, shape.m_columns = given.m_columns, shape.m_depth = given.m_depth;
+    } else if (annotated) {
+        shape.m_rows = array.m_annotatedShape->m_rows, shape.m_columns = array.m_annotatedShape->m_columns;
+        shape.m_depth = std::max<uint64_t>(array.m_annotatedShape->m_depth, 1);
+        fromProgram("dimensions");
+    } else if (guess.m_shape.m_rows && guess.m_shape.m_columns && guess.m_shape.m_elementSize == shape.m_elementSize) {
+        shape.m_rows = guess.m_shape.m_rows, shape.m_columns = guess.m_shape.m_columns;
+        shape.m_depth = std::max<uint64_t>(guess.m_shape.m_depth, 1);
+        page.m_shapeFrom.push_back(guess.m_rowConfidence > 0
+                                       ? "dimensions inferred (" + percentText(guess.m_rowConfidence) +
+                                             " of column steps agree)"
+                                       : "dimensions assumed, not inferred: see below (give --dims)");
+    } else {
+        const uint64_t elements = std::max<uint64_t>(array.m_size / shape.m_elementSize, 1);
+        shape.m_columns = static_cast<uint64_t>(std::ceil(std::sqrt(static_cast<double>(elements))));
+        shape.m_rows = (elements + shape.m_columns - 1) / shape.m_columns;
+        shape.m_depth = 1;
+        page.m_shapeFrom.push_back("no row length could be inferred: the elements in order, cut into rows of " +
+                                   std::to_string(shape.m_columns) + " (give --dims)");
+    }
+    if (!guess.m_how.empty()) page.m_shapeFrom.push_back("inference: " + guess.m_how);
+    if (shape.cells() > (1u << 24)) {
+        fail("--array " + given.m_spec + ": " + std::to_string(shape.cells()) + " cells, more than 16M (give --dims)");
+        return false;
+    }
+    page.m_shape = shape;
+    return true;
+}
+
+// --array: the array page instead of the heap's report.
+int runArrayPage(const TimelineOptions& options, OutputFile& output) {
+    const ArrayViewOptions& given = *options.m_array;
+    timeline::LogReader reader(options.m_log);
+    reader.forEachEvent([](const timeline::Event&) {});
+    timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
+    std::string error;
+    const std::optional<timeline::SampledArray> array = timeline::findArray(reader, names, given.m_spec, &error);
+    if (!array) return fail("--array " + given.m_spec + ": " + error);
+    render::ArrayPageOptions page;
+    page.m_width = options.m_report.m_width;
+    page.m_height = options.m_report.m_height;
+    page.m_order = given.m_order;
+    page.m_colouring = given.m_colouring;
+    page.m_accesses = given.m_accesses;
+    page.m_frames = given.m_frames;
+    page.m_fade = std::min<uint32_t>(3, std::max<uint32_t>(given.m_frames, 1));
+    const size_t slash = options.m_log.rfind('/');
+    page.m_logName = slash == std::string::npos ? options.m_log : options.m_log.substr(slash + 1);
+    for (const timeline::Annotation& annotation : reader.annotations())
+        if (annotation.m_what == format::AnnotationKind::Phase)
+            page.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
+    if (!settleShape(given, *array, page)) return 2;
+    const render::ArrayPage drawn(*array, page);
+    render::exportPage(render::PaintedPage(page.m_width, page.m_height, [&drawn](cairo_t* cr) { drawn.paint(cr); }), options.m_format,
+                       output.file(), options.m_export);
+    if (!output.commit()) return fail("cannot write " + options.m_export + ": " + output.error());
+    return 0;
+}
+
 int run(TimelineOptions& options) {
     if (options.m_export.empty()) return runWindow(options);
     OutputFile output(options.m_export);
     if (!output.file()) return fail("cannot write " + options.m_export + ": " + output.error());
+    if (options.m_array) return runArrayPage(options, output);
     render::ReportOptions& report = options.m_report;
     report.m_logPath = options.m_log;
     timeline::BlockModel model;
@@ -157,6 +251,9 @@ int run(TimelineOptions& options) {
                             ": " + options.m_log + ": " + refusal);
         }
         model = timeline::buildBlockModel(reader);
+        for (const timeline::Annotation& annotation : reader.annotations())
+            if (annotation.m_what == format::AnnotationKind::Phase)
+                report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
         const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
         // Names also tell the runtime's one-time blocks among those live at the end.
         if (needSites || model.summary().m_leakedBlocks) {

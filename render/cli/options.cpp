@@ -19,6 +19,7 @@ block a rectangle from its allocation to its free (or the end of the log),
 with an occupancy bar, a context view, a legend and a header. The address
 axis shows only the ranges that held blocks. A pixel covered by many small
 blocks shows them all (equation 1 of Moreta & Telea, with the bias --alpha).
+The program's phases (memlog_phase() in memlog.h) are labelled dashed lines.
 
 Without --export, memtimeline opens a window (it needs a display) that draws
 the same picture: zoom and pan with the wheel, drags and keys, hover a block
@@ -39,7 +40,7 @@ key. The options below set where the window starts.
   --accesses on|off     the log's sampled accesses over the blocks, reads blue
                         and writes red, denser samples more opaque, the blocks
                         washed out under them (default on; the key a in the
-                        window)
+                        window); with --array: reads, writes or both, below
   --cache SIZE:WAYS:LINE
                         a cache simulated over every access of a full trace
                         (memlog run --full-trace, memlog import): SIZE in
@@ -76,6 +77,34 @@ key. The options below set where the window starts.
                         or in address (side by side)
   --cursor T            a cushion cursor at T (a time, or an event number with
                         --x events), over every view; repeatable
+  --array SPEC          draw one array's cells instead of the heap (with
+                        --export): SPEC is an address in hex (the block that
+                        held it longest, or the global there), seq=N (the N-th
+                        allocation), site=FUNCTION:K (the K-th block FUNCTION
+                        allocated) or global=NAME; `memlog arrays LOG` lists
+                        them. The page says how many samples it rests on and
+                        over what time; a cell no sample fell in is drawn as
+                        "no sample", never as "not accessed"
+  --elem N              with --array: the element size in bytes, 1 to 4096
+  --dims RxC[xD]        with --array: rows x columns, or rows x columns x
+                        planes (drawn side by side and stacked isometrically);
+                        at most 16M cells. Without --elem or --dims the shape
+                        comes from memlog_array() in the program, else it is
+                        inferred from the samples, and the page says so and
+                        how sure the inference is
+  --order row|col       with --array: row-major (C, default) or column-major
+                        (Fortran) element order
+  --colour first|last|count
+                        with --array: a cell's colour from its first sampled
+                        access (default) or its last, dark early and bright
+                        late, or from how many samples fell in it
+  --accesses reads|writes|both
+                        with --array: which sampled accesses count (default
+                        both)
+  --frames N            with --array: a playback strip of N frames (1 to 64)
+                        instead: the samples' time cut in N equal slices, each
+                        frame the cells of its slice, reads blue and writes
+                        red, fading over the next two frames
   --paths names|full    the header names the program and the log (default), or
                         gives their full paths (which name the folders of the
                         machine that drew the report)
@@ -142,10 +171,50 @@ bool parseXValue(const std::string& text, XValue& value) {
     return true;
 }
 
+// The forms findArray takes; what they name is checked against the log.
+bool validArraySpec(const std::string& spec) {
+    uint64_t number = 0;
+    if (spec.starts_with("0x")) return spec.size() > 2 && parseUnsigned(spec.substr(2), number, 16);
+    if (spec.starts_with("seq=")) return parseUnsigned(spec.substr(4), number);
+    if (spec.starts_with("global=")) return spec.size() > 7;
+    if (spec.starts_with("site=")) {
+        const size_t colon = spec.rfind(':');
+        return colon != std::string::npos && colon > 5 && parseUnsigned(spec.substr(colon + 1), number) && number > 0;
+    }
+    return false;
+}
+
+// "256x256" or "64x64x8".
+bool parseDims(const std::string& text, ArrayViewOptions& array) {
+    std::vector<uint64_t> sides;
+    size_t at = 0;
+    while (true) {
+        const size_t x = text.find('x', at);
+        uint64_t side = 0;
+        if (!parseUnsigned(text.substr(at, x == std::string::npos ? std::string::npos : x - at), side) || side == 0 ||
+            side > (1u << 24))
+            return false;
+        sides.push_back(side);
+        if (x == std::string::npos) break;
+        at = x + 1;
+    }
+    if (sides.size() < 2 || sides.size() > 3) return false;
+    const uint64_t depth = sides.size() == 3 ? sides[2] : 1;
+    if (sides[0] * sides[1] > (1u << 24) || sides[0] * sides[1] * depth > (1u << 24)) return false;
+    array.m_rows = sides[0];
+    array.m_columns = sides[1];
+    array.m_depth = depth;
+    return true;
+}
+
 }  // namespace
 
 TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
     TimelineOptions options;
+    ArrayViewOptions array;
+    bool arrayGiven = false;
+    std::vector<std::string> arrayOnly;  // options that mean something only with --array
+    std::string accesses;
     auto error = [&](const std::string& message) {
         options.m_exit = fail(message + " (see memtimeline --help)");
         return options;
@@ -168,7 +237,9 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                                 argument == "--range" || argument == "--addr" || argument == "--bins" ||
                                 argument == "--layout" || argument == "--cursor" || argument == "--scale" ||
                                 argument == "--paths" || argument == "--draft-above" || argument == "--accesses" ||
-                                argument == "--cache" || argument == "--view" || argument == "--idle";
+                                argument == "--cache" || argument == "--view" || argument == "--idle" ||
+                                argument == "--array" || argument == "--elem" || argument == "--dims" ||
+                                argument == "--order" || argument == "--colour" || argument == "--frames";
         if (argument == "--follow" || argument == "--trace") {
             (argument == "--follow" ? options.m_follow : options.m_trace) = true;
             continue;
@@ -207,8 +278,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                 return error("--alpha " + value + ": a number above 0, at most 1");
             report.m_alpha = alpha;
         } else if (argument == "--accesses") {
-            if (value != "on" && value != "off") return error("--accesses " + value + ": on or off");
-            report.m_accessMarks = value == "on";
+            accesses = value;  // on|off for the heap, reads|writes|both with --array: checked below
         } else if (argument == "--cache") {
             const size_t first = value.find(':'), second = value.find(':', first == std::string::npos ? first : first + 1);
             uint64_t ways = 0, line = 0;
@@ -293,6 +363,43 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             if (!parseUnsigned(value, blocks))
                 return error("--draft-above " + value + ": a number of blocks, 0 or more");
             options.m_draftAbove = blocks;
+        } else if (argument == "--array") {
+            if (!validArraySpec(value))
+                return error("--array " + value +
+                             ": give an address in hex (0x55d0c8a2b000), seq=N, site=FUNCTION:K "
+                             "or global=NAME");
+            array.m_spec = value;
+            arrayGiven = true;
+        } else if (argument == "--elem") {
+            if (!parseUnsigned(value, array.m_elementSize) || array.m_elementSize == 0 || array.m_elementSize > 4096)
+                return error("--elem " + value + ": an element size in bytes, 1 to 4096");
+            arrayOnly.push_back(argument);
+        } else if (argument == "--dims") {
+            if (!parseDims(value, array))
+                return error("--dims " + value +
+                             ": give ROWSxCOLUMNS or ROWSxCOLUMNSxPLANES, each at least 1, at most "
+                             "16M cells in all (such as 256x256 or 64x64x8)");
+            arrayOnly.push_back(argument);
+        } else if (argument == "--order") {
+            if (value != "row" && value != "col") return error("--order " + value + ": row or col");
+            array.m_order = value == "row" ? timeline::ArrayOrder::RowMajor : timeline::ArrayOrder::ColumnMajor;
+            arrayOnly.push_back(argument);
+        } else if (argument == "--colour") {
+            if (value == "first")
+                array.m_colouring = render::CellColouring::FirstTouch;
+            else if (value == "last")
+                array.m_colouring = render::CellColouring::LastTouch;
+            else if (value == "count")
+                array.m_colouring = render::CellColouring::Count;
+            else
+                return error("--colour " + value + ": first, last or count");
+            arrayOnly.push_back(argument);
+        } else if (argument == "--frames") {
+            uint64_t frames = 0;
+            if (!parseUnsigned(value, frames) || frames == 0 || frames > 64)
+                return error("--frames " + value + ": a number of frames, 1 to 64");
+            array.m_frames = static_cast<uint32_t>(frames);
+            arrayOnly.push_back(argument);
         } else if (argument == "--cursor") {
             XValue at;
             if (!parseXValue(value, at))
@@ -301,6 +408,30 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         }
     }
     if (options.m_log.empty()) return error("which log?");
+    if (!arrayGiven && !arrayOnly.empty()) return error(arrayOnly.front() + " goes with --array");
+    if (arrayGiven) {
+        if (options.m_export.empty())
+            return error("--array draws a page for --export; the window has no array view yet");
+        const render::ReportOptions& report = options.m_report;
+        const char* heapOnly = report.m_bins                                           ? "--bins"
+                               : options.m_rangeFrom || options.m_rangeTo              ? "--range"
+                               : report.m_addrLo != 0 || report.m_addrHi != UINT64_MAX ? "--addr"
+                               : !options.m_cursors.empty()                            ? "--cursor"
+                                                                                       : nullptr;
+        if (heapOnly) return error(std::string(heapOnly) + " is for the heap's report, not --array");
+        if (accesses == "reads")
+            array.m_accesses = timeline::AccessFilter::Reads;
+        else if (accesses == "writes")
+            array.m_accesses = timeline::AccessFilter::Writes;
+        else if (!accesses.empty() && accesses != "both")
+            return error("--accesses " + accesses + ": with --array, reads, writes or both");
+        options.m_array = array;
+    } else if (!accesses.empty()) {
+        if (accesses != "on" && accesses != "off") return error("--accesses " + accesses + ": on or off");
+        options.m_report.m_accessMarks = accesses == "on";
+    }
+    if (arrayGiven && (options.m_view != ViewKind::Time || options.m_report.m_cache))
+        return error(std::string(options.m_view != ViewKind::Time ? "--view" : "--cache") + " is not for --array");
     if (options.m_idleNs && options.m_view != ViewKind::WorkingSet) return error("--idle is for --view working-set");
     if (options.m_view != ViewKind::Time) {
         const char* view = options.m_view == ViewKind::Memory ? "--view memory" : "--view working-set";

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "render/raster/array_grid.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
 
@@ -20,6 +21,16 @@ struct XValue {
 
 // --view: the time x address picture, or one of the cache's views of a full trace.
 enum class ViewKind { Time, Memory, WorkingSet };
+// --array and what goes with it: the array page instead of the heap's report.
+struct ArrayViewOptions {
+    std::string m_spec;  // as findArray takes it
+    uint64_t m_elementSize = 0;  // --elem; 0: not given
+    uint64_t m_rows = 0, m_columns = 0, m_depth = 0;  // --dims; 0: not given
+    timeline::ArrayOrder m_order = timeline::ArrayOrder::RowMajor;
+    render::CellColouring m_colouring = render::CellColouring::FirstTouch;
+    timeline::AccessFilter m_accesses = timeline::AccessFilter::Both;
+    uint32_t m_frames = 0;  // --frames; 0: the cells' picture
+};
 
 struct TimelineOptions {
     std::string m_log;
@@ -35,6 +46,7 @@ struct TimelineOptions {
     bool m_sizeGiven = false;
     ViewKind m_view = ViewKind::Time;
     std::optional<uint64_t> m_idleNs;  // --idle, for --view working-set
+    std::optional<ArrayViewOptions> m_array;
     int m_exit = -1;  // >= 0: stop with this status (help printed, or a usage error)
 };
 

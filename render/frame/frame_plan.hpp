@@ -12,9 +12,10 @@
 
 namespace memlog::render {
 
-// What a view draws under its layers. New kinds of views (an array's cells, a cache's lines)
-// come in as new kinds and layers: folding and drafts are about blocks only.
-enum class PlanKind : uint8_t { Blocks };
+// What a view draws under its layers. New kinds of views (a cache's lines) come in as new kinds
+// and layers: folding and drafts are about blocks only. ArrayCells: one plane of an array's
+// cells (frame/array_plan), never folded, never a draft.
+enum class PlanKind : uint8_t { Blocks, ArrayCells };
 
 // Everything a view's pixels (before its layers) depend on: equal keys, equal pixels.
 struct PlanKey {

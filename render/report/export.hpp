@@ -6,6 +6,7 @@
 #include <cairo.h>
 
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,20 @@ public:
     virtual int width() const = 0;
     virtual int height() const = 0;
     virtual void paint(cairo_t* cr) const = 0;
+};
+
+// A page from its size and what paints it (the array page).
+class PaintedPage final : public Page {
+public:
+    PaintedPage(int width, int height, std::function<void(cairo_t*)> paint)
+        : m_width(width), m_height(height), m_paint(std::move(paint)) {}
+    int width() const override { return m_width; }
+    int height() const override { return m_height; }
+    void paint(cairo_t* cr) const override { m_paint(cr); }
+
+private:
+    int m_width, m_height;
+    std::function<void(cairo_t*)> m_paint;
 };
 
 // Paints `page` and writes it to `out`. Throws ExportError (a sentence naming `path`).

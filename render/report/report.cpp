@@ -258,6 +258,11 @@ void Report::buildLegend() {
     auto xText = [time](uint64_t value) {
         return time ? timeline::durationText(static_cast<double>(value)) : "event " + timeline::countText(value);
     };
+    if (!m_options.m_phases.empty()) {
+        add(Kind::Heading, "phases (memlog_phase)");
+        for (const PhaseMark& phase : m_options.m_phases)
+            add(Kind::Note, phase.m_name + " at " + timeline::durationText(static_cast<double>(phase.m_timeNs)));
+    }
     if (!m_options.m_cursors.empty()) {
         add(Kind::Heading, "cursors");
         for (uint64_t cursor : m_options.m_cursors) add(Kind::Note, "at " + xText(cursor));
@@ -396,6 +401,7 @@ void Report::paintViewRasters(cairo_t* cr) const {
 void Report::paintView(cairo_t* cr, const View& view) const {
     const ViewCell& cell = view.m_cell;
     strokeRect(cr, cell.m_view, kFrameColour);
+    drawPhaseMarks(cr, m_options.m_phases, m_model, m_options.m_axis, m_window, cell.m_view, m_layout.m_fontSize);
     paintRaster(cr, cell.m_bar, [&](PixelBuffer target) {
         drawOccupancyBar(view.m_occupancy, m_fullBytes, m_options.m_cushion, target);
         CursorLayer(m_options.m_cursors).draw(specOf(view), target);

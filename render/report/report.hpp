@@ -16,6 +16,7 @@
 #include "render/raster/block_colouring.hpp"
 #include "render/raster/block_view.hpp"
 #include "render/report/legend.hpp"
+#include "render/report/phase_marks.hpp"
 #include "render/report/report_layout.hpp"
 #include "timeline/bins.hpp"
 #include "timeline/cache_model.hpp"
@@ -34,6 +35,7 @@ struct ReportOptions {
     std::optional<timeline::BinKind> m_bins;  // correlated views
     BinLayout m_layout = BinLayout::Time;
     std::vector<uint64_t> m_cursors;  // in units of m_axis
+    std::vector<PhaseMark> m_phases;  // memlog_phase() marks, drawn over the views and listed
     // The window's zoom: the main view's address axis, given (a scrolled AddressScale of the
     // whole log, as tall as mainLayout's view) instead of fitted to the blocks in view.
     std::optional<AddressScale> m_addressScale;

@@ -1,0 +1,68 @@
+// The array page: one array of a log as a grid of cells (2-D), or its planes side by side and
+// stacked isometrically (3-D), or a playback strip of its samples in time order; with what the
+// picture rests on (how many samples, over what time), the shape and where it came from, the
+// program's phases, and a key to the colours.
+#pragma once
+
+#include <cairo.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "render/raster/array_grid.hpp"
+#include "render/report/cairo_draw.hpp"
+#include "render/report/phase_marks.hpp"
+#include "timeline/array_cells.hpp"
+#include "timeline/array_playback.hpp"
+#include "timeline/sampled_arrays.hpp"
+
+namespace memlog::render {
+
+struct ArrayPageOptions {
+    int m_width = 1600, m_height = 1000;
+    timeline::ArrayShape m_shape;
+    timeline::ArrayOrder m_order = timeline::ArrayOrder::RowMajor;
+    CellColouring m_colouring = CellColouring::FirstTouch;
+    timeline::AccessFilter m_accesses = timeline::AccessFilter::Both;
+    uint32_t m_frames = 0;  // 0: the cells' picture; N: a playback strip of N frames
+    uint32_t m_fade = 3;  // a playback's touches fade over this many frames
+    bool m_shapeGiven = false;  // --elem and --dims both given
+    std::vector<std::string> m_shapeFrom;  // lines: where the element size and the dimensions came from
+    std::vector<PhaseMark> m_phases;
+    std::string m_logName;
+};
+
+// Where everything goes, in whole pixels (a raster paints 1:1 and a test can find a cell).
+struct ArrayPageLayout {
+    double m_fontSize = 11;
+    Rect m_header, m_notes;
+    std::vector<Rect> m_planes;  // the picture: one per plane; a playback: one per frame
+    Rect m_isometric;  // a 3-D picture's stack; empty otherwise
+};
+
+ArrayPageLayout arrayPageLayout(const ArrayPageOptions& options);
+
+class ArrayPage {
+public:
+    ArrayPage(const timeline::SampledArray& array, ArrayPageOptions options);
+    const ArrayPageOptions& options() const { return m_options; }
+    const ArrayPageLayout& layout() const { return m_layout; }
+    const timeline::ArrayCells& cells() const { return m_cells; }
+    void paint(cairo_t* cr) const;
+
+private:
+    void paintHeader(cairo_t* cr) const;
+    void paintPicture(cairo_t* cr) const;
+    void paintIsometric(cairo_t* cr) const;
+    void paintPlayback(cairo_t* cr) const;
+    void paintNotes(cairo_t* cr) const;
+
+    const timeline::SampledArray& m_array;
+    ArrayPageOptions m_options;
+    ArrayPageLayout m_layout;
+    timeline::ArrayCells m_cells;
+    timeline::Playback m_playback;
+};
+
+}  // namespace memlog::render
