@@ -146,6 +146,7 @@ int run(TimelineOptions& options) {
     {
         timeline::LogReader reader(options.m_log);
         model = timeline::buildBlockModel(reader);
+        if (const auto stopped = reader.whereReadingStopped()) diagnostics::warn(*stopped);
         const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
         // Names also tell the runtime's one-time blocks among those live at the end.
         if (needSites || model.summary().m_leakedBlocks) {

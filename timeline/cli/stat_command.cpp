@@ -304,6 +304,7 @@ int statCommand(const Arguments& arguments) {
             measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
         }
         const auto read = Clock::now();
+        warnWhereReadingStopped(reader);
         auto names = nameStacks(reader);
         const double readSeconds = std::chrono::duration<double>(read - started).count();
         const double nameSeconds = std::chrono::duration<double>(Clock::now() - read).count();
