@@ -34,6 +34,8 @@ namespace memlog::format {
 //    and space reserved but not yet written is zero. So a reader walks pages from offset 4096 to
 //    the end of the file and never needs FileHeader::m_dataEnd, which is only set at a clean end.
 //  - Records carry a global sequence number; readers merge the per-thread chunks by it.
+//  - memlog's reader says where it stopped when a record of the file's last chunk runs past the
+//    file's end (cut, or damaged) or the file ends inside a chunk (LogReader::whereReadingStopped).
 // ---------------------------------------------------------------------------------------------
 
 inline constexpr char kMagic[8] = {'M', 'E', 'M', 'L', 'O', 'G', '\0', '\x1a'};
