@@ -275,10 +275,10 @@ void TimelineWindow::drawFrame() {
                 cairo_set_source_surface(cr, m_picture, 0, m_stripHeight);
                 cairo_paint_with_alpha(cr, 0.35);
             }
-            const std::string what = m_state.m_axis != m_log->m_frame->axis() ? "indexing for the new x axis"
-                                                                                 : "colouring every block";
+            // The words chosen when the preparing began: the frame context is the preparing
+            // thread's until it is done (reading its axis here raced with prepare()'s write).
             drawProgress(cr, {0, m_stripHeight, static_cast<double>(width), static_cast<double>(reportHeight)},
-                         what + " \u2026 " + std::to_string(static_cast<int>(m_prepareProgress.load() * 100)) + " %",
+                         m_preparingWhat + " \u2026 " + std::to_string(static_cast<int>(m_prepareProgress.load() * 100)) + " %",
                          m_prepareProgress.load(), m_fontSize, false);
             m_strip = ControlStrip(cr, m_state, {0, 0, static_cast<double>(width), m_stripHeight}, m_fontSize);
             m_strip.paint(cr, m_state);
