@@ -2,7 +2,8 @@
  * readable. Usage: stress MODE [N]. Modes (N scales them):
  *   threads   64 threads, N rounds: each allocates 1000 blocks, then frees those of the next
  *             thread (log: malloc and free 64,000 x N)
- *   signals   SIGALRM at 10 kHz for N x 100 ms, its handler allocating and freeing a block,
+ *   signals   SIGALRM at 10 kHz for N x 100 ms (and until 1000 handler runs, at most 10 s), its
+ *             handler allocating and freeing a block,
  *             while a second thread (SIGALRM blocked) allocates and frees 200,000 blocks
  *             (log: as many malloc/free pairs as handler runs, printed, plus 200,000)
  *   forks     16 threads fork at once, N times each; each child allocates one block and _exits
@@ -83,12 +84,16 @@ static int signals_mode(void) {
     setitimer(ITIMER_REAL, &every100us, NULL);
     /* The main thread never allocates while the timer runs: glibc's malloc is not reentrant. */
     volatile double spin = 0;
+    /* A busy machine delivers fewer signals in that time: go on until 1000 handler runs (for at
+     * most 10 s), so that the run always has as many. */
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
+    long elapsed_ms;
     do {
         for (int i = 0; i < 10000; ++i) spin += i * 0.5;
         clock_gettime(CLOCK_MONOTONIC, &now);
-    } while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < 100L * s_rounds);
+        elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    } while (elapsed_ms < 100L * s_rounds || (s_handled < 1000 && elapsed_ms < 10000));
     const struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
     pthread_join(worker, NULL);

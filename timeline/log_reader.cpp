@@ -28,6 +28,7 @@ namespace {
 struct ChunkRef {
     uint64_t m_offset;  // of the ChunkHeader
     uint64_t m_end;     // one past the last byte to read (clamped to the file end)
+    bool m_cutShort;    // the file ends before the chunk does
 };
 
 // One thread's records, chunk after chunk, decoded one record at a time.
@@ -88,6 +89,15 @@ struct LogReader::Impl {
     uint64_t m_bytesDone = 0;
     uint64_t m_firstTsc = UINT64_MAX;
     uint64_t m_lastTsc = 0;
+    // The first place a walk stopped early (a torn tail), and why; m_stopReason empty: none.
+    uint64_t m_stoppedAt = 0;
+    std::string m_stopReason;
+
+    void noteStop(uint64_t offset, const char* reason) {
+        if (!m_stopReason.empty() && m_stoppedAt <= offset) return;
+        m_stoppedAt = offset;
+        m_stopReason = reason;
+    }
 
     // Stack ids are handed out densely in time order, and the merge follows time: an id far beyond
     // the stacks read so far is corruption, not a reason to allocate gigabytes (every per-stack
@@ -150,7 +160,8 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
             fail(offset, "corrupt chunk header (size " + std::to_string(chunk.m_bytes) + ")");
         auto [it, added] = threadIndex.try_emplace({chunk.m_tid, chunk.m_reserved}, impl.m_threads.size());
         if (added) impl.m_threads.emplace_back().m_tid = chunk.m_tid;
-        impl.m_threads[it->second].m_chunks.push_back({offset, std::min(offset + chunk.m_bytes, impl.m_size)});
+        impl.m_threads[it->second].m_chunks.push_back(
+            {offset, std::min(offset + chunk.m_bytes, impl.m_size), offset + chunk.m_bytes > impl.m_size});
         offset += chunk.m_bytes;
     }
 }
@@ -176,6 +187,11 @@ uint32_t LogReader::threadCount() const {
 }
 uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }
 uint64_t LogReader::lastTsc() const { return m_impl->m_lastTsc; }
+std::optional<std::string> LogReader::whereReadingStopped() const {
+    if (m_impl->m_stopReason.empty()) return std::nullopt;
+    return m_path + ": offset " + std::to_string(m_impl->m_stoppedAt) + ": " + m_impl->m_stopReason +
+           "; read up to here";
+}
 
 namespace {
 
@@ -186,11 +202,14 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
     for (;;) {
         if (cursor.m_at == nullptr || cursor.m_at >= cursor.m_end || *cursor.m_at == 0) {
             if (cursor.m_at) {
+                // Records up to the file's end in a chunk that claims more: the file was cut.
+                const ChunkRef& chunk = cursor.m_chunks[cursor.m_nextChunk - 1];
+                if (cursor.m_at >= cursor.m_end && chunk.m_cutShort)
+                    impl.noteStop(chunk.m_end, "the file ends inside a chunk (cut short)");
                 impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - cursor.m_at);
                 // Read once: drop its pages from this process (the page cache keeps them), so
                 // that a model built alongside the walk is the memory a big log costs.
-                const ChunkRef& done = cursor.m_chunks[cursor.m_nextChunk - 1];
-                madvise(const_cast<uint8_t*>(impl.m_data) + done.m_offset, done.m_end - done.m_offset, MADV_DONTNEED);
+                madvise(const_cast<uint8_t*>(impl.m_data) + chunk.m_offset, chunk.m_end - chunk.m_offset, MADV_DONTNEED);
             }
             if (cursor.m_nextChunk == cursor.m_chunks.size()) return false;
             const ChunkRef& chunk = cursor.m_chunks[cursor.m_nextChunk++];
@@ -282,7 +301,11 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
         }
         if (!ok) {
             // A record cut by the end of the file is a torn tail; inside the file it is corruption.
-            if (cursor.m_end == impl.m_data + impl.m_size || allZero(start + 1, cursor.m_end)) {
+            const bool lastChunk = cursor.m_end == impl.m_data + impl.m_size;
+            if (lastChunk || allZero(start + 1, cursor.m_end)) {
+                if (lastChunk)
+                    impl.noteStop(static_cast<uint64_t>(start - impl.m_data),
+                                  "a record cut by the end of the file or damaged (torn tail)");
                 impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - start);
                 cursor.m_at = cursor.m_end;
                 continue;
@@ -326,6 +349,7 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
     impl.m_lostRecords = 0;
     impl.m_stacksRead = 0;
     impl.m_bytesDone = 0;
+    impl.m_stopReason.clear();
 
     const TscClock clock(impl.m_header);
     Event event;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -121,6 +122,11 @@ public:
     uint32_t threadCount() const; // distinct thread ids that wrote records
     uint64_t firstTsc() const;    // earliest and latest timestamp of any record read
     uint64_t lastTsc() const;
+
+    // After a walk: where reading stopped before the data's end, when it did: a record in the
+    // file's last chunk cut by the file's end or damaged, or a chunk the file's end cuts short.
+    // "<path>: offset <offset>: <what>; read up to here", for a warning; nothing when whole.
+    std::optional<std::string> whereReadingStopped() const;
 
 private:
     struct Impl;

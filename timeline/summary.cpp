@@ -370,6 +370,7 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     tally.finish();
     summary.m_threads = reader.threadCount();
     summary.m_lostEvents = reader.lostEvents();
+    summary.m_lostMetaRecords = header.m_lostMetaRecords;
     for (const auto& stack : reader.stacks())
         if (!stack.empty()) ++summary.m_stacks;
     if (reader.lastTsc() >= reader.firstTsc())

@@ -52,7 +52,8 @@ struct Summary {
     uint64_t m_suppressedBlocks = 0; // taken out of m_leaked* (applySuppressions; else zero)
     uint64_t m_stacks = 0;       // distinct stacks
     Anomalies m_anomalies;
-    uint64_t m_lostEvents = 0;
+    uint64_t m_lostEvents = 0;       // the program's events the recorder had no room for
+    uint64_t m_lostMetaRecords = 0;  // its stacks, module maps, thread ends it had no room for
     // MEMLOG_UNWIND_CHECK=1 runs: incremental stacks compared with a full walk, those that
     // differed, and the stacks left to the full walk (all zero without the check).
     uint64_t m_unwindChecked = 0;

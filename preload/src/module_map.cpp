@@ -77,7 +77,7 @@ int writeOneModule(dl_phdr_info* info, size_t, void* data) {
     module.m_path = path;
     module.m_pathBytes = static_cast<uint32_t>(strnlen(path, format::kMaxPathBytes));
     const uint32_t maxBytes = format::moduleRecordMaxBytes(module.m_pathBytes, module.m_buildIdBytes);
-    if (uint8_t* out = beginRecord(*context->m_thread, maxBytes))
+    if (uint8_t* out = beginMetaRecord(*context->m_thread, maxBytes))
         commitRecord(*context->m_thread, out, format::encodeModulePayload(out, module), format::Kind::Module);
     return 0;
 }
@@ -126,7 +126,7 @@ void writeModuleMap(ThreadState& thread, uint64_t seq, uint64_t tsc) {
     // Make room for the whole map in one chunk, so the mark and its modules stay together.
     uint32_t mapBytes = 1 + 20;
     dl_iterate_phdr(addRecordBytes, &mapBytes);
-    if (uint8_t* out = beginRecord(thread, mapBytes))
+    if (uint8_t* out = beginMetaRecord(thread, mapBytes))
         commitRecord(thread, out, format::encodeMarkPayload(out, seq, tsc, thread.m_deltas), format::Kind::ModuleMap);
     WalkContext context{&thread};
     dl_iterate_phdr(writeOneModule, &context);

@@ -52,6 +52,14 @@ uint8_t* beginRecord(ThreadState& thread, uint32_t maxBytes) {
     return room;
 }
 
+uint8_t* beginMetaRecord(ThreadState& thread, uint32_t maxBytes) {
+    if (static_cast<uint32_t>(thread.m_limit - thread.m_cursor) >= maxBytes && thread.m_cursor) [[likely]]
+        return thread.m_cursor;
+    uint8_t* room = openChunk(thread, maxBytes);
+    if (!room && s_file) __atomic_fetch_add(&s_file->header()->m_lostMetaRecords, 1, __ATOMIC_RELAXED);
+    return room;
+}
+
 void countLostEvent() {
     if (s_file) __atomic_fetch_add(&s_file->header()->m_lostEvents, 1, __ATOMIC_RELAXED);
 }

@@ -16,6 +16,9 @@ void attachWriter(LogFile* file);  // nullptr: recording off
 
 // Room for a record of at most `maxBytes`, or nullptr (the event is counted as lost).
 uint8_t* beginRecord(ThreadState& thread, uint32_t maxBytes);
+// The same for a record that is no event of the program (stack, module map, module, thread end,
+// thread stack): a failure is counted apart, so that recorded + lost events = the program's events.
+uint8_t* beginMetaRecord(ThreadState& thread, uint32_t maxBytes);
 
 inline void commitRecord(ThreadState& thread, uint8_t* start, uint8_t* end, format::Kind kind) {
     __atomic_store_n(start, static_cast<uint8_t>(kind), __ATOMIC_RELEASE);

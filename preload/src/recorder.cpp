@@ -275,7 +275,7 @@ uint32_t stackIdOf(ThreadState& thread, const uint64_t* frames, uint32_t depth) 
         // New code may come from a newly loaded object: bring the module map up to date first.
         if (modulesChanged()) writeModuleMap(thread, nextSequence(), sys::readTsc());
         id = s_stacks.newId();
-        if (uint8_t* out = beginRecord(thread, format::stackRecordMaxBytes(depth)))
+        if (uint8_t* out = beginMetaRecord(thread, format::stackRecordMaxBytes(depth)))
             commitRecord(thread, out, format::encodeStackPayload(out, id, frames, depth), Kind::Stack);
         s_stacks.publish(claim.m_slot, id);
     }
@@ -364,7 +364,7 @@ void onThreadExit(void*) {
     unwind::releaseUnwindCache(thread.m_unwindCache);
     if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
     thread.m_busy = true;
-    if (uint8_t* out = beginRecord(thread, 1 + 20))
+    if (uint8_t* out = beginMetaRecord(thread, 1 + 20))
         commitRecord(thread, out, format::encodeMarkPayload(out, nextSequence(), sys::readTsc(), thread.m_deltas),
                      Kind::ThreadExit);
     thread.m_busy = false;
@@ -424,7 +424,7 @@ namespace {
 // memory by it. False when the log has no room.
 bool writeThreadStack(ThreadState& thread) {
     if (thread.m_stackRangeWritten) return true;
-    uint8_t* out = beginRecord(thread, 1 + 2 * 10);
+    uint8_t* out = beginMetaRecord(thread, 1 + 2 * 10);
     if (!out) return false;
     commitRecord(thread, out, format::encodeRangePayload(out, thread.m_stackLo, thread.m_stackHi), Kind::ThreadStack);
     thread.m_stackRangeWritten = true;

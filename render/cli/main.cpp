@@ -13,8 +13,8 @@
 #include <optional>
 
 #include "render/cli/options.hpp"
-#include "render/report/cache_pages.hpp"
 #include "render/report/array_page.hpp"
+#include "render/report/cache_pages.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
 #include "render/window/sdl_window.hpp"
@@ -225,8 +225,8 @@ int runArrayPage(const TimelineOptions& options, OutputFile& output) {
             page.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
     if (!settleShape(given, *array, page)) return 2;
     const render::ArrayPage drawn(*array, page);
-    render::exportPage(render::PaintedPage(page.m_width, page.m_height, [&drawn](cairo_t* cr) { drawn.paint(cr); }), options.m_format,
-                       output.file(), options.m_export);
+    render::exportPage(render::PaintedPage(page.m_width, page.m_height, [&drawn](cairo_t* cr) { drawn.paint(cr); }),
+                       options.m_format, output.file(), options.m_export);
     if (!output.commit()) return fail("cannot write " + options.m_export + ": " + output.error());
     return 0;
 }
@@ -254,6 +254,7 @@ int run(TimelineOptions& options) {
         for (const timeline::Annotation& annotation : reader.annotations())
             if (annotation.m_what == format::AnnotationKind::Phase)
                 report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
+        if (const auto stopped = reader.whereReadingStopped()) diagnostics::warn(*stopped);
         const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
         // Names also tell the runtime's one-time blocks among those live at the end.
         if (needSites || model.summary().m_leakedBlocks) {
@@ -269,10 +270,11 @@ int run(TimelineOptions& options) {
         const render::CachePageOptions page{report.m_width, report.m_height, options.m_log, report.m_fullPaths};
         const timeline::CacheGeometry cache = report.m_cache.value_or(timeline::CacheGeometry{});
         if (options.m_view == ViewKind::Memory)
-            render::exportPage(render::MemoryDisplayPage(model, cache, page), options.m_format, output.file(), options.m_export);
+            render::exportPage(render::MemoryDisplayPage(model, cache, page), options.m_format, output.file(),
+                               options.m_export);
         else
-            render::exportPage(render::WorkingSetPage(model, cache.m_line, options.m_idleNs.value_or(0), page), options.m_format,
-                               output.file(), options.m_export);
+            render::exportPage(render::WorkingSetPage(model, cache.m_line, options.m_idleNs.value_or(0), page),
+                               options.m_format, output.file(), options.m_export);
         if (!output.commit()) return fail("cannot write " + options.m_export + ": " + output.error());
         return 0;
     }

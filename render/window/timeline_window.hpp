@@ -117,6 +117,12 @@ private:
     enum class Drag { None, Pan, Box, Context, Cursor, Alpha };
     Drag m_drag = Drag::None;
     double m_pointerX = -1, m_pointerY = -1, m_pressX = 0, m_pressY = 0;
+    // The modifier keys as of the event being handled, from the key events in their order: SDL's
+    // own state is that of the last event pumped, so on a slow frame a shift+wheel whose shift
+    // was released later in the same batch read as a plain wheel (the gui test under TSan).
+    // Unset until the first key event: SDL's state until then.
+    std::optional<uint16_t> m_modifiers;
+    uint16_t modifiersNow() const { return m_modifiers ? *m_modifiers : static_cast<uint16_t>(SDL_GetModState()); }
     bool m_moved = false;
     size_t m_dragCursor = 0;
     std::optional<size_t> m_hovered, m_hoveredMark;

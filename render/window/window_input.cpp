@@ -39,14 +39,18 @@ bool TimelineWindow::handle(const SDL_Event& event) {
                 m_dirty = true;
             }
             break;
+        case SDL_KEYUP:
+            m_modifiers = event.key.keysym.mod;
+            break;
         case SDL_KEYDOWN:
+            m_modifiers = event.key.keysym.mod;
             if (const auto action = actionOf(event.key.keysym.sym, event.key.keysym.mod)) {
                 if (*action == Action::Quit) return false;
                 perform(*action);
             }
             break;
         case SDL_MOUSEBUTTONDOWN:
-            onPress(event.button.button, event.button.x * scale, event.button.y * scale, SDL_GetModState());
+            onPress(event.button.button, event.button.x * scale, event.button.y * scale, modifiersNow());
             break;
         case SDL_MOUSEBUTTONUP:
             onRelease(event.button.button, event.button.x * scale, event.button.y * scale);
@@ -55,7 +59,7 @@ bool TimelineWindow::handle(const SDL_Event& event) {
             onMotion(event.motion.x * scale, event.motion.y * scale);
             break;
         case SDL_MOUSEWHEEL:
-            onWheel(event.wheel.preciseY != 0 ? event.wheel.preciseY : event.wheel.y, SDL_GetModState());
+            onWheel(event.wheel.preciseY != 0 ? event.wheel.preciseY : event.wheel.y, modifiersNow());
             break;
         default:
             break;  // the loader's wake-up needs nothing here: run() looks at it

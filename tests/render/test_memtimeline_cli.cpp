@@ -269,3 +269,24 @@ TEST_CASE("bad input: a missing or corrupt log, an unwritable report") {
     CHECK(kept->m_outcome.m_exitStatus == 2);
     CHECK(readAll(kept->m_dir + "/r.png") == "old report");
 }
+
+TEST_CASE("memtimeline --export draws a log cut inside its last record and says where reading stopped") {
+    const auto ran = memtimeline({"{dir}/app.memlog", "--export", "{dir}/report.png"}, [](const std::string& dir) {
+        LogBuilder log;
+        auto& thread = log.thread(1);
+        for (uint64_t i = 1; i <= 10; ++i) thread.malloc(i, 0x5000'0000 + 0x1000 * i, 100);
+        std::vector<uint8_t> bytes = log.bytes();
+        size_t end = bytes.size();  // the last record ends at the last byte that is not unwritten space
+        while (end > 0 && bytes[end - 1] == 0) --end;
+        bytes.resize(end - 1);
+        std::ofstream(dir + "/app.memlog", std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    });
+    INFO("stderr: " << ran->m_outcome.m_stderr);
+    CHECK(ran->m_outcome.m_exitStatus == 0);
+    CHECK(fs::file_size(ran->m_dir + "/report.png") > 0);
+    const std::string& said = ran->m_outcome.m_stderr;
+    CHECK(said.rfind("memtimeline: " + ran->m_dir + "/app.memlog: offset ", 0) == 0);
+    CHECK(said.find("(torn tail); read up to here\n") != std::string::npos);
+    CHECK(std::count(said.begin(), said.end(), '\n') == 1);
+}

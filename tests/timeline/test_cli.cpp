@@ -192,3 +192,36 @@ TEST_CASE("memlog run records a program into the named file and keeps its exit s
     CHECK(runMemlog("run -q -o " + path + " -- /nonexistent/program").m_status == 127);
     unlink(path.c_str());
 }
+
+TEST_CASE("every reader reads a log cut inside its last record up to the tear and says where it stopped") {
+    const std::string path = "/tmp/memlog-cli-cut-" + std::to_string(getpid()) + ".memlog";
+    LogBuilder log;
+    auto& thread = log.thread(11).stack(1, {0x400000});
+    for (uint64_t i = 1; i <= 10; ++i) thread.malloc(i, 0x1000 * i, 100, 1);
+    std::vector<uint8_t> bytes = log.bytes();
+    // The last record: the last byte that is not the chunk's unwritten zeros ends it; the cut
+    // falls one byte before that.
+    size_t end = bytes.size();
+    while (end > 0 && bytes[end - 1] == 0) --end;
+    bytes.resize(end - 1);
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    for (const char* command : {"stat", "stat --json", "dump", "dump --csv", "sites", "flame", "accesses", "uaf",
+                                "arrays"}) {
+        INFO(command);
+        const Result r = runMemlog(std::string(command) + " " + path);
+        CHECK(r.m_status == 0);
+        const std::string said = "memlog: " + path + ": offset ";
+        const size_t at = r.m_stderr.find(said);
+        REQUIRE(at != std::string::npos);
+        CHECK(r.m_stderr.find(said, at + 1) == std::string::npos);  // once
+        // The offset names the torn record: in the chunk, before the cut.
+        const uint64_t offset = std::stoull(r.m_stderr.substr(at + said.size()));
+        CHECK(offset > memlog::format::kHeaderBytes + sizeof(memlog::format::ChunkHeader));
+        CHECK(offset < bytes.size());
+        CHECK(r.m_stderr.find("(torn tail); read up to here\n") != std::string::npos);
+    }
+    // What was before the tear is all there: nine of the ten blocks.
+    CHECK(runMemlog("stat --json " + path).m_stdout.find("\"malloc\":9,") != std::string::npos);
+    unlink(path.c_str());
+}

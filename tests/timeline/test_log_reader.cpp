@@ -201,6 +201,66 @@ TEST_CASE("a log with access samples cut at any byte reads a prefix of events an
     unlink(path.c_str());
 }
 
+namespace {
+
+// The file offset of the `index`th (0-based) malloc record of a one-thread log's first chunk.
+size_t mallocRecordOffset(const std::vector<uint8_t>& bytes, int index) {
+    size_t at = memlog::format::kHeaderBytes + sizeof(memlog::format::ChunkHeader);
+    for (int record = 0; record < index; ++record) {
+        const uint8_t* cursor = bytes.data() + at + 1;
+        memlog::format::HeapRecord r;
+        memlog::format::ChunkCursorState scratch;  // the payload's length does not depend on it
+        REQUIRE(memlog::format::decodeHeapPayload(&cursor, bytes.data() + bytes.size(), memlog::format::Kind::Malloc,
+                                                  r, scratch));
+        at = static_cast<size_t>(cursor - bytes.data());
+    }
+    return at;
+}
+
+}  // namespace
+
+TEST_CASE("a torn tail is read up to and the reader says where it stopped") {
+    LogBuilder log;
+    auto& t = log.thread(7);
+    for (uint64_t i = 1; i <= 10; ++i) t.malloc(i, 0x4000 + i * 32, 100);
+    const std::vector<uint8_t> whole = log.bytes();
+    const size_t tenth = mallocRecordOffset(whole, 9);
+    const size_t end = mallocRecordOffset(whole, 10);
+    const std::string path = tempPath("stopped");
+    auto walk = [&](const std::vector<uint8_t>& bytes, size_t expectedEvents) {
+        writeBytes(path, bytes);
+        LogReader reader(path);
+        size_t events = 0;
+        reader.forEachEvent([&](const Event&) { ++events; });
+        CHECK(events == expectedEvents);
+        return reader.whereReadingStopped();
+    };
+    SECTION("the whole log: read through, nothing said") { CHECK_FALSE(walk(whole, 10)); }
+    SECTION("cut inside the last record: stopped at that record") {
+        const auto stopped = walk({whole.begin(), whole.begin() + static_cast<long>(tenth + 3)}, 9);
+        REQUIRE(stopped);
+        CHECK(*stopped == path + ": offset " + std::to_string(tenth) +
+                              ": a record cut by the end of the file or damaged (torn tail); read up to here");
+    }
+    SECTION("the last record damaged: stopped at that record") {
+        std::vector<uint8_t> damaged = whole;
+        for (size_t i = tenth + 1; i < damaged.size(); ++i) damaged[i] = 0xff;  // a varint that never ends
+        const auto stopped = walk(damaged, 9);
+        REQUIRE(stopped);
+        CHECK(stopped->find(": offset " + std::to_string(tenth) + ": a record cut") != std::string::npos);
+    }
+    SECTION("cut between two records: stopped where the file ends, inside its chunk") {
+        const auto stopped = walk({whole.begin(), whole.begin() + static_cast<long>(tenth)}, 9);
+        REQUIRE(stopped);
+        CHECK(*stopped == path + ": offset " + std::to_string(tenth) +
+                              ": the file ends inside a chunk (cut short); read up to here");
+    }
+    SECTION("cut in the chunk's unwritten space: every record read, nothing said") {
+        CHECK_FALSE(walk({whole.begin(), whole.begin() + static_cast<long>(end + 5)}, 10));
+    }
+    unlink(path.c_str());
+}
+
 TEST_CASE("a record that was being written (tag still zero) ends its chunk quietly") {
     LogBuilder log;
     auto& t = log.thread(7);

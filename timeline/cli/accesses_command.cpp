@@ -116,6 +116,7 @@ int accessesCommand(const Arguments& arguments) {
             table = timeline::accessTable(reader, by, top, [&](double f) { bar.update(f); },
                                           [](const std::string& problem) { diagnostics::warn(problem); });
         }
+        warnWhereReadingStopped(reader);
         if (table.m_samples == 0 && !csv)
             std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1 or `memlog run --access`)\n",
                          path.c_str());

@@ -51,6 +51,7 @@ int arraysCommand(const Arguments& arguments) {
     try {
         timeline::LogReader reader(parsed.m_path);
         reader.forEachEvent([](const timeline::Event&) {});
+        warnWhereReadingStopped(reader);
         auto names = nameStacks(reader);
         const auto arrays = timeline::sampledArrays(reader, *names);
         if (parsed.m_csv)

@@ -182,6 +182,7 @@ int cacheCommand(const Arguments& arguments) {
             return 2;
         }
         reader.forEachEvent([](const timeline::Event&) {});  // the module map, for the names
+        warnWhereReadingStopped(reader);
         auto names = nameStacks(reader);
         const timeline::CacheReport report = timeline::simulateCache(reader, *names, geometry);
         if (json) printJson(report, *names);

@@ -35,6 +35,9 @@ int lsCommand(const Arguments& arguments);
 // Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);
 
+// After a walk that stopped at a torn tail: one warning naming the file and the offset.
+void warnWhereReadingStopped(const timeline::LogReader& reader);
+
 // The built-in suppressions plus those of `file` (when not empty); throws LogError on a bad file.
 timeline::Suppressions loadSuppressions(const std::string& file);
 // The rules, one paragraph each, as `memlog stat --suppressions` prints them.

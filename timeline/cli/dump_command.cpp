@@ -126,6 +126,7 @@ int dumpCommand(const Arguments& arguments) {
                             symbolize ? "  site" : "");
             AccessRows rows(csv, symbolize, *names);
             timeline::summarize(reader, {}, &rows);
+            warnWhereReadingStopped(reader);
             return std::fflush(stdout) == 0 ? 0 : 1;
         }
         if (csv)
@@ -144,6 +145,7 @@ int dumpCommand(const Arguments& arguments) {
             site(e.m_stack);
             std::fputc('\n', stdout);
         });
+        warnWhereReadingStopped(reader);
     } catch (const timeline::LogError& error) {
         std::fflush(stdout);
         std::fprintf(stderr, "memlog: %s\n", error.what());

@@ -64,6 +64,10 @@ std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader) {
     return names;
 }
 
+void warnWhereReadingStopped(const timeline::LogReader& reader) {
+    if (const auto stopped = reader.whereReadingStopped()) diagnostics::warn(*stopped);
+}
+
 int sitesCommand(const Arguments& arguments) {
     const TableArguments parsed = parseTableArguments(arguments, "sites", "--by", true, kSitesHelp,
                                                       "usage: memlog sites FILE [--by METRIC] [--top N] [--csv]");
@@ -81,6 +85,7 @@ int sitesCommand(const Arguments& arguments) {
         ProgressBar bar("reading " + path);
         const timeline::Suppressions suppressions = loadSuppressions(parsed.m_suppressions);
         timeline::MeasuredLog measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
+        warnWhereReadingStopped(reader);
         auto names = nameStacks(reader);
         timeline::applySuppressions(measured, *names, suppressions);
         const auto table = timeline::siteTable(*names, measured.m_stacks, by, top, grouping);
@@ -124,6 +129,7 @@ int flameCommand(const Arguments& arguments) {
         ProgressBar bar("reading " + path);
         const timeline::Suppressions suppressions = loadSuppressions(parsed.m_suppressions);
         timeline::MeasuredLog measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
+        warnWhereReadingStopped(reader);
         auto names = nameStacks(reader);
         timeline::applySuppressions(measured, *names, suppressions);
         // Different raw stacks can name the same frames (two return addresses on one line):

@@ -82,9 +82,9 @@ void printJson(const timeline::Summary& s) {
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
                 ",\"mismatched_free\":%" PRIu64 ",\"access_outside_block\":%" PRIu64 ",\"use_after_free\":%" PRIu64
-                "},\"lost_events\":%" PRIu64,
+                "},\"lost_events\":%" PRIu64 ",\"lost_meta_records\":%" PRIu64,
                 a.m_unknownFree, a.m_doubleFree, a.m_unknownRealloc, a.m_mismatchedFree, a.m_accessOutsideBlock,
-                a.m_useAfterFree, s.m_lostEvents);
+                a.m_useAfterFree, s.m_lostEvents, s.m_lostMetaRecords);
     std::printf(",\"unwind_checked\":%" PRIu64 ",\"unwind_mismatches\":%" PRIu64 ",\"unwind_full_walks\":%" PRIu64,
                 s.m_unwindChecked, s.m_unwindMismatches, s.m_unwindFullWalks);
     std::printf(",\"access_sampler\":%s,\"access_rate\":%u,\"access_samples\":%" PRIu64 ",\"access_reads\":%" PRIu64
@@ -246,7 +246,10 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
                     grouped(a.m_unknownFree).c_str(), grouped(a.m_doubleFree).c_str(),
                     grouped(a.m_unknownRealloc).c_str(), grouped(a.m_mismatchedFree).c_str(),
                     grouped(a.m_accessOutsideBlock).c_str(), grouped(a.m_useAfterFree).c_str());
-    std::printf("\nlost events  %s\n", grouped(s.m_lostEvents).c_str());
+    std::printf("\nlost events  %s", grouped(s.m_lostEvents).c_str());
+    if (s.m_lostMetaRecords)
+        std::printf(" (and %s records of stacks, module maps or thread ends)", grouped(s.m_lostMetaRecords).c_str());
+    std::printf("\n");
     if (s.m_unwindChecked || s.m_unwindFullWalks)
         std::printf("unwind check %s stacks compared with a full walk, %s differed, %s left to the full walk\n",
                     grouped(s.m_unwindChecked).c_str(), grouped(s.m_unwindMismatches).c_str(),
@@ -304,6 +307,7 @@ int statCommand(const Arguments& arguments) {
             measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
         }
         const auto read = Clock::now();
+        warnWhereReadingStopped(reader);
         // Only the frames the top lists and the suppressions ask for are named, as they ask: a
         // site is a stack's first frames, and naming every frame of every stack first loaded the
         // debug information of modules no site is in (the C library's, behind main).

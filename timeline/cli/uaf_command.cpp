@@ -55,6 +55,7 @@ int uafCommand(const Arguments& arguments) {
     try {
         timeline::LogReader reader(parsed.m_path);
         const auto uses = timeline::findUsesAfterFree(reader);
+        warnWhereReadingStopped(reader);
         uint64_t accesses = 0;
         for (const auto& use : uses) accesses += use.m_accesses;
         std::printf("%s: %s used after free (%s accesses sampled)\n", parsed.m_path.c_str(),

@@ -34,6 +34,8 @@ namespace memlog::format {
 //    and space reserved but not yet written is zero. So a reader walks pages from offset 4096 to
 //    the end of the file and never needs FileHeader::m_dataEnd, which is only set at a clean end.
 //  - Records carry a global sequence number; readers merge the per-thread chunks by it.
+//  - memlog's reader says where it stopped when a record of the file's last chunk runs past the
+//    file's end (cut, or damaged) or the file ends inside a chunk (LogReader::whereReadingStopped).
 // ---------------------------------------------------------------------------------------------
 
 inline constexpr char kMagic[8] = {'M', 'E', 'M', 'L', 'O', 'G', '\0', '\x1a'};
@@ -139,7 +141,8 @@ struct FileHeader {
     uint64_t m_endTsc;
     uint64_t m_endNs;       // CLOCK_MONOTONIC at the clean end: refines the TSC rate
     uint64_t m_dataEnd;     // file offset one past the last chunk
-    uint64_t m_lostEvents;  // events the recorder could not write (file full, stack table full)
+    uint64_t m_lostEvents;  // the program's events (heap calls, access samples, annotations) the
+                            // recorder could not write (file full): recorded + lost = what it did
     AccessSampler m_accessSampler;
     uint32_t m_accessRate;  // ticks per CPU-second per thread (version 2: trapped accesses per second)
     // MEMLOG_UNWIND_CHECK=1: stacks of the incremental unwinder compared with a full
@@ -149,7 +152,11 @@ struct FileHeader {
     uint64_t m_unwindChecked;
     uint64_t m_unwindMismatches;
     uint64_t m_unwindFullWalks;
-    uint64_t m_reserved[3];
+    // Stack, module map, module, thread-end and thread-stack records the recorder could not write
+    // (file full): not the program's events, so apart from m_lostEvents. A reserved word before
+    // (zero in older logs): the version did not change.
+    uint64_t m_lostMetaRecords;
+    uint64_t m_reserved[2];
     char m_exe[1024];      // /proc/self/exe, NUL-terminated
     char m_commandLine[2048];  // argv joined by spaces, cut to fit, NUL-terminated
     char m_accessStatus[256];  // why the sampler is Unavailable, NUL-terminated; else empty
