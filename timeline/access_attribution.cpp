@@ -11,11 +11,16 @@ namespace memlog::timeline {
 
 const char* regionName(Region region) {
     switch (region) {
-    case Region::Heap: return "heap";
-    case Region::Global: return "global";
-    case Region::Stack: return "stack";
-    case Region::Other: return "other";
-    case Region::Freed: return "freed";
+        case Region::Heap:
+            return "heap";
+        case Region::Global:
+            return "global";
+        case Region::Stack:
+            return "stack";
+        case Region::Other:
+            return "other";
+        case Region::Freed:
+            return "freed";
     }
     return "other";
 }

@@ -21,11 +21,11 @@ const char* regionName(Region region);  // "heap", "global", "stack", "other", "
 struct Attribution {
     Region m_region = Region::Other;
     // Heap and Freed: the block, as the summary saw it begin.
-    uint64_t m_blockSeq = 0;   // its first sequence number (Block::beginSeq)
+    uint64_t m_blockSeq = 0;  // its first sequence number (Block::beginSeq)
     uint64_t m_blockAddr = 0;
     uint64_t m_blockSize = 0;
-    uint32_t m_blockStack = 0; // the stack that allocated it
-    uint64_t m_offset = 0;     // the access's address minus the block's start
+    uint32_t m_blockStack = 0;  // the stack that allocated it
+    uint64_t m_offset = 0;  // the access's address minus the block's start
     // Freed: when and by whom the block was freed.
     uint64_t m_freeSeq = 0;
     uint64_t m_freeNs = 0;
@@ -63,7 +63,7 @@ private:
 
     const LogReader& m_reader;
     std::map<uint64_t, Live> m_live;  // by start address
-    std::map<uint64_t, Gone> m_freed; // blocks freed and not handed out again, by start address
+    std::map<uint64_t, Gone> m_freed;  // blocks freed and not handed out again, by start address
     std::map<uint64_t, std::pair<uint64_t, uint32_t>> m_stacks;  // by lo: hi and owner
     size_t m_stacksSeen = 0;
 };

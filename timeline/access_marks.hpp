@@ -11,19 +11,19 @@
 namespace memlog::timeline {
 
 struct AccessMark {
-    uint64_t m_seq = 0;       // the sample's place in the global order (x with --x events)
-    uint64_t m_timeNs = 0;    // since the recording started
-    uint64_t m_addr = 0;      // the first byte accessed
+    uint64_t m_seq = 0;  // the sample's place in the global order (x with --x events)
+    uint64_t m_timeNs = 0;  // since the recording started
+    uint64_t m_addr = 0;  // the first byte accessed
     uint64_t m_blockSeq = 0;  // the heap block it fell in: its Block::beginSeq() (a realloc's new
                               // block begins at the call's second sequence number); 0: not heap
     uint32_t m_tid = 0;
-    bool m_write = false;     // it writes (a read-write as well)
-    uint32_t m_stack = 0;     // the accessing code's callers; 0 = none
-    uint64_t m_ip = 0;        // the accessing instruction
+    bool m_write = false;  // it writes (a read-write as well)
+    uint32_t m_stack = 0;  // the accessing code's callers; 0 = none
+    uint64_t m_ip = 0;  // the accessing instruction
     format::AccessKind m_kind = format::AccessKind::Read;
-    uint32_t m_size = 0;      // bytes accessed
+    uint32_t m_size = 0;  // bytes accessed
     format::AccessSource m_source = format::AccessSource::Tick;
-    uint64_t m_armedBy = 0;   // a watchpoint's trap: the m_seq of the sample that armed it; else 0
+    uint64_t m_armedBy = 0;  // a watchpoint's trap: the m_seq of the sample that armed it; else 0
     bool m_useAfterFree = false;  // it touched a block after its free (before the memory was reused)
 };
 

@@ -36,7 +36,8 @@ public:
         BlockCount& count = m_perStack[change.m_stack];
         ++count.m_blocks;
         count.m_bytes += change.m_size;
-        if (change.m_size >= kLargeBlock) m_large.push_back({change.m_seq, change.m_addr, change.m_size, change.m_stack});
+        if (change.m_size >= kLargeBlock)
+            m_large.push_back({change.m_seq, change.m_addr, change.m_size, change.m_stack});
     }
     void end(const BlockChange&) override {}
     void access(const AccessSample& sample, const Attribution& where) override {
@@ -71,7 +72,7 @@ std::string withoutOffset(const std::string& symbol) {
 struct Building {
     AccessRow m_row;
     std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> m_ranges;  // space, first byte, end
-    std::unordered_set<uint32_t> m_stacks;                           // by site: the stacks it gathers
+    std::unordered_set<uint32_t> m_stacks;  // by site: the stacks it gathers
 };
 
 uint64_t distinctBytes(std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>& ranges) {
@@ -95,11 +96,16 @@ uint64_t distinctBytes(std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>& ra
 }  // namespace
 
 bool parseAccessGrouping(const std::string& text, AccessGrouping& grouping) {
-    if (text == "site") grouping = AccessGrouping::Site;
-    else if (text == "block") grouping = AccessGrouping::Block;
-    else if (text == "function") grouping = AccessGrouping::Function;
-    else if (text == "global") grouping = AccessGrouping::Global;
-    else return false;
+    if (text == "site")
+        grouping = AccessGrouping::Site;
+    else if (text == "block")
+        grouping = AccessGrouping::Block;
+    else if (text == "function")
+        grouping = AccessGrouping::Function;
+    else if (text == "global")
+        grouping = AccessGrouping::Global;
+    else
+        return false;
     return true;
 }
 

@@ -17,13 +17,13 @@ enum class AccessGrouping { Site, Block, Function, Global };
 bool parseAccessGrouping(const std::string& text, AccessGrouping& grouping);
 
 struct AccessRow {
-    std::string m_name;      // site or accessing function; a global's symbol; "(stack)", "(other)"
+    std::string m_name;  // site or accessing function; a global's symbol; "(stack)", "(other)"
     std::string m_location;  // file:line, or the module
     uint64_t m_samples = 0;
-    uint64_t m_reads = 0;    // a read-write counts as both
+    uint64_t m_reads = 0;  // a read-write counts as both
     uint64_t m_writes = 0;
     uint64_t m_bytesTouched = 0;  // distinct bytes the samples covered (per block, for heap rows)
-    uint64_t m_firstNs = 0;       // the first and last sample, since the recording started
+    uint64_t m_firstNs = 0;  // the first and last sample, since the recording started
     uint64_t m_lastNs = 0;
     // By block: the block.
     uint64_t m_blockSeq = 0;
@@ -50,7 +50,7 @@ inline constexpr uint64_t kLargeBlock = 4096;
 struct AccessTable {
     std::vector<AccessRow> m_rows;  // most samples first; at most `top` (0: all)
     std::vector<UnsampledBlock> m_largestUnsampled;  // by site only: largest first, at most `top`
-    uint64_t m_samples = 0;         // in the whole log
+    uint64_t m_samples = 0;  // in the whole log
 };
 
 // Reads the log once (then names what it found). Throws LogError on bad input.

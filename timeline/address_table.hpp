@@ -62,9 +62,7 @@ private:
     static constexpr size_t kMinimumSlots = 4096;  // 96 KiB
 
     size_t mask() const { return m_slots.size() - 1; }
-    size_t slotOf(uint64_t addr) const {
-        return static_cast<size_t>((addr * 0x9e37'79b9'7f4a'7c15ull) >> 20) & mask();
-    }
+    size_t slotOf(uint64_t addr) const { return static_cast<size_t>((addr * 0x9e37'79b9'7f4a'7c15ull) >> 20) & mask(); }
 
     // Full (three quarters used): the ended blocks' addresses go to m_ended and the live ones
     // are put back, into a table twice the size when they fill more than a quarter of it. At
@@ -92,7 +90,7 @@ private:
     size_t m_used = 0;
     EndedAddresses m_ended;
     std::vector<uint64_t> m_endedBatch;  // kept between sweeps: no allocation per sweep
-    std::vector<Entry> m_spare;          // the table before a sweep, ditto
+    std::vector<Entry> m_spare;  // the table before a sweep, ditto
 };
 
 }  // namespace memlog::timeline

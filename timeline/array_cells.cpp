@@ -23,9 +23,12 @@ CellPlace placeOf(uint64_t index, const ArrayShape& shape, ArrayOrder order) {
 
 bool passes(format::AccessKind kind, AccessFilter filter) {
     switch (filter) {
-    case AccessFilter::Reads: return format::reads(kind);
-    case AccessFilter::Writes: return format::writes(kind);
-    case AccessFilter::Both: break;
+        case AccessFilter::Reads:
+            return format::reads(kind);
+        case AccessFilter::Writes:
+            return format::writes(kind);
+        case AccessFilter::Both:
+            break;
     }
     return true;
 }
@@ -47,7 +50,8 @@ ArrayCells arrayCells(const SampledArray& array, const ArrayShape& shape, ArrayO
             continue;
         }
         const CellPlace place = placeOf(index, shape, order);
-        ArrayCell& cell = cells.m_cells[(place.m_plane * shape.m_rows + place.m_row) * shape.m_columns + place.m_column];
+        ArrayCell& cell =
+            cells.m_cells[(place.m_plane * shape.m_rows + place.m_row) * shape.m_columns + place.m_column];
         if (!cell.sampled()) cell.m_firstNs = sample.m_timeNs;
         cell.m_lastNs = sample.m_timeNs;
         if (format::reads(sample.m_kind) && filter != AccessFilter::Writes) ++cell.m_reads;

@@ -24,10 +24,10 @@ struct ArrayCells {
     ArrayShape m_shape;
     ArrayOrder m_order = ArrayOrder::RowMajor;
     std::vector<ArrayCell> m_cells;  // plane by plane, row by row, as cellAt indexes them
-    uint64_t m_samples = 0;          // that fell in a cell
-    uint64_t m_outside = 0;          // past the shape's last element (a shape smaller than the block)
+    uint64_t m_samples = 0;  // that fell in a cell
+    uint64_t m_outside = 0;  // past the shape's last element (a shape smaller than the block)
     uint64_t m_firstNs = 0, m_lastNs = 0;  // the samples' time span
-    uint32_t m_mostTouched = 0;      // the largest reads + writes of a cell
+    uint32_t m_mostTouched = 0;  // the largest reads + writes of a cell
 
     const ArrayCell& cellAt(uint64_t plane, uint64_t row, uint64_t column) const {
         return m_cells[(plane * m_shape.m_rows + row) * m_shape.m_columns + column];

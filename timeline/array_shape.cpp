@@ -31,7 +31,8 @@ ShapeGuess inferShape(const SampledArray& array) {
     uint64_t element = array.m_sourceElementSize;
     std::string elementFrom = "sizeof(" + array.m_sourceType + ") on the allocating line";
     if (element == 0 && !sizes.empty()) {
-        element = std::max_element(sizes.begin(), sizes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+        element =
+            std::max_element(sizes.begin(), sizes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
         elementFrom = "the most common access size";
     }
     if (element == 0 || array.m_size < element) {
@@ -74,7 +75,8 @@ ShapeGuess inferShape(const SampledArray& array) {
         if (steps.size() < kLeastSteps) continue;
         for (const uint64_t columns : candidates) {
             if (columns < 2 || columns > count / 2 || columns <= best) continue;
-            const auto agree = std::count_if(steps.begin(), steps.end(), [&](uint64_t step) { return step % columns == 0; });
+            const auto agree =
+                std::count_if(steps.begin(), steps.end(), [&](uint64_t step) { return step % columns == 0; });
             const double share = static_cast<double>(agree) / static_cast<double>(steps.size());
             if (share - 1.0 / static_cast<double>(columns) >= kEnough) {
                 best = columns;

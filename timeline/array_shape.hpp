@@ -11,10 +11,10 @@
 namespace memlog::timeline {
 
 struct ShapeGuess {
-    ArrayShape m_shape;            // m_rows and m_columns 0 when no row length could be told
+    ArrayShape m_shape;  // m_rows and m_columns 0 when no row length could be told
     double m_elementConfidence = 0;  // 0..1: the share of samples that agree with the element size
-    double m_rowConfidence = 0;      // 0..1: the share of column steps that agree with the row length
-    std::string m_how;             // one sentence for the user
+    double m_rowConfidence = 0;  // 0..1: the share of column steps that agree with the row length
+    std::string m_how;  // one sentence for the user
 };
 
 ShapeGuess inferShape(const SampledArray& array);

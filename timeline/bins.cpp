@@ -8,13 +8,17 @@
 
 namespace memlog::timeline {
 
-
 bool parseBinKind(const std::string& name, BinKind& kind) {
-    if (name == "size") kind = BinKind::Size;
-    else if (name == "thread") kind = BinKind::Thread;
-    else if (name == "region") kind = BinKind::Region;
-    else if (name == "site") kind = BinKind::Site;
-    else return false;
+    if (name == "size")
+        kind = BinKind::Size;
+    else if (name == "thread")
+        kind = BinKind::Thread;
+    else if (name == "region")
+        kind = BinKind::Region;
+    else if (name == "site")
+        kind = BinKind::Site;
+    else
+        return false;
     return true;
 }
 
@@ -31,41 +35,45 @@ Bins Bins::make(BinKind kind, const BlockModel& model, XAxis axis, const SiteInd
     std::vector<uint32_t> ranked;  // keys, largest first
     size_t keyCount = 0;
     switch (kind) {
-    case BinKind::Size: {
-        keyCount = std::size(kSizeClassBounds);
-        ranked = keysByArea(model, axis, keyCount, [](const Block& b) { return static_cast<uint32_t>(sizeClassOf(b.size())); });
-        std::sort(ranked.begin(), ranked.end());  // size order, not area order
-        bins.m_binOfKey.assign(keyCount, -1);
-        for (uint32_t key : ranked) {
-            const uint64_t low = key == 0 ? 0 : kSizeClassBounds[key - 1] + 1;
-            const std::string label = key == 0              ? "up to " + bytesText(static_cast<double>(kSizeClassBounds[0]))
-                                      : key + 1 == keyCount ? "over " + bytesText(static_cast<double>(low - 1))
-                                                            : bytesText(static_cast<double>(low)) + " to " + bytesText(static_cast<double>(kSizeClassBounds[key]));
-            bins.m_binOfKey[key] = static_cast<int>(bins.m_labels.size());
-            bins.m_labels.push_back(label);
+        case BinKind::Size: {
+            keyCount = std::size(kSizeClassBounds);
+            ranked = keysByArea(model, axis, keyCount,
+                                [](const Block& b) { return static_cast<uint32_t>(sizeClassOf(b.size())); });
+            std::sort(ranked.begin(), ranked.end());  // size order, not area order
+            bins.m_binOfKey.assign(keyCount, -1);
+            for (uint32_t key : ranked) {
+                const uint64_t low = key == 0 ? 0 : kSizeClassBounds[key - 1] + 1;
+                const std::string label = key == 0 ? "up to " + bytesText(static_cast<double>(kSizeClassBounds[0]))
+                                          : key + 1 == keyCount
+                                              ? "over " + bytesText(static_cast<double>(low - 1))
+                                              : bytesText(static_cast<double>(low)) + " to " +
+                                                    bytesText(static_cast<double>(kSizeClassBounds[key]));
+                bins.m_binOfKey[key] = static_cast<int>(bins.m_labels.size());
+                bins.m_labels.push_back(label);
+            }
+            return bins;
         }
-        return bins;
-    }
-    case BinKind::Thread:
-        keyCount = model.threads().size();
-        ranked = keysByArea(model, axis, keyCount, [](const Block& b) { return b.thread(); });
-        break;
-    case BinKind::Region: {
-        AddressRanges::Builder builder;
-        model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
-        bins.m_regions = builder.finish();
-        keyCount = bins.m_regions.ranges().size();
-        const AddressRanges& regions = bins.m_regions;
-        ranked = keysByArea(model, axis, keyCount,
-                            [&](const Block& b) { return static_cast<uint32_t>(regions.rangeOf(b.addr()).value_or(UINT32_MAX)); });
-        break;
-    }
-    case BinKind::Site:
-        keyCount = sites ? sites->m_sites.size() : 0;
-        ranked = keysByArea(model, axis, keyCount, [&](const Block& b) {
-            return b.stack() < sites->m_siteOfStack.size() ? sites->m_siteOfStack[b.stack()] : 0;
-        });
-        break;
+        case BinKind::Thread:
+            keyCount = model.threads().size();
+            ranked = keysByArea(model, axis, keyCount, [](const Block& b) { return b.thread(); });
+            break;
+        case BinKind::Region: {
+            AddressRanges::Builder builder;
+            model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
+            bins.m_regions = builder.finish();
+            keyCount = bins.m_regions.ranges().size();
+            const AddressRanges& regions = bins.m_regions;
+            ranked = keysByArea(model, axis, keyCount, [&](const Block& b) {
+                return static_cast<uint32_t>(regions.rangeOf(b.addr()).value_or(UINT32_MAX));
+            });
+            break;
+        }
+        case BinKind::Site:
+            keyCount = sites ? sites->m_sites.size() : 0;
+            ranked = keysByArea(model, axis, keyCount, [&](const Block& b) {
+                return b.stack() < sites->m_siteOfStack.size() ? sites->m_siteOfStack[b.stack()] : 0;
+            });
+            break;
     }
     // The largest keys get a bin each; with more keys than bins, the last bin holds the rest.
     const size_t own = ranked.size() <= kMaxBins ? ranked.size() : kMaxBins - 1;
@@ -79,7 +87,8 @@ Bins Bins::make(BinKind kind, const BlockModel& model, XAxis axis, const SiteInd
             bins.m_labels.push_back("thread " + std::to_string(tid) + (tid == model.summary().m_pid ? " (main)" : ""));
         } else if (kind == BinKind::Region) {
             const AddressRange& range = bins.m_regions.ranges()[key];
-            bins.m_labels.push_back("region " + hexText(range.m_lo) + " (" + bytesText(static_cast<double>(range.bytes())) + ")");
+            bins.m_labels.push_back("region " + hexText(range.m_lo) + " (" +
+                                    bytesText(static_cast<double>(range.bytes())) + ")");
         } else {
             bins.m_labels.push_back(siteLabel(sites->m_sites[key]));
         }
@@ -93,16 +102,19 @@ Bins Bins::make(BinKind kind, const BlockModel& model, XAxis axis, const SiteInd
 
 int Bins::binOf(const Block& block) const {
     switch (m_kind) {
-    case BinKind::Size: return m_binOfKey[sizeClassOf(block.size())];
-    case BinKind::Thread: return block.thread() < m_binOfKey.size() ? m_binOfKey[block.thread()] : -1;
-    case BinKind::Region: {
-        const auto range = m_regions.rangeOf(block.addr());
-        return range ? m_binOfKey[*range] : -1;
-    }
-    case BinKind::Site: {
-        const uint32_t site = block.stack() < m_sites->m_siteOfStack.size() ? m_sites->m_siteOfStack[block.stack()] : 0;
-        return site < m_binOfKey.size() ? m_binOfKey[site] : -1;
-    }
+        case BinKind::Size:
+            return m_binOfKey[sizeClassOf(block.size())];
+        case BinKind::Thread:
+            return block.thread() < m_binOfKey.size() ? m_binOfKey[block.thread()] : -1;
+        case BinKind::Region: {
+            const auto range = m_regions.rangeOf(block.addr());
+            return range ? m_binOfKey[*range] : -1;
+        }
+        case BinKind::Site: {
+            const uint32_t site =
+                block.stack() < m_sites->m_siteOfStack.size() ? m_sites->m_siteOfStack[block.stack()] : 0;
+            return site < m_binOfKey.size() ? m_binOfKey[site] : -1;
+        }
     }
     return -1;
 }

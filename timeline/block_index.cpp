@@ -71,8 +71,10 @@ BlockIndex::BlockIndex(size_t count, const std::function<IndexBox(size_t)>& boxO
 
     // Leaves: runs of kFanout items in tile order.
     for (size_t first = 0; first < count; first += kFanout) {
-        Node leaf{m_boxes[first], static_cast<uint32_t>(first), static_cast<uint32_t>(std::min<size_t>(kFanout, count - first)), 0, true};
-        for (uint32_t k = leaf.m_first; k < leaf.m_first + leaf.m_count; ++k) leaf.m_box = unite(leaf.m_box, m_boxes[k]);
+        Node leaf{m_boxes[first], static_cast<uint32_t>(first),
+                  static_cast<uint32_t>(std::min<size_t>(kFanout, count - first)), 0, true};
+        for (uint32_t k = leaf.m_first; k < leaf.m_first + leaf.m_count; ++k)
+            leaf.m_box = unite(leaf.m_box, m_boxes[k]);
         leaf.m_items = leaf.m_count;
         m_nodes.push_back(leaf);
     }

@@ -33,10 +33,10 @@ public:
     static constexpr uint32_t kFanout = 16;
 
     struct Node {
-        IndexBox m_box;     // of everything under it
-        uint32_t m_first;   // first child node, or for a leaf its first position in order()
-        uint32_t m_count;   // children or items
-        uint32_t m_items;   // items under it, all levels down
+        IndexBox m_box;  // of everything under it
+        uint32_t m_first;  // first child node, or for a leaf its first position in order()
+        uint32_t m_count;  // children or items
+        uint32_t m_items;  // items under it, all levels down
         bool m_leaf;
     };
 
@@ -70,7 +70,8 @@ public:
             if (node.m_leaf) {
                 for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) item(m_order[i]);
             } else {
-                for (uint32_t child = node.m_first; child < node.m_first + node.m_count; ++child) stack.push_back(child);
+                for (uint32_t child = node.m_first; child < node.m_first + node.m_count; ++child)
+                    stack.push_back(child);
             }
         }
     }
@@ -128,7 +129,7 @@ private:
 
     HugeVector<uint32_t> m_order;  // item indices in leaf order
     HugeVector<IndexBox> m_boxes;  // their boxes, in the same order
-    HugeVector<Node> m_nodes;      // leaves first, then each level up; the root last
+    HugeVector<Node> m_nodes;  // leaves first, then each level up; the root last
     HugeVector<uint32_t> m_leafSlots;  // by leaf node: its first position in order() / kFanout
 };
 

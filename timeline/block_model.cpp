@@ -30,8 +30,8 @@ Block::Block(const Fields& f) {
     m_word[0] = clampTo(f.m_addr, 48) | clampTo(f.m_thread, 16) << 48;
     m_word[1] = clampTo(f.m_beginNs, 48) | (stack & 0xffff) << 48;
     m_word[2] = clampTo(f.m_endNs, 48) | (stack >> 16) << 48;
-    m_word[3] = clampTo(f.m_size, 44) | uint64_t{f.m_mapping} << 44 | uint64_t{f.m_liveAtEnd} << 45 |
-                (endSeq & 0xffff) << 48;
+    m_word[3] =
+        clampTo(f.m_size, 44) | uint64_t{f.m_mapping} << 44 | uint64_t{f.m_liveAtEnd} << 45 | (endSeq & 0xffff) << 48;
     m_word[4] = clampTo(f.m_beginSeq, 40) | (endSeq >> 16) << 40;
 }
 
@@ -70,8 +70,8 @@ size_t BlockModel::append(const Block& block) {
     return m_size++;
 }
 
-void BlockModel::finish(const Summary& summary, const std::vector<uint32_t>& threads, uint64_t endNs,
-                        uint64_t endSeq, uint32_t stackCount) {
+void BlockModel::finish(const Summary& summary, const std::vector<uint32_t>& threads, uint64_t endNs, uint64_t endSeq,
+                        uint32_t stackCount) {
     m_summary = summary;
     m_threads = threads;
     m_endNs = endNs;

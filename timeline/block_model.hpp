@@ -54,7 +54,7 @@ public:
     uint64_t endNs() const { return m_word[2] & kLow48; }
     uint64_t beginSeq() const { return m_word[4] & kLow40; }
     uint64_t endSeq() const { return (m_word[3] >> 48) | (m_word[4] >> 40 << 16); }
-    bool mapping() const { return m_word[3] >> 44 & 1; }    // an anonymous mmap, not a heap block
+    bool mapping() const { return m_word[3] >> 44 & 1; }  // an anonymous mmap, not a heap block
     bool liveAtEnd() const { return m_word[3] >> 45 & 1; }  // never freed in the log
     uint64_t from(XAxis axis) const { return axis == XAxis::Time ? beginNs() : beginSeq(); }
     uint64_t to(XAxis axis) const { return axis == XAxis::Time ? endNs() : endSeq(); }

@@ -30,17 +30,25 @@ std::optional<uint64_t> parseByteSize(const std::string& text) {
         return std::nullopt;
     }
     const std::string unit = text.substr(used);
-    const int shift = unit.empty() ? 0 : unit == "K" || unit == "k" ? 10 : unit == "M" || unit == "m" ? 20 : unit == "G" || unit == "g" ? 30 : -1;
+    const int shift = unit.empty()                 ? 0
+                      : unit == "K" || unit == "k" ? 10
+                      : unit == "M" || unit == "m" ? 20
+                      : unit == "G" || unit == "g" ? 30
+                                                   : -1;
     if (shift < 0 || value > (UINT64_MAX >> shift)) return std::nullopt;
     return value << shift;
 }
 
 const char* cacheOutcomeName(CacheOutcome outcome) {
     switch (outcome) {
-    case CacheOutcome::Hit: return "hit";
-    case CacheOutcome::Compulsory: return "compulsory";
-    case CacheOutcome::Capacity: return "capacity";
-    case CacheOutcome::Conflict: return "conflict";
+        case CacheOutcome::Hit:
+            return "hit";
+        case CacheOutcome::Compulsory:
+            return "compulsory";
+        case CacheOutcome::Capacity:
+            return "capacity";
+        case CacheOutcome::Conflict:
+            return "conflict";
     }
     return "?";
 }
@@ -54,8 +62,10 @@ bool CacheModel::touchSet(uint64_t line) {
     std::vector<uint64_t>& lines = m_setLines[line & (m_sets - 1)];
     auto it = std::find(lines.begin(), lines.end(), line);
     const bool hit = it != lines.end();
-    if (hit) lines.erase(it);
-    else if (lines.size() == m_geometry.m_ways) lines.pop_back();  // the least recently used leaves
+    if (hit)
+        lines.erase(it);
+    else if (lines.size() == m_geometry.m_ways)
+        lines.pop_back();  // the least recently used leaves
     lines.insert(lines.begin(), line);
     return hit;
 }

@@ -18,7 +18,7 @@ namespace memlog::timeline {
 struct CacheGeometry {
     uint64_t m_size = 32 * 1024;  // bytes
     uint32_t m_ways = 8;
-    uint32_t m_line = 64;         // bytes
+    uint32_t m_line = 64;  // bytes
     uint64_t sets() const { return m_size / (static_cast<uint64_t>(m_ways) * m_line); }
     uint64_t lines() const { return m_size / m_line; }
     bool operator==(const CacheGeometry&) const = default;
@@ -45,7 +45,7 @@ public:
     const CacheGeometry& geometry() const { return m_geometry; }
 
 private:
-    bool touchSet(uint64_t line);          // true: hit in the set-associative cache
+    bool touchSet(uint64_t line);  // true: hit in the set-associative cache
     bool touchFullyAssociative(uint64_t line);
 
     CacheGeometry m_geometry;

@@ -13,10 +13,18 @@ namespace memlog::timeline {
 void CacheCounts::add(CacheOutcome outcome) {
     ++m_accesses;
     switch (outcome) {
-    case CacheOutcome::Hit: ++m_hits; break;
-    case CacheOutcome::Compulsory: ++m_compulsory; break;
-    case CacheOutcome::Capacity: ++m_capacity; break;
-    case CacheOutcome::Conflict: ++m_conflict; break;
+        case CacheOutcome::Hit:
+            ++m_hits;
+            break;
+        case CacheOutcome::Compulsory:
+            ++m_compulsory;
+            break;
+        case CacheOutcome::Capacity:
+            ++m_capacity;
+            break;
+        case CacheOutcome::Conflict:
+            ++m_conflict;
+            break;
     }
 }
 
@@ -31,7 +39,8 @@ void CacheCounts::add(const CacheCounts& other) {
 std::string cacheRefusal(LogReader& reader) {
     const format::FileHeader& header = reader.header();
     if (header.m_accessSampler == format::AccessSampler::FullTrace) return "";
-    if (header.m_accessSampler == format::AccessSampler::Off || header.m_accessSampler == format::AccessSampler::Unavailable)
+    if (header.m_accessSampler == format::AccessSampler::Off ||
+        header.m_accessSampler == format::AccessSampler::Unavailable)
         return "it holds no accesses; a cache needs every access (memlog run --full-trace, or memlog import)";
     return "its accesses are samples; a cache needs every access (memlog run --full-trace, or memlog import)";
 }
@@ -47,24 +56,36 @@ public:
     void end(const BlockChange&) override {}
     void access(const AccessSample& sample, const Attribution& where) override {
         const uint64_t line = m_cache.geometry().m_line;
-        const uint64_t first = sample.m_addr / line, last = (sample.m_addr + std::max<uint64_t>(sample.m_size, 1) - 1) / line;
+        const uint64_t first = sample.m_addr / line,
+                       last = (sample.m_addr + std::max<uint64_t>(sample.m_size, 1) - 1) / line;
         for (uint64_t at = first; at <= last; ++at) {
             const CacheOutcome outcome = m_cache.access(at * line);
             if (m_report.m_sets.empty()) m_report.m_sets.resize(m_cache.geometry().sets());
             m_report.m_sets[m_cache.setOf(at * line)].add(outcome);
             m_report.m_total.add(outcome);
             switch (where.m_region) {
-            case Region::Heap: {
-                m_report.m_heap.add(outcome);
-                auto [it, added] = m_blockIndex.try_emplace(where.m_blockSeq, m_report.m_blocks.size());
-                if (added) m_report.m_blocks.push_back({where.m_blockSeq, where.m_blockAddr, where.m_blockSize, where.m_blockStack, {}});
-                m_report.m_blocks[it->second].m_counts.add(outcome);
-                break;
-            }
-            case Region::Global: m_report.m_global.add(outcome); m_globalWords[sample.m_addr].add(outcome); break;
-            case Region::Stack: m_report.m_stack.add(outcome); break;
-            case Region::Other: m_report.m_other.add(outcome); break;
-            case Region::Freed: m_report.m_freed.add(outcome); break;
+                case Region::Heap: {
+                    m_report.m_heap.add(outcome);
+                    auto [it, added] = m_blockIndex.try_emplace(where.m_blockSeq, m_report.m_blocks.size());
+                    if (added)
+                        m_report.m_blocks.push_back(
+                            {where.m_blockSeq, where.m_blockAddr, where.m_blockSize, where.m_blockStack, {}});
+                    m_report.m_blocks[it->second].m_counts.add(outcome);
+                    break;
+                }
+                case Region::Global:
+                    m_report.m_global.add(outcome);
+                    m_globalWords[sample.m_addr].add(outcome);
+                    break;
+                case Region::Stack:
+                    m_report.m_stack.add(outcome);
+                    break;
+                case Region::Other:
+                    m_report.m_other.add(outcome);
+                    break;
+                case Region::Freed:
+                    m_report.m_freed.add(outcome);
+                    break;
             }
         }
     }
@@ -102,8 +123,9 @@ CacheReport simulateCache(LogReader& reader, StackNames& names, const CacheGeome
     for (auto& [start, row] : globals) report.m_globals.push_back(std::move(row));
     std::stable_sort(report.m_blocks.begin(), report.m_blocks.end(),
                      [](const CacheBlockRow& a, const CacheBlockRow& b) { return moreMisses(a.m_counts, b.m_counts); });
-    std::stable_sort(report.m_globals.begin(), report.m_globals.end(),
-                     [](const CacheGlobalRow& a, const CacheGlobalRow& b) { return moreMisses(a.m_counts, b.m_counts); });
+    std::stable_sort(
+        report.m_globals.begin(), report.m_globals.end(),
+        [](const CacheGlobalRow& a, const CacheGlobalRow& b) { return moreMisses(a.m_counts, b.m_counts); });
     return report;
 }
 

@@ -40,9 +40,9 @@ struct CacheReport {
     CacheGeometry m_geometry;
     CacheCounts m_total;
     CacheCounts m_heap, m_global, m_stack, m_other, m_freed;
-    std::vector<CacheBlockRow> m_blocks;    // most misses first
+    std::vector<CacheBlockRow> m_blocks;  // most misses first
     std::vector<CacheGlobalRow> m_globals;  // most misses first
-    std::vector<CacheCounts> m_sets;        // by set index
+    std::vector<CacheCounts> m_sets;  // by set index
 };
 
 // "" when `reader`'s log holds every access (a full trace); else why a cache cannot be simulated.

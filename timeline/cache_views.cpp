@@ -65,7 +65,8 @@ MemoryDisplay memoryDisplay(const std::vector<AccessMark>& marks, const CacheGeo
     const uint64_t line = geometry.m_line;
     // A line never straddles two pieces: lines are at most a piece (64 KiB) and powers of two.
     for (const AccessMark& mark : marks)
-        forEachLine(mark, line, [&](uint64_t at) { display.m_pieces.push_back(at * line / MemoryDisplay::kPieceBytes); });
+        forEachLine(mark, line,
+                    [&](uint64_t at) { display.m_pieces.push_back(at * line / MemoryDisplay::kPieceBytes); });
     std::sort(display.m_pieces.begin(), display.m_pieces.end());
     display.m_pieces.erase(std::unique(display.m_pieces.begin(), display.m_pieces.end()), display.m_pieces.end());
     const uint64_t compactedBytes = display.m_pieces.size() * MemoryDisplay::kPieceBytes;
@@ -85,8 +86,9 @@ MemoryDisplay memoryDisplay(const std::vector<AccessMark>& marks, const CacheGeo
             const uint64_t addr = at * line;
             const bool miss = cache.access(addr) != CacheOutcome::Hit;
             const uint64_t pieceStart = addr - addr % MemoryDisplay::kPieceBytes;
-            const auto piece = static_cast<uint64_t>(
-                std::lower_bound(display.m_pieces.begin(), display.m_pieces.end(), pieceStart) - display.m_pieces.begin());
+            const auto piece =
+                static_cast<uint64_t>(std::lower_bound(display.m_pieces.begin(), display.m_pieces.end(), pieceStart) -
+                                      display.m_pieces.begin());
             const uint64_t compacted = piece * MemoryDisplay::kPieceBytes + addr % MemoryDisplay::kPieceBytes;
             const auto row = static_cast<size_t>(compacted / display.m_rowBytes);
             const auto set = static_cast<size_t>(cache.setOf(addr));
@@ -127,7 +129,8 @@ WorkingSet workingSet(const std::vector<AccessMark>& marks, uint32_t lineBytes, 
     const long double span = static_cast<long double>(set.m_toNs - set.m_fromNs);
     for (size_t column = 0; column < columns; ++column) {
         const uint64_t start = set.m_fromNs + static_cast<uint64_t>(span * column / columns);
-        const uint64_t end = column + 1 == columns ? UINT64_MAX : set.m_fromNs + static_cast<uint64_t>(span * (column + 1) / columns);
+        const uint64_t end =
+            column + 1 == columns ? UINT64_MAX : set.m_fromNs + static_cast<uint64_t>(span * (column + 1) / columns);
         for (; next < marks.size() && std::max(clock, marks[next].m_timeNs) < end; ++next) {
             const AccessMark& mark = marks[next];
             clock = std::max(clock, mark.m_timeNs);
@@ -138,7 +141,8 @@ WorkingSet workingSet(const std::vector<AccessMark>& marks, uint32_t lineBytes, 
                 stay.m_lastNs = clock;
                 const uint64_t lineStart = line * set.m_lineBytes;
                 const uint64_t from = std::max(mark.m_addr, lineStart);
-                const uint64_t to = std::min(mark.m_addr + std::max<uint64_t>(mark.m_size, 1), lineStart + set.m_lineBytes);
+                const uint64_t to =
+                    std::min(mark.m_addr + std::max<uint64_t>(mark.m_size, 1), lineStart + set.m_lineBytes);
                 for (uint64_t byte = from - lineStart; byte < to - lineStart && byte < stay.m_used.size(); ++byte)
                     stay.m_used.set(static_cast<size_t>(byte));
                 ever.insert(line);
@@ -149,10 +153,12 @@ WorkingSet workingSet(const std::vector<AccessMark>& marks, uint32_t lineBytes, 
         std::vector<WorkingLine>& members = set.m_columns[column];
         for (const auto& [line, stay] : stays) {
             if (stay.m_lastNs + set.m_idleNs < start) continue;
-            const double idle = static_cast<double>(shownEnd - std::min(stay.m_lastNs, shownEnd)) / static_cast<double>(set.m_idleNs);
+            const double idle =
+                static_cast<double>(shownEnd - std::min(stay.m_lastNs, shownEnd)) / static_cast<double>(set.m_idleNs);
             members.push_back({line, std::min(idle, 1.0), static_cast<uint32_t>(stay.m_used.count())});
         }
-        std::sort(members.begin(), members.end(), [](const WorkingLine& a, const WorkingLine& b) { return a.m_line < b.m_line; });
+        std::sort(members.begin(), members.end(),
+                  [](const WorkingLine& a, const WorkingLine& b) { return a.m_line < b.m_line; });
         set.m_largest = std::max(set.m_largest, members.size());
         // Lines idle for longer than the idle time by the next column's start cannot be in it.
         std::erase_if(stays, [&](const auto& entry) { return entry.second.m_lastNs + set.m_idleNs < end; });

@@ -44,13 +44,13 @@ struct MemoryDisplay {
     CacheGeometry m_geometry;
     uint64_t m_rowBytes = 0;
     std::vector<uint64_t> m_pieces;  // first address of each touched piece, ascending
-    CountGrid m_lines;               // rows x sets: each cell one line of memory
+    CountGrid m_lines;  // rows x sets: each cell one line of memory
     std::vector<HitsMisses> m_sets;  // per set (a column summed): the cache summary bar graph
     std::vector<HitsMisses> m_rows;  // per row summed: the memory summary bar graph
     uint64_t m_fromNs = 0, m_toNs = 1;  // the time the strip charts cover
     CountGrid m_setsOverTime;  // slices x sets: the cache summary strip chart (time goes down)
     CountGrid m_rowsOverTime;  // rows x slices: the memory summary strip chart (time goes right)
-    HitsMisses m_total;        // line accesses
+    HitsMisses m_total;  // line accesses
     // The first address of a row; the cell (row, set) of an address, if its piece was touched.
     uint64_t rowAddress(size_t row) const;
     std::optional<std::pair<size_t, size_t>> cellOf(uint64_t addr) const;
@@ -66,8 +66,8 @@ MemoryDisplay memoryDisplay(const std::vector<AccessMark>& marks, const CacheGeo
 // an access. Time is cut into columns; a column lists every line that was in the set at some
 // moment of its stretch [start, end), that is, accessed in [start - idle, end).
 struct WorkingLine {
-    uint64_t m_line = 0;       // the line's number (address / line bytes)
-    double m_idle = 0;         // (end - its last access) / idle, at most 1: 0 fresh, 1 leaving
+    uint64_t m_line = 0;  // the line's number (address / line bytes)
+    double m_idle = 0;  // (end - its last access) / idle, at most 1: 0 fresh, 1 leaving
     uint32_t m_bytesUsed = 0;  // distinct bytes of it accessed since it (last) joined the set
     bool operator==(const WorkingLine&) const = default;
 };
@@ -76,7 +76,7 @@ struct WorkingSet {
     uint64_t m_idleNs = 0;
     uint64_t m_fromNs = 0, m_toNs = 1;
     std::vector<std::vector<WorkingLine>> m_columns;  // each by address
-    size_t m_largest = 0;    // the most lines in one column
+    size_t m_largest = 0;  // the most lines in one column
     uint64_t m_distinct = 0;  // lines that were ever in the set
 };
 

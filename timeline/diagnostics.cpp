@@ -23,9 +23,12 @@ spdlog::logger& log() {
 std::optional<Verbosity> takeVerbosity(std::vector<std::string>& arguments) {
     std::optional<Verbosity> verbosity;
     std::erase_if(arguments, [&](const std::string& argument) {
-        if (argument == "-v" || argument == "--verbose") verbosity = Verbosity::Verbose;
-        else if (argument == "-q" || argument == "--quiet") verbosity = Verbosity::Quiet;
-        else return false;
+        if (argument == "-v" || argument == "--verbose")
+            verbosity = Verbosity::Verbose;
+        else if (argument == "-q" || argument == "--quiet")
+            verbosity = Verbosity::Quiet;
+        else
+            return false;
         return true;
     });
     return verbosity;

@@ -19,8 +19,8 @@ std::optional<Verbosity> takeVerbosity(std::vector<std::string>& arguments);
 // then -q (errors only) or -v (debug) over it. Lines read "PROGRAM: message" on stderr.
 void setup(const std::string& program, std::optional<Verbosity> verbosity);
 
-void warn(const std::string& message);   // something is missing or changed; the work goes on
-void info(const std::string& message);   // what was done, when it is worth a line
+void warn(const std::string& message);  // something is missing or changed; the work goes on
+void info(const std::string& message);  // what was done, when it is worth a line
 void debug(const std::string& message);  // how: timings, counts (-v)
 
 // Progress bars are drawn at the info level and below (not with -q).

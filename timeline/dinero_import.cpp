@@ -43,11 +43,13 @@ DineroImport importDinero(const std::string& input, const std::string& output) {
             fields >> label >> address >> size;
             uint64_t addr = 0, bytes = kDefaultSize;
             const bool known = label.size() == 1 && label[0] >= '0' && label[0] <= '4';
-            if (!known || !parseHex(address, addr) || (!size.empty() && (size.find_first_not_of("0123456789") != std::string::npos ||
-                                                                         (bytes = std::stoull(size)) == 0 || bytes > 4096)))
-                throw DineroError(input + ":" + std::to_string(lineNumber) +
-                                  ": not a Dinero reference (LABEL 0-4, a hex ADDRESS, an optional SIZE of 1 to 4096): '" +
-                                  line.substr(0, 80) + "'");
+            if (!known || !parseHex(address, addr) ||
+                (!size.empty() && (size.find_first_not_of("0123456789") != std::string::npos ||
+                                   (bytes = std::stoull(size)) == 0 || bytes > 4096)))
+                throw DineroError(
+                    input + ":" + std::to_string(lineNumber) +
+                    ": not a Dinero reference (LABEL 0-4, a hex ADDRESS, an optional SIZE of 1 to 4096): '" +
+                    line.substr(0, 80) + "'");
             if (label[0] != '0' && label[0] != '1') {
                 ++result.m_skipped;
                 continue;

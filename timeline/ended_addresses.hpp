@@ -44,9 +44,7 @@ private:
     static_assert(sizeof(Bitmap) == 64);
 
     size_t mask() const { return m_pages.size() - 1; }
-    size_t slotOf(uint64_t page) const {
-        return static_cast<size_t>((page * 0x9e37'79b9'7f4a'7c15ull) >> 20) & mask();
-    }
+    size_t slotOf(uint64_t page) const { return static_cast<size_t>((page * 0x9e37'79b9'7f4a'7c15ull) >> 20) & mask(); }
 
     // Open addressing over page numbers: m_pages holds each slot's bitmap index, m_pageNumbers[index]
     // its page.
@@ -82,8 +80,8 @@ private:
         }
     }
 
-    std::vector<uint32_t> m_pages;         // at most half used
-    std::vector<uint64_t> m_pageNumbers;   // address >> kPageShift, per bitmap
+    std::vector<uint32_t> m_pages;  // at most half used
+    std::vector<uint64_t> m_pageNumbers;  // address >> kPageShift, per bitmap
     std::vector<Bitmap> m_bitmaps;
     std::unordered_set<uint64_t> m_unaligned;
 };

@@ -1,8 +1,12 @@
 #include "timeline/huge_pages.hpp"
 
+#include <atomic>
+
 namespace memlog::timeline {
 
 namespace {
+
+std::atomic<ArrayPages> g_arrayPages{ArrayPages::Ordinary};
 
 size_t wholePages(size_t bytes) {
     constexpr size_t kPage = 4096;
@@ -10,6 +14,10 @@ size_t wholePages(size_t bytes) {
 }
 
 }  // namespace
+
+void setArrayPages(ArrayPages pages) { g_arrayPages.store(pages, std::memory_order_relaxed); }
+
+ArrayPages arrayPages() { return g_arrayPages.load(std::memory_order_relaxed); }
 
 void* allocateHuge(size_t bytes) {
     // A huge page extra, then the unaligned ends given back: mmap aligns to 4 KiB only, and a
@@ -22,7 +30,8 @@ void* allocateHuge(size_t bytes) {
     if (aligned > start) munmap(mapped, aligned - start);
     const uintptr_t end = start + length + kHugePage;
     if (end > aligned + length) munmap(reinterpret_cast<void*>(aligned + length), end - (aligned + length));
-    madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);  // a hint: without it, small pages
+    if (arrayPages() == ArrayPages::HugeAndAhead)
+        madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);  // a hint: without it, small pages
     return reinterpret_cast<void*>(aligned);
 }
 

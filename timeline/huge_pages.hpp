@@ -23,6 +23,13 @@
 
 namespace memlog::timeline {
 
+// The policy: whether the arrays are advised into huge pages, and mapped ahead of their first
+// write (prefault.hpp). What the window's frames need on a virtualised host, so the program that
+// draws chooses it (memtimeline does); off by default: a command-line tool reads a model once.
+enum class ArrayPages { Ordinary, HugeAndAhead };
+void setArrayPages(ArrayPages pages);
+ArrayPages arrayPages();
+
 inline constexpr size_t kHugePage = size_t{2} << 20;
 inline constexpr size_t kHugeFrom = size_t{1} << 20;
 
@@ -43,19 +50,23 @@ struct HugePageAllocator {
 
     T* allocate(size_t count) {
         const size_t bytes = count * sizeof(T);
-        if (bytes < kHugeFrom) return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
+        if (bytes < kHugeFrom) return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
         void* memory = allocateHuge(bytes);
         if (!memory) throw std::bad_alloc();
         return static_cast<T*>(memory);
     }
     void deallocate(T* pointer, size_t count) {
         const size_t bytes = count * sizeof(T);
-        if (bytes < kHugeFrom) ::operator delete(pointer, std::align_val_t{alignof(T)});
-        else freeHuge(pointer, bytes);
+        if (bytes < kHugeFrom)
+            ::operator delete (pointer, std::align_val_t{alignof(T)});
+        else
+            freeHuge(pointer, bytes);
     }
 
     template <typename U>
-    bool operator==(const HugePageAllocator<U>&) const { return true; }
+    bool operator==(const HugePageAllocator<U>&) const {
+        return true;
+    }
 };
 
 template <typename T>

@@ -50,7 +50,7 @@ void LackeyTrace::line(std::string_view text) {
             ++m_leftOut;
             return;
         }
-        const format::AccessKind kind = what == 'L' ? format::AccessKind::Read
+        const format::AccessKind kind = what == 'L'   ? format::AccessKind::Read
                                         : what == 'S' ? format::AccessKind::Write
                                                       : format::AccessKind::ReadWrite;
         m_pending.push_back({addr, m_ip, static_cast<uint32_t>(size), kind});
@@ -96,7 +96,8 @@ void LackeyTrace::flush(uint64_t nextTsc) {
         const Pending& access = m_pending[i];
         format::AccessRecord record;
         record.m_seq = m_eventSeq + i + 1;
-        record.m_tsc = m_eventTsc + (span ? static_cast<uint64_t>(static_cast<unsigned __int128>(span) * i / count) : i);
+        record.m_tsc =
+            m_eventTsc + (span ? static_cast<uint64_t>(static_cast<unsigned __int128>(span) * i / count) : i);
         record.m_addr = access.m_addr;
         record.m_size = access.m_size;
         record.m_kind = access.m_kind;

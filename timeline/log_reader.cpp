@@ -27,8 +27,8 @@ namespace {
 
 struct ChunkRef {
     uint64_t m_offset;  // of the ChunkHeader
-    uint64_t m_end;     // one past the last byte to read (clamped to the file end)
-    bool m_cutShort;    // the file ends before the chunk does
+    uint64_t m_end;  // one past the last byte to read (clamped to the file end)
+    bool m_cutShort;  // the file ends before the chunk does
 };
 
 // One thread's records, chunk after chunk, decoded one record at a time.
@@ -143,7 +143,8 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
     if (impl.m_header.m_version < format::kOldestReadableVersion || impl.m_header.m_version > format::kFormatVersion)
         fail(offsetof(format::FileHeader, m_version),
              "unsupported format version " + std::to_string(impl.m_header.m_version) + " (this memlog reads " +
-                 std::to_string(format::kOldestReadableVersion) + " to " + std::to_string(format::kFormatVersion) + ")");
+                 std::to_string(format::kOldestReadableVersion) + " to " + std::to_string(format::kFormatVersion) +
+                 ")");
     if (impl.m_header.m_headerBytes != format::kHeaderBytes)
         fail(offsetof(format::FileHeader, m_headerBytes), "bad header size");
 
@@ -209,7 +210,8 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
                 impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - cursor.m_at);
                 // Read once: drop its pages from this process (the page cache keeps them), so
                 // that a model built alongside the walk is the memory a big log costs.
-                madvise(const_cast<uint8_t*>(impl.m_data) + chunk.m_offset, chunk.m_end - chunk.m_offset, MADV_DONTNEED);
+                madvise(const_cast<uint8_t*>(impl.m_data) + chunk.m_offset, chunk.m_end - chunk.m_offset,
+                        MADV_DONTNEED);
             }
             if (cursor.m_nextChunk == cursor.m_chunks.size()) return false;
             const ChunkRef& chunk = cursor.m_chunks[cursor.m_nextChunk++];

@@ -29,35 +29,35 @@ private:
 // One heap event as the reader delivers it, times already converted to ns since the start.
 struct Event {
     format::Kind m_kind = format::Kind::End;
-    uint64_t m_seq = 0;       // for resizes: the moment the old block ended (before the call)
+    uint64_t m_seq = 0;  // for resizes: the moment the old block ended (before the call)
     uint64_t m_seqAfter = 0;  // resizes: the moment the new block began; others: equal to m_seq
-    uint64_t m_timeNs = 0;    // since the recording started
+    uint64_t m_timeNs = 0;  // since the recording started
     uint32_t m_tid = 0;
     uint64_t m_addr = 0;
     uint64_t m_size = 0;
     uint64_t m_align = 0;
     uint64_t m_oldAddr = 0;
     uint64_t m_oldSize = 0;
-    uint32_t m_stack = 0;     // 0 = none
+    uint32_t m_stack = 0;  // 0 = none
 };
 
 // One sampled memory access (format::AccessRecord), times converted like Event's. Which block,
 // global or stack it touched is the attribution's to say (access_attribution.hpp).
 struct AccessSample {
-    uint64_t m_seq = 0;       // in the same sequence as the heap events
-    uint64_t m_timeNs = 0;    // since the recording started
-    uint32_t m_tid = 0;       // the accessing thread
-    uint64_t m_addr = 0;      // the first byte accessed
-    uint64_t m_size = 0;      // bytes accessed
+    uint64_t m_seq = 0;  // in the same sequence as the heap events
+    uint64_t m_timeNs = 0;  // since the recording started
+    uint32_t m_tid = 0;  // the accessing thread
+    uint64_t m_addr = 0;  // the first byte accessed
+    uint64_t m_size = 0;  // bytes accessed
     format::AccessKind m_kind = format::AccessKind::Read;
     format::AccessSource m_source = format::AccessSource::Tick;
-    bool m_ipAfter = false;   // m_ip is the instruction after the access (a watchpoint's trap)
+    bool m_ipAfter = false;  // m_ip is the instruction after the access (a watchpoint's trap)
     bool m_inAllocator = false;  // taken inside malloc, free and the like (their own bookkeeping)
-    uint64_t m_armedBy = 0;   // a watchpoint's trap: the seq of the sample that armed it; else 0
-    uint64_t m_ip = 0;        // the accessing instruction (or the one after it)
-    uint32_t m_stack = 0;     // the accessing code's callers; 0 = none
+    uint64_t m_armedBy = 0;  // a watchpoint's trap: the seq of the sample that armed it; else 0
+    uint64_t m_ip = 0;  // the accessing instruction (or the one after it)
+    uint32_t m_stack = 0;  // the accessing code's callers; 0 = none
     uint64_t m_blockSeq = 0;  // version 2 logs: the block the recorder named (else 0)
-    uint64_t m_offset = 0;    // version 2 logs: m_addr minus that block's start
+    uint64_t m_offset = 0;  // version 2 logs: m_addr minus that block's start
     bool writes() const { return format::writes(m_kind); }
     bool reads() const { return format::reads(m_kind); }
 };
@@ -68,8 +68,8 @@ struct Annotation {
     uint64_t m_timeNs = 0;  // since the recording started
     uint32_t m_tid = 0;
     format::AnnotationKind m_what = format::AnnotationKind::Phase;
-    uint64_t m_addr = 0;    // Name, ArrayShape: inside the block or global it is about
-    std::string m_text;     // Name, Phase
+    uint64_t m_addr = 0;  // Name, ArrayShape: inside the block or global it is about
+    std::string m_text;  // Name, Phase
     uint64_t m_elementSize = 0, m_rows = 0, m_columns = 0, m_depth = 0;  // ArrayShape
 };
 
@@ -119,8 +119,8 @@ public:
     const std::vector<ThreadStackRange>& threadStacks() const;  // as read so far, in file order
     const std::vector<Annotation>& annotations() const;  // after a walk, in sequence order
     uint64_t lostEvents() const;  // header count plus Lost records
-    uint32_t threadCount() const; // distinct thread ids that wrote records
-    uint64_t firstTsc() const;    // earliest and latest timestamp of any record read
+    uint32_t threadCount() const;  // distinct thread ids that wrote records
+    uint64_t firstTsc() const;  // earliest and latest timestamp of any record read
     uint64_t lastTsc() const;
 
     // After a walk: where reading stopped before the data's end, when it did: a record in the

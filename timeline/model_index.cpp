@@ -40,9 +40,11 @@ ModelIndex::ModelIndex(const BlockModel& model, XAxis axis, const std::function<
     // The ends are sorted on a second thread while the tree is packed: the two dearest steps.
     {
         std::jthread endsThread([&] { m_ends = SortedEnds(model, axis, true); });
-        m_index = BlockIndex(model.size(), [&](size_t i) { return boxOf(model[i], axis); }, [&](double done) {
-            if (progress) progress(done * 0.8);
-        });
+        m_index = BlockIndex(
+            model.size(), [&](size_t i) { return boxOf(model[i], axis); },
+            [&](double done) {
+                if (progress) progress(done * 0.8);
+            });
         m_beginnings = SortedEnds(model, axis, false);
     }  // joined here, also when the index throws
     if (progress) progress(0.9);
@@ -84,7 +86,8 @@ void ModelIndex::sumNodes() {
                 const Block& block = (*m_model)[order[i]];
                 const IndexBox box = boxOf(block, m_axis);
                 sums.m_boxArea += box.area();
-                sums.m_byteTime += static_cast<double>(block.size()) * static_cast<double>(block.to(m_axis) - block.from(m_axis));
+                sums.m_byteTime +=
+                    static_cast<double>(block.size()) * static_cast<double>(block.to(m_axis) - block.from(m_axis));
                 sums.m_events += block.liveAtEnd() ? 1 : 2;
                 pieces.emplace_back(pageFloor(box.m_y0), pageCeil(box.m_y1));
                 m_lowestAddr = std::min(m_lowestAddr, box.m_y0);
@@ -148,13 +151,15 @@ ModelIndex::Membership ModelIndex::membership(std::span<const uint8_t> groupOfPo
 ModelIndex::Live ModelIndex::liveAt(uint64_t x) const {
     Live live;
     const IndexBox line{x, x + 1, 0, UINT64_MAX};
-    m_index.query(line, [](const BlockIndex::Node&) { return false; }, [&](uint32_t i) {
-        const Block& block = (*m_model)[i];
-        if (block.from(m_axis) <= x && x < block.to(m_axis)) {
-            live.m_bytes += block.size();
-            ++live.m_blocks;
-        }
-    });
+    m_index.query(
+        line, [](const BlockIndex::Node&) { return false; },
+        [&](uint32_t i) {
+            const Block& block = (*m_model)[i];
+            if (block.from(m_axis) <= x && x < block.to(m_axis)) {
+                live.m_bytes += block.size();
+                ++live.m_blocks;
+            }
+        });
     return live;
 }
 
@@ -162,10 +167,14 @@ std::optional<size_t> ModelIndex::blockAt(uint64_t x, uint64_t addr) const {
     // The lowest index among the blocks that hold the point: BlockModel::blockAt's answer, were
     // a block of no time or no bytes ever to hold one.
     std::optional<size_t> found;
-    m_index.query({x, x + 1, addr, addr + 1}, [](const BlockIndex::Node&) { return false; }, [&](uint32_t i) {
-        const Block& b = (*m_model)[i];
-        if (b.from(m_axis) <= x && x < b.to(m_axis) && b.addr() <= addr && addr < b.endAddr() && (!found || i < *found)) found = i;
-    });
+    m_index.query(
+        {x, x + 1, addr, addr + 1}, [](const BlockIndex::Node&) { return false; },
+        [&](uint32_t i) {
+            const Block& b = (*m_model)[i];
+            if (b.from(m_axis) <= x && x < b.to(m_axis) && b.addr() <= addr && addr < b.endAddr() &&
+                (!found || i < *found))
+                found = i;
+        });
     return found;
 }
 
@@ -263,7 +272,8 @@ void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, con
         });
 }
 
-std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query, const Groups& groups, size_t group) const {
+std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query, const Groups& groups,
+                                                   size_t group) const {
     if (query.m_columns == 0 || query.m_window.width() == 0) return std::vector<OccupancyColumn>(query.m_columns);
     return occupancyEverywhere(query, groups.m_beginnings.at(group), groups.m_ends.at(group));
 }
@@ -299,9 +309,9 @@ std::vector<OccupancyColumn> ModelIndex::occupancyEverywhere(const OccupancyQuer
     const double perColumn = static_cast<double>(query.m_window.width()) / static_cast<double>(count);
     struct Boundary {
         EndSums m_begun, m_ended;
-        uint64_t m_live;     // bytes live just before the boundary
+        uint64_t m_live;  // bytes live just before the boundary
         __int128 m_integer;  // I at the boundary's integer part
-        double m_fraction;   // and what the fraction adds: fraction x live
+        double m_fraction;  // and what the fraction adds: fraction x live
     };
     size_t beginHint = 0, endHint = 0;
     auto boundary = [&](size_t k) {
@@ -321,12 +331,14 @@ std::vector<OccupancyColumn> ModelIndex::occupancyEverywhere(const OccupancyQuer
     for (size_t k = 0; k < count; ++k) {
         const Boundary right = boundary(k + 1);
         OccupancyColumn& column = result[k];
-        column.m_events = (right.m_begun.m_events - left.m_begun.m_events) + (right.m_ended.m_events - left.m_ended.m_events);
+        column.m_events =
+            (right.m_begun.m_events - left.m_begun.m_events) + (right.m_ended.m_events - left.m_ended.m_events);
         if (right.m_begun.m_entries == left.m_begun.m_entries && right.m_ended.m_entries == left.m_ended.m_entries)
             column.m_liveBytes = static_cast<double>(left.m_live);  // nothing changes inside: exact
         else
             column.m_liveBytes =
-                (static_cast<double>(right.m_integer - left.m_integer) + right.m_fraction - left.m_fraction) / perColumn;
+                (static_cast<double>(right.m_integer - left.m_integer) + right.m_fraction - left.m_fraction) /
+                perColumn;
         left = right;
     }
     return result;
@@ -352,8 +364,8 @@ ModelIndex::SortedEnds::SortedEnds(const BlockModel& model, XAxis axis, bool end
     }
 }
 
-std::vector<ModelIndex::SortedEnds> ModelIndex::SortedEnds::split(const SortedEnds& all, const std::vector<uint8_t>& groupOf,
-                                                                   size_t count) {
+std::vector<ModelIndex::SortedEnds> ModelIndex::SortedEnds::split(const SortedEnds& all,
+                                                                  const std::vector<uint8_t>& groupOf, size_t count) {
     std::vector<SortedEnds> groups(count);
     for (SortedEnds& group : groups) {
         group.m_model = all.m_model;
@@ -401,9 +413,9 @@ ModelIndex::EndSums ModelIndex::SortedEnds::sumsBefore(Before&& before, size_t& 
         hi = std::min(count, hi + step);
         step *= 2;
     }
-    const size_t first = static_cast<size_t>(
-        std::partition_point(m_checkX.begin() + static_cast<long>(lo), m_checkX.begin() + static_cast<long>(hi), before) -
-        m_checkX.begin());
+    const size_t first = static_cast<size_t>(std::partition_point(m_checkX.begin() + static_cast<long>(lo),
+                                                                  m_checkX.begin() + static_cast<long>(hi), before) -
+                                             m_checkX.begin());
     checkpoint = first ? first - 1 : 0;
     if (first == 0) return {};
     // Entries from the checkpoint before it: at most kStride of them are before.

@@ -24,10 +24,10 @@ class ModelIndex {
 public:
     // What the blocks under one index node add up to.
     struct NodeSums {
-        double m_boxArea = 0;   // their boxes (boxOf), axis units x bytes
+        double m_boxArea = 0;  // their boxes (boxOf), axis units x bytes
         double m_byteTime = 0;  // bytes x axis units they were live, as occupancy counts them
         uint32_t m_events = 0;  // beginnings and ends (the end of a block live at the end of the log is none)
-        bool m_solid = false;   // their pages leave no gap of AddressRanges::kKeepGapsBelow or more
+        bool m_solid = false;  // their pages leave no gap of AddressRanges::kKeepGapsBelow or more
     };
 
     // `progress` hears 0..1 as it is built (from this thread).
@@ -65,8 +65,8 @@ public:
     // 8) or more: none.
     struct Membership {
         HugeVector<uint32_t> m_positions;  // group 0's positions, group 1's, ...: each ascending
-        std::vector<size_t> m_starts;      // where each group's begin there (and one past the last)
-        std::vector<uint8_t> m_nodeGroups; // per node, a bit for each group with a block under it
+        std::vector<size_t> m_starts;  // where each group's begin there (and one past the last)
+        std::vector<uint8_t> m_nodeGroups;  // per node, a bit for each group with a block under it
         std::span<const uint32_t> positionsOf(size_t group) const {
             return std::span(m_positions).subspan(m_starts[group], m_starts[group + 1] - m_starts[group]);
         }
@@ -167,10 +167,10 @@ private:
 
     // Sums over a prefix of SortedEnds.
     struct EndSums {
-        __int128 m_bytesX = 0;   // size x position, summed
-        uint64_t m_bytes = 0;    // sizes
+        __int128 m_bytesX = 0;  // size x position, summed
+        uint64_t m_bytes = 0;  // sizes
         uint32_t m_entries = 0;  // how many
-        uint32_t m_events = 0;   // how many are events (ends at the end of the log are not)
+        uint32_t m_events = 0;  // how many are events (ends at the end of the log are not)
     };
 
     // One end of every block, the beginnings or the ends, sorted by x, with running sums every
@@ -206,9 +206,7 @@ private:
             uint64_t m_x, m_size;
             bool m_event;
         };
-        Entry fromBlock(const Block& block) const {
-            return {xOf(block), block.size(), !(m_ends && block.liveAtEnd())};
-        }
+        Entry fromBlock(const Block& block) const { return {xOf(block), block.size(), !(m_ends && block.liveAtEnd())}; }
         Entry entry(size_t i, uint64_t checkX) const {
             if (m_inModelOrder) return fromBlock((*m_model)[i]);
             const Packed packed = m_packed[i];
@@ -225,12 +223,12 @@ private:
         const BlockModel* m_model = nullptr;
         XAxis m_axis = XAxis::Time;
         bool m_ends = false;
-        bool m_inModelOrder = false;      // every block, in the model's order: entry i is block i
-        size_t m_count = 0;               // entries
-        HugeVector<uint32_t> m_order;    // block indices by x: the whole log's, out of model order
-        HugeVector<Packed> m_packed;     // unless in model order
-        HugeVector<uint64_t> m_checkX;   // x of entries 0, kStride, 2 kStride, ...
-        HugeVector<EndSums> m_checkSums; // sums over the entries before each of those
+        bool m_inModelOrder = false;  // every block, in the model's order: entry i is block i
+        size_t m_count = 0;  // entries
+        HugeVector<uint32_t> m_order;  // block indices by x: the whole log's, out of model order
+        HugeVector<Packed> m_packed;  // unless in model order
+        HugeVector<uint64_t> m_checkX;  // x of entries 0, kStride, 2 kStride, ...
+        HugeVector<EndSums> m_checkSums;  // sums over the entries before each of those
     };
 
     template <typename Fold, typename Item>
@@ -292,9 +290,9 @@ private:
         uint64_t m_hiAndGap = 0;
     };
     size_t m_count = 0;
-    std::vector<uint8_t> m_groupOf;                // by model block
+    std::vector<uint8_t> m_groupOf;  // by model block
     std::vector<SortedEnds> m_beginnings, m_ends;  // by group
-    HugeVector<Hull> m_hulls;                     // node n's of group g at n x m_count + g
+    HugeVector<Hull> m_hulls;  // node n's of group g at n x m_count + g
 };
 
 }  // namespace memlog::timeline

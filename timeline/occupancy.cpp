@@ -7,11 +7,14 @@
 namespace memlog::timeline {
 
 OccupancyColumns::OccupancyColumns(const OccupancyQuery& query)
-    : m_axis(query.m_axis), m_addrLo(query.m_addrLo), m_addrHi(query.m_addrHi),
+    : m_axis(query.m_axis),
+      m_addrLo(query.m_addrLo),
+      m_addrHi(query.m_addrHi),
       m_from(static_cast<double>(query.m_window.m_from)),
       m_perColumn(static_cast<double>(std::max<uint64_t>(query.m_window.width(), 1)) /
                   static_cast<double>(std::max<size_t>(query.m_columns, 1))),
-      m_result(query.m_window.width() ? query.m_columns : 0), m_deltas(m_result.size() + 1, 0),
+      m_result(query.m_window.width() ? query.m_columns : 0),
+      m_deltas(m_result.size() + 1, 0),
       m_limit(static_cast<double>(m_result.size())) {}
 
 void OccupancyColumns::add(const Block& block) {
@@ -49,7 +52,8 @@ void OccupancyColumns::add(const Block& block) {
 }
 
 void OccupancyColumns::addInside(size_t column, double byteTime, uint32_t events) {
-    const auto amount = static_cast<uint64_t>(static_cast<int64_t>(std::round(byteTime / m_perColumn * static_cast<double>(kOne))));
+    const auto amount =
+        static_cast<uint64_t>(static_cast<int64_t>(std::round(byteTime / m_perColumn * static_cast<double>(kOne))));
     m_deltas[column] += amount;
     m_deltas[column + 1] -= amount;
     m_result[column].m_events += events;
@@ -57,7 +61,8 @@ void OccupancyColumns::addInside(size_t column, double byteTime, uint32_t events
 
 void OccupancyColumns::merge(const OccupancyColumns& other) {
     for (size_t i = 0; i < m_deltas.size() && i < other.m_deltas.size(); ++i) m_deltas[i] += other.m_deltas[i];
-    for (size_t i = 0; i < m_result.size() && i < other.m_result.size(); ++i) m_result[i].m_events += other.m_result[i].m_events;
+    for (size_t i = 0; i < m_result.size() && i < other.m_result.size(); ++i)
+        m_result[i].m_events += other.m_result[i].m_events;
 }
 
 std::vector<OccupancyColumn> OccupancyColumns::finish() {

@@ -14,7 +14,7 @@ namespace memlog::timeline {
 
 struct OccupancyColumn {
     double m_liveBytes = 0;  // mean over the column
-    uint32_t m_events = 0;   // blocks that began or ended inside the column
+    uint32_t m_events = 0;  // blocks that began or ended inside the column
 };
 
 struct OccupancyQuery {
@@ -22,7 +22,7 @@ struct OccupancyQuery {
     XWindow m_window;
     size_t m_columns = 0;
     uint64_t m_addrLo = 0, m_addrHi = UINT64_MAX;  // bytes outside this window do not count
-    const Bins* m_bins = nullptr;                  // with m_bin: only that bin's blocks
+    const Bins* m_bins = nullptr;  // with m_bin: only that bin's blocks
     int m_bin = 0;
 };
 

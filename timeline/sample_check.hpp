@@ -14,14 +14,22 @@
 namespace memlog::timeline {
 
 struct SampleCheckRow {
-    std::string m_name;      // site, function, or "site #K" for the K-th block of a site
+    std::string m_name;  // site, function, or "site #K" for the K-th block of a site
     std::string m_location;
     uint64_t m_sampled = 0, m_sampledWrites = 0;
     uint64_t m_exact = 0, m_exactWrites = 0;
-    double sampledShare(uint64_t total) const { return total ? 100.0 * static_cast<double>(m_sampled) / static_cast<double>(total) : 0; }
-    double exactShare(uint64_t total) const { return total ? 100.0 * static_cast<double>(m_exact) / static_cast<double>(total) : 0; }
-    double sampledWriteShare() const { return m_sampled ? 100.0 * static_cast<double>(m_sampledWrites) / static_cast<double>(m_sampled) : 0; }
-    double exactWriteShare() const { return m_exact ? 100.0 * static_cast<double>(m_exactWrites) / static_cast<double>(m_exact) : 0; }
+    double sampledShare(uint64_t total) const {
+        return total ? 100.0 * static_cast<double>(m_sampled) / static_cast<double>(total) : 0;
+    }
+    double exactShare(uint64_t total) const {
+        return total ? 100.0 * static_cast<double>(m_exact) / static_cast<double>(total) : 0;
+    }
+    double sampledWriteShare() const {
+        return m_sampled ? 100.0 * static_cast<double>(m_sampledWrites) / static_cast<double>(m_sampled) : 0;
+    }
+    double exactWriteShare() const {
+        return m_exact ? 100.0 * static_cast<double>(m_exactWrites) / static_cast<double>(m_exact) : 0;
+    }
 };
 
 struct SampleCheck {

@@ -32,7 +32,7 @@ SampledArray globalArray(const unwind::Symbolizer::DataSymbol& symbol) {
 struct Wanted {
     enum class By { Everything, Address, Seq, Site, Global } m_by = By::Everything;
     uint64_t m_value = 0;  // the address, the sequence number, the ordinal
-    std::string m_name;    // the site function, the global
+    std::string m_name;  // the site function, the global
 };
 
 class Gather final : public BlockObserver {
@@ -92,10 +92,14 @@ private:
 
     bool chosen(const Block& block) {
         switch (m_wanted.m_by) {
-        case Wanted::By::Seq: return block.m_seq == m_wanted.m_value;
-        case Wanted::By::Address: return m_wanted.m_value - block.m_addr < block.m_size;
-        case Wanted::By::Site: return block.m_ordinal == m_wanted.m_value && siteOf(block.m_stack) == m_wanted.m_name;
-        default: return false;
+            case Wanted::By::Seq:
+                return block.m_seq == m_wanted.m_value;
+            case Wanted::By::Address:
+                return m_wanted.m_value - block.m_addr < block.m_size;
+            case Wanted::By::Site:
+                return block.m_ordinal == m_wanted.m_value && siteOf(block.m_stack) == m_wanted.m_name;
+            default:
+                return false;
         }
     }
 
@@ -118,7 +122,8 @@ private:
         const auto symbol = m_names.dataSymbolAt(addr);
         if (!symbol) return nullptr;
         if (m_wanted.m_by == Wanted::By::Global && symbol->m_name != m_wanted.m_name) return nullptr;
-        if (m_wanted.m_by == Wanted::By::Address && m_wanted.m_value - symbol->m_start >= symbol->m_size) return nullptr;
+        if (m_wanted.m_by == Wanted::By::Address && m_wanted.m_value - symbol->m_start >= symbol->m_size)
+            return nullptr;
         auto [it, added] = m_globals.try_emplace(symbol->m_start, m_arrays.size());
         if (added) m_arrays.push_back(globalArray(*symbol));
         return &m_arrays[it->second];
@@ -129,8 +134,8 @@ private:
     std::unordered_map<uint64_t, Block> m_live;  // by address
     std::unordered_map<uint32_t, std::string> m_siteOfStack;
     std::unordered_map<std::string, uint64_t> m_ordinals;  // blocks allocated so far, by site
-    std::unordered_map<uint64_t, size_t> m_index;           // block seq: index in m_arrays
-    std::unordered_map<uint64_t, size_t> m_globals;         // a global's address: index
+    std::unordered_map<uint64_t, size_t> m_index;  // block seq: index in m_arrays
+    std::unordered_map<uint64_t, size_t> m_globals;  // a global's address: index
     std::vector<SampledArray> m_arrays;
 };
 
@@ -150,7 +155,8 @@ void nameArray(SampledArray& array, const LogReader& reader, StackNames& names, 
     if (array.m_global) return;
     // The allocating line, then its caller's: `a = new_matrix(n)` names what new_matrix returns.
     const auto frames = names.frames(array.m_stack);
-    const auto site = std::find_if(frames.begin(), frames.end(), [](const unwind::SourceFrame& f) { return !isAllocatorPlumbing(f); });
+    const auto site = std::find_if(frames.begin(), frames.end(),
+                                   [](const unwind::SourceFrame& f) { return !isAllocatorPlumbing(f); });
     if (site != frames.end()) {
         if (const auto text = files.line(site->m_file, site->m_line)) {
             const SourceLineNames said = parseSourceLine(*text);
@@ -195,12 +201,14 @@ std::vector<SampledArray> gather(LogReader& reader, StackNames& names, const Wan
 
 std::vector<SampledArray> sampledArrays(LogReader& reader, StackNames& names) {
     std::vector<SampledArray> arrays = gather(reader, names, Wanted{});
-    std::stable_sort(arrays.begin(), arrays.end(),
-                     [](const SampledArray& a, const SampledArray& b) { return a.m_samples.size() > b.m_samples.size(); });
+    std::stable_sort(arrays.begin(), arrays.end(), [](const SampledArray& a, const SampledArray& b) {
+        return a.m_samples.size() > b.m_samples.size();
+    });
     return arrays;
 }
 
-std::optional<SampledArray> findArray(LogReader& reader, StackNames& names, const std::string& spec, std::string* error) {
+std::optional<SampledArray> findArray(LogReader& reader, StackNames& names, const std::string& spec,
+                                      std::string* error) {
     Wanted wanted;
     auto number = [](const std::string& text, int base, uint64_t* value) {
         char* end = nullptr;

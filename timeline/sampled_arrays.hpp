@@ -21,7 +21,7 @@ struct ArraySample {
     uint64_t m_seq = 0;
     uint64_t m_timeNs = 0;
     uint64_t m_offset = 0;  // from the array's first byte
-    uint64_t m_ip = 0;      // the accessing instruction
+    uint64_t m_ip = 0;  // the accessing instruction
     uint32_t m_size = 0;
     uint32_t m_tid = 0;
     format::AccessKind m_kind = format::AccessKind::Read;
@@ -40,17 +40,17 @@ struct SampledArray {
     uint64_t m_blockSeq = 0;  // heap: the allocation's sequence number
     uint64_t m_addr = 0;
     uint64_t m_size = 0;
-    uint64_t m_beginNs = 0;   // heap: from its allocation to its free (or the log's end)
+    uint64_t m_beginNs = 0;  // heap: from its allocation to its free (or the log's end)
     uint64_t m_endNs = 0;
-    uint32_t m_stack = 0;     // heap: the allocating stack
-    uint64_t m_ordinal = 0;   // heap: the K-th block its site allocated, from 1
-    std::string m_site;       // heap: the allocating function
+    uint32_t m_stack = 0;  // heap: the allocating stack
+    uint64_t m_ordinal = 0;  // heap: the K-th block its site allocated, from 1
+    std::string m_site;  // heap: the allocating function
     std::string m_name;
-    std::string m_nameFrom;   // "memlog_name", "source line FILE:LINE", "site", "symbol"
+    std::string m_nameFrom;  // "memlog_name", "source line FILE:LINE", "site", "symbol"
     uint64_t m_sourceElementSize = 0;  // sizeof(T) on the allocating line, when it shows one
-    std::string m_sourceType;          // ... and T
+    std::string m_sourceType;  // ... and T
     std::optional<ArrayShape> m_annotatedShape;  // memlog_array()
-    std::vector<ArraySample> m_samples;          // in sequence order
+    std::vector<ArraySample> m_samples;  // in sequence order
 };
 
 // Every block and global with at least one sample, most sampled first.

@@ -85,7 +85,8 @@ StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
             if (!frame.m_inlined) {
                 site.m_caller = frame;
                 if (site.m_site.m_inlined && frame.m_function != site.m_site.m_function)
-                    site.m_inlinedIn = frame.m_function;  // a helper inlined into a wrapper of its own name says nothing
+                    site.m_inlinedIn =
+                        frame.m_function;  // a helper inlined into a wrapper of its own name says nothing
                 return site;
             }
             last = frame;

@@ -47,7 +47,9 @@ public:
     const std::vector<unwind::SourceFrame>& instruction(uint64_t ip) { return m_symbolizer->resolveInstruction(ip); }
     // A global's name: the ELF symbol around a data address (Symbolizer::symbolAt).
     std::string globalName(uint64_t addr) { return m_symbolizer->symbolAt(addr); }
-    std::optional<unwind::Symbolizer::DataSymbol> dataSymbolAt(uint64_t addr) { return m_symbolizer->dataSymbolAt(addr); }
+    std::optional<unwind::Symbolizer::DataSymbol> dataSymbolAt(uint64_t addr) {
+        return m_symbolizer->dataSymbolAt(addr);
+    }
     std::optional<unwind::Symbolizer::DataSymbol> dataSymbolNamed(const std::string& name) {
         return m_symbolizer->dataSymbolNamed(name);
     }

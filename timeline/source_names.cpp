@@ -18,12 +18,12 @@ std::string trimmed(std::string text) {
 
 uint64_t scalarTypeSize(const std::string& type) {
     static const std::map<std::string, uint64_t> kSizes = {
-        {"char", 1},      {"signed char", 1}, {"unsigned char", 1}, {"bool", 1},      {"int8_t", 1},
-        {"uint8_t", 1},   {"short", 2},       {"unsigned short", 2}, {"int16_t", 2},   {"uint16_t", 2},
-        {"int", 4},       {"unsigned", 4},    {"unsigned int", 4},  {"float", 4},     {"int32_t", 4},
-        {"uint32_t", 4},  {"long", 8},        {"unsigned long", 8}, {"long long", 8}, {"unsigned long long", 8},
-        {"double", 8},    {"size_t", 8},      {"ssize_t", 8},       {"int64_t", 8},   {"uint64_t", 8},
-        {"intptr_t", 8},  {"uintptr_t", 8},   {"ptrdiff_t", 8},     {"long double", 16}};
+        {"char", 1},     {"signed char", 1}, {"unsigned char", 1},  {"bool", 1},        {"int8_t", 1},
+        {"uint8_t", 1},  {"short", 2},       {"unsigned short", 2}, {"int16_t", 2},     {"uint16_t", 2},
+        {"int", 4},      {"unsigned", 4},    {"unsigned int", 4},   {"float", 4},       {"int32_t", 4},
+        {"uint32_t", 4}, {"long", 8},        {"unsigned long", 8},  {"long long", 8},   {"unsigned long long", 8},
+        {"double", 8},   {"size_t", 8},      {"ssize_t", 8},        {"int64_t", 8},     {"uint64_t", 8},
+        {"intptr_t", 8}, {"uintptr_t", 8},   {"ptrdiff_t", 8},      {"long double", 16}};
     const std::string plain = trimmed(std::regex_replace(type, std::regex(R"(\b(const|volatile)\b)"), ""));
     if (!plain.empty() && plain.back() == '*') return 8;  // a pointer, on x86-64
     const auto it = kSizes.find(plain);
@@ -41,8 +41,9 @@ SourceLineNames parseSourceLine(const std::string& line, const std::string& call
     }
     // The assigned name: the last identifier before a single '=' (not ==, <=, >=, !=), with the
     // call of the allocator (or of `callee`) after it.
-    const std::string calls = callee.empty() ? std::string(R"((malloc|calloc|realloc|aligned_alloc|new|[A-Za-z_]\w*alloc\w*)\b)")
-                                             : "(" + std::regex_replace(callee, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"()\s*\()";
+    const std::string calls =
+        callee.empty() ? std::string(R"((malloc|calloc|realloc|aligned_alloc|new|[A-Za-z_]\w*alloc\w*)\b)")
+                       : "(" + std::regex_replace(callee, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"()\s*\()";
     const std::regex assignment(R"(([A-Za-z_]\w*)\s*(\[[^\]]*\]\s*)?=(?!=)[^;=]*?)" + calls);
     if (std::regex_search(line, match, assignment)) names.m_variable = match[1];
     return names;

@@ -12,8 +12,8 @@
 namespace memlog::timeline {
 
 struct SourceLineNames {
-    std::string m_variable;      // empty when the line assigns to no plain name
-    std::string m_type;          // the T of sizeof(T) or new T[...]; empty when none
+    std::string m_variable;  // empty when the line assigns to no plain name
+    std::string m_type;  // the T of sizeof(T) or new T[...]; empty when none
     uint64_t m_elementSize = 0;  // its size, for the types whose size is known without a compiler
 };
 

@@ -75,30 +75,43 @@ private:
 }  // namespace
 
 bool parseMetric(const std::string& name, Metric& metric) {
-    if (name == "calls") metric = Metric::Calls;
-    else if (name == "bytes") metric = Metric::Bytes;
-    else if (name == "peak") metric = Metric::Peak;
-    else if (name == "leaked") metric = Metric::Leaked;
-    else return false;
+    if (name == "calls")
+        metric = Metric::Calls;
+    else if (name == "bytes")
+        metric = Metric::Bytes;
+    else if (name == "peak")
+        metric = Metric::Peak;
+    else if (name == "leaked")
+        metric = Metric::Leaked;
+    else
+        return false;
     return true;
 }
 
 const char* metricName(Metric metric) {
     switch (metric) {
-    case Metric::Calls: return "calls";
-    case Metric::Bytes: return "bytes";
-    case Metric::Peak: return "peak";
-    case Metric::Leaked: return "leaked";
+        case Metric::Calls:
+            return "calls";
+        case Metric::Bytes:
+            return "bytes";
+        case Metric::Peak:
+            return "peak";
+        case Metric::Leaked:
+            return "leaked";
     }
     return "?";
 }
 
 uint64_t metricValue(const StackMetrics& metrics, Metric metric) {
     switch (metric) {
-    case Metric::Calls: return metrics.m_calls;
-    case Metric::Bytes: return metrics.m_bytes;
-    case Metric::Peak: return metrics.m_peakBytes;
-    case Metric::Leaked: return metrics.m_leakedBytes;
+        case Metric::Calls:
+            return metrics.m_calls;
+        case Metric::Bytes:
+            return metrics.m_bytes;
+        case Metric::Peak:
+            return metrics.m_peakBytes;
+        case Metric::Leaked:
+            return metrics.m_leakedBytes;
     }
     return 0;
 }

@@ -19,8 +19,8 @@ SiteIndex indexSites(StackNames& names, uint32_t stackCount) {
         // An inline helper's site is named with the function it was inlined into, in legends
         // and bins as in `memlog sites`; one helper in two functions is two sites.
         if (!named.m_inlinedIn.empty()) site.m_function += " (inlined in " + named.m_inlinedIn + ")";
-        auto [it, added] = known.try_emplace({site.m_function, site.m_file, site.m_line},
-                                             static_cast<uint32_t>(index.m_sites.size()));
+        auto [it, added] =
+            known.try_emplace({site.m_function, site.m_file, site.m_line}, static_cast<uint32_t>(index.m_sites.size()));
         if (added) index.m_sites.push_back(std::move(site));
         index.m_siteOfStack[stack] = it->second;
     }

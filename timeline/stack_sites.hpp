@@ -13,7 +13,7 @@ namespace memlog::timeline {
 class StackNames;
 
 struct SiteIndex {
-    std::vector<uint32_t> m_siteOfStack;       // by stack id: an index into m_sites
+    std::vector<uint32_t> m_siteOfStack;  // by stack id: an index into m_sites
     std::vector<unwind::SourceFrame> m_sites;  // distinct sites; [0] is "(no stack)"
 };
 

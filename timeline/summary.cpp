@@ -69,25 +69,25 @@ public:
         m_callStack = event.m_stack;
         const auto kindIndex = static_cast<size_t>(event.m_kind);
         switch (format::kindInfo(event.m_kind).m_family) {
-        case Family::Allocate:
-            if (event.m_kind == Kind::Mmap)
-                beginMapping(event.m_addr, event.m_size, event.m_stack);
-            else
-                beginBlock(event.m_addr, event.m_size, allocatorOf(event.m_kind), event.m_stack);
-            ++m_summary.m_calls[kindIndex];
-            break;
-        case Family::Release:
-            if (event.m_kind == Kind::Munmap) {
-                if (unmap(event.m_addr, event.m_size)) ++m_summary.m_calls[kindIndex];
-            } else if (endBlock(event.m_addr, releaserOf(event.m_kind))) {
+            case Family::Allocate:
+                if (event.m_kind == Kind::Mmap)
+                    beginMapping(event.m_addr, event.m_size, event.m_stack);
+                else
+                    beginBlock(event.m_addr, event.m_size, allocatorOf(event.m_kind), event.m_stack);
                 ++m_summary.m_calls[kindIndex];
-            }
-            break;
-        case Family::Resize:
-            resize(event);
-            break;
-        case Family::None:
-            break;
+                break;
+            case Family::Release:
+                if (event.m_kind == Kind::Munmap) {
+                    if (unmap(event.m_addr, event.m_size)) ++m_summary.m_calls[kindIndex];
+                } else if (endBlock(event.m_addr, releaserOf(event.m_kind))) {
+                    ++m_summary.m_calls[kindIndex];
+                }
+                break;
+            case Family::Resize:
+                resize(event);
+                break;
+            case Family::None:
+                break;
         }
     }
 
@@ -100,11 +100,21 @@ public:
         if (sample.writes()) ++m_summary.m_accessWrites;
         const Attribution where = m_attribution ? m_attribution->attribute(sample) : Attribution{};
         switch (where.m_region) {
-        case Region::Heap: ++m_summary.m_accessHeap; break;
-        case Region::Global: ++m_summary.m_accessGlobal; break;
-        case Region::Stack: ++m_summary.m_accessStack; break;
-        case Region::Other: ++m_summary.m_accessOther; break;
-        case Region::Freed: ++m_summary.m_accessFreed; break;
+            case Region::Heap:
+                ++m_summary.m_accessHeap;
+                break;
+            case Region::Global:
+                ++m_summary.m_accessGlobal;
+                break;
+            case Region::Stack:
+                ++m_summary.m_accessStack;
+                break;
+            case Region::Other:
+                ++m_summary.m_accessOther;
+                break;
+            case Region::Freed:
+                ++m_summary.m_accessFreed;
+                break;
         }
         if (where.m_region == Region::Heap) m_sampledBlocks.insert(where.m_blockSeq);
         // The allocator writes its own links into the blocks it frees: not a use after free.
@@ -275,7 +285,8 @@ private:
             const Mapping old = it->second;
             m_mappings.erase(it);
             shrink(change(event.m_oldAddr, old.m_size, old.m_stack, true));
-            m_pending.push({event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, true});
+            m_pending.push(
+                {event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, true});
             return;
         }
         ++m_summary.m_calls[kindIndex];
@@ -289,7 +300,8 @@ private:
             }
         }
         if (event.m_addr)
-            m_pending.push({event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, false});
+            m_pending.push(
+                {event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, false});
     }
 
     // The new half of a resize begins at its second sequence number (format.hpp).
@@ -314,9 +326,9 @@ private:
     };
 
     Summary& m_summary;
-    BlockObserver* m_observer;          // every change: the attribution and the caller's observer
-    AccessAttribution* m_attribution;   // null for a log without samples
-    BlockObserver* m_caller;            // the caller's, for the samples
+    BlockObserver* m_observer;  // every change: the attribution and the caller's observer
+    AccessAttribution* m_attribution;  // null for a log without samples
+    BlockObserver* m_caller;  // the caller's, for the samples
     uint64_t m_seq = 0;  // of the event being applied
     uint64_t m_timeNs = 0;
     uint32_t m_tid = 0;
@@ -352,13 +364,15 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     summary.m_unwindFullWalks = header.m_unwindFullWalks;
     summary.m_watchSampler = header.m_watchSampler;
     summary.m_watchRate = header.m_watchRate;
-    summary.m_watchStatus = std::string(header.m_watchStatus, strnlen(header.m_watchStatus, sizeof(header.m_watchStatus)));
+    summary.m_watchStatus =
+        std::string(header.m_watchStatus, strnlen(header.m_watchStatus, sizeof(header.m_watchStatus)));
     summary.m_watchCounters = header.m_watchCounters;
     // Only a log whose sampler ran has samples to place: the others skip the ordered block map.
     const bool sampled = header.m_accessSampler != format::AccessSampler::Off &&
                          header.m_accessSampler != format::AccessSampler::Unavailable;
     std::unique_ptr<AccessAttribution> attribution = sampled ? std::make_unique<AccessAttribution>(reader) : nullptr;
-    std::unique_ptr<BothObservers> both = attribution ? std::make_unique<BothObservers>(*attribution, observer) : nullptr;
+    std::unique_ptr<BothObservers> both =
+        attribution ? std::make_unique<BothObservers>(*attribution, observer) : nullptr;
     Tally tally(summary, both ? both.get() : observer, attribution.get(), observer);
     tally.m_keepTicks = header.m_watchSampler == format::WatchSampler::ProcessWide;
     reader.forEachRecord(
@@ -380,30 +394,34 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
 
 std::string accessSamplerText(const Summary& summary) {
     switch (summary.m_accessSampler) {
-    case format::AccessSampler::Off:
-        return "off";
-    case format::AccessSampler::Unavailable:
-        return "unavailable: " + (summary.m_accessStatus.empty() ? std::string("no reason given") : summary.m_accessStatus);
-    case format::AccessSampler::ProcessWide:
-        return "process-wide watchpoints";
-    case format::AccessSampler::PerThread:
-        return "per-thread watchpoints";
-    case format::AccessSampler::TickPerfClock:
-        return "ticks (perf task clock)";
-    case format::AccessSampler::TickThreadTimers:
-        return "ticks (thread CPU timers)";
-    case format::AccessSampler::FullTrace:
-        return "every access (a full trace: exact counts, not samples)";
+        case format::AccessSampler::Off:
+            return "off";
+        case format::AccessSampler::Unavailable:
+            return "unavailable: " +
+                   (summary.m_accessStatus.empty() ? std::string("no reason given") : summary.m_accessStatus);
+        case format::AccessSampler::ProcessWide:
+            return "process-wide watchpoints";
+        case format::AccessSampler::PerThread:
+            return "per-thread watchpoints";
+        case format::AccessSampler::TickPerfClock:
+            return "ticks (perf task clock)";
+        case format::AccessSampler::TickThreadTimers:
+            return "ticks (thread CPU timers)";
+        case format::AccessSampler::FullTrace:
+            return "every access (a full trace: exact counts, not samples)";
     }
     return "unknown (" + std::to_string(static_cast<uint32_t>(summary.m_accessSampler)) + ")";
 }
 
 std::string watchSamplerText(const Summary& summary) {
     switch (summary.m_watchSampler) {
-    case format::WatchSampler::Off: return "off";
-    case format::WatchSampler::Unavailable:
-        return "unavailable: " + (summary.m_watchStatus.empty() ? std::string("no reason given") : summary.m_watchStatus);
-    case format::WatchSampler::ProcessWide: return "process-wide (four debug registers)";
+        case format::WatchSampler::Off:
+            return "off";
+        case format::WatchSampler::Unavailable:
+            return "unavailable: " +
+                   (summary.m_watchStatus.empty() ? std::string("no reason given") : summary.m_watchStatus);
+        case format::WatchSampler::ProcessWide:
+            return "process-wide (four debug registers)";
     }
     return "unknown (" + std::to_string(static_cast<uint32_t>(summary.m_watchSampler)) + ")";
 }

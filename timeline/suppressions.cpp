@@ -51,8 +51,15 @@ bool isStdioBuffer(const std::vector<unwind::SourceFrame>& frames) {
 // What glibc allocates once and keeps for the process: the name service switch's modules and
 // database state, and the static result buffers of getpwuid() and its kin.
 bool isGlibcProcessState(const std::vector<unwind::SourceFrame>& frames) {
-    static const char* const kOnce[] = {"__nss_module_allocate", "__nss_action_allocate", "global_state_allocate",
-                                        "getpwuid", "getpwnam", "getgrgid", "getgrnam", "getpwent", "getgrent"};
+    static const char* const kOnce[] = {"__nss_module_allocate",
+                                        "__nss_action_allocate",
+                                        "global_state_allocate",
+                                        "getpwuid",
+                                        "getpwnam",
+                                        "getgrgid",
+                                        "getgrnam",
+                                        "getpwent",
+                                        "getgrent"};
     if (frames.empty()) return false;
     for (const char* name : kOnce)
         if (isGlibcFunction(frames.front(), name)) return true;
@@ -92,12 +99,15 @@ Suppressions::Suppressions() {
                        "a C++ runtime's one-time allocation in its own initialiser before main "
                        "(libstdc++'s emergency exception pool, 72 KiB with GCC 12)",
                        true, kRuntimeInitialiser});
-    m_rules.push_back({"_IO_file_doallocate (libc.so)", "built-in",
-                       "stdio's stream buffers, kept until exit by design", true, kStdioBuffer});
-    m_rules.push_back({"__nss_module_allocate, __nss_action_allocate, global_state_allocate, getpwuid, getpwnam, "
-                       "getgrgid, getgrnam, getpwent, getgrent (libc.so, the allocating frame)",
-                       "built-in", "glibc's name service state and the static buffers of the passwd and group "
-                       "lookups, kept for the process's life", true, kGlibcProcessState});
+    m_rules.push_back({"_IO_file_doallocate (libc.so)", "built-in", "stdio's stream buffers, kept until exit by design",
+                       true, kStdioBuffer});
+    m_rules.push_back(
+        {"__nss_module_allocate, __nss_action_allocate, global_state_allocate, getpwuid, getpwnam, "
+         "getgrgid, getgrnam, getpwent, getgrent (libc.so, the allocating frame)",
+         "built-in",
+         "glibc's name service state and the static buffers of the passwd and group "
+         "lookups, kept for the process's life",
+         true, kGlibcProcessState});
 }
 
 void Suppressions::load(const std::string& path) {
@@ -113,8 +123,9 @@ void Suppressions::load(const std::string& path) {
         if (first == std::string::npos || text[first] == '#') continue;
         text.erase(0, first);
         if (!startsWith(text, "leak:") || text.size() == 5)
-            throw LogError(path, offset,
-                           "line " + std::to_string(number) + " is not a 'leak:PATTERN' line (the only kind memlog reads)");
+            throw LogError(
+                path, offset,
+                "line " + std::to_string(number) + " is not a 'leak:PATTERN' line (the only kind memlog reads)");
         m_rules.push_back({text.substr(5), path + ":" + std::to_string(number), "", false, kUserPattern});
     }
 }

@@ -15,8 +15,8 @@ class StackNames;
 
 struct SuppressionRule {
     std::string m_pattern;  // `leak:` pattern; for built-ins, how the rule reads
-    std::string m_origin;   // "built-in" or "FILE:LINE"
-    std::string m_why;      // built-ins: what the allocation is
+    std::string m_origin;  // "built-in" or "FILE:LINE"
+    std::string m_why;  // built-ins: what the allocation is
     bool m_builtIn = false;
     int m_builtInKind = 0;  // which built-in matcher (suppressions.cpp)
 };

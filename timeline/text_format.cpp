@@ -84,10 +84,14 @@ std::string validUtf8(const std::string& text) {
         // code points past U+10FFFF (RFC 3629, table 3-7 of the Unicode standard).
         size_t length = 0;
         unsigned char low = 0x80, high = 0xbf;
-        if (lead < 0x80) length = 1;
-        else if (lead >= 0xc2 && lead <= 0xdf) length = 2;
-        else if (lead >= 0xe0 && lead <= 0xef) length = 3, low = lead == 0xe0 ? 0xa0 : 0x80, high = lead == 0xed ? 0x9f : 0xbf;
-        else if (lead >= 0xf0 && lead <= 0xf4) length = 4, low = lead == 0xf0 ? 0x90 : 0x80, high = lead == 0xf4 ? 0x8f : 0xbf;
+        if (lead < 0x80)
+            length = 1;
+        else if (lead >= 0xc2 && lead <= 0xdf)
+            length = 2;
+        else if (lead >= 0xe0 && lead <= 0xef)
+            length = 3, low = lead == 0xe0 ? 0xa0 : 0x80, high = lead == 0xed ? 0x9f : 0xbf;
+        else if (lead >= 0xf0 && lead <= 0xf4)
+            length = 4, low = lead == 0xf0 ? 0x90 : 0x80, high = lead == 0xf4 ? 0x8f : 0xbf;
         bool whole = length > 0 && i + length <= size;
         for (size_t k = 1; whole && k < length; ++k) {
             const unsigned char next = bytes[i + k];

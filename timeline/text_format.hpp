@@ -7,11 +7,11 @@
 
 namespace memlog::timeline {
 
-std::string bytesText(double bytes);          // "512 B", "1.5 KiB", "12.3 MiB"
-std::string durationText(double ns);          // "0", "750 ns", "12.5 us", "3 ms", "1.25 s"
-std::string countText(uint64_t count);        // "1,234,567"
-std::string shortCountText(double count);     // "950", "12k", "1.5M"
-std::string hexText(uint64_t addr);           // "0x55d0c8a2b000"
+std::string bytesText(double bytes);  // "512 B", "1.5 KiB", "12.3 MiB"
+std::string durationText(double ns);  // "0", "750 ns", "12.5 us", "3 ms", "1.25 s"
+std::string countText(uint64_t count);  // "1,234,567"
+std::string shortCountText(double count);  // "950", "12k", "1.5M"
+std::string hexText(uint64_t addr);  // "0x55d0c8a2b000"
 std::string countedText(uint64_t count, const char* noun);  // "1 block", "1,024 blocks"
 // The two maximums of a log, which as a rule happen at different moments: "peak 125 B in 2 blocks
 // · at most 3 blocks live" (the bytes' peak with the blocks live then, and the most blocks ever).

@@ -27,7 +27,8 @@ TraceLogWriter::TraceLogWriter(const std::string& path, Append) : m_path(path), 
     if (std::fread(&m_header, sizeof m_header, 1, m_file) != 1 ||
         std::memcmp(m_header.m_magic, format::kMagic, sizeof m_header.m_magic) != 0)
         throw std::runtime_error(path + ": not a memlog log");
-    if (std::fseek(m_file, 0, SEEK_END) != 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    if (std::fseek(m_file, 0, SEEK_END) != 0)
+        throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
     const uint64_t size = static_cast<uint64_t>(std::ftell(m_file));
     m_offset = (size + format::kPageBytes - 1) / format::kPageBytes * format::kPageBytes;
     m_header.m_accessSampler = format::AccessSampler::FullTrace;

@@ -18,8 +18,8 @@ struct UseAfterFree {
     uint32_t m_allocationStack = 0;
     uint32_t m_freeStack = 0;
     uint64_t m_freeNs = 0;
-    AccessSample m_first;      // the first access after the free
-    uint64_t m_accesses = 0;   // samples in the freed block
+    AccessSample m_first;  // the first access after the free
+    uint64_t m_accesses = 0;  // samples in the freed block
     uint64_t m_byWatchpoint = 0;
 };
 

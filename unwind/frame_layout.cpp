@@ -59,22 +59,49 @@ struct Cursor {
         const auto here = reinterpret_cast<uintptr_t>(m_at);
         uint64_t value;
         switch (encoding & 0x0f) {
-            case 0x00: value = fixed<uint64_t>(); break;
-            case 0x01: value = uleb(); break;
-            case 0x02: value = fixed<uint16_t>(); break;
-            case 0x03: value = fixed<uint32_t>(); break;
-            case 0x04: value = fixed<uint64_t>(); break;
-            case 0x09: value = uint64_t(sleb()); break;
-            case 0x0a: value = uint64_t(int64_t(fixed<int16_t>())); break;
-            case 0x0b: value = uint64_t(int64_t(fixed<int32_t>())); break;
-            case 0x0c: value = fixed<uint64_t>(); break;
-            default: m_bad = true; return 0;
+            case 0x00:
+                value = fixed<uint64_t>();
+                break;
+            case 0x01:
+                value = uleb();
+                break;
+            case 0x02:
+                value = fixed<uint16_t>();
+                break;
+            case 0x03:
+                value = fixed<uint32_t>();
+                break;
+            case 0x04:
+                value = fixed<uint64_t>();
+                break;
+            case 0x09:
+                value = uint64_t(sleb());
+                break;
+            case 0x0a:
+                value = uint64_t(int64_t(fixed<int16_t>()));
+                break;
+            case 0x0b:
+                value = uint64_t(int64_t(fixed<int32_t>()));
+                break;
+            case 0x0c:
+                value = fixed<uint64_t>();
+                break;
+            default:
+                m_bad = true;
+                return 0;
         }
         switch (encoding & 0x70) {
-            case 0x00: break;
-            case 0x10: value += here; break;
-            case 0x30: value += dataBase; break;
-            default: m_bad = true; return 0;
+            case 0x00:
+                break;
+            case 0x10:
+                value += here;
+                break;
+            case 0x30:
+                value += dataBase;
+                break;
+            default:
+                m_bad = true;
+                return 0;
         }
         return value;
     }
@@ -113,7 +140,8 @@ bool readCie(const uint8_t* at, Cie& cie) {
     const uint8_t version = in.byte();
     if (version != 1 && version != 3) return false;
     const char* augmentation = reinterpret_cast<const char*>(in.m_at);
-    while (in.byte() != 0 && !in.m_bad) {}
+    while (in.byte() != 0 && !in.m_bad) {
+    }
     cie.m_codeAlign = in.uleb();
     cie.m_dataAlign = in.sleb();
     cie.m_returnRegister = version == 1 ? in.byte() : in.uleb();
@@ -122,12 +150,17 @@ bool readCie(const uint8_t* at, Cie& cie) {
         const uint64_t dataBytes = in.uleb();
         const uint8_t* dataEnd = in.m_at + dataBytes;
         for (const char* a = augmentation + 1; *a && !in.m_bad; ++a) {
-            if (*a == 'R') cie.m_fdeEncoding = in.byte();
-            else if (*a == 'L') in.byte();
-            else if (*a == 'P') in.pointer(uint8_t(in.byte() & 0x7f));  // skipped, never followed
-            else if (*a == 'S') cie.m_signalFrame = true;
-            else if (*a == 'B' || *a == 'G') {}
-            else return false;
+            if (*a == 'R')
+                cie.m_fdeEncoding = in.byte();
+            else if (*a == 'L')
+                in.byte();
+            else if (*a == 'P')
+                in.pointer(uint8_t(in.byte() & 0x7f));  // skipped, never followed
+            else if (*a == 'S')
+                cie.m_signalFrame = true;
+            else if (*a == 'B' || *a == 'G') {
+            } else
+                return false;
         }
         if (in.m_bad || dataEnd > in.m_end) return false;
         in.m_at = dataEnd;
@@ -169,36 +202,59 @@ bool run(Cursor in, const Cie& cie, Row& row, const Row* initial, uintptr_t loca
             case 1:
                 if (!advance(low)) return true;
                 continue;
-            case 2: setOffset(low, int64_t(in.uleb()) * cie.m_dataAlign); continue;
+            case 2:
+                setOffset(low, int64_t(in.uleb()) * cie.m_dataAlign);
+                continue;
             case 3:
                 if (!initial) return false;
                 if (RegisterRule* rule = ruleFor(row, low, cie.m_returnRegister))
                     *rule = *ruleFor(const_cast<Row&>(*initial), low, cie.m_returnRegister);
                 continue;
-            default: break;
+            default:
+                break;
         }
         switch (op) {
-            case 0x00: break;                                             // nop
-            case 0x01: {                                                  // set_loc
+            case 0x00:
+                break;  // nop
+            case 0x01: {  // set_loc
                 const uint64_t to = in.pointer(cie.m_fdeEncoding);
                 if (to > target) return true;
                 location = to;
                 break;
             }
-            case 0x02: if (!advance(in.byte())) return true; break;
-            case 0x03: if (!advance(in.fixed<uint16_t>())) return true; break;
-            case 0x04: if (!advance(in.fixed<uint32_t>())) return true; break;
-            case 0x05: { const uint64_t reg = in.uleb(); setOffset(reg, int64_t(in.uleb()) * cie.m_dataAlign); break; }
-            case 0x06: {                                                  // restore_extended
+            case 0x02:
+                if (!advance(in.byte())) return true;
+                break;
+            case 0x03:
+                if (!advance(in.fixed<uint16_t>())) return true;
+                break;
+            case 0x04:
+                if (!advance(in.fixed<uint32_t>())) return true;
+                break;
+            case 0x05: {
+                const uint64_t reg = in.uleb();
+                setOffset(reg, int64_t(in.uleb()) * cie.m_dataAlign);
+                break;
+            }
+            case 0x06: {  // restore_extended
                 const uint64_t reg = in.uleb();
                 if (!initial) return false;
                 if (RegisterRule* rule = ruleFor(row, reg, cie.m_returnRegister))
                     *rule = *ruleFor(const_cast<Row&>(*initial), reg, cie.m_returnRegister);
                 break;
             }
-            case 0x07: setOther(in.uleb(), Rule::Undefined); break;
-            case 0x08: setOther(in.uleb(), Rule::Same); break;
-            case 0x09: { const uint64_t reg = in.uleb(); in.uleb(); setOther(reg, Rule::Other); break; }
+            case 0x07:
+                setOther(in.uleb(), Rule::Undefined);
+                break;
+            case 0x08:
+                setOther(in.uleb(), Rule::Same);
+                break;
+            case 0x09: {
+                const uint64_t reg = in.uleb();
+                in.uleb();
+                setOther(reg, Rule::Other);
+                break;
+            }
             case 0x0a:
                 if (depth == kStates) return false;
                 saved[depth++] = row;
@@ -207,12 +263,27 @@ bool run(Cursor in, const Cie& cie, Row& row, const Row* initial, uintptr_t loca
                 if (depth == 0) return false;
                 row = saved[--depth];
                 break;
-            case 0x0c: row.m_cfaRegister = int(in.uleb()); row.m_cfaOffset = int64_t(in.uleb()); row.m_cfaOther = false; break;
-            case 0x0d: row.m_cfaRegister = int(in.uleb()); row.m_cfaOther = false; break;
-            case 0x0e: row.m_cfaOffset = int64_t(in.uleb()); break;
-            case 0x0f: { const uint64_t bytes = in.uleb(); in.need(bytes); in.m_at += bytes; row.m_cfaOther = true; break; }
-            case 0x10:                                                    // expression
-            case 0x16: {                                                  // val_expression
+            case 0x0c:
+                row.m_cfaRegister = int(in.uleb());
+                row.m_cfaOffset = int64_t(in.uleb());
+                row.m_cfaOther = false;
+                break;
+            case 0x0d:
+                row.m_cfaRegister = int(in.uleb());
+                row.m_cfaOther = false;
+                break;
+            case 0x0e:
+                row.m_cfaOffset = int64_t(in.uleb());
+                break;
+            case 0x0f: {
+                const uint64_t bytes = in.uleb();
+                in.need(bytes);
+                in.m_at += bytes;
+                row.m_cfaOther = true;
+                break;
+            }
+            case 0x10:  // expression
+            case 0x16: {  // val_expression
                 const uint64_t reg = in.uleb();
                 const uint64_t bytes = in.uleb();
                 if (!in.need(bytes)) return false;
@@ -220,17 +291,36 @@ bool run(Cursor in, const Cie& cie, Row& row, const Row* initial, uintptr_t loca
                 setOther(reg, Rule::Other);
                 break;
             }
-            case 0x11: { const uint64_t reg = in.uleb(); setOffset(reg, in.sleb() * cie.m_dataAlign); break; }
+            case 0x11: {
+                const uint64_t reg = in.uleb();
+                setOffset(reg, in.sleb() * cie.m_dataAlign);
+                break;
+            }
             case 0x12:
                 row.m_cfaRegister = int(in.uleb());
                 row.m_cfaOffset = in.sleb() * cie.m_dataAlign;
                 row.m_cfaOther = false;
                 break;
-            case 0x13: row.m_cfaOffset = in.sleb() * cie.m_dataAlign; break;
-            case 0x14: case 0x15: { const uint64_t reg = in.uleb(); op == 0x14 ? (void)in.uleb() : (void)in.sleb(); setOther(reg, Rule::Other); break; }
-            case 0x2e: in.uleb(); break;                                  // GNU_args_size
-            case 0x2f: { const uint64_t reg = in.uleb(); setOffset(reg, -int64_t(in.uleb()) * cie.m_dataAlign); break; }
-            default: return false;
+            case 0x13:
+                row.m_cfaOffset = in.sleb() * cie.m_dataAlign;
+                break;
+            case 0x14:
+            case 0x15: {
+                const uint64_t reg = in.uleb();
+                op == 0x14 ? (void)in.uleb() : (void)in.sleb();
+                setOther(reg, Rule::Other);
+                break;
+            }
+            case 0x2e:
+                in.uleb();
+                break;  // GNU_args_size
+            case 0x2f: {
+                const uint64_t reg = in.uleb();
+                setOffset(reg, -int64_t(in.uleb()) * cie.m_dataAlign);
+                break;
+            }
+            default:
+                return false;
         }
     }
     return !in.m_bad;
@@ -262,7 +352,8 @@ FrameLayout layoutFromFde(const uint8_t* fde, uintptr_t pc) {
     const Row initial = row;
     if (!run(in, cie, row, &initial, begin, pc)) return unusual();
 
-    if (row.m_returnAddress.m_rule == Rule::Undefined) return {FrameLayout::Kind::End, false, 0, FrameLayout::kRbpNotSaved};
+    if (row.m_returnAddress.m_rule == Rule::Undefined)
+        return {FrameLayout::Kind::End, false, 0, FrameLayout::kRbpNotSaved};
     // What unw_backtrace's fast path models: the CFA from rsp or rbp, the return address just
     // below it, rsp = CFA, rbp saved in the frame or kept.
     const bool plain = !row.m_cfaOther && (row.m_cfaRegister == kRsp || row.m_cfaRegister == kRbp) &&
@@ -317,8 +408,10 @@ FrameLayout layoutFromEhFrameHeader(const uint8_t* header, uintptr_t pc) {
     uint32_t lo = 0, hi = count;  // the last entry whose start is <= pc
     while (hi - lo > 1) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (uintptr_t(base + table[2 * mid]) <= pc) lo = mid;
-        else hi = mid;
+        if (uintptr_t(base + table[2 * mid]) <= pc)
+            lo = mid;
+        else
+            hi = mid;
     }
     if (uintptr_t(base + table[2 * lo]) > pc) return unusual();
     return layoutFromFde(reinterpret_cast<const uint8_t*>(base + table[2 * lo + 1]), pc);

@@ -11,10 +11,10 @@ namespace memlog::unwind {
 
 struct FrameLayout {
     enum class Kind : uint8_t {
-        Unknown = 0,   // not learnt yet (an empty cache slot)
+        Unknown = 0,  // not learnt yet (an empty cache slot)
         Standard = 1,  // CFA = rsp or rbp + m_cfaOffset; return address at CFA - 8
-        End = 2,       // the return address is undefined: the outermost frame (_start, clone)
-        Unusual = 3,   // a signal frame, an expression, no CFI at all: take the full walk
+        End = 2,  // the return address is undefined: the outermost frame (_start, clone)
+        Unusual = 3,  // a signal frame, an expression, no CFI at all: take the full walk
     };
     static constexpr int32_t kRbpNotSaved = INT32_MIN;
 

@@ -20,7 +20,7 @@ std::atomic<uint64_t> s_codeGeneration{1};
 // Address space, not memory: pages appear as nodes are used. A python3 run keeps about 60 k
 // frames; a tree that fills up starts over, and every stack is walked and looked up again.
 constexpr uint32_t kNodeBits = 17;
-constexpr uint32_t kNodes = 1u << kNodeBits;        // nodes before the tree starts over (8 MiB)
+constexpr uint32_t kNodes = 1u << kNodeBits;  // nodes before the tree starts over (8 MiB)
 constexpr uint32_t kIndexBits = kNodeBits + 1;
 constexpr uint32_t kIndexSlots = 1u << kIndexBits;  // node index: open addressing on the key
 constexpr uint32_t kLayoutBits = 15;
@@ -43,14 +43,14 @@ enum NodeFlags : uint32_t {
 struct Node {
     uint64_t m_raSlot;  // where the return address was read (the callee's CFA - 8)
     uint64_t m_ra;
-    uint64_t m_bp;      // rbp in this frame
+    uint64_t m_bp;  // rbp in this frame
     uint64_t m_bpSlot;  // where m_bp was read; 0: the callee kept rbp in the register
     uint32_t m_parent;  // 0: none known
     uint32_t m_stackId;
     uint32_t m_flags;
     // An innermost frame's whole stack as one flat list of the slots to check (return addresses
     // first, then saved rbps): no parent pointers to chase on a repeated stack.
-    uint32_t m_checkAt;      // into UnwindCache::m_checks; 0: none
+    uint32_t m_checkAt;  // into UnwindCache::m_checks; 0: none
     uint16_t m_checkFrames;  // the stack's frames, this one included
     uint16_t m_checkRbps;
     uint32_t m_unused[3];
@@ -154,7 +154,9 @@ FrameLayout layoutAt(UnwindCache& cache, uintptr_t pc) {
 
 // The key hashes the slot and the return address only: whether rbp is part of the key is the
 // node's own kBpMatters, known only once the node is found.
-inline uint32_t keyHash(uint64_t raSlot, uint64_t ra) { return mix(raSlot ^ (ra * 0xff51'afd7'ed55'8ccdull), kIndexBits); }
+inline uint32_t keyHash(uint64_t raSlot, uint64_t ra) {
+    return mix(raSlot ^ (ra * 0xff51'afd7'ed55'8ccdull), kIndexBits);
+}
 
 inline bool sameFrame(const Node& node, uint64_t raSlot, uint64_t ra, uint64_t bp) {
     return node.m_raSlot == raSlot && node.m_ra == ra && (node.m_bp == bp || !(node.m_flags & kBpMatters));
@@ -426,8 +428,10 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
                 const uint32_t before = depth;
                 const Chain chain = followChain(*cache, found, bounds, frames, depth, maxDepth, last, changedAt);
                 if (chain != Chain::Changed) {
-                    if (child) cache->m_nodes[child].m_parent = found;
-                    else innermost = found;
+                    if (child)
+                        cache->m_nodes[child].m_parent = found;
+                    else
+                        innermost = found;
                     if (chain == Chain::Whole) {
                         // Seen twice as the innermost frame: worth a flat list (most frames of a
                         // program like python3 are innermost once and never again).
@@ -450,8 +454,10 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
         }
         const uint32_t node = addNode(*cache, raSlot, ra, bp, bpSlot);
         if (node == 0) return result;
-        if (child) cache->m_nodes[child].m_parent = node;
-        else innermost = node;
+        if (child)
+            cache->m_nodes[child].m_parent = node;
+        else
+            innermost = node;
         child = node;
         added[addedCount++] = node;
         frames[depth++] = ra;

@@ -152,11 +152,11 @@ Symbolizer::Symbolizer(std::vector<LoadedModule> modules, std::function<void(con
             if (impl.m_warn) impl.m_warn(module.m_path + ": not a regular file; its frames stay as offsets");
             continue;
         }
-        Dwfl_Module* reported =
-            dwfl_report_elf(impl.m_dwfl, baseName(module.m_path).c_str(), module.m_path.c_str(), -1, module.m_base,
-                            false);
+        Dwfl_Module* reported = dwfl_report_elf(impl.m_dwfl, baseName(module.m_path).c_str(), module.m_path.c_str(), -1,
+                                                module.m_base, false);
         if (!reported) {
-            if (impl.m_warn) impl.m_warn(module.m_path + ": cannot read it (" + dwfl_errmsg(-1) + "); its frames stay as offsets");
+            if (impl.m_warn)
+                impl.m_warn(module.m_path + ": cannot read it (" + dwfl_errmsg(-1) + "); its frames stay as offsets");
             continue;
         }
         // A binary rebuilt since the recording would be mis-symbolised: say so once, per module.
@@ -241,8 +241,7 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
     const uint64_t address = returnAddress - 1;
     const LoadedModule* loaded = moduleOf(address);
     const std::string moduleName = loaded ? baseName(loaded->m_path) : "";
-    const std::string fallback =
-        loaded ? moduleName + "+" + hex(address - loaded->m_base) : hex(returnAddress);
+    const std::string fallback = loaded ? moduleName + "+" + hex(address - loaded->m_base) : hex(returnAddress);
     Dwfl_Module* module = m_dwfl ? dwfl_addrmodule(m_dwfl, address) : nullptr;
     if (!module) return {SourceFrame{fallback, {}, 0, moduleName, false}};
 
@@ -268,7 +267,8 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
                 if (dwarf_child(&chain.back(), &child) != 0) break;
                 do {
                     const int tag = dwarf_tag(&child);
-                    if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) && dwarf_haspc(&child, pc) == 1) {
+                    if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+                        dwarf_haspc(&child, pc) == 1) {
                         chain.push_back(child);
                         deeper = true;
                         break;

@@ -17,8 +17,8 @@ namespace memlog::unwind {
 struct LoadedModule {
     std::string m_path;
     std::string m_buildId;  // hex, as recorded; empty when unknown
-    uint64_t m_base = 0;    // load bias
-    uint64_t m_lo = 0;      // address range of its segments
+    uint64_t m_base = 0;  // load bias
+    uint64_t m_lo = 0;  // address range of its segments
     uint64_t m_hi = 0;
 };
 
@@ -30,9 +30,9 @@ std::vector<size_t> latestModulesByAddress(const std::vector<LoadedModule>& inMa
 
 struct SourceFrame {
     std::string m_function;  // demangled; "module+0x1234" when nothing better is known
-    std::string m_file;      // empty when unknown
-    uint32_t m_line = 0;     // 0 when unknown
-    std::string m_module;    // basename of the object the code is in
+    std::string m_file;  // empty when unknown
+    uint32_t m_line = 0;  // 0 when unknown
+    std::string m_module;  // basename of the object the code is in
     bool m_inlined = false;  // inlined into the next frame of the chain
 };
 

@@ -29,6 +29,7 @@
 #include "render/frame/frame_context.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
+#include "timeline/huge_pages.hpp"
 #include "timeline/log_reader.hpp"
 
 namespace {
@@ -249,6 +250,7 @@ int run(const Settings& settings) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    memlog::timeline::setArrayPages(memlog::timeline::ArrayPages::HugeAndAhead);  // as memtimeline draws
     Settings settings;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];

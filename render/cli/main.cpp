@@ -23,6 +23,7 @@
 #include "timeline/block_model.hpp"
 #include "timeline/cache_report.hpp"
 #include "timeline/diagnostics.hpp"
+#include "timeline/huge_pages.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/stack_sites.hpp"
@@ -315,6 +316,9 @@ int run(TimelineOptions& options) {
 }  // namespace memlog::cli
 
 int main(int argc, char** argv) {
+    // The model's arrays in huge pages, mapped ahead: what the window's frames need
+    // (timeline/huge_pages.hpp); an export's two threads start on them too.
+    memlog::timeline::setArrayPages(memlog::timeline::ArrayPages::HugeAndAhead);
     using namespace memlog;
     std::vector<std::string> arguments(argv + 1, argv + argc);
     diagnostics::setup("memtimeline", diagnostics::takeVerbosity(arguments));

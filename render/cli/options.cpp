@@ -232,14 +232,13 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
             options.m_exit = 0;
             return options;
         }
-        const bool takesValue = argument == "--export" || argument == "--size" || argument == "--color-by" ||
-                                argument == "--alpha" || argument == "--cushion" || argument == "--x" ||
-                                argument == "--range" || argument == "--addr" || argument == "--bins" ||
-                                argument == "--layout" || argument == "--cursor" || argument == "--scale" ||
-                                argument == "--paths" || argument == "--draft-above" || argument == "--accesses" ||
-                                argument == "--cache" || argument == "--view" || argument == "--idle" ||
-                                argument == "--array" || argument == "--elem" || argument == "--dims" ||
-                                argument == "--order" || argument == "--colour" || argument == "--frames";
+        const bool takesValue =
+            argument == "--export" || argument == "--size" || argument == "--color-by" || argument == "--alpha" ||
+            argument == "--cushion" || argument == "--x" || argument == "--range" || argument == "--addr" ||
+            argument == "--bins" || argument == "--layout" || argument == "--cursor" || argument == "--scale" ||
+            argument == "--paths" || argument == "--draft-above" || argument == "--accesses" || argument == "--cache" ||
+            argument == "--view" || argument == "--idle" || argument == "--array" || argument == "--elem" ||
+            argument == "--dims" || argument == "--order" || argument == "--colour" || argument == "--frames";
         if (argument == "--follow" || argument == "--trace") {
             (argument == "--follow" ? options.m_follow : options.m_trace) = true;
             continue;
@@ -280,10 +279,13 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         } else if (argument == "--accesses") {
             accesses = value;  // on|off for the heap, reads|writes|both with --array: checked below
         } else if (argument == "--cache") {
-            const size_t first = value.find(':'), second = value.find(':', first == std::string::npos ? first : first + 1);
+            const size_t first = value.find(':'),
+                         second = value.find(':', first == std::string::npos ? first : first + 1);
             uint64_t ways = 0, line = 0;
-            const auto size = first == std::string::npos ? std::nullopt : timeline::parseByteSize(value.substr(0, first));
-            if (!size || second == std::string::npos || !parseUnsigned(value.substr(first + 1, second - first - 1), ways) ||
+            const auto size =
+                first == std::string::npos ? std::nullopt : timeline::parseByteSize(value.substr(0, first));
+            if (!size || second == std::string::npos ||
+                !parseUnsigned(value.substr(first + 1, second - first - 1), ways) ||
                 !parseUnsigned(value.substr(second + 1), line) || ways > UINT32_MAX || line > UINT32_MAX)
                 return error("--cache " + value + ": give SIZE:WAYS:LINE, such as 32K:8:64");
             const timeline::CacheGeometry geometry{*size, static_cast<uint32_t>(ways), static_cast<uint32_t>(line)};
@@ -435,7 +437,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
     if (options.m_idleNs && options.m_view != ViewKind::WorkingSet) return error("--idle is for --view working-set");
     if (options.m_view != ViewKind::Time) {
         const char* view = options.m_view == ViewKind::Memory ? "--view memory" : "--view working-set";
-        if (options.m_export.empty()) return error(std::string(view) + " is drawn with --export only (the window shows the time x address view)");
+        if (options.m_export.empty())
+            return error(std::string(view) + " is drawn with --export only (the window shows the time x address view)");
         if (options.m_report.m_bins) return error(std::string(view) + " has no --bins");
         if (options.m_rangeFrom || options.m_rangeTo || !options.m_cursors.empty() || options.m_report.m_addrLo != 0 ||
             options.m_report.m_addrHi != UINT64_MAX)

@@ -26,11 +26,12 @@ bool seamAt(int at, int pixels, size_t count) {
 Rgb hitMissColour(const timeline::HitsMisses& counts, uint64_t most) {
     const uint64_t total = counts.total();
     if (total == 0) return kNoAccessColour;
-    const Rgb hue = mixed(kCellHitColour, kCellMissColour, static_cast<double>(counts.m_misses) / static_cast<double>(total));
-    const double strength =
-        most <= 1 ? 1.0
-                  : kWeakestCell + (1 - kWeakestCell) * std::log(static_cast<double>(std::min(total, most))) /
-                                       std::log(static_cast<double>(most));
+    const Rgb hue =
+        mixed(kCellHitColour, kCellMissColour, static_cast<double>(counts.m_misses) / static_cast<double>(total));
+    const double strength = most <= 1 ? 1.0
+                                      : kWeakestCell + (1 - kWeakestCell) *
+                                                           std::log(static_cast<double>(std::min(total, most))) /
+                                                           std::log(static_cast<double>(most));
     return mixed(kNoAccessColour, hue, strength);
 }
 
@@ -63,8 +64,8 @@ void drawCountGrid(const timeline::CountGrid& grid, Rgb empty, PixelBuffer targe
         for (int x = 0; x < target.m_width; ++x) {
             const timeline::HitsMisses& sum = sums[static_cast<size_t>(y) * width + static_cast<size_t>(x)];
             row[x] = seamRow || seamAt(x, target.m_width, grid.m_columns) ? seam
-                     : sum.total() == 0                                    ? toArgb(empty)
-                                                                           : toArgb(hitMissColour(sum, most));
+                     : sum.total() == 0                                   ? toArgb(empty)
+                                                                          : toArgb(hitMissColour(sum, most));
         }
     }
 }

@@ -113,8 +113,8 @@ MemoryDisplayPage::MemoryDisplayPage(const timeline::BlockModel& model, const ti
     // The display takes most of the page; the charts beside and below it share the rest.
     const double memoryWidth = std::floor(across * 0.62), memoryHeight = std::floor(down * 0.6);
     // Rows first (a pass over the accesses), to make the cells whole pixels.
-    const timeline::MemoryDisplay shape = timeline::memoryDisplay(model.accessMarks(), geometry, m_window.m_from,
-                                                                  m_window.m_to, 1, 1);
+    const timeline::MemoryDisplay shape =
+        timeline::memoryDisplay(model.accessMarks(), geometry, m_window.m_from, m_window.m_to, 1, 1);
     const double columns = static_cast<double>(std::max<size_t>(shape.m_lines.m_columns, 1));
     const double rows = static_cast<double>(std::max<size_t>(shape.m_lines.m_rows, 1));
     const double cellWidth = std::floor(memoryWidth / columns);
@@ -133,16 +133,19 @@ MemoryDisplayPage::MemoryDisplayPage(const timeline::BlockModel& model, const ti
     l.m_rowBars = {besideLeft, chartsTop, barWidth, shownHeight};
     const double stripLeft = l.m_rowBars.right() + 2 * m.m_gap;
     l.m_rowStrip = {stripLeft, chartsTop, std::max(std::floor(right - stripLeft), m.m_font * 3), shownHeight};
-    m_display = timeline::memoryDisplay(model.accessMarks(), geometry, m_window.m_from, m_window.m_to,
-                                        static_cast<size_t>(l.m_setStrip.m_height),
-                                        static_cast<size_t>(l.m_rowStrip.m_width));
+    m_display =
+        timeline::memoryDisplay(model.accessMarks(), geometry, m_window.m_from, m_window.m_to,
+                                static_cast<size_t>(l.m_setStrip.m_height), static_cast<size_t>(l.m_rowStrip.m_width));
 
     using Kind = LegendItem::Kind;
-    auto add = [&](Kind kind, std::string label, Rgb colour = {}) { m_legend.push_back({kind, std::move(label), colour, {}, {}}); };
+    auto add = [&](Kind kind, std::string label, Rgb colour = {}) {
+        m_legend.push_back({kind, std::move(label), colour, {}, {}});
+    };
     const timeline::HitsMisses& total = m_display.m_total;
     add(Kind::Heading, "each line of memory, over the run");
     add(Kind::Swatch, "hits (" + timeline::countText(total.m_hits) + ")", kCellHitColour);
-    add(Kind::Swatch, "misses (" + timeline::countText(total.m_misses) + ", " + percentText(total.m_misses, total.total()) + ")",
+    add(Kind::Swatch,
+        "misses (" + timeline::countText(total.m_misses) + ", " + percentText(total.m_misses, total.total()) + ")",
         kCellMissColour);
     add(Kind::Swatch, "never accessed", kNoAccessColour);
     add(Kind::Note, "hue: the share of misses, green to red");
@@ -165,7 +168,8 @@ std::pair<double, double> MemoryDisplayPage::cellCentre(size_t row, size_t set) 
     const Rect& r = m_layout.m_memory;
     const double cellWidth = r.m_width / static_cast<double>(m_display.m_lines.m_columns);
     const double cellHeight = r.m_height / static_cast<double>(m_display.m_lines.m_rows);
-    return {r.m_x + (static_cast<double>(set) + 0.5) * cellWidth, r.m_y + (static_cast<double>(row) + 0.5) * cellHeight};
+    return {r.m_x + (static_cast<double>(set) + 0.5) * cellWidth,
+            r.m_y + (static_cast<double>(row) + 0.5) * cellHeight};
 }
 
 void MemoryDisplayPage::paintAddresses(cairo_t* cr) const {
@@ -176,7 +180,8 @@ void MemoryDisplayPage::paintAddresses(cairo_t* cr) const {
         const double row = std::floor(static_cast<double>(piece * timeline::MemoryDisplay::kPieceBytes) /
                                       static_cast<double>(m_display.m_rowBytes));
         const double y = r.m_y + row * r.m_height / rows;
-        const bool gapBefore = piece > 0 && m_display.m_pieces[piece] != m_display.m_pieces[piece - 1] + timeline::MemoryDisplay::kPieceBytes;
+        const bool gapBefore = piece > 0 && m_display.m_pieces[piece] !=
+                                                m_display.m_pieces[piece - 1] + timeline::MemoryDisplay::kPieceBytes;
         if (gapBefore) paintGap(cr, r.m_x, m_layout.m_rowStrip.right(), y);
         if (y - lastLabel < font * 1.15) continue;
         setColour(cr, kMutedTextColour);
@@ -194,13 +199,17 @@ void MemoryDisplayPage::paint(cairo_t* cr) const {
     paintHeader(cr, m_model, m_options, l.m_header, font, "main memory display",
                 "cache " + cacheText(m_display.m_geometry) + "  \u00b7  " + timeline::countText(total.total()) +
                     " line accesses: " + timeline::countText(total.m_hits) + " hits, " +
-                    timeline::countText(total.m_misses) + " misses (" + percentText(total.m_misses, total.total()) + ")");
+                    timeline::countText(total.m_misses) + " misses (" + percentText(total.m_misses, total.total()) +
+                    ")");
     paintRaster(cr, l.m_memory, [&](PixelBuffer target) { drawCountGrid(m_display.m_lines, kNoAccessColour, target); });
     paintRaster(cr, l.m_setBars, [&](PixelBuffer target) { drawCountBars(m_display.m_sets, true, target); });
-    paintRaster(cr, l.m_setStrip, [&](PixelBuffer target) { drawCountGrid(m_display.m_setsOverTime, kChartBackground, target); });
+    paintRaster(cr, l.m_setStrip,
+                [&](PixelBuffer target) { drawCountGrid(m_display.m_setsOverTime, kChartBackground, target); });
     paintRaster(cr, l.m_rowBars, [&](PixelBuffer target) { drawCountBars(m_display.m_rows, false, target); });
-    paintRaster(cr, l.m_rowStrip, [&](PixelBuffer target) { drawCountGrid(m_display.m_rowsOverTime, kChartBackground, target); });
-    for (const Rect* r : {&l.m_memory, &l.m_setBars, &l.m_setStrip, &l.m_rowBars, &l.m_rowStrip}) strokeRect(cr, *r, kFrameColour);
+    paintRaster(cr, l.m_rowStrip,
+                [&](PixelBuffer target) { drawCountGrid(m_display.m_rowsOverTime, kChartBackground, target); });
+    for (const Rect* r : {&l.m_memory, &l.m_setBars, &l.m_setStrip, &l.m_rowBars, &l.m_rowStrip})
+        strokeRect(cr, *r, kFrameColour);
     paintTitle(cr, "memory (rows) by cache set (columns)", l.m_memory, font);
     paintTitle(cr, "per set", l.m_setBars, font);
     paintTitle(cr, "per set over time \u2193", l.m_setStrip, font);
@@ -217,11 +226,12 @@ void MemoryDisplayPage::paint(cairo_t* cr) const {
     paintMuted(cr, to, l.m_setStrip.m_x - font * 0.4, l.m_setStrip.bottom(), Align::Right, font);
     paintMuted(cr, from, l.m_rowStrip.m_x, l.m_rowStrip.bottom() + font * 1.3, Align::Left, font);
     paintMuted(cr, to, l.m_rowStrip.right(), l.m_rowStrip.bottom() + font * 1.3, Align::Right, font);
-    const uint64_t mostPerSet = std::max_element(m_display.m_sets.begin(), m_display.m_sets.end(),
-                                                 [](const auto& a, const auto& b) { return a.total() < b.total(); })
-                                    ->total();
-    paintMuted(cr, "most: " + timeline::countText(mostPerSet), l.m_setBars.m_x - font * 0.4, l.m_setBars.m_y + font * 0.8,
-               Align::Right, font);
+    const uint64_t mostPerSet =
+        std::max_element(m_display.m_sets.begin(), m_display.m_sets.end(), [](const auto& a, const auto& b) {
+            return a.total() < b.total();
+        })->total();
+    paintMuted(cr, "most: " + timeline::countText(mostPerSet), l.m_setBars.m_x - font * 0.4,
+               l.m_setBars.m_y + font * 0.8, Align::Right, font);
     drawLegend(cr, m_legend, l.m_legend, font);
 }
 
@@ -241,7 +251,9 @@ WorkingSetPage::WorkingSetPage(const timeline::BlockModel& model, uint32_t lineB
     m_set = timeline::workingSet(model.accessMarks(), lineBytes, idleNs, m_window.m_from, m_window.m_to,
                                  static_cast<size_t>(std::max(m_view.m_width, 1.0)));
     using Kind = LegendItem::Kind;
-    auto add = [&](Kind kind, std::string label, Rgb colour = {}) { m_legend.push_back({kind, std::move(label), colour, {}, {}}); };
+    auto add = [&](Kind kind, std::string label, Rgb colour = {}) {
+        m_legend.push_back({kind, std::move(label), colour, {}, {}});
+    };
     const std::string line = std::to_string(m_set.m_lineBytes) + " B";
     add(Kind::Heading, "a cache line in the working set");
     add(Kind::Swatch, "1 byte of it used", workingLineColour({0, 0, 1}, m_set.m_lineBytes));
@@ -268,9 +280,9 @@ void WorkingSetPage::paint(cairo_t* cr) const {
     fillRect(cr, {0, 0, static_cast<double>(m_options.m_width), static_cast<double>(m_options.m_height)}, kPageColour);
     paintHeader(cr, m_model, m_options, m_header, font, "working set of cache lines",
                 std::to_string(m_set.m_lineBytes) + " B lines  \u00b7  a line leaves after " +
-                    timeline::durationText(static_cast<double>(m_set.m_idleNs)) + " without an access  \u00b7  at most " +
-                    timeline::countedText(m_set.m_largest, "line") + " at once, " +
-                    timeline::countText(m_set.m_distinct) + " in all");
+                    timeline::durationText(static_cast<double>(m_set.m_idleNs)) +
+                    " without an access  \u00b7  at most " + timeline::countedText(m_set.m_largest, "line") +
+                    " at once, " + timeline::countText(m_set.m_distinct) + " in all");
     paintRaster(cr, m_view, [&](PixelBuffer target) { drawWorkingSet(m_set, target); });
     strokeRect(cr, m_view, kFrameColour);
     paintTitle(cr, "cache lines in the working set", m_view, font);

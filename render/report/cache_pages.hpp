@@ -29,11 +29,11 @@ public:
     struct Layout {
         double m_fontSize = 11;
         Rect m_header, m_legend;
-        Rect m_memory;     // the main display: rows of memory x sets, whole pixels per cell when they fit
-        Rect m_setBars;    // below it, a bar per set
-        Rect m_setStrip;   // below that, sets over time (time goes down)
-        Rect m_rowBars;    // right of the display, a bar per row
-        Rect m_rowStrip;   // right of that, rows over time (time goes right)
+        Rect m_memory;  // the main display: rows of memory x sets, whole pixels per cell when they fit
+        Rect m_setBars;  // below it, a bar per set
+        Rect m_setStrip;  // below that, sets over time (time goes down)
+        Rect m_rowBars;  // right of the display, a bar per row
+        Rect m_rowStrip;  // right of that, rows over time (time goes right)
     };
 
     // The model must outlive the page.

@@ -69,13 +69,12 @@ void exportReport(const Report& report, OutputFormat format, std::FILE* out, con
 }
 
 cairo_surface_t* renderPageImage(const Page& page) {
-    cairo_surface_t* surface =
-        cairo_image_surface_create(CAIRO_FORMAT_ARGB32, page.width(), page.height());
+    cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, page.width(), page.height());
     if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
         const std::string reason = cairo_status_to_string(cairo_surface_status(surface));
         cairo_surface_destroy(surface);
-        throw ExportError("cannot make a " + std::to_string(page.width()) + "x" +
-                          std::to_string(page.height()) + " image: " + reason);
+        throw ExportError("cannot make a " + std::to_string(page.width()) + "x" + std::to_string(page.height()) +
+                          " image: " + reason);
     }
     try {
         paintOn(surface, page);

@@ -39,9 +39,26 @@ std::string flagsOfMapping(const void* address) {
 
 bool advisedHuge(const void* address) { return flagsOfMapping(address).find(" hg") != std::string::npos; }
 
+// The drawing program's policy for the length of a test, then the default again.
+struct HugeAndAhead {
+    HugeAndAhead() { timeline::setArrayPages(timeline::ArrayPages::HugeAndAhead); }
+    ~HugeAndAhead() { timeline::setArrayPages(timeline::ArrayPages::Ordinary); }
+};
+
 }  // namespace
 
+TEST_CASE("by default (the command-line tools) the arrays are not advised into huge pages") {
+    REQUIRE(timeline::arrayPages() == timeline::ArrayPages::Ordinary);
+    const size_t bytes = 3 * timeline::kHugePage;
+    auto* memory = static_cast<unsigned char*>(timeline::allocateHuge(bytes));
+    REQUIRE(memory != nullptr);
+    memory[0] = 1;
+    CHECK_FALSE(advisedHuge(memory));
+    timeline::freeHuge(memory, bytes);
+}
+
 TEST_CASE("allocateHuge gives zeroed memory on a huge page boundary, advised huge") {
+    const HugeAndAhead policy;
     const size_t bytes = 5 * timeline::kHugePage + 12345;
     auto* memory = static_cast<unsigned char*>(timeline::allocateHuge(bytes));
     REQUIRE(memory != nullptr);
@@ -55,6 +72,7 @@ TEST_CASE("allocateHuge gives zeroed memory on a huge page boundary, advised hug
 }
 
 TEST_CASE("a HugeVector takes huge pages from kHugeFrom bytes on, ordinary memory below") {
+    const HugeAndAhead policy;
     timeline::HugeVector<uint64_t> small(1000), large(timeline::kHugeFrom / sizeof(uint64_t) * 4);
     CHECK_FALSE(advisedHuge(small.data()));
     CHECK(advisedHuge(large.data()));
@@ -62,6 +80,7 @@ TEST_CASE("a HugeVector takes huge pages from kHugeFrom bytes on, ordinary memor
 }
 
 TEST_CASE("the model's blocks, the index's boxes and order are in huge pages") {
+    const HugeAndAhead policy;
     test::RandomHeap spec;
     spec.m_events = 800'000;
     spec.m_slots = 20'000;

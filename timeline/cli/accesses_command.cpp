@@ -44,8 +44,9 @@ void printCsv(const timeline::AccessTable& table, timeline::AccessGrouping by) {
     if (by == AccessGrouping::Block)
         std::puts("block_seq,addr,size,site,samples,reads,writes,bytes_touched,first_ns,last_ns");
     else if (by == AccessGrouping::Site)
-        std::puts("site,location,samples,reads,writes,bytes_touched,first_ns,last_ns,blocks,blocks_sampled,"
-                  "unsampled_blocks,unsampled_bytes");
+        std::puts(
+            "site,location,samples,reads,writes,bytes_touched,first_ns,last_ns,blocks,blocks_sampled,"
+            "unsampled_blocks,unsampled_bytes");
     else
         std::printf("%s,location,samples,reads,writes,bytes_touched,first_ns,last_ns\n",
                     by == AccessGrouping::Function ? "function" : "global");
@@ -70,7 +71,10 @@ void printTable(const timeline::AccessTable& table, timeline::AccessGrouping by,
     std::printf("%10s %10s %10s %12s %10s %10s  ", "samples", "reads", "writes", "touched", "first", "last");
     if (by == AccessGrouping::Block) std::printf("%-10s %-18s %12s  ", "block", "addr", "size");
     if (by == AccessGrouping::Site) std::printf("%8s %8s %14s  ", "blocks", "sampled", "unsampled");
-    std::printf("%s\n", by == AccessGrouping::Block ? "site" : by == AccessGrouping::Function ? "function" : by == AccessGrouping::Global ? "global" : "site");
+    std::printf("%s\n", by == AccessGrouping::Block      ? "site"
+                        : by == AccessGrouping::Function ? "function"
+                        : by == AccessGrouping::Global   ? "global"
+                                                         : "site");
     for (const timeline::AccessRow& row : table.m_rows) {
         std::printf("%10s %10s %10s %12s %10s %10s  ", timeline::countText(row.m_samples).c_str(),
                     timeline::countText(row.m_reads).c_str(), timeline::countText(row.m_writes).c_str(),
@@ -113,12 +117,14 @@ int accessesCommand(const Arguments& arguments) {
         timeline::AccessTable table;
         {
             ProgressBar bar("reading " + path);
-            table = timeline::accessTable(reader, by, top, [&](double f) { bar.update(f); },
-                                          [](const std::string& problem) { diagnostics::warn(problem); });
+            table = timeline::accessTable(
+                reader, by, top, [&](double f) { bar.update(f); },
+                [](const std::string& problem) { diagnostics::warn(problem); });
         }
         warnWhereReadingStopped(reader);
         if (table.m_samples == 0 && !csv)
-            std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1 or `memlog run --access`)\n",
+            std::fprintf(stderr,
+                         "memlog: %s has no access samples (record with MEMLOG_ACCESS=1 or `memlog run --access`)\n",
                          path.c_str());
         if (csv)
             printCsv(table, by);

@@ -55,8 +55,9 @@ int arraysCommand(const Arguments& arguments) {
         auto names = nameStacks(reader);
         const auto arrays = timeline::sampledArrays(reader, *names);
         if (parsed.m_csv)
-            std::puts("name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
-                      "element_confidence,row_confidence");
+            std::puts(
+                "name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
+                "element_confidence,row_confidence");
         else
             std::printf("%-24s %-12s %14s %10s %9s %-12s  %s\n", "array", "choose", "address", "size", "samples",
                         "shape", "name from; shape from");
@@ -83,8 +84,9 @@ int arraysCommand(const Arguments& arguments) {
                             guess.m_rowConfidence);
                 continue;
             }
-            const std::string shape = (guess.m_shape.m_elementSize ? std::to_string(guess.m_shape.m_elementSize) + " B " : "") +
-                                      shapeText(guess.m_shape);
+            const std::string shape =
+                (guess.m_shape.m_elementSize ? std::to_string(guess.m_shape.m_elementSize) + " B " : "") +
+                shapeText(guess.m_shape);
             std::printf("%-24s %-12s %14s %10s %9s %-12s  %s; %s\n", array.m_name.c_str(), chooser(array).c_str(),
                         timeline::hexText(array.m_addr).c_str(),
                         timeline::bytesText(static_cast<double>(array.m_size)).c_str(),
@@ -92,7 +94,8 @@ int arraysCommand(const Arguments& arguments) {
                         shapeFrom.c_str());
         }
         if (arrays.empty() && !parsed.m_csv)
-            std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1)\n", parsed.m_path.c_str());
+            std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1)\n",
+                         parsed.m_path.c_str());
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());
         return 2;

@@ -38,7 +38,8 @@ every access.
 
 std::string percent(uint64_t part, uint64_t whole) {
     char text[32];
-    std::snprintf(text, sizeof text, "%.1f %%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    std::snprintf(text, sizeof text, "%.1f %%",
+                  whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
     return text;
 }
 
@@ -75,12 +76,14 @@ void printText(const timeline::CacheReport& report, timeline::StackNames& names,
     std::printf("other        %s\n", countsText(report.m_other).c_str());
     if (report.m_freed.m_accesses) std::printf("freed blocks %s\n", countsText(report.m_freed).c_str());
     if (!report.m_blocks.empty()) {
-        std::printf("\nheap blocks by misses\n  %12s %12s %8s  %-14s %10s  %s\n", "misses", "accesses", "miss", "block", "size", "site");
+        std::printf("\nheap blocks by misses\n  %12s %12s %8s  %-14s %10s  %s\n", "misses", "accesses", "miss", "block",
+                    "size", "site");
         for (size_t i = 0; i < report.m_blocks.size() && (!top || i < top); ++i) {
             const auto& row = report.m_blocks[i];
             std::printf("  %12s %12s %8s  %-14s %10s  %s\n", timeline::countText(row.m_counts.misses()).c_str(),
                         timeline::countText(row.m_counts.m_accesses).c_str(),
-                        percent(row.m_counts.misses(), row.m_counts.m_accesses).c_str(), timeline::hexText(row.m_addr).c_str(),
+                        percent(row.m_counts.misses(), row.m_counts.m_accesses).c_str(),
+                        timeline::hexText(row.m_addr).c_str(),
                         timeline::bytesText(static_cast<double>(row.m_size)).c_str(),
                         timeline::siteLabel(names.site(row.m_stack)).c_str());
         }
@@ -96,7 +99,8 @@ void printText(const timeline::CacheReport& report, timeline::StackNames& names,
     }
     std::vector<size_t> sets(report.m_sets.size());
     for (size_t i = 0; i < sets.size(); ++i) sets[i] = i;
-    std::stable_sort(sets.begin(), sets.end(), [&](size_t a, size_t b) { return report.m_sets[a].misses() > report.m_sets[b].misses(); });
+    std::stable_sort(sets.begin(), sets.end(),
+                     [&](size_t a, size_t b) { return report.m_sets[a].misses() > report.m_sets[b].misses(); });
     std::printf("\nsets by misses\n  %8s %12s %12s %12s %12s\n", "set", "misses", "accesses", "capacity", "conflict");
     for (size_t i = 0; i < sets.size() && (!top || i < top); ++i) {
         const auto& c = report.m_sets[sets[i]];
@@ -114,9 +118,9 @@ void printJson(const timeline::CacheReport& report, timeline::StackNames& names)
     std::printf(",\"blocks\":[");
     for (size_t i = 0; i < report.m_blocks.size(); ++i) {
         const auto& row = report.m_blocks[i];
-        std::printf("%s{\"block_seq\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 ",\"site\":%s,%s}", i ? "," : "",
-                    row.m_blockSeq, row.m_addr, row.m_size, jsonString(timeline::siteLabel(names.site(row.m_stack))).c_str(),
-                    countsJson(row.m_counts).c_str());
+        std::printf("%s{\"block_seq\":%" PRIu64 ",\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 ",\"site\":%s,%s}",
+                    i ? "," : "", row.m_blockSeq, row.m_addr, row.m_size,
+                    jsonString(timeline::siteLabel(names.site(row.m_stack))).c_str(), countsJson(row.m_counts).c_str());
     }
     std::printf("],\"globals\":[");
     for (size_t i = 0; i < report.m_globals.size(); ++i) {
@@ -148,9 +152,11 @@ int cacheCommand(const Arguments& arguments) {
             json = true;
             continue;
         }
-        const bool takesValue = argument == "--size" || argument == "--ways" || argument == "--line" || argument == "--top";
+        const bool takesValue =
+            argument == "--size" || argument == "--ways" || argument == "--line" || argument == "--top";
         if (!takesValue) {
-            if (!argument.empty() && argument[0] == '-') return usageError("cache: unknown option '" + argument + "'", hint);
+            if (!argument.empty() && argument[0] == '-')
+                return usageError("cache: unknown option '" + argument + "'", hint);
             if (!path.empty()) return usageError("cache: one log at a time", hint);
             path = argument;
             continue;
@@ -172,7 +178,8 @@ int cacheCommand(const Arguments& arguments) {
             top = number;
         }
     }
-    if (path.empty()) return usageError("cache: which log?", "usage: memlog cache FILE [--size S] [--ways W] [--line L]");
+    if (path.empty())
+        return usageError("cache: which log?", "usage: memlog cache FILE [--size S] [--ways W] [--line L]");
     if (const std::string problem = timeline::geometryProblem(geometry); !problem.empty())
         return usageError("cache: " + problem, hint);
     try {
@@ -185,8 +192,10 @@ int cacheCommand(const Arguments& arguments) {
         warnWhereReadingStopped(reader);
         auto names = nameStacks(reader);
         const timeline::CacheReport report = timeline::simulateCache(reader, *names, geometry);
-        if (json) printJson(report, *names);
-        else printText(report, *names, top);
+        if (json)
+            printJson(report, *names);
+        else
+            printText(report, *names, top);
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());
         return 2;

@@ -56,7 +56,7 @@ int usageError(const std::string& message, const char* hint);
 struct FileArguments {
     std::string m_path;
     bool m_flag = false;  // the command's one option (--json, --csv)
-    int m_exit = -1;      // >= 0: stop and exit with this (help printed, or a usage error)
+    int m_exit = -1;  // >= 0: stop and exit with this (help printed, or a usage error)
 };
 FileArguments parseFileArguments(const Arguments& arguments, const std::string& command, const char* flag,
                                  const char* help);
@@ -66,11 +66,11 @@ FileArguments parseFileArguments(const Arguments& arguments, const std::string& 
 // and --csv (where `csvAllowed`).
 struct TableArguments {
     std::string m_path;
-    std::string m_by;    // empty: not given
+    std::string m_by;  // empty: not given
     size_t m_top = 20;
     bool m_csv = false;
     std::string m_suppressions;  // --suppressions FILE (sites and flame)
-    int m_exit = -1;     // >= 0: stop and exit with this (help printed, or a usage error)
+    int m_exit = -1;  // >= 0: stop and exit with this (help printed, or a usage error)
 };
 TableArguments parseTableArguments(const Arguments& arguments, const std::string& command, const char* byOption,
                                    bool csvAllowed, const char* help, const char* usage);

@@ -51,17 +51,20 @@ int compareCommand(const Arguments& arguments) {
                                                       "usage: memlog compare SAMPLED FULL [--by G] [--top N] [--csv]");
     if (parsed.m_exit >= 0) return parsed.m_exit;
     timeline::AccessGrouping by = timeline::AccessGrouping::Site;
-    if (!parsed.m_by.empty() && (!timeline::parseAccessGrouping(parsed.m_by, by) || by == timeline::AccessGrouping::Global))
+    if (!parsed.m_by.empty() &&
+        (!timeline::parseAccessGrouping(parsed.m_by, by) || by == timeline::AccessGrouping::Global))
         return usageError("compare: --by takes site, function or block", "Try 'memlog compare --help'.");
     try {
         const timeline::SampleCheck check = timeline::checkSamples(logs[0], logs[1], by);
         if (parsed.m_csv)
-            std::puts("name,location,samples,sampled_share,exact_accesses,exact_share,share_difference,sampled_writes_share,"
-                      "exact_writes_share,writes_difference");
+            std::puts(
+                "name,location,samples,sampled_share,exact_accesses,exact_share,share_difference,sampled_writes_share,"
+                "exact_writes_share,writes_difference");
         else
             std::printf("%s samples against %s exact accesses\n%9s %9s %7s  %9s %9s %7s  %s\n",
-                        timeline::countText(check.m_sampledTotal).c_str(), timeline::countText(check.m_exactTotal).c_str(),
-                        "sampled", "exact", "diff", "writes s", "writes e", "diff", "where");
+                        timeline::countText(check.m_sampledTotal).c_str(),
+                        timeline::countText(check.m_exactTotal).c_str(), "sampled", "exact", "diff", "writes s",
+                        "writes e", "diff", "where");
         size_t shown = 0;
         for (const timeline::SampleCheckRow& row : check.m_rows) {
             if (parsed.m_top && shown++ == parsed.m_top) break;
@@ -70,8 +73,8 @@ int compareCommand(const Arguments& arguments) {
             if (parsed.m_csv) {
                 std::printf("%s,%s,%llu,%.2f,%llu,%.2f,%.2f,%.2f,%.2f,%.2f\n", csvField(row.m_name).c_str(),
                             csvField(row.m_location).c_str(), static_cast<unsigned long long>(row.m_sampled), sampled,
-                            static_cast<unsigned long long>(row.m_exact), exact, sampled - exact, writesSampled, writesExact,
-                            writesSampled - writesExact);
+                            static_cast<unsigned long long>(row.m_exact), exact, sampled - exact, writesSampled,
+                            writesExact, writesSampled - writesExact);
                 continue;
             }
             std::printf("%8.1f%% %8.1f%% %+7.1f  %8.1f%% %8.1f%% %+7.1f  %s%s%s\n", sampled, exact, sampled - exact,

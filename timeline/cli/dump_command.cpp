@@ -61,8 +61,8 @@ public:
                         a.m_seq, a.m_timeNs, a.m_tid, kind, a.m_addr, a.m_size, timeline::regionName(where.m_region),
                         blockSeq.c_str(), offset.c_str(), csvField(symbol).c_str(), a.m_ip, a.m_stack, source);
         else
-            std::printf("%10" PRIu64 " %14" PRIu64 " %8u %-9s 0x%016" PRIx64 " %5" PRIu64 " %-6s %10s %10s %-20s 0x%016" PRIx64
-                        " %8u %s",
+            std::printf("%10" PRIu64 " %14" PRIu64 " %8u %-9s 0x%016" PRIx64 " %5" PRIu64
+                        " %-6s %10s %10s %-20s 0x%016" PRIx64 " %8u %s",
                         a.m_seq, a.m_timeNs, a.m_tid, kind, a.m_addr, a.m_size, timeline::regionName(where.m_region),
                         blockSeq.c_str(), offset.c_str(), symbol.c_str(), a.m_ip, a.m_stack, source);
         if (m_symbolize) {

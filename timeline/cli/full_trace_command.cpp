@@ -28,7 +28,8 @@ std::string findInPath(const std::string& program) {
     size_t start = 0;
     while (start <= directories.size()) {
         const size_t colon = directories.find(':', start);
-        const std::string directory = directories.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        const std::string directory =
+            directories.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
         const std::string candidate = (directory.empty() ? "." : directory) + "/" + program;
         if (access(candidate.c_str(), X_OK) == 0) return candidate;
         if (colon == std::string::npos) break;
@@ -61,16 +62,18 @@ std::string expand(const std::string& pattern, pid_t pid, const std::string& pro
 int runFullTrace(const std::vector<std::string>& program, std::string output, bool quiet) {
     const std::string valgrind = findInPath("valgrind");
     if (valgrind.empty())
-        return usageError("run: --full-trace runs the program under Valgrind, which is not installed (Debian: apt-get "
-                          "install valgrind)",
-                          nullptr);
+        return usageError(
+            "run: --full-trace runs the program under Valgrind, which is not installed (Debian: apt-get "
+            "install valgrind)",
+            nullptr);
     if (output.empty()) output = "%e.%p.memlog";
     setenv("MEMLOG_OUT", output.c_str(), 1);
     setenv("MEMLOG_FULL_TRACE", "1", 1);
     int fds[2];
     if (pipe(fds) != 0) return usageError(std::string("run: cannot make a pipe: ") + std::strerror(errno), nullptr);
     // Like a shell: ^C and ^\ are for the program; this process stays to keep its trace.
-    struct sigaction ignore {}, oldInt {}, oldQuit {};
+    struct sigaction ignore {
+    }, oldInt{}, oldQuit{};
     ignore.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ignore, &oldInt);
     sigaction(SIGQUIT, &ignore, &oldQuit);
@@ -81,8 +84,8 @@ int runFullTrace(const std::vector<std::string>& program, std::string output, bo
         sigaction(SIGQUIT, &oldQuit, nullptr);
         close(fds[0]);
         const std::string logFd = "--log-fd=" + std::to_string(fds[1]);
-        std::vector<std::string> words = {valgrind, "--tool=lackey", "--trace-mem=yes", "--child-silent-after-fork=yes", "-q",
-                                          logFd, "--"};
+        std::vector<std::string> words = {
+            valgrind, "--tool=lackey", "--trace-mem=yes", "--child-silent-after-fork=yes", "-q", logFd, "--"};
         words.insert(words.end(), program.begin(), program.end());
         std::vector<char*> argv;
         for (std::string& word : words) argv.push_back(word.data());
@@ -134,12 +137,14 @@ int runFullTrace(const std::vector<std::string>& program, std::string output, bo
             timeline::LogReader reader(path);
             reader.forEachEvent([](const timeline::Event&) {});
             for (const timeline::Module& module : reader.modules())
-                if (baseName(module.m_path).rfind("libmemlog.so", 0) == 0) recorderCode.push_back({module.m_lo, module.m_hi});
+                if (baseName(module.m_path).rfind("libmemlog.so", 0) == 0)
+                    recorderCode.push_back({module.m_lo, module.m_hi});
         }
         timeline::TraceLogWriter writer(path, timeline::TraceLogWriter::Append{});
         for (const format::AccessRecord& record : accesses) {
-            const bool ours = std::any_of(recorderCode.begin(), recorderCode.end(),
-                                          [&](const auto& range) { return record.m_ip >= range.first && record.m_ip < range.second; });
+            const bool ours = std::any_of(recorderCode.begin(), recorderCode.end(), [&](const auto& range) {
+                return record.m_ip >= range.first && record.m_ip < range.second;
+            });
             if (ours) {
                 ++leftOut;
                 continue;
@@ -152,7 +157,8 @@ int runFullTrace(const std::vector<std::string>& program, std::string output, bo
         return 2;
     }
     if (!quiet)
-        std::fprintf(stderr, "memlog: full trace: %s accesses among %s events into %s (%s of start-up, the recorder and the "
+        std::fprintf(stderr,
+                     "memlog: full trace: %s accesses among %s events into %s (%s of start-up, the recorder and the "
                      "allocator left out)\n",
                      timeline::countText(trace.accesses() + trace.leftOut() - leftOut).c_str(),
                      timeline::countText(trace.events()).c_str(), path.c_str(), timeline::countText(leftOut).c_str());

@@ -54,9 +54,10 @@ int importCommand(const Arguments& arguments) {
     if (output.empty()) return usageError("import: where to? (-o OUT.memlog)", hint);
     try {
         const timeline::DineroImport imported = timeline::importDinero(input, output);
-        std::fprintf(stderr, "memlog: %s: %s reads and %s writes (%s other references left out) into %s\n", input.c_str(),
-                     timeline::countText(imported.m_reads).c_str(), timeline::countText(imported.m_writes).c_str(),
-                     timeline::countText(imported.m_skipped).c_str(), output.c_str());
+        std::fprintf(stderr, "memlog: %s: %s reads and %s writes (%s other references left out) into %s\n",
+                     input.c_str(), timeline::countText(imported.m_reads).c_str(),
+                     timeline::countText(imported.m_writes).c_str(), timeline::countText(imported.m_skipped).c_str(),
+                     output.c_str());
         return 0;
     } catch (const std::exception& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());

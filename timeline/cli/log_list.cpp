@@ -46,8 +46,8 @@ std::string logLinesText(const std::vector<LogLine>& lines, const std::string& i
     for (const LogLine& line : lines) {
         Cells c;
         if (line.m_error.empty()) {
-            c = {line.m_program, "pid " + std::to_string(line.m_pid),
-                 timeline::countedText(line.m_events, "event"), "peak " + timeline::bytesText(double(line.m_peakBytes))};
+            c = {line.m_program, "pid " + std::to_string(line.m_pid), timeline::countedText(line.m_events, "event"),
+                 "peak " + timeline::bytesText(double(line.m_peakBytes))};
             widths[0] = std::max(widths[0], c.m_program.size());
             widths[1] = std::max(widths[1], c.m_pid.size());
             widths[2] = std::max(widths[2], c.m_events.size());
@@ -64,8 +64,8 @@ std::string logLinesText(const std::vector<LogLine>& lines, const std::string& i
         }
         char row[512];
         std::snprintf(row, sizeof row, "%-*s  %-*s  %*s  %-*s  ", int(widths[0]), cells[i].m_program.c_str(),
-                      int(widths[1]), cells[i].m_pid.c_str(), int(widths[2]), cells[i].m_events.c_str(),
-                      int(widths[3]), cells[i].m_peak.c_str());
+                      int(widths[1]), cells[i].m_pid.c_str(), int(widths[2]), cells[i].m_events.c_str(), int(widths[3]),
+                      cells[i].m_peak.c_str());
         text += row + lines[i].m_path + "\n";
     }
     return text;

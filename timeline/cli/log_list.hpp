@@ -10,12 +10,12 @@ namespace memlog::cli {
 
 struct LogLine {
     std::string m_path;
-    std::string m_program;    // the image's executable, without its directory
+    std::string m_program;  // the image's executable, without its directory
     uint32_t m_pid = 0;
-    uint64_t m_startNs = 0;   // wall time when recording began: orders the images of one pid
+    uint64_t m_startNs = 0;  // wall time when recording began: orders the images of one pid
     uint64_t m_events = 0;
     uint64_t m_peakBytes = 0;
-    std::string m_error;      // the log could not be read: why (path and offset); the rest is zero
+    std::string m_error;  // the log could not be read: why (path and offset); the rest is zero
 };
 
 // Reads the whole log for its events and peak. Never throws: a bad log comes back with m_error.

@@ -101,7 +101,8 @@ FileArguments parseFileArguments(const Arguments& arguments, const std::string& 
         }
     }
     if (parsed.m_path.empty())
-        parsed.m_exit = usageError(command + ": which log?", ("usage: memlog " + command + " FILE [" + flag + "]").c_str());
+        parsed.m_exit =
+            usageError(command + ": which log?", ("usage: memlog " + command + " FILE [" + flag + "]").c_str());
     return parsed;
 }
 

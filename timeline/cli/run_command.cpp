@@ -135,7 +135,7 @@ int passOnStatus(int status) {
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (!WIFSIGNALED(status)) return 1;
     const int signal = WTERMSIG(status);
-    const struct rlimit noCore {0, 0};
+    const struct rlimit noCore { 0, 0 };
     setrlimit(RLIMIT_CORE, &noCore);
     std::fflush(nullptr);
     ::signal(signal, SIG_DFL);
@@ -277,9 +277,11 @@ int runCommand(const Arguments& arguments) {
             break;
         }
     }
-    if (i >= arguments.size()) return usageError("run: which program?", "usage: memlog run [OPTIONS] [--] PROGRAM [ARGS]");
+    if (i >= arguments.size())
+        return usageError("run: which program?", "usage: memlog run [OPTIONS] [--] PROGRAM [ARGS]");
     if (fullTrace && (sampleAccesses || watchWords))
-        return usageError("run: --full-trace records every access: no samples or watchpoints with it", "Try 'memlog run --help'.");
+        return usageError("run: --full-trace records every access: no samples or watchpoints with it",
+                          "Try 'memlog run --help'.");
 
     const std::string library = findLibrary();
     if (library.empty() || access(library.c_str(), R_OK) != 0)
@@ -313,8 +315,10 @@ int runCommand(const Arguments& arguments) {
     const char* temporary = std::getenv("TMPDIR");
     std::string listPath = std::string(temporary && *temporary ? temporary : "/tmp") + "/memlog-run.XXXXXX";
     const int listFd = mkstemp(listPath.data());
-    if (listFd < 0) listPath.clear();
-    else close(listFd);
+    if (listFd < 0)
+        listPath.clear();
+    else
+        close(listFd);
     if (!listPath.empty()) setenv("MEMLOG_RUN_LIST", listPath.c_str(), 1);
 
     diagnostics::debug("run: LD_PRELOAD=" + combined + " MEMLOG_OUT=" + logTemplate +
@@ -339,10 +343,12 @@ int runCommand(const Arguments& arguments) {
     handleSignalsWhileWaiting();
     int error = 0;
     ssize_t got;
-    while ((got = read(execError[0], &error, sizeof error)) < 0 && errno == EINTR) {}
+    while ((got = read(execError[0], &error, sizeof error)) < 0 && errno == EINTR) {
+    }
     close(execError[0]);
     int status = 0;
-    while (waitpid(s_child, &status, 0) < 0 && errno == EINTR) {}
+    while (waitpid(s_child, &status, 0) < 0 && errno == EINTR) {
+    }
     if (got == sizeof error) {
         if (!listPath.empty()) unlink(listPath.c_str());
         std::fprintf(stderr, "memlog: run: cannot run '%s': %s\n", argv[0], std::strerror(error));

@@ -14,7 +14,8 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kSitesHelp = R"help(usage: memlog sites FILE [--by calls|bytes|peak|leaked|caller] [--top N] [--csv]
+constexpr const char* kSitesHelp =
+    R"help(usage: memlog sites FILE [--by calls|bytes|peak|leaked|caller] [--top N] [--csv]
                          [--suppressions SUPPRESSIONS]
 
 The allocation sites of a .memlog log: for each function that allocated (its
@@ -57,8 +58,8 @@ std::string flameFrame(const std::string& name) {
 }  // namespace
 
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader) {
-    auto names = std::make_unique<timeline::StackNames>(
-        reader, [](const std::string& problem) { diagnostics::warn(problem); });
+    auto names =
+        std::make_unique<timeline::StackNames>(reader, [](const std::string& problem) { diagnostics::warn(problem); });
     ProgressBar bar("symbolising");
     names->resolveAll([&](double f) { bar.update(f); });
     return names;
@@ -90,16 +91,17 @@ int sitesCommand(const Arguments& arguments) {
         timeline::applySuppressions(measured, *names, suppressions);
         const auto table = timeline::siteTable(*names, measured.m_stacks, by, top, grouping);
         if (csv) {
-            std::puts("function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,suppressed_bytes,"
-                      "suppressed_blocks,inlined_in");
+            std::puts(
+                "function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,suppressed_bytes,"
+                "suppressed_blocks,inlined_in");
             for (const auto& row : table)
                 std::printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                             ",%s\n",
-                            csvField(row.m_site.m_function).c_str(), csvField(timeline::siteLocation(row.m_site)).c_str(),
-                            csvField(row.m_site.m_module).c_str(), row.m_metrics.m_calls, row.m_metrics.m_bytes,
-                            row.m_metrics.m_peakBytes, row.m_metrics.m_leakedBytes, row.m_metrics.m_leakedBlocks,
-                            row.m_metrics.m_suppressedBytes, row.m_metrics.m_suppressedBlocks,
-                            csvField(row.m_inlinedIn).c_str());
+                            csvField(row.m_site.m_function).c_str(),
+                            csvField(timeline::siteLocation(row.m_site)).c_str(), csvField(row.m_site.m_module).c_str(),
+                            row.m_metrics.m_calls, row.m_metrics.m_bytes, row.m_metrics.m_peakBytes,
+                            row.m_metrics.m_leakedBytes, row.m_metrics.m_leakedBlocks, row.m_metrics.m_suppressedBytes,
+                            row.m_metrics.m_suppressedBlocks, csvField(row.m_inlinedIn).c_str());
         } else {
             std::printf("%12s %14s %12s %12s %12s  %-40s %s\n", "calls", "bytes", "peak", "leaked", "suppressed",
                         "function", "location");

@@ -47,7 +47,6 @@ from the leaks: `leaked` is what no suppression matches.
   --suppressions         without a log: print the suppressions in use
 )";
 
-
 constexpr size_t kTopSites = 5;
 constexpr timeline::Metric kSiteMetrics[] = {timeline::Metric::Calls, timeline::Metric::Bytes, timeline::Metric::Peak,
                                              timeline::Metric::Leaked};
@@ -96,11 +95,11 @@ void printJson(const timeline::Summary& s) {
                 s.m_blocksSampled);
     const format::AccessCounters& c = s.m_accessCounters;
     std::printf(",\"access_ticks\":%" PRIu64 ",\"access_steps\":%" PRIu64 ",\"access_passed_over\":%" PRIu64
-                ",\"access_dropped\":%" PRIu64
-                ",\"access_dropped_by\":{\"in_recorder\":%" PRIu64 ",\"stepping\":%" PRIu64 ",\"no_access\":%" PRIu64
-                ",\"undecodable\":%" PRIu64 ",\"unsupported\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
-                c.m_ticks, c.m_steps, c.m_passedOver, c.dropped(), c.m_droppedInRecorder, c.m_droppedStepping, c.m_droppedNoAccess,
-                c.m_droppedUndecodable, c.m_droppedUnsupported, c.m_droppedLost);
+                ",\"access_dropped\":%" PRIu64 ",\"access_dropped_by\":{\"in_recorder\":%" PRIu64
+                ",\"stepping\":%" PRIu64 ",\"no_access\":%" PRIu64 ",\"undecodable\":%" PRIu64
+                ",\"unsupported\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
+                c.m_ticks, c.m_steps, c.m_passedOver, c.dropped(), c.m_droppedInRecorder, c.m_droppedStepping,
+                c.m_droppedNoAccess, c.m_droppedUndecodable, c.m_droppedUnsupported, c.m_droppedLost);
     const format::WatchCounters& w = s.m_watchCounters;
     std::printf(",\"watch_sampler\":%s,\"watch_rate\":%u,\"watch_traps\":%" PRIu64 ",\"watch_other_thread\":%" PRIu64
                 ",\"watch_reuse_median_ns\":%" PRIu64 ",\"blocks_used_after_free\":%" PRIu64
@@ -172,14 +171,14 @@ void printAccessLines(const timeline::Summary& s) {
     if (s.m_accessSamples) {
         const bool exact = s.m_accessSampler == format::AccessSampler::FullTrace;
         std::printf("accesses     %s %s (%s reads, %s writes): heap %s in %s, global %s, stack %s, other %s",
-                    grouped(s.m_accessSamples).c_str(), exact ? "exact, every one" : "samples", grouped(s.m_accessReads).c_str(),
-                    grouped(s.m_accessWrites).c_str(), grouped(s.m_accessHeap).c_str(),
-                    blocks(s.m_blocksSampled).c_str(), grouped(s.m_accessGlobal).c_str(),
-                    grouped(s.m_accessStack).c_str(), grouped(s.m_accessOther).c_str());
+                    grouped(s.m_accessSamples).c_str(), exact ? "exact, every one" : "samples",
+                    grouped(s.m_accessReads).c_str(), grouped(s.m_accessWrites).c_str(),
+                    grouped(s.m_accessHeap).c_str(), blocks(s.m_blocksSampled).c_str(),
+                    grouped(s.m_accessGlobal).c_str(), grouped(s.m_accessStack).c_str(),
+                    grouped(s.m_accessOther).c_str());
         if (s.m_accessFreed) std::printf(", freed blocks %s", grouped(s.m_accessFreed).c_str());
         std::printf("\n");
-    }
-    else
+    } else
         std::printf("accesses     none\n");
     std::printf("sampler      %s", timeline::accessSamplerText(s).c_str());
     const format::AccessCounters& c = s.m_accessCounters;
@@ -189,11 +188,12 @@ void printAccessLines(const timeline::Summary& s) {
                     s.m_accessRate, grouped(c.m_ticks).c_str(), grouped(c.m_steps).c_str(),
                     grouped(c.m_passedOver).c_str(), grouped(c.dropped()).c_str());
         if (c.dropped())
-            std::printf(" (in the recorder %s, while stepping %s, no access within the steps %s, undecodable %s, "
-                        "unsupported %s, no room in the log %s)",
-                        grouped(c.m_droppedInRecorder).c_str(), grouped(c.m_droppedStepping).c_str(),
-                        grouped(c.m_droppedNoAccess).c_str(), grouped(c.m_droppedUndecodable).c_str(),
-                        grouped(c.m_droppedUnsupported).c_str(), grouped(c.m_droppedLost).c_str());
+            std::printf(
+                " (in the recorder %s, while stepping %s, no access within the steps %s, undecodable %s, "
+                "unsupported %s, no room in the log %s)",
+                grouped(c.m_droppedInRecorder).c_str(), grouped(c.m_droppedStepping).c_str(),
+                grouped(c.m_droppedNoAccess).c_str(), grouped(c.m_droppedUndecodable).c_str(),
+                grouped(c.m_droppedUnsupported).c_str(), grouped(c.m_droppedLost).c_str());
     } else if (s.m_accessSampler == format::AccessSampler::ProcessWide ||
                s.m_accessSampler == format::AccessSampler::PerThread) {
         std::printf(", at most %u traps/s", s.m_accessRate);
@@ -203,11 +203,12 @@ void printAccessLines(const timeline::Summary& s) {
     std::printf("watchpoints  %s", timeline::watchSamplerText(s).c_str());
     if (s.m_watchSampler == format::WatchSampler::ProcessWide) {
         const format::WatchCounters& w = s.m_watchCounters;
-        std::printf(", at most %u traps/s: %s armed, %s traps (%s by another thread), reuse median %s; %s freed "
-                    "while watched, %s used after free",
-                    s.m_watchRate, grouped(w.m_armed).c_str(), grouped(s.m_watchTraps).c_str(),
-                    grouped(s.m_watchOtherThread).c_str(), duration(s.m_watchReuseMedianNs).c_str(),
-                    blocks(w.m_freedWhileWatched).c_str(), blocks(s.m_blocksUsedAfterFree).c_str());
+        std::printf(
+            ", at most %u traps/s: %s armed, %s traps (%s by another thread), reuse median %s; %s freed "
+            "while watched, %s used after free",
+            s.m_watchRate, grouped(w.m_armed).c_str(), grouped(s.m_watchTraps).c_str(),
+            grouped(s.m_watchOtherThread).c_str(), duration(s.m_watchReuseMedianNs).c_str(),
+            blocks(w.m_freedWhileWatched).c_str(), blocks(s.m_blocksUsedAfterFree).c_str());
     }
     std::printf("\n");
 }
@@ -241,11 +242,12 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf("anomalies    %s", grouped(a.total()).c_str());
     if (a.total())
-        std::printf(" (unknown free %s, double free %s, unknown realloc %s, mismatched free %s, access outside a block %s, "
-                    "use after free %s)",
-                    grouped(a.m_unknownFree).c_str(), grouped(a.m_doubleFree).c_str(),
-                    grouped(a.m_unknownRealloc).c_str(), grouped(a.m_mismatchedFree).c_str(),
-                    grouped(a.m_accessOutsideBlock).c_str(), grouped(a.m_useAfterFree).c_str());
+        std::printf(
+            " (unknown free %s, double free %s, unknown realloc %s, mismatched free %s, access outside a block %s, "
+            "use after free %s)",
+            grouped(a.m_unknownFree).c_str(), grouped(a.m_doubleFree).c_str(), grouped(a.m_unknownRealloc).c_str(),
+            grouped(a.m_mismatchedFree).c_str(), grouped(a.m_accessOutsideBlock).c_str(),
+            grouped(a.m_useAfterFree).c_str());
     std::printf("\nlost events  %s", grouped(s.m_lostEvents).c_str());
     if (s.m_lostMetaRecords)
         std::printf(" (and %s records of stacks, module maps or thread ends)", grouped(s.m_lostMetaRecords).c_str());
@@ -318,7 +320,8 @@ int statCommand(const Arguments& arguments) {
         const double readSeconds = std::chrono::duration<double>(read - started).count();
         const double nameSeconds = std::chrono::duration<double>(Clock::now() - read).count();
         char timing[256];
-        std::snprintf(timing, sizeof timing, "read %" PRIu64 " events in %.3f s (%.1f M events/s), named %zu stacks in %.3f s",
+        std::snprintf(timing, sizeof timing,
+                      "read %" PRIu64 " events in %.3f s (%.1f M events/s), named %zu stacks in %.3f s",
                       measured.m_summary.m_events, readSeconds,
                       readSeconds > 0 ? static_cast<double>(measured.m_summary.m_events) / readSeconds / 1e6 : 0.0,
                       reader.stacks().size(), nameSeconds);

@@ -70,14 +70,16 @@ int uafCommand(const Arguments& arguments) {
                 break;
             }
             const timeline::AccessSample& first = use.m_first;
-            std::printf("\nblock %" PRIu64 " at %s, %s: %s %s after its free, at %s (thread %u, %s); %s in it, %s by "
-                        "watchpoint\n",
-                        use.m_blockSeq, timeline::hexText(use.m_addr).c_str(),
-                        timeline::bytesText(static_cast<double>(use.m_size)).c_str(),
-                        format::accessKindName(first.m_kind),
-                        timeline::durationText(static_cast<double>(first.m_timeNs - std::min(first.m_timeNs, use.m_freeNs))).c_str(),
-                        timeline::hexText(first.m_addr).c_str(), first.m_tid, format::accessSourceName(first.m_source),
-                        timeline::countText(use.m_accesses).c_str(), timeline::countText(use.m_byWatchpoint).c_str());
+            std::printf(
+                "\nblock %" PRIu64
+                " at %s, %s: %s %s after its free, at %s (thread %u, %s); %s in it, %s by "
+                "watchpoint\n",
+                use.m_blockSeq, timeline::hexText(use.m_addr).c_str(),
+                timeline::bytesText(static_cast<double>(use.m_size)).c_str(), format::accessKindName(first.m_kind),
+                timeline::durationText(static_cast<double>(first.m_timeNs - std::min(first.m_timeNs, use.m_freeNs)))
+                    .c_str(),
+                timeline::hexText(first.m_addr).c_str(), first.m_tid, format::accessSourceName(first.m_source),
+                timeline::countText(use.m_accesses).c_str(), timeline::countText(use.m_byWatchpoint).c_str());
             printStack(*names, "allocated", use.m_allocationStack);
             printStack(*names, "freed", use.m_freeStack);
             // A watchpoint's trap reports the instruction after the access: its function is the one.
