@@ -23,12 +23,7 @@ bool separates(int pixel, int pixels, uint64_t cells) {
 
 }  // namespace
 
-Rgb touchRampColour(double t) {
-    t = std::isfinite(t) ? std::clamp(t, 0.0, 1.0) : 0.0;
-    const double position = t * static_cast<double>(std::size(kRampStops) - 1);
-    const size_t stop = std::min(static_cast<size_t>(position), std::size(kRampStops) - 2);
-    return mixed(kRampStops[stop], kRampStops[stop + 1], position - static_cast<double>(stop));
-}
+Rgb touchRampColour(double t) { return rampColour(kRampStops, t); }
 
 double cellRampPosition(const timeline::ArrayCell& cell, const timeline::ArrayCells& cells, CellColouring colouring) {
     if (colouring == CellColouring::Count)

@@ -23,12 +23,14 @@ constexpr Rgb kPalette[kPaletteSize] = {hex(0x4578b3), hex(0xf28c26), hex(0x54a6
 
 }  // namespace
 
-Rgb ordinalColour(double t) {
+Rgb rampColour(std::span<const Rgb> stops, double t) {
     t = std::isfinite(t) ? std::clamp(t, 0.0, 1.0) : 0.0;
-    const double position = t * static_cast<double>(std::size(kOrdinalStops) - 1);
-    const size_t stop = std::min(static_cast<size_t>(position), std::size(kOrdinalStops) - 2);
-    return mixed(kOrdinalStops[stop], kOrdinalStops[stop + 1], position - static_cast<double>(stop));
+    const double position = t * static_cast<double>(stops.size() - 1);
+    const size_t stop = std::min(static_cast<size_t>(position), stops.size() - 2);
+    return mixed(stops[stop], stops[stop + 1], position - static_cast<double>(stop));
 }
+
+Rgb ordinalColour(double t) { return rampColour(kOrdinalStops, t); }
 
 Rgb categoryColour(size_t index) { return index < kPaletteSize ? kPalette[index] : kOtherColour; }
 

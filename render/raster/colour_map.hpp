@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace memlog::render {
 
@@ -15,6 +16,9 @@ struct Rgb {
 
 // t in [0, 1], clamped: dark blue, sky blue, green, amber, red.
 Rgb ordinalColour(double t);
+// The colour at t in [0, 1] of a ramp through `stops` (at least two, evenly spaced), linear
+// between them; t outside [0, 1] or not finite is clamped (NaN to 0).
+Rgb rampColour(std::span<const Rgb> stops, double t);
 
 // Ten colours easy to tell apart, then grey for everything else ("other").
 inline constexpr size_t kPaletteSize = 10;
