@@ -1,9 +1,12 @@
-/* C = A x B with heap matrices of N x N doubles, in one of three loop orders:
- *   row      i-j-k: walks rows of A, columns of B
- *   col      j-i-k over column-major storage of C: walks C column by column
+/* C = A x B with heap matrices of N x N doubles, all stored row by row, in one of three loop orders:
+ *   row      i-k-j: every inner step moves along a row (of B and C), A is read row after row
+ *   col      j-k-i: every inner step moves down a column (of A and C), B is read column after
+ *            column: strides of N*8 bytes, which a set-associative cache maps to few sets
  *   blocked  tiles of 32 x 32
- * Usage: matrix_multiply row|col|blocked [N=256]. Log: malloc 3 (A, B, C) of N*N*8 bytes,
- * free 3, peak 3*N*N*8 bytes in 3 blocks. The access patterns differ; the heap does not. */
+ * C's row (row order) or column (column order) is zeroed just before it is summed, so C too is
+ * written in the loop's order. Usage: matrix_multiply row|col|blocked [N=256]. Log: malloc 3
+ * (A, B, C) of N*N*8 bytes, free 3, peak 3*N*N*8 bytes in 3 blocks. The access patterns
+ * differ; the heap does not. */
 #include <stdlib.h>
 
 #include "scenario.h"
@@ -15,21 +18,19 @@ __attribute__((noinline)) static void fill(double* m, size_t n, double seed) {
 }
 
 __attribute__((noinline)) static void multiply_row(const double* a, const double* b, double* c, size_t n) {
-    for (size_t i = 0; i < n; ++i)
-        for (size_t j = 0; j < n; ++j) {
-            double sum = 0;
-            for (size_t k = 0; k < n; ++k) sum += a[i * n + k] * b[k * n + j];
-            c[i * n + j] = sum;
-        }
+    for (size_t i = 0; i < n; ++i) {
+        for (size_t j = 0; j < n; ++j) c[i * n + j] = 0;
+        for (size_t k = 0; k < n; ++k)
+            for (size_t j = 0; j < n; ++j) c[i * n + j] += a[i * n + k] * b[k * n + j];
+    }
 }
 
 __attribute__((noinline)) static void multiply_col(const double* a, const double* b, double* c, size_t n) {
-    for (size_t j = 0; j < n; ++j)
-        for (size_t i = 0; i < n; ++i) {
-            double sum = 0;
-            for (size_t k = 0; k < n; ++k) sum += a[i * n + k] * b[k * n + j];
-            c[j * n + i] = sum;
-        }
+    for (size_t j = 0; j < n; ++j) {
+        for (size_t i = 0; i < n; ++i) c[i * n + j] = 0;
+        for (size_t k = 0; k < n; ++k)
+            for (size_t i = 0; i < n; ++i) c[i * n + j] += a[i * n + k] * b[k * n + j];
+    }
 }
 
 __attribute__((noinline)) static void multiply_blocked(const double* a, const double* b, double* c, size_t n) {

@@ -108,25 +108,27 @@ TEST_CASE("arrays: the three multiplies name their matrices a, b and c from the 
     }
 }
 
-TEST_CASE("arrays: row order sweeps a's rows and writes c cell after cell, row by row") {
+TEST_CASE("arrays: row order sweeps a's rows and b's rows, and fills c row after row") {
     const Recorded recorded = sampleWithWritesOfC({scenarioPath("matrix_multiply"), "row", "256"});
     const auto a = placesBy(recorded, named(recorded, "a"), "multiply_row", kMatrix);
     CHECK(a.size() >= 100);
-    CHECK(descents(a, [](const CellPlace& p) { return p.m_row; }) == 0);
+    CHECK(descents(a, rowThenColumn) == 0);
+    const auto b = placesBy(recorded, named(recorded, "b"), "multiply_row", kMatrix);
+    CHECK(descents(b, [](const CellPlace& p) { return p.m_row; }) >= 2);  // all of b again for each row of c
     const auto c = placesBy(recorded, named(recorded, "c"), "multiply_row", kMatrix);
-    CHECK(descents(c, rowThenColumn) == 0);
+    CHECK(descents(c, [](const CellPlace& p) { return p.m_row; }) == 0);
+    CHECK(descents(c, rowThenColumn) >= 2);  // each row is summed into once per row of b
 }
 
-TEST_CASE("arrays: column order revisits every row of a for each column, sweeps b's columns, fills c column by column") {
+TEST_CASE("arrays: column order sweeps a's columns for each column of c, reads b column after column, fills c column by column") {
     const Recorded recorded = sampleWithWritesOfC({scenarioPath("matrix_multiply"), "col", "256"});
     const auto a = placesBy(recorded, named(recorded, "a"), "multiply_col", kMatrix);
     CHECK(a.size() >= 100);
-    CHECK(descents(a, [](const CellPlace& p) { return p.m_row; }) >= 10);  // a new sweep of a's rows per column
+    CHECK(descents(a, [](const CellPlace& p) { return p.m_row; }) >= 10);  // down a column of a, again and again
     const auto b = placesBy(recorded, named(recorded, "b"), "multiply_col", kMatrix);
-    CHECK(descents(b, [](const CellPlace& p) { return p.m_column; }) == 0);
-    // c is stored column-major (c[j * n + i]): seen that way, it fills column after column.
-    const auto c = placesBy(recorded, named(recorded, "c"), "multiply_col", kMatrix, ArrayOrder::ColumnMajor);
-    CHECK(descents(c, [](const CellPlace& p) { return std::make_tuple(p.m_column, p.m_row); }) == 0);
+    CHECK(descents(b, [](const CellPlace& p) { return std::make_tuple(p.m_column, p.m_row); }) == 0);
+    const auto c = placesBy(recorded, named(recorded, "c"), "multiply_col", kMatrix);
+    CHECK(descents(c, [](const CellPlace& p) { return p.m_column; }) == 0);
 }
 
 TEST_CASE("arrays: blocked order takes a in 32 x 32 tiles, one after another") {

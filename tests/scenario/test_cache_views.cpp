@@ -159,31 +159,31 @@ TEST_CASE("cache views: the memory display of a sequential sweep: each line of t
     fs::remove_all(traced.m_directory);
 }
 
-TEST_CASE("cache views: the column-order multiply shows more red (misses) than the row order and the tiled order least") {
+TEST_CASE("cache views: the column-order multiply shows more red (misses) in the sets' bars than the row order, the tiled order least") {
     requireValgrind();
-    // Red pixels of the sets' bar graph (misses at the base of each bar, to scale) and of the
-    // main display (lines whose accesses mostly missed).
-    std::map<std::string, size_t> barsRed, memoryRed;
+    // 64 x 64 doubles in a 32 KiB 8-way cache: the column order's strides crowd a few sets
+    // (conflict misses), the row order misses about once a line, the tiles stay in the cache.
+    // Counted: the red pixels of the sets' bar graph (misses at the base of each bar, to scale).
+    // The memory display itself colours each line by its share of misses, which stays low
+    // (about 1 in 10 even in column order), so it is not what tells the orders apart.
+    std::map<std::string, size_t> barsRed;
     for (const std::string order : {"row", "col", "blocked"}) {
-        const Outcome traced = fullTrace({scenarioPath("matrix_multiply"), order, "32"});
+        const Outcome traced = fullTrace({scenarioPath("matrix_multiply"), order, "64"});
         REQUIRE(traced.m_logs.size() == 1);
         const std::string log = traced.m_logs[0], png = traced.m_directory + "/memory.png";
-        const Outcome drawn = memtimeline({log, "--export", png, "--view", "memory", "--cache", "2K:4:64"});
+        const Outcome drawn = memtimeline({log, "--export", png, "--view", "memory", "--cache", "32K:8:64"});
         INFO(drawn.m_stderr);
         REQUIRE(drawn.m_exitStatus == 0);
         const timeline::BlockModel model = modelOf(log);
-        const render::MemoryDisplayPage page(model, {2048, 4, 64}, {1600, 1000, log, false});
+        const render::MemoryDisplayPage page(model, {32768, 8, 64}, {1600, 1000, log, false});
         const Png picture(png);
         barsRed[order] = picture.count(page.layout().m_setBars, reddish);
-        memoryRed[order] = picture.count(page.layout().m_memory, reddish);
         fs::remove_all(traced.m_directory);
     }
     INFO("red pixels of the bars: row " << barsRed["row"] << ", col " << barsRed["col"] << ", blocked "
-                                        << barsRed["blocked"] << "; of the display: row " << memoryRed["row"]
-                                        << ", col " << memoryRed["col"] << ", blocked " << memoryRed["blocked"]);
-    CHECK(barsRed["col"] > barsRed["row"]);
-    CHECK(barsRed["blocked"] * 3 < barsRed["row"]);
-    CHECK(memoryRed["blocked"] * 2 < memoryRed["row"]);
+                                        << barsRed["blocked"]);
+    CHECK(barsRed["col"] > 3 * barsRed["row"]);
+    CHECK(barsRed["blocked"] < barsRed["row"]);
 }
 
 TEST_CASE("cache views: with --cache the time x address view colours every access by hit or miss") {

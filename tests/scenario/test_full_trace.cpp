@@ -79,14 +79,17 @@ TEST_CASE("full trace: N writes then N reads of an array are counted exactly, ea
     fs::remove_all(outcome.m_directory);
 }
 
-TEST_CASE("full trace: the tiled multiply misses least, the column order most") {
+TEST_CASE("full trace: the column order's strides conflict in the cache, the row order's do not, the tiles miss least") {
+    // 64 x 64 doubles: a column's elements lie 512 bytes apart, so a 32 KiB 8-way cache (64 sets)
+    // keeps them in 8 of its sets: misses a fully associative cache of the same size would not
+    // have (conflict). The row order steps 8 bytes at a time.
     std::map<std::string, std::string> json;
     for (const std::string order : {"row", "col", "blocked"}) {
-        const Outcome outcome = fullTrace({scenarioPath("matrix_multiply"), order, "32"});
+        const Outcome outcome = fullTrace({scenarioPath("matrix_multiply"), order, "64"});
         REQUIRE(outcome.m_logs.size() == 1);
         Run cache;
         cache.m_preload = false;
-        cache.m_argv = {memlogCli(), "cache", outcome.m_logs[0], "--size", "2K", "--ways", "4", "--json"};
+        cache.m_argv = {memlogCli(), "cache", outcome.m_logs[0], "--size", "32K", "--ways", "8", "--json"};
         const Outcome printed = runProgram(cache);
         CHECK(printed.m_exitStatus == 0);
         json[order] = printed.m_stdout;
@@ -101,10 +104,17 @@ TEST_CASE("full trace: the tiled multiply misses least, the column order most") 
             misses += std::stoull(text.substr(at + 9));
         return misses;
     };
+    auto conflicts = [](const std::string& text) {
+        const size_t at = text.find("\"conflict\":");
+        return at == std::string::npos ? UINT64_MAX : std::stoull(text.substr(at + 11));
+    };
     const uint64_t row = heapMisses(json["row"]), col = heapMisses(json["col"]), blocked = heapMisses(json["blocked"]);
-    INFO("misses: row " << row << ", col " << col << ", blocked " << blocked);
-    CHECK(col > row);
-    CHECK(blocked * 5 < row);  // tiles of 32 x 32 stay in the cache while they are used
+    const uint64_t rowConflicts = conflicts(json["row"]), colConflicts = conflicts(json["col"]);
+    INFO("misses: row " << row << ", col " << col << ", blocked " << blocked << "; conflicts: row " << rowConflicts
+                        << ", col " << colConflicts);
+    CHECK(colConflicts > 50 * (rowConflicts + 1));
+    CHECK(col > 5 * row);
+    CHECK(blocked * 2 < row);  // tiles of 32 x 32 stay in the cache while they are used
 }
 
 TEST_CASE("full trace: without Valgrind, one line says how to get it, and nothing is written") {
