@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "header_field.hpp"
 #include "log_file.hpp"
 #include "system.hpp"
 
@@ -32,7 +33,7 @@ uint32_t chunkBytesFor(uint32_t chunksSoFar, uint32_t needed) {
     header->m_bytes = bytes;
     header->m_tid = thread.m_tid;
     header->m_reserved = 0;
-    __atomic_store_n(&header->m_magic, format::kChunkMagic, __ATOMIC_RELEASE);  // valid last
+    __atomic_store_n(headerField(&header->m_magic), format::kChunkMagic, __ATOMIC_RELEASE);  // valid last
     thread.m_chunks++;
     thread.m_deltas = {};
     thread.m_cursor = chunk + sizeof(format::ChunkHeader);
@@ -56,12 +57,12 @@ uint8_t* beginMetaRecord(ThreadState& thread, uint32_t maxBytes) {
     if (static_cast<uint32_t>(thread.m_limit - thread.m_cursor) >= maxBytes && thread.m_cursor) [[likely]]
         return thread.m_cursor;
     uint8_t* room = openChunk(thread, maxBytes);
-    if (!room && s_file) __atomic_fetch_add(&s_file->header()->m_lostMetaRecords, 1, __ATOMIC_RELAXED);
+    if (!room && s_file) __atomic_fetch_add(headerField(&s_file->header()->m_lostMetaRecords), 1, __ATOMIC_RELAXED);
     return room;
 }
 
 void countLostEvent() {
-    if (s_file) __atomic_fetch_add(&s_file->header()->m_lostEvents, 1, __ATOMIC_RELAXED);
+    if (s_file) __atomic_fetch_add(headerField(&s_file->header()->m_lostEvents), 1, __ATOMIC_RELAXED);
 }
 
 }  // namespace memlog::preload

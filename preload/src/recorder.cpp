@@ -13,6 +13,7 @@
 #include "access_probe.hpp"
 #include "access_sampler.hpp"
 #include "instruction_access.hpp"
+#include "header_field.hpp"
 #include "log_file.hpp"
 #include "module_map.hpp"
 #include "real_functions.hpp"
@@ -127,7 +128,7 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     uint32_t flags = 0;
     if (parentPid) flags |= format::kFlagForkChild;
     if (s_settings.m_freeStacks) flags |= format::kFlagFreeStacks;
-    __atomic_store_n(&header.m_flags, flags, __ATOMIC_RELEASE);
+    __atomic_store_n(headerField(&header.m_flags), flags, __ATOMIC_RELEASE);
 }
 
 // MEMLOG_ONLY_PID (`memlog run --no-children`): every other process runs unrecorded.
@@ -531,14 +532,14 @@ void endLog(format::EndReason reason) {
     header.m_endNs = sys::monotonicNs();
     header.m_endReason = reason;
     header.m_dataEnd = s_file.dataEnd();
-    __atomic_fetch_or(&header.m_flags, format::kFlagCleanEnd, __ATOMIC_RELEASE);
+    __atomic_fetch_or(headerField(&header.m_flags), format::kFlagCleanEnd, __ATOMIC_RELEASE);
     s_file.trimToData();
 }
 
 void undoEnd() {
     if (!s_recording.load(std::memory_order_relaxed)) return;
     format::FileHeader& header = *s_file.header();
-    __atomic_fetch_and(&header.m_flags, ~uint32_t(format::kFlagCleanEnd), __ATOMIC_RELEASE);
+    __atomic_fetch_and(headerField(&header.m_flags), ~uint32_t(format::kFlagCleanEnd), __ATOMIC_RELEASE);
     header.m_endReason = format::EndReason::Running;
 }
 
