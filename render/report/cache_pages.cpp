@@ -150,6 +150,7 @@ MemoryDisplayPage::MemoryDisplayPage(const timeline::BlockModel& model, const ti
     add(Kind::Swatch, "never accessed", kNoAccessColour);
     add(Kind::Note, "hue: the share of misses, green to red");
     add(Kind::Note, "strength: the accesses, log scale");
+    m_summedLegendItems = m_legend.size();  // the items above: a played-back page shows others instead
     add(Kind::Heading, "cache");
     add(Kind::Note, cacheText(geometry));
     add(Kind::Note, "least recently used, write-allocate");
@@ -261,8 +262,20 @@ void MemoryDisplayPage::paint(cairo_t* cr) const {
         })->total();
     paintMuted(cr, "most: " + timeline::countText(mostPerSet), l.m_setBars.m_x - font * 0.4,
                l.m_setBars.m_y + font * 0.8, Align::Right, font);
-    if (m_live) paintNow(cr);
-    drawLegend(cr, m_legend, l.m_legend, font);
+    if (!m_live) {
+        drawLegend(cr, m_legend, l.m_legend, font);
+        return;
+    }
+    paintNow(cr);
+    // Played back, the key tells the lit lines first; the cache and how to read the page follow.
+    using Kind = LegendItem::Kind;
+    std::vector<LegendItem> legend = {{Kind::Heading, "played back: each access lights its line", {}, {}, {}},
+                                      {Kind::Swatch, "a hit", kCellHitColour, {}, {}},
+                                      {Kind::Swatch, "a miss", kCellMissColour, {}, {}},
+                                      {Kind::Note, "fading as time goes on; the run's", {}, {}, {}},
+                                      {Kind::Note, "  sums faint beneath", {}, {}, {}}};
+    legend.insert(legend.end(), m_legend.begin() + static_cast<long>(m_summedLegendItems), m_legend.end());
+    drawLegend(cr, legend, l.m_legend, font);
 }
 
 WorkingSetPage::WorkingSetPage(const timeline::BlockModel& model, uint32_t lineBytes, uint64_t idleNs,

@@ -70,6 +70,7 @@ private:
     timeline::MemoryDisplay m_display;
     Layout m_layout;
     std::vector<LegendItem> m_legend;
+    size_t m_summedLegendItems = 0;  // the key's first items, of the run's sums
     std::optional<Live> m_live;
 };
 

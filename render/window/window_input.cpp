@@ -88,6 +88,7 @@ void TimelineWindow::perform(Action action) {
             return;
         case Action::Help:
             m_state.m_help = !m_state.m_help;
+            if (!m_page) updateHover();  // the help hides the tooltip
             return;
         default:
             break;
