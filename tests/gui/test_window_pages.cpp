@@ -13,8 +13,10 @@
 #include "render/raster/array_grid.hpp"
 #include "render/raster/cache_display.hpp"
 #include "render/report/array_page.hpp"
+#include "render/report/array_page_shape.hpp"
 #include "render/report/cache_pages.hpp"
 #include "scenario/run_program.hpp"
+#include "timeline/sampled_arrays.hpp"
 #include "window_checks.hpp"
 
 using namespace memlog;
@@ -212,6 +214,43 @@ TEST_CASE("a block of a real run, clicked, opens as an array: its shape from mem
     CHECK(given["prompt"] == "-");
     s.m_x.key(window.window(), "Escape");
     frameWith(window, "page", "timeline");
+}
+
+TEST_CASE("a matrix without memlog_array(): the array view shows the shape guessed from its samples and how sure") {
+    const Recorded run({test::scenarioPath("matrix_multiply"), "col", "256"}, false);
+    Session s;
+    WindowProcess window(s.m_x, run.log(), sized(), s.m_dir.m_path);
+    const Aim aim(run.log());
+    // b, the second matrix: column order walks its columns, its rows a whole row apart.
+    std::vector<const timeline::Block*> matrices;
+    aim.m_log->m_model.forEach([&](const timeline::Block& block) {
+        if (block.size() == 256 * 256 * 8) matrices.push_back(&block);
+    });
+    REQUIRE(matrices.size() == 3);
+    const timeline::Block& b = *matrices[1];
+    // What the window should say: the shape --export settles for the same block.
+    timeline::LogReader reader(run.log());
+    reader.forEachEvent([](const timeline::Event&) {});
+    timeline::StackNames names(reader, {});
+    std::string error;
+    const auto array = timeline::findArray(reader, names, "seq=" + std::to_string(b.beginSeq()), &error);
+    REQUIRE(array);
+    render::ArrayPageOptions expected;
+    render::SettledShape how;
+    REQUIRE(render::settleArrayShape({}, *array, expected, &how).empty());
+    REQUIRE(how.m_source != render::ShapeSource::Given);
+    REQUIRE(how.m_source != render::ShapeSource::Annotated);
+
+    hoverAt(s, window, blockPoint(aim, window.lastFrame(), b).first, blockPoint(aim, window.lastFrame(), b).second);
+    s.m_x.key(window.window(), "v");
+    const Frame page = frameWith(window, "page", "array");
+    CHECK(page["array"] == "b");
+    const timeline::ArrayShape& shape = expected.m_shape;
+    CHECK(page["shape"] == std::to_string(shape.m_rows) + "x" + std::to_string(shape.m_columns));
+    CHECK(page["elem"] == std::to_string(shape.m_elementSize));
+    CHECK(page["shape_from"] == render::shapeSourceName(how.m_source));
+    CHECK(std::stod(page["confidence"]) == Approx(how.m_confidence).margin(0.005));
+    if (how.m_source == render::ShapeSource::Inferred) CHECK(page["shape"] == "256x256");
 }
 
 TEST_CASE("the array view plays its samples back: time moves, cells light blue and red and fade, steps and pause") {
