@@ -1,9 +1,8 @@
 // The window's pages and playback: opening an array view of a block (v, or the pinned panel's
 // button), the cache's memory display (m) and working set (w) of a full trace, the prompt that
 // takes an array's dimensions, the clocks that play samples back (space, steps, speed), the
-// timeline's moving time line with its lit samples, and the --trace lines of a page.
+// timeline's moving time line with its lit samples.
 #include <algorithm>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -323,35 +322,6 @@ void TimelineWindow::paintArrayButton(cairo_t* cr, const Rect& panel) {
     strokeRect(cr, m_arrayButton, kFrameColour);
     setColour(cr, kTextColour);
     drawText(cr, label, m_arrayButton.m_x + pad, m_arrayButton.m_y + height / 2 + m_fontSize * 0.35);
-}
-
-std::string TimelineWindow::toastTrace() const {
-    std::string text = m_toastUntil ? m_toast : "-";
-    for (char& c : text)
-        if (c == ' ') c = '_';
-    return " toast=" + text;
-}
-
-std::string TimelineWindow::playbackTrace() const {
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  " page=timeline playback=%d playing=%d t=%" PRIu64 " from=%" PRIu64 " to=%" PRIu64
-                  " speed=%g lit=%zu",
-                  m_timelinePlayback ? 1 : 0, m_clock.playing() ? 1 : 0, m_clock.now(), m_clock.from(), m_clock.to(),
-                  m_clock.speed(), m_litMarks);
-    return text + toastTrace();
-}
-
-void TimelineWindow::tracePage(double milliseconds) {
-    const timeline::XWindow x = m_view->xWindow();
-    char head[160];
-    std::snprintf(head, sizeof head, "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " help=%d ",
-                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
-                  m_state.m_help ? 1 : 0);
-    std::string prompt = m_prompt ? "[" + *m_prompt + "]" : "-";  // [] open and empty
-    for (char& c : prompt)
-        if (c == ' ') c = '_';
-    diagnostics::trace(head + m_page->describe() + " prompt=" + prompt + toastTrace());
 }
 
 }  // namespace memlog::render

@@ -1,6 +1,6 @@
 // The window's frames: the loading screen until the log is read, then per frame a Report for
 // the current view painted below the control strip, and the overlays. Also loading, following
-// a growing log, export and the --trace lines the tests read.
+// a growing log and export (the --trace lines: window_trace.cpp).
 #include "render/window/timeline_window.hpp"
 
 #include <fcntl.h>
@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
 
 #include "render/report/export.hpp"
@@ -560,56 +558,6 @@ void TimelineWindow::exportView() {
         unlink(path.c_str());
         toast(error.what());
     }
-}
-
-namespace {
-
-// A --trace line, formatted as printf does, through the diagnostics' trace logger.
-[[gnu::format(printf, 1, 2)]] void traceLine(const char* format, ...) {
-    va_list arguments;
-    va_start(arguments, format);
-    va_list copy;
-    va_copy(copy, arguments);
-    const int length = std::vsnprintf(nullptr, 0, format, copy);
-    va_end(copy);
-    std::string line(length > 0 ? static_cast<size_t>(length) : 0, '\0');
-    std::vsnprintf(line.data(), line.size() + 1, format, arguments);
-    va_end(arguments);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    diagnostics::trace(line);
-}
-
-}  // namespace
-
-void TimelineWindow::trace(double milliseconds) {
-    std::string hover = m_hovered ? std::to_string(*m_hovered) : "-";
-    std::string cursors;
-    for (uint64_t cursor : m_state.m_cursors) cursors += (cursors.empty() ? "" : ",") + std::to_string(cursor);
-    std::string pinned = m_state.m_pinned ? std::to_string(*m_state.m_pinned) : "-";
-    if (!m_log) {
-        traceLine("frame %" PRIu64 " loading %.2f\n", m_frames, m_loader ? m_loader->progress() : 0.0);
-        return;
-    }
-    const auto shown = m_state.m_bins ? std::nullopt : m_view->addressScale().shownAddresses();
-    const timeline::XWindow x = m_view->xWindow();
-    traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64
-              " axis=%s addr=%s:%s zoom=%.3g colour=%s "
-              "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
-              "font=%.1f at=%s pictures=%" PRIu64
-              " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
-              "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d%s\n",
-              m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
-              m_state.m_axis == XAxis::Time ? "time" : "events", shown ? timeline::hexText(shown->first).c_str() : "-",
-              shown ? timeline::hexText(shown->second).c_str() : "-", m_view->addressZoom(),
-              colourByName(m_state.m_colourBy), cushionName(m_state.m_cushion),
-              m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
-              m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
-              m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
-              m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
-              m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-              m_contextLagged ? "lagging" : "current", m_log->m_frame->policy().draftAbove(), preparing() ? 1 : 0,
-              m_pictureState != PictureState::Exact ? 1 : 0, m_lastFrame == LastFrame::Refined ? 1 : 0,
-              m_lastFrame == LastFrame::GaveWay ? 1 : 0, (m_lastPlans + playbackTrace()).c_str());
 }
 
 }  // namespace memlog::render
