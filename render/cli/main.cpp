@@ -14,12 +14,12 @@
 
 #include "render/cli/options.hpp"
 #include "render/report/array_page.hpp"
+#include "render/report/array_page_shape.hpp"
 #include "render/report/cache_pages.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
-#include "timeline/array_shape.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/cache_report.hpp"
 #include "timeline/diagnostics.hpp"
@@ -95,7 +95,16 @@ std::optional<uint64_t> onAxis(const XValue& value, timeline::XAxis axis, const 
 int runWindow(TimelineOptions& options) {
     if (const std::string problem = render::SdlWindow::displayProblem(); !problem.empty())
         return fail(problem + ": the window needs one; use --export REPORT.png to write the picture to a file");
-    { timeline::LogReader check(options.m_log); }  // throws LogError: bad magic, version, chunks
+    {
+        timeline::LogReader check(options.m_log);  // throws LogError: bad magic, version, chunks
+        if (options.m_report.m_cache || options.m_view != ViewKind::Time) {
+            if (const std::string refusal = timeline::cacheRefusal(check); !refusal.empty())
+                return fail(std::string(options.m_view == ViewKind::Memory       ? "--view memory"
+                                        : options.m_view == ViewKind::WorkingSet ? "--view working-set"
+                                                                                 : "--cache") +
+                            ": " + options.m_log + ": " + refusal);
+        }
+    }
     render::WindowOptions window;
     window.m_log = options.m_log;
     const render::ReportOptions& report = options.m_report;
@@ -120,6 +129,11 @@ int runWindow(TimelineOptions& options) {
         window.m_scale = scale >= 0.5 && scale <= 4 ? scale : 1;
     }
     window.m_trace = options.m_trace;
+    window.m_cache = report.m_cache;
+    window.m_idleNs = options.m_idleNs.value_or(0);
+    window.m_startPage = options.m_view == ViewKind::Memory       ? render::WindowOptions::StartPage::Memory
+                         : options.m_view == ViewKind::WorkingSet ? render::WindowOptions::StartPage::WorkingSet
+                                                                  : render::WindowOptions::StartPage::Timeline;
     window.m_fullPaths = options.m_report.m_fullPaths;
     if (options.m_draftAbove) window.m_draftAbove = static_cast<size_t>(*options.m_draftAbove);
     // --range and --cursor are resolved against the model once it is read: a time on the
@@ -141,65 +155,6 @@ int runWindow(TimelineOptions& options) {
             if (const auto at = onAxis(cursor, axis, model, "--cursor")) resolved.m_cursors.push_back(*at);
     };
     return render::runWindow(window);
-}
-
-std::string percentText(double share) { return std::to_string(static_cast<int>(share * 100 + 0.5)) + "%"; }
-
-// --elem and --dims as given; what is missing from memlog_array() in the program, else from
-// the inference, and the page told which. An array whose rows could not be inferred is drawn
-// as a near-square of its elements in order, and says that too.
-bool settleShape(const ArrayViewOptions& given, const timeline::SampledArray& array, render::ArrayPageOptions& page) {
-    const bool elementGiven = given.m_elementSize != 0, dimsGiven = given.m_rows != 0;
-    page.m_shapeGiven = elementGiven && dimsGiven;
-    timeline::ArrayShape shape;
-    timeline::ShapeGuess guess;
-    const bool annotated = array.m_annotatedShape.has_value();
-    if (!page.m_shapeGiven && !annotated) guess = timeline::inferShape(array);
-    auto fromProgram = [&](const char* what) {
-        page.m_shapeFrom.push_back(std::string(what) + " from memlog_array()");
-    };
-    if (elementGiven) {
-        shape.m_elementSize = given.m_elementSize;
-    } else if (annotated) {
-        shape.m_elementSize = array.m_annotatedShape->m_elementSize;
-        fromProgram("element size");
-    } else {
-        shape.m_elementSize = guess.m_shape.m_elementSize;
-        page.m_shapeFrom.push_back("element size inferred (" + percentText(guess.m_elementConfidence) +
-                                   " of samples agree)");
-    }
-    if (shape.m_elementSize == 0) {
-        fail("--array " + given.m_spec + ": no element size to draw with (give --elem)");
-        return false;
-    }
-    if (dimsGiven) {
-        shape.m_rows = given.m_rows, shape.m_columns = given.m_columns, shape.m_depth = given.m_depth;
-    } else if (annotated) {
-        shape.m_rows = array.m_annotatedShape->m_rows, shape.m_columns = array.m_annotatedShape->m_columns;
-        shape.m_depth = std::max<uint64_t>(array.m_annotatedShape->m_depth, 1);
-        fromProgram("dimensions");
-    } else if (guess.m_shape.m_rows && guess.m_shape.m_columns && guess.m_shape.m_elementSize == shape.m_elementSize) {
-        shape.m_rows = guess.m_shape.m_rows, shape.m_columns = guess.m_shape.m_columns;
-        shape.m_depth = std::max<uint64_t>(guess.m_shape.m_depth, 1);
-        page.m_shapeFrom.push_back(guess.m_rowConfidence > 0
-                                       ? "dimensions inferred (" + percentText(guess.m_rowConfidence) +
-                                             " of column steps agree)"
-                                       : "dimensions assumed, not inferred: see below (give --dims)");
-    } else {
-        const uint64_t elements = std::max<uint64_t>(array.m_size / shape.m_elementSize, 1);
-        shape.m_columns = static_cast<uint64_t>(std::ceil(std::sqrt(static_cast<double>(elements))));
-        shape.m_rows = (elements + shape.m_columns - 1) / shape.m_columns;
-        shape.m_depth = 1;
-        page.m_shapeFrom.push_back("no row length could be inferred: the elements in order, cut into rows of " +
-                                   std::to_string(shape.m_columns) + " (give --dims)");
-    }
-    if (!guess.m_how.empty()) page.m_shapeFrom.push_back("inference: " + guess.m_how);
-    if (shape.cells() > (1u << 24)) {
-        fail("--array " + given.m_spec + ": " + std::to_string(shape.cells()) + " cells, more than 16M (give --dims)");
-        return false;
-    }
-    page.m_shape = shape;
-    return true;
 }
 
 // --array: the array page instead of the heap's report.
@@ -224,7 +179,9 @@ int runArrayPage(const TimelineOptions& options, OutputFile& output) {
     for (const timeline::Annotation& annotation : reader.annotations())
         if (annotation.m_what == format::AnnotationKind::Phase)
             page.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
-    if (!settleShape(given, *array, page)) return 2;
+    const render::GivenShape shape{given.m_elementSize, given.m_rows, given.m_columns, given.m_depth};
+    if (const std::string problem = render::settleArrayShape(shape, *array, page); !problem.empty())
+        return fail("--array " + given.m_spec + ": " + problem);
     const render::ArrayPage drawn(*array, page);
     render::exportPage(render::PaintedPage(page.m_width, page.m_height, [&drawn](cairo_t* cr) { drawn.paint(cr); }),
                        options.m_format, output.file(), options.m_export);

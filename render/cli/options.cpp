@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "memlog/format.hpp"
+#include "render/report/array_page_shape.hpp"
 #include "timeline/cache_views.hpp"
 
 namespace memlog::cli {
@@ -26,6 +27,15 @@ the same picture: zoom and pan with the wheel, drags and keys, hover a block
 for its size, times and sites, click it for its call stacks, switch colours,
 cushions, axis and views from the strip at the top; press h there for every
 key. The options below set where the window starts.
+
+In the window, v on a block (or the "array view" button of a clicked block)
+shows its array page as --array draws it: the shape from memlog_array() or
+inferred, and said which; d types it yourself (ROWSxCOLUMNS[xPLANES] [BYTES],
+Enter applies). space plays the access samples back in time order, on that
+page or over the time x address view (reads blue, writes red, fading); . and ,
+step, > and < change the speed. On a full trace, m and w (or --view) show the
+memory display, played back with hits green and misses red, and the working
+set. Esc returns to the time x address view.
 
   --export REPORT       write the report to REPORT: .png, .svg or .pdf (by the
                         name) and open no window
@@ -59,7 +69,9 @@ key. The options below set where the window starts.
                         working-set (the cache lines in the working set over
                         time, each fading while idle and going from purple to
                         green with the bytes of it used; lines of --cache's
-                        LINE, default 64). Both need a full trace and --export
+                        LINE, default 64). Both need a full trace; without
+                        --export the window opens on that page (Esc: the
+                        time x address view; space plays it back)
   --idle T              --view working-set: a line leaves the working set
                         after T without an access, a time with a unit (ns,
                         us, ms, s) or plain nanoseconds (default: a
@@ -186,24 +198,11 @@ bool validArraySpec(const std::string& spec) {
 
 // "256x256" or "64x64x8".
 bool parseDims(const std::string& text, ArrayViewOptions& array) {
-    std::vector<uint64_t> sides;
-    size_t at = 0;
-    while (true) {
-        const size_t x = text.find('x', at);
-        uint64_t side = 0;
-        if (!parseUnsigned(text.substr(at, x == std::string::npos ? std::string::npos : x - at), side) || side == 0 ||
-            side > (1u << 24))
-            return false;
-        sides.push_back(side);
-        if (x == std::string::npos) break;
-        at = x + 1;
-    }
-    if (sides.size() < 2 || sides.size() > 3) return false;
-    const uint64_t depth = sides.size() == 3 ? sides[2] : 1;
-    if (sides[0] * sides[1] > (1u << 24) || sides[0] * sides[1] * depth > (1u << 24)) return false;
-    array.m_rows = sides[0];
-    array.m_columns = sides[1];
-    array.m_depth = depth;
+    render::GivenShape shape;
+    if (!render::parseArrayDims(text, shape)) return false;
+    array.m_rows = shape.m_rows;
+    array.m_columns = shape.m_columns;
+    array.m_depth = shape.m_depth;
     return true;
 }
 
@@ -413,7 +412,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
     if (!arrayGiven && !arrayOnly.empty()) return error(arrayOnly.front() + " goes with --array");
     if (arrayGiven) {
         if (options.m_export.empty())
-            return error("--array draws a page for --export; the window has no array view yet");
+            return error("--array draws a page for --export; in the window, point at a block and press v");
         const render::ReportOptions& report = options.m_report;
         const char* heapOnly = report.m_bins                                           ? "--bins"
                                : options.m_rangeFrom || options.m_rangeTo              ? "--range"
@@ -437,8 +436,6 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
     if (options.m_idleNs && options.m_view != ViewKind::WorkingSet) return error("--idle is for --view working-set");
     if (options.m_view != ViewKind::Time) {
         const char* view = options.m_view == ViewKind::Memory ? "--view memory" : "--view working-set";
-        if (options.m_export.empty())
-            return error(std::string(view) + " is drawn with --export only (the window shows the time x address view)");
         if (options.m_report.m_bins) return error(std::string(view) + " has no --bins");
         if (options.m_rangeFrom || options.m_rangeTo || !options.m_cursors.empty() || options.m_report.m_addrLo != 0 ||
             options.m_report.m_addrHi != UINT64_MAX)

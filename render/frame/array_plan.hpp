@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "render/frame/frame_plan.hpp"
 #include "render/raster/array_grid.hpp"
@@ -19,6 +20,7 @@ struct ArrayPlan {
     CellColouring m_colouring = CellColouring::FirstTouch;
     const timeline::Playback* m_playback = nullptr;  // set: draw frame m_frame of it
     uint32_t m_frame = 0, m_fade = 3;  // fading over this many slices
+    const std::vector<FadingTouch>* m_touches = nullptr;  // set: these cells lit (the window's playback)
     PixelBuffer m_target;
     // "name.kind=array name.plane=2 ..." as FramePlan::describe.
     std::string describe(const std::string& name) const;

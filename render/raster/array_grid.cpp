@@ -100,22 +100,19 @@ void drawCellPlane(const timeline::ArrayCells& cells, uint64_t plane, CellColour
     }
 }
 
-void drawPlaybackPlane(const timeline::ArrayCells& cells, const timeline::Playback& playback, uint32_t frame,
-                       uint32_t fade, uint64_t plane, PixelBuffer target) {
+void drawFadingPlane(const timeline::ArrayCells& cells, const std::vector<FadingTouch>& touches, uint64_t plane,
+                     PixelBuffer target) {
     const timeline::ArrayShape& shape = cells.m_shape;
     if (shape.cells() == 0 || target.m_width <= 0 || target.m_height <= 0) return;
-    fade = std::max<uint32_t>(fade, 1);
     const uint64_t perPlane = shape.m_rows * shape.m_columns, base = plane * perPlane;
-    // The latest touch of each cell of the plane: its age in slices (-1: none) and whether written.
-    std::vector<int32_t> age(perPlane, -1);
+    // The latest touch of each cell of the plane: its strength (<= 0: none) and whether written.
+    std::vector<double> strength(perPlane, 0);
     std::vector<uint8_t> written(perPlane, 0);
-    const uint32_t from = frame + 1 >= fade ? frame + 1 - fade : 0;
-    for (uint32_t slice = from; slice <= frame && slice < playback.m_touches.size(); ++slice)
-        for (const timeline::CellTouch& touch : playback.m_touches[slice]) {
-            if (touch.m_cell < base || touch.m_cell >= base + perPlane) continue;
-            age[touch.m_cell - base] = static_cast<int32_t>(frame - slice);
-            written[touch.m_cell - base] = touch.m_written;
-        }
+    for (const FadingTouch& touch : touches) {
+        if (touch.m_cell < base || touch.m_cell >= base + perPlane || touch.m_strength <= 0) continue;
+        strength[touch.m_cell - base] = std::min(touch.m_strength, 1.0);
+        written[touch.m_cell - base] = touch.m_written;
+    }
     const uint32_t separator = toArgb(kCellSeparatorColour);
     const std::vector<CellSpan> columns = spansOf(target.m_width, shape.m_columns);
     const std::vector<CellSpan> rows = spansOf(target.m_height, shape.m_rows);
@@ -127,27 +124,40 @@ void drawPlaybackPlane(const timeline::ArrayCells& cells, const timeline::Playba
                 row[x] = separator;
                 continue;
             }
-            // Of the pixel's cells: the youngest touch (a write before a read of the same age).
+            // Of the pixel's cells: the strongest touch (a write before a read as strong).
             bool sampled = false, write = false;
-            int32_t youngest = -1;
+            double strongest = 0;
             for (uint64_t r = rows[y].m_first; r < rows[y].m_end; ++r)
                 for (uint64_t c = columns[x].m_first; c < columns[x].m_end; ++c) {
                     const uint64_t index = r * shape.m_columns + c;
                     sampled = sampled || cells.cellAt(plane, r, c).sampled();
-                    if (age[index] < 0) continue;
-                    if (youngest < 0 || age[index] < youngest || (age[index] == youngest && written[index])) {
-                        write = written[index] || (age[index] == youngest && write);
-                        youngest = age[index];
+                    if (strength[index] <= 0) continue;
+                    if (strength[index] > strongest || (strength[index] == strongest && written[index])) {
+                        write = written[index] || (strength[index] == strongest && write);
+                        strongest = strength[index];
                     }
                 }
             Rgb colour = sampled ? kPlaybackIdleColour : kNoSampleColour;
-            if (youngest >= 0) {  // touched lately: this slice in full colour, earlier ones fading
+            if (strongest > 0) {  // touched lately: at full strength in full colour, older ones fading
                 const Rgb touch = write ? kPlaybackWriteColour : kPlaybackReadColour;
-                colour = youngest == 0 ? touch : mixed(colour, touch, 1.0 - static_cast<double>(youngest) / fade);
+                colour = strongest >= 1 ? touch : mixed(colour, touch, strongest);
             }
             row[x] = toArgb(colour);
         }
     }
+}
+
+void drawPlaybackPlane(const timeline::ArrayCells& cells, const timeline::Playback& playback, uint32_t frame,
+                       uint32_t fade, uint64_t plane, PixelBuffer target) {
+    fade = std::max<uint32_t>(fade, 1);
+    // Slices frame - fade + 1 .. frame, in time order: a slice `age` frames old at 1 - age / fade.
+    std::vector<FadingTouch> touches;
+    const uint32_t from = frame + 1 >= fade ? frame + 1 - fade : 0;
+    for (uint32_t slice = from; slice <= frame && slice < playback.m_touches.size(); ++slice)
+        for (const timeline::CellTouch& touch : playback.m_touches[slice])
+            touches.push_back(
+                {touch.m_cell, touch.m_written, 1.0 - static_cast<double>(frame - slice) / static_cast<double>(fade)});
+    drawFadingPlane(cells, touches, plane, target);
 }
 
 }  // namespace memlog::render

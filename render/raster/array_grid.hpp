@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "render/raster/colour_map.hpp"
 #include "render/raster/pixel_buffer.hpp"
@@ -38,6 +39,20 @@ int cellCentrePixel(uint64_t cell, int pixels, uint64_t cells);
 // Plane `plane` of `cells` into `target` (its rows down, its columns across). Cells of 8 pixels
 // or more are separated by a line of the page's colour.
 void drawCellPlane(const timeline::ArrayCells& cells, uint64_t plane, CellColouring colouring, PixelBuffer target);
+
+// A cell lit in a playback: read or written, from full strength (1: now) fading towards 0.
+struct FadingTouch {
+    uint64_t m_cell = 0;  // an index into ArrayCells::m_cells
+    bool m_written = false;
+    double m_strength = 1;
+};
+
+// Plane `plane` of `cells` with `touches` lit over a pale grey (later touches of a cell over
+// earlier ones; a pixel of several cells shows the strongest, a write before a read of the same
+// strength), cells never sampled in kNoSampleColour: a playback frame, and the window's
+// playback at one moment.
+void drawFadingPlane(const timeline::ArrayCells& cells, const std::vector<FadingTouch>& touches, uint64_t plane,
+                     PixelBuffer target);
 
 // Frame `frame` of a playback of `cells`' array: touches of slices frame - fade + 1 .. frame, the
 // latest over the others, drawn over a pale grey at an opacity falling with their age; cells never

@@ -70,6 +70,39 @@ void drawCountGrid(const timeline::CountGrid& grid, Rgb empty, PixelBuffer targe
     }
 }
 
+void drawLitGrid(const timeline::CountGrid& grid, const std::vector<LitGridCell>& lit, PixelBuffer target) {
+    drawCountGrid(grid, kNoAccessColour, target);
+    if (grid.m_rows == 0 || grid.m_columns == 0 || target.m_width <= 0 || target.m_height <= 0) return;
+    constexpr double kWashedOut = 0.8;  // the run's sums stay visible, faint, under what plays
+    std::vector<float> strength(grid.m_rows * grid.m_columns, 0);
+    std::vector<uint8_t> miss(strength.size(), 0);
+    for (const LitGridCell& cell : lit) {
+        if (cell.m_row >= grid.m_rows || cell.m_column >= grid.m_columns || cell.m_strength <= 0) continue;
+        const size_t at = cell.m_row * grid.m_columns + cell.m_column;
+        strength[at] = static_cast<float>(std::min(cell.m_strength, 1.0));
+        miss[at] = cell.m_miss;
+    }
+    for (int y = 0; y < target.m_height; ++y) {
+        const auto [row0, row1] = entriesOf(y, target.m_height, grid.m_rows);
+        uint32_t* row = target.row(y);
+        for (int x = 0; x < target.m_width; ++x) {
+            const auto [column0, column1] = entriesOf(x, target.m_width, grid.m_columns);
+            float strongest = 0;
+            bool missed = false;
+            for (size_t r = row0; r < row1; ++r)
+                for (size_t c = column0; c < column1; ++c) {
+                    const size_t at = r * grid.m_columns + c;
+                    if (strength[at] > strongest || (strength[at] > 0 && strength[at] == strongest && miss[at])) {
+                        missed = miss[at] || (strength[at] == strongest && missed);
+                        strongest = strength[at];
+                    }
+                }
+            const Rgb base = mixed(fromArgb(row[x]), kChartBackground, kWashedOut);
+            row[x] = toArgb(strongest > 0 ? mixed(base, missed ? kCellMissColour : kCellHitColour, strongest) : base);
+        }
+    }
+}
+
 void drawCountBars(const std::vector<timeline::HitsMisses>& counts, bool upwards, PixelBuffer target) {
     for (int y = 0; y < target.m_height; ++y) std::fill_n(target.row(y), target.m_width, toArgb(kChartBackground));
     if (counts.empty() || target.m_width <= 0 || target.m_height <= 0) return;

@@ -26,6 +26,19 @@ Rgb hitMissColour(const timeline::HitsMisses& counts, uint64_t most);
 // Cells of at least 5 pixels keep a one-pixel seam of the empty colour at their right and bottom.
 void drawCountGrid(const timeline::CountGrid& grid, Rgb empty, PixelBuffer target);
 
+// A line of the display lit in a playback: hit (green) or miss (red), from full strength (1:
+// now) fading towards 0.
+struct LitGridCell {
+    size_t m_row = 0, m_column = 0;
+    bool m_miss = false;
+    double m_strength = 1;
+};
+
+// The grid as drawCountGrid draws it, washed out towards white, with `lit` over it (later
+// entries of a cell over earlier ones; a pixel of several cells shows the strongest, a miss
+// before a hit as strong): the memory display played back.
+void drawLitGrid(const timeline::CountGrid& grid, const std::vector<LitGridCell>& lit, PixelBuffer target);
+
 // One bar per entry, the entries spread as drawCountGrid spreads columns (`upwards`: bars grow
 // up from the bottom, one per column) or rows (else: bars grow right from the left, one per
 // row): its length the accesses against the most, its misses red at the base, hits green.

@@ -69,6 +69,10 @@ ArrayPage::ArrayPage(const timeline::SampledArray& array, ArrayPageOptions optio
             timeline::playback(array, m_options.m_shape, m_options.m_order, m_options.m_frames, m_options.m_accesses);
 }
 
+void ArrayPage::setLive(std::vector<FadingTouch> touches, uint64_t nowNs, std::string status) {
+    m_live = Live{std::move(touches), nowNs, std::move(status)};
+}
+
 void ArrayPage::paint(cairo_t* cr) const {
     setColour(cr, kPageColour);
     cairo_paint(cr);
@@ -94,8 +98,12 @@ void ArrayPage::paintHeader(cairo_t* cr) const {
     if (m_cells.m_samples)
         rests += " from " + timeText(m_cells.m_firstNs) + " to " + timeText(m_cells.m_lastNs) + " (" +
                  timeText(m_cells.m_lastNs - m_cells.m_firstNs) + ")";
-    rests += m_options.m_frames ? "  \u00b7  played back in " + std::to_string(m_options.m_frames) + " frames"
-                                : std::string("  \u00b7  coloured by ") + colouringText(m_options.m_colouring);
+    if (m_live)
+        rests += "  \u00b7  playing back: at " + timeText(m_live->m_nowNs) +
+                 (m_live->m_status.empty() ? std::string() : " (" + m_live->m_status + ")");
+    else
+        rests += m_options.m_frames ? "  \u00b7  played back in " + std::to_string(m_options.m_frames) + " frames"
+                                    : std::string("  \u00b7  coloured by ") + colouringText(m_options.m_colouring);
     std::string where =
         (m_array.m_global ? "global at " : "heap block seq " + std::to_string(m_array.m_blockSeq) + " at ") +
         timeline::hexText(m_array.m_addr) + ", " + timeline::bytesText(static_cast<double>(m_array.m_size));
@@ -121,6 +129,7 @@ void ArrayPage::paintPicture(cairo_t* cr) const {
             plan.m_cells = &m_cells;
             plan.m_plane = plane;
             plan.m_colouring = m_options.m_colouring;
+            plan.m_touches = m_live ? &m_live->m_touches : nullptr;
             plan.m_target = buffers[plane];
             drawArrayPlan(plan);
         }
@@ -157,6 +166,7 @@ void ArrayPage::paintIsometric(cairo_t* cr) const {
         plan.m_cells = &m_cells;
         plan.m_plane = k;
         plan.m_colouring = m_options.m_colouring;
+        plan.m_touches = m_live ? &m_live->m_touches : nullptr;
         cairo_surface_t* image = planeImage(plan, shape);
         const double x0 = left + rows * cosine * scale, y0 = area.m_y + static_cast<double>(k) * spread * diamond;
         cairo_matrix_t map;  // cell (column u, row v) to the page
@@ -263,7 +273,13 @@ void ArrayPage::paintNotes(cairo_t* cr) const {
         y += line;
     };
     const timeline::ArrayShape& shape = m_options.m_shape;
-    if (m_options.m_frames > 0) {
+    if (m_live) {
+        heading("playing back");
+        note("the cells of the latest samples, fading as time goes on");
+        swatch(kPlaybackReadColour, "read");
+        swatch(kPlaybackWriteColour, "written");
+        swatch(kPlaybackIdleColour, "sampled at another time");
+    } else if (m_options.m_frames > 0) {
         heading("each frame");
         note("the cells its time slice's samples fell in,");
         note("fading over the next " + std::to_string(m_options.m_fade - 1) + " frames");

@@ -7,6 +7,7 @@
 #include <cairo.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,19 @@ public:
     const ArrayPageLayout& layout() const { return m_layout; }
     const timeline::ArrayCells& cells() const { return m_cells; }
     void paint(cairo_t* cr) const;
+    // The window's playback at `nowNs`: these cells lit over the picture (as a frame of a
+    // playback strip is drawn), `status` (speed, paused) in the header. An empty `status` and no
+    // touches still mark the page as playing: the key shows the playback's colours.
+    void setLive(std::vector<FadingTouch> touches, uint64_t nowNs, std::string status);
+    void clearLive() { m_live.reset(); }
+    bool live() const { return m_live.has_value(); }
 
 private:
+    struct Live {
+        std::vector<FadingTouch> m_touches;
+        uint64_t m_nowNs = 0;
+        std::string m_status;
+    };
     void paintHeader(cairo_t* cr) const;
     void paintPicture(cairo_t* cr) const;
     void paintIsometric(cairo_t* cr) const;
@@ -63,6 +75,7 @@ private:
     ArrayPageLayout m_layout;
     timeline::ArrayCells m_cells;
     timeline::Playback m_playback;
+    std::optional<Live> m_live;
 };
 
 }  // namespace memlog::render

@@ -150,6 +150,7 @@ MemoryDisplayPage::MemoryDisplayPage(const timeline::BlockModel& model, const ti
     add(Kind::Swatch, "never accessed", kNoAccessColour);
     add(Kind::Note, "hue: the share of misses, green to red");
     add(Kind::Note, "strength: the accesses, log scale");
+    m_summedLegendItems = m_legend.size();  // the items above: a played-back page shows others instead
     add(Kind::Heading, "cache");
     add(Kind::Note, cacheText(geometry));
     add(Kind::Note, "least recently used, write-allocate");
@@ -191,17 +192,46 @@ void MemoryDisplayPage::paintAddresses(cairo_t* cr) const {
     }
 }
 
+void MemoryDisplayPage::setLive(std::vector<LitGridCell> lit, uint64_t nowNs, std::string status) {
+    m_live = Live{std::move(lit), nowNs, std::move(status)};
+}
+
+// Time goes down the sets' strip and right along the rows': the playback's moment on both.
+void MemoryDisplayPage::paintNow(cairo_t* cr) const {
+    const Layout& l = m_layout;
+    const double at =
+        static_cast<double>(std::clamp(m_live->m_nowNs, m_window.m_from, m_window.m_to) - m_window.m_from) /
+        static_cast<double>(std::max<uint64_t>(m_window.width(), 1));
+    setColour(cr, kTextColour);
+    cairo_set_line_width(cr, 1);
+    const double y = std::round(l.m_setStrip.m_y + at * l.m_setStrip.m_height) + 0.5;
+    cairo_move_to(cr, l.m_setStrip.m_x, y);
+    cairo_line_to(cr, l.m_setStrip.right(), y);
+    const double x = std::round(l.m_rowStrip.m_x + at * l.m_rowStrip.m_width) + 0.5;
+    cairo_move_to(cr, x, l.m_rowStrip.m_y);
+    cairo_line_to(cr, x, l.m_rowStrip.bottom());
+    cairo_stroke(cr);
+}
+
 void MemoryDisplayPage::paint(cairo_t* cr) const {
     const Layout& l = m_layout;
     const double font = l.m_fontSize;
     fillRect(cr, {0, 0, static_cast<double>(m_options.m_width), static_cast<double>(m_options.m_height)}, kPageColour);
     const timeline::HitsMisses& total = m_display.m_total;
-    paintHeader(cr, m_model, m_options, l.m_header, font, "main memory display",
-                "cache " + cacheText(m_display.m_geometry) + "  \u00b7  " + timeline::countText(total.total()) +
-                    " line accesses: " + timeline::countText(total.m_hits) + " hits, " +
-                    timeline::countText(total.m_misses) + " misses (" + percentText(total.m_misses, total.total()) +
-                    ")");
-    paintRaster(cr, l.m_memory, [&](PixelBuffer target) { drawCountGrid(m_display.m_lines, kNoAccessColour, target); });
+    std::string numbers = "cache " + cacheText(m_display.m_geometry) + "  \u00b7  " +
+                          timeline::countText(total.total()) + " line accesses: " + timeline::countText(total.m_hits) +
+                          " hits, " + timeline::countText(total.m_misses) + " misses (" +
+                          percentText(total.m_misses, total.total()) + ")";
+    if (m_live)
+        numbers += "  \u00b7  playing back: at " + timeline::durationText(static_cast<double>(m_live->m_nowNs)) +
+                   (m_live->m_status.empty() ? std::string() : " (" + m_live->m_status + ")");
+    paintHeader(cr, m_model, m_options, l.m_header, font, "main memory display", numbers);
+    paintRaster(cr, l.m_memory, [&](PixelBuffer target) {
+        if (m_live)
+            drawLitGrid(m_display.m_lines, m_live->m_lit, target);
+        else
+            drawCountGrid(m_display.m_lines, kNoAccessColour, target);
+    });
     paintRaster(cr, l.m_setBars, [&](PixelBuffer target) { drawCountBars(m_display.m_sets, true, target); });
     paintRaster(cr, l.m_setStrip,
                 [&](PixelBuffer target) { drawCountGrid(m_display.m_setsOverTime, kChartBackground, target); });
@@ -232,7 +262,20 @@ void MemoryDisplayPage::paint(cairo_t* cr) const {
         })->total();
     paintMuted(cr, "most: " + timeline::countText(mostPerSet), l.m_setBars.m_x - font * 0.4,
                l.m_setBars.m_y + font * 0.8, Align::Right, font);
-    drawLegend(cr, m_legend, l.m_legend, font);
+    if (!m_live) {
+        drawLegend(cr, m_legend, l.m_legend, font);
+        return;
+    }
+    paintNow(cr);
+    // Played back, the key tells the lit lines first; the cache and how to read the page follow.
+    using Kind = LegendItem::Kind;
+    std::vector<LegendItem> legend = {{Kind::Heading, "played back: each access lights its line", {}, {}, {}},
+                                      {Kind::Swatch, "a hit", kCellHitColour, {}, {}},
+                                      {Kind::Swatch, "a miss", kCellMissColour, {}, {}},
+                                      {Kind::Note, "fading as time goes on; the run's", {}, {}, {}},
+                                      {Kind::Note, "  sums faint beneath", {}, {}, {}}};
+    legend.insert(legend.end(), m_legend.begin() + static_cast<long>(m_summedLegendItems), m_legend.end());
+    drawLegend(cr, legend, l.m_legend, font);
 }
 
 WorkingSetPage::WorkingSetPage(const timeline::BlockModel& model, uint32_t lineBytes, uint64_t idleNs,

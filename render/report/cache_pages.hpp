@@ -5,9 +5,11 @@
 
 #include <cairo.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "render/raster/cache_display.hpp"
 #include "render/report/export.hpp"
 #include "render/report/legend.hpp"
 #include "timeline/block_model.hpp"
@@ -48,15 +50,28 @@ public:
     const std::vector<LegendItem>& legend() const { return m_legend; }
     // The page pixel at the centre of the cell of (row, set) when cells are whole pixels.
     std::pair<double, double> cellCentre(size_t row, size_t set) const;
+    // The window's playback at `nowNs`: these lines lit over the display washed out, a line
+    // across both strip charts at that time, `status` (speed, paused) in the header.
+    void setLive(std::vector<LitGridCell> lit, uint64_t nowNs, std::string status);
+    void clearLive() { m_live.reset(); }
+    const timeline::XWindow& window() const { return m_window; }
 
 private:
+    struct Live {
+        std::vector<LitGridCell> m_lit;
+        uint64_t m_nowNs = 0;
+        std::string m_status;
+    };
     void paintAddresses(cairo_t* cr) const;
+    void paintNow(cairo_t* cr) const;
     const timeline::BlockModel& m_model;
     CachePageOptions m_options;
     timeline::XWindow m_window;
     timeline::MemoryDisplay m_display;
     Layout m_layout;
     std::vector<LegendItem> m_legend;
+    size_t m_summedLegendItems = 0;  // the key's first items, of the run's sums
+    std::optional<Live> m_live;
 };
 
 class WorkingSetPage final : public Page {

@@ -1,6 +1,6 @@
 // The window's frames: the loading screen until the log is read, then per frame a Report for
 // the current view painted below the control strip, and the overlays. Also loading, following
-// a growing log, export and the --trace lines the tests read.
+// a growing log and export (the --trace lines: window_trace.cpp).
 #include "render/window/timeline_window.hpp"
 
 #include <fcntl.h>
@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cinttypes>
-#include <cstdarg>
 #include <cstdio>
 
 #include "render/report/export.hpp"
@@ -64,6 +62,7 @@ int TimelineWindow::run() {
         // when a draft is due to be drawn exactly. A frame still to draw (the context view's,
         // after a key changed alpha) does not wait.
         int wait = m_options.m_follow || m_toastUntil ? 250 : -1;
+        if (playing()) wait = kPlaybackFrameMs;
         if (m_pictureState == PictureState::Draft) {
             const uint32_t now = SDL_GetTicks();
             const int untilRefine = m_refineAt > now ? static_cast<int>(m_refineAt - now) : 0;
@@ -92,6 +91,7 @@ int TimelineWindow::run() {
             m_dirty = true;
         }
         if (m_options.m_follow) checkFollow();
+        tickPlayback();
         if (m_dirty || !m_log || preparing()) drawFrame();
     }
 }
@@ -164,8 +164,14 @@ void TimelineWindow::finishLoading() {
     ++m_loads;
     m_reloading = false;
     resetView();
+    // A page and the timeline's playback were made of the old model: made again on demand.
+    if (!first && m_page) closePage();
+    m_markAxis.reset();
+    m_markMisses.clear();
     std::optional<timeline::XWindow> range;
     if (first && m_options.m_resolve) m_options.m_resolve(m_log->m_model, m_state, range);
+    if (first && m_options.m_startPage != WindowOptions::StartPage::Timeline)
+        openCachePage(m_options.m_startPage == WindowOptions::StartPage::Memory);
     if (range) {
         m_view->showX(static_cast<double>(range->m_from), static_cast<double>(range->m_to));
     } else if (previous && (previous->x().m_from > static_cast<double>(oldWhole.m_from) ||
@@ -238,6 +244,7 @@ ReportOptions TimelineWindow::reportOptions(int width, int height) {
     options.m_suppressedBytes = m_log->m_suppressed.m_bytes;
     options.m_suppressedBlocks = m_log->m_suppressed.m_blocks;
     options.m_accessMarks = m_state.m_accessMarks;
+    options.m_cache = m_options.m_cache;
     options.m_uiScale = m_options.m_scale;
     // Frames through the index, folding what is smaller than a pixel (correlated views fold only
     // in drafts).
@@ -269,6 +276,10 @@ void TimelineWindow::drawFrame() {
                          stage + " " + baseName(m_options.m_log) + " \u2026 " +
                              std::to_string(static_cast<int>(fraction * 100)) + " %",
                          fraction, m_fontSize);
+            return;
+        }
+        if (m_page) {
+            drawPage(cr, width, height);
             return;
         }
         const int reportHeight = std::max(height - static_cast<int>(m_stripHeight), 150);
@@ -364,8 +375,14 @@ void TimelineWindow::drawFrame() {
     m_dirty = m_contextBehind && m_contextLagged;  // the context view's own frame follows
     m_contextBehind = false;
     ++m_frames;
-    if (m_options.m_trace)
-        trace(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+    if (m_options.m_trace) {
+        const double milliseconds =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        if (m_page && m_log)
+            tracePage(milliseconds);
+        else
+            trace(milliseconds);
+    }
 }
 
 bool TimelineWindow::pictureShows(const ReportOptions& options) const {
@@ -405,11 +422,15 @@ void TimelineWindow::paintOverlays(cairo_t* cr) {
         const std::string title = lines.front();
         lines.erase(lines.begin());
         drawPanel(cr, panel, title, lines, m_fontSize);
+        paintArrayButton(cr, panel);
+    } else {
+        m_arrayButton = {};
     }
     if (m_hovered && m_hovered != m_state.m_pinned) outline(*m_hovered, false);
     if (m_drag == Drag::Box && m_moved)
         drawRubberBand(cr, {std::min(m_pressX, m_pointerX), std::min(m_pressY, m_pointerY),
                             std::fabs(m_pointerX - m_pressX), std::fabs(m_pointerY - m_pressY)});
+    paintTimelinePlayback(cr);
     std::vector<std::string> tip;
     if (m_hoveredMark) {
         const timeline::AccessMark& mark = m_log->m_model.accessMarks()[*m_hoveredMark];
@@ -492,7 +513,7 @@ void TimelineWindow::toast(const std::string& text) {
 // `e`: the current view exactly, as --export would draw it, into a new file beside the log's
 // name in the current directory.
 void TimelineWindow::exportView() {
-    if (!m_log || !m_report) return;
+    if (!m_log || (!m_report && !m_page)) return;
     if (preparing()) {  // the report draws through the context being prepared on its thread
         toast("the view is being made ready: export it in a moment");
         return;
@@ -512,6 +533,15 @@ void TimelineWindow::exportView() {
         return;
     }
     try {
+        if (m_page) {  // the page as shown (at the clock's moment while it plays back), window-sized
+            const int width = m_window.pixelWidth(), height = m_window.pixelHeight();
+            exportPage(PaintedPage(width, height, [&](cairo_t* cr) { m_page->paint(cr, width, height); }),
+                       OutputFormat::Png, out, path);
+            std::fclose(out);
+            diagnostics::info("exported the page to " + path);
+            toast("exported the page to " + path);
+            return;
+        }
         // A draft on screen is exported as its exact picture (drawn now), as --export draws it.
         std::unique_ptr<Report> exact;
         if (m_pictureState != PictureState::Exact) {
@@ -528,56 +558,6 @@ void TimelineWindow::exportView() {
         unlink(path.c_str());
         toast(error.what());
     }
-}
-
-namespace {
-
-// A --trace line, formatted as printf does, through the diagnostics' trace logger.
-[[gnu::format(printf, 1, 2)]] void traceLine(const char* format, ...) {
-    va_list arguments;
-    va_start(arguments, format);
-    va_list copy;
-    va_copy(copy, arguments);
-    const int length = std::vsnprintf(nullptr, 0, format, copy);
-    va_end(copy);
-    std::string line(length > 0 ? static_cast<size_t>(length) : 0, '\0');
-    std::vsnprintf(line.data(), line.size() + 1, format, arguments);
-    va_end(arguments);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    diagnostics::trace(line);
-}
-
-}  // namespace
-
-void TimelineWindow::trace(double milliseconds) {
-    std::string hover = m_hovered ? std::to_string(*m_hovered) : "-";
-    std::string cursors;
-    for (uint64_t cursor : m_state.m_cursors) cursors += (cursors.empty() ? "" : ",") + std::to_string(cursor);
-    std::string pinned = m_state.m_pinned ? std::to_string(*m_state.m_pinned) : "-";
-    if (!m_log) {
-        traceLine("frame %" PRIu64 " loading %.2f\n", m_frames, m_loader ? m_loader->progress() : 0.0);
-        return;
-    }
-    const auto shown = m_state.m_bins ? std::nullopt : m_view->addressScale().shownAddresses();
-    const timeline::XWindow x = m_view->xWindow();
-    traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64
-              " axis=%s addr=%s:%s zoom=%.3g colour=%s "
-              "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s pinned=%s help=%d blocks=%zu "
-              "font=%.1f at=%s pictures=%" PRIu64
-              " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
-              "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d%s\n",
-              m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
-              m_state.m_axis == XAxis::Time ? "time" : "events", shown ? timeline::hexText(shown->first).c_str() : "-",
-              shown ? timeline::hexText(shown->second).c_str() : "-", m_view->addressZoom(),
-              colourByName(m_state.m_colourBy), cushionName(m_state.m_cushion),
-              m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
-              m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
-              m_state.m_cursors.size(), hover.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
-              m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
-              m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-              m_contextLagged ? "lagging" : "current", m_log->m_frame->policy().draftAbove(), preparing() ? 1 : 0,
-              m_pictureState != PictureState::Exact ? 1 : 0, m_lastFrame == LastFrame::Refined ? 1 : 0,
-              m_lastFrame == LastFrame::GaveWay ? 1 : 0, m_lastPlans.c_str());
 }
 
 }  // namespace memlog::render

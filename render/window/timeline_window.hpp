@@ -16,8 +16,10 @@
 #include "render/report/report.hpp"
 #include "render/window/control_strip.hpp"
 #include "render/window/loaded_log.hpp"
+#include "render/window/playback_clock.hpp"
 #include "render/window/sdl_window.hpp"
 #include "render/window/viewport.hpp"
+#include "render/window/window_pages.hpp"
 #include "render/window/window_state.hpp"
 
 namespace memlog::render {
@@ -33,6 +35,10 @@ struct WindowOptions {
     bool m_trace = false;  // one line per frame on stderr
     bool m_fullPaths = false;  // --paths full: the header's paths in full
     size_t m_draftAbove = DraftPolicy::kDraftAbove;  // --draft-above: see DraftPolicy
+    std::optional<timeline::CacheGeometry> m_cache;  // --cache: hits and misses, the memory display's cache
+    uint64_t m_idleNs = 0;  // --idle for the working set (0: a hundredth of the run)
+    enum class StartPage { Timeline, Memory, WorkingSet };
+    StartPage m_startPage = StartPage::Timeline;  // --view memory / working-set: open on that page
 };
 
 // Opens the window and runs until it is closed. Returns the exit status.
@@ -86,6 +92,35 @@ private:
     Rect mainView() const;  // in window pixels
     double reportTop() const { return m_stripHeight; }
     void resetView();
+
+    // Pages and playback (page_mode.cpp): a page instead of the timeline, the playback's clocks.
+    void openArrayView(std::optional<size_t> block);
+    void openCachePage(bool memory);
+    void closePage();
+    void drawPage(cairo_t* cr, int width, int height);
+    bool handlePrompt(const SDL_Event& event);  // true: the prompt took the event
+    void applyPrompt();
+    void performPlayback(Action action);
+    bool playing() const;
+    void tickPlayback();  // the clocks move by the time since the last frame
+    void prepareTimelinePlayback();
+    void paintTimelinePlayback(cairo_t* cr);
+    void paintArrayButton(cairo_t* cr, const Rect& panel);
+    std::string playbackTrace() const;  // the timeline's playback and the toast, for --trace
+    std::string toastTrace() const;
+    void tracePage(double milliseconds);
+
+    std::unique_ptr<WindowPage> m_page;  // shown instead of the timeline when set
+    std::optional<std::string> m_prompt;  // the array view's dimensions as typed
+    // The timeline's playback: its access samples on the x axis they were made for.
+    PlaybackClock m_clock;
+    SampleTimes m_markTimes;
+    std::optional<timeline::XAxis> m_markAxis;
+    std::vector<uint8_t> m_markMisses;  // with --cache: per access mark, 1 if it missed
+    bool m_timelinePlayback = false;  // begun: the time line and the lit samples are drawn
+    size_t m_litMarks = 0;
+    std::chrono::steady_clock::time_point m_lastTick;
+    Rect m_arrayButton;  // in the pinned block's panel; empty when none is drawn
 
     WindowOptions m_options;
     WindowState m_state;
@@ -142,6 +177,7 @@ private:
     // A view with more blocks than a frame can draw exactly is drawn as a draft (the frame
     // context's DraftPolicy), then exactly once input has paused for kRefineAfterMs.
     static constexpr uint32_t kRefineAfterMs = 200;
+    static constexpr int kPlaybackFrameMs = 16;  // while playing, a frame about every 16 ms
     enum class PictureState {
         Exact,  // nothing to do
         Draft,  // a draft, to be drawn exactly at m_refineAt

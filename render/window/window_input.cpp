@@ -42,8 +42,12 @@ bool TimelineWindow::handle(const SDL_Event& event) {
         case SDL_KEYUP:
             m_modifiers = event.key.keysym.mod;
             break;
+        case SDL_TEXTINPUT:
+            handlePrompt(event);
+            break;
         case SDL_KEYDOWN:
             m_modifiers = event.key.keysym.mod;
+            if (handlePrompt(event)) break;
             if (const auto action = actionOf(event.key.keysym.sym, event.key.keysym.mod)) {
                 if (*action == Action::Quit) return false;
                 perform(*action);
@@ -70,6 +74,47 @@ bool TimelineWindow::handle(const SDL_Event& event) {
 void TimelineWindow::perform(Action action) {
     m_dirty = true;
     if (!m_log) return;
+    switch (action) {  // the same on the timeline and on a page
+        case Action::PlayPause:
+        case Action::StepForward:
+        case Action::StepBack:
+        case Action::Faster:
+        case Action::Slower:
+            performPlayback(action);
+            return;
+        case Action::MemoryView:
+        case Action::WorkingSetView:
+            openCachePage(action == Action::MemoryView);
+            return;
+        case Action::Help:
+            m_state.m_help = !m_state.m_help;
+            if (!m_page) updateHover();  // the help hides the tooltip
+            return;
+        default:
+            break;
+    }
+    if (m_page) {  // a page: Esc closes what is over it, then the page; d asks an array's shape
+        if (action == Action::Unpin) {
+            if (m_state.m_help)
+                m_state.m_help = false;
+            else
+                closePage();
+        } else if (action == Action::Dimensions && dynamic_cast<ArrayWindowPage*>(m_page.get())) {
+            m_prompt = "";
+            SDL_StartTextInput();  // on by default on desktops; asked for in case it is not
+        } else if (action == Action::Export) {
+            exportView();
+        }
+        return;
+    }
+    if (action == Action::ArrayView) {
+        openArrayView(std::nullopt);
+        return;
+    }
+    if (action == Action::Dimensions) {
+        toast("d gives an array view its dimensions: open one first with v on a block");
+        return;
+    }
     const Rect view = areaUnder(m_pointerX, m_pointerY);
     // Keys zoom about the pointer when it is over a view, else about the middle.
     const bool over = inside(view, m_pointerX, m_pointerY);
@@ -165,11 +210,8 @@ void TimelineWindow::perform(Action action) {
         case Action::Export:
             exportView();
             break;
-        case Action::Help:
-            m_state.m_help = !m_state.m_help;
-            break;
-        case Action::Quit:
-            break;
+        default:
+            break;  // handled above
     }
     updateHover();
 }
@@ -181,7 +223,11 @@ void TimelineWindow::onPress(int button, double x, double y, uint16_t modifiers)
     m_pressY = y;
     m_moved = false;
     m_dirty = true;
-    if (!m_log || !m_report) return;
+    if (!m_log || !m_report || m_page) return;
+    if (m_state.m_pinned && button == SDL_BUTTON_LEFT && inside(m_arrayButton, x, y)) {
+        openArrayView(m_state.m_pinned);
+        return;
+    }
     if (const auto control = m_strip.at(x, y)) {
         if (button == SDL_BUTTON_LEFT) {
             if (*control == Control::Alpha) m_drag = Drag::Alpha;
@@ -219,7 +265,7 @@ void TimelineWindow::onRelease(int button, double x, double y) {
     const Drag drag = m_drag;
     m_drag = Drag::None;
     m_dirty = true;
-    if (!m_log) return;
+    if (!m_log || m_page) return;
     if (drag == Drag::Pan && !m_moved) {
         // A click: pin the block under the pointer, or unpin.
         updateHover();
@@ -240,7 +286,7 @@ void TimelineWindow::onMotion(double x, double y) {
     m_pointerX = x;
     m_pointerY = y;
     if (std::fabs(x - m_pressX) > kClickSlop || std::fabs(y - m_pressY) > kClickSlop) m_moved = true;
-    if (!m_log) return;
+    if (!m_log || m_page) return;
     const Rect view = mainView();
     switch (m_drag) {
         case Drag::Pan:
@@ -277,7 +323,7 @@ void TimelineWindow::onMotion(double x, double y) {
 }
 
 void TimelineWindow::onWheel(double notches, uint16_t modifiers) {
-    if (!m_log || notches == 0) return;
+    if (!m_log || m_page || notches == 0) return;
     const Rect view = areaUnder(m_pointerX, m_pointerY);
     if (!inside(view, m_pointerX, m_pointerY)) return;
     const double factor = std::pow(kZoomStep, notches);

@@ -32,8 +32,20 @@ const std::vector<KeyBinding>& keyBindings() {
         {SDLK_a, false, Action::ToggleAccesses, "a", "access samples on / off"},
         {SDLK_k, false, Action::AddCursor, "k", "a cushion cursor at the pointer (drag it to move)"},
         {SDLK_DELETE, false, Action::ClearCursors, "Delete", "remove the cursors"},
-        {SDLK_ESCAPE, false, Action::Unpin, "Esc", "unpin the block (or close the help)"},
-        {SDLK_e, false, Action::Export, "e", "export this view to a PNG (as --export draws it)"},
+        {SDLK_ESCAPE, false, Action::Unpin, "Esc",
+         "unpin, close the help or the prompt; on a page: back to the timeline"},
+        {SDLK_e, false, Action::Export, "e", "export this view or page to a PNG (as --export draws it)"},
+        {SDLK_SPACE, false, Action::PlayPause, "space", "play / pause the samples in time order (timeline and pages)"},
+        {SDLK_PERIOD, false, Action::StepForward, ". / ,", "step the playback forward / back (it pauses)"},
+        {SDLK_COMMA, false, Action::StepBack, "", ""},
+        {SDLK_PERIOD, true, Action::Faster, "> / <", "play faster / slower (1/16x to 64x)"},
+        {SDLK_GREATER, false, Action::Faster, "", ""},
+        {SDLK_COMMA, true, Action::Slower, "", ""},
+        {SDLK_LESS, false, Action::Slower, "", ""},
+        {SDLK_v, false, Action::ArrayView, "v", "array view of the block under the pointer (or the pinned one)"},
+        {SDLK_d, false, Action::Dimensions, "d", "array view: type its dimensions and element size, RxC[xD] [BYTES]"},
+        {SDLK_m, false, Action::MemoryView, "m", "the cache's memory display (a full trace; --cache sets the cache)"},
+        {SDLK_w, false, Action::WorkingSetView, "w", "the working set of cache lines (a full trace)"},
         {SDLK_h, false, Action::Help, "h / ?", "this help"},
         {SDLK_SLASH, true, Action::Help, "", ""},
         {SDLK_QUESTION, false, Action::Help, "", ""},
@@ -50,7 +62,7 @@ std::optional<Action> actionOf(SDL_Keycode key, uint16_t modifiers) {
         if (binding.m_key == key && binding.m_shift == shift) return binding.m_action;
     for (const KeyBinding& binding : keyBindings())
         if (binding.m_key == key && !binding.m_shift &&
-            (key == SDLK_PLUS || key == SDLK_QUESTION || key == SDLK_EQUALS))
+            (key == SDLK_PLUS || key == SDLK_QUESTION || key == SDLK_EQUALS || key == SDLK_GREATER || key == SDLK_LESS))
             return binding.m_action;
     return std::nullopt;
 }
@@ -63,7 +75,7 @@ const std::vector<MouseHelp>& mouseHelp() {
         {"drag", "pan"},
         {"right drag / shift + drag", "zoom to the box"},
         {"hover a block", "its size, times, thread, sites"},
-        {"click a block", "pin it: both call stacks in the side panel"},
+        {"click a block", "pin it: both call stacks in the side panel, and its array view button"},
         {"click / drag the context view", "move the view there"},
         {"hover the occupancy bar", "live bytes and blocks at that time"},
         {"drag a cursor", "move it; right click removes it"},

@@ -124,3 +124,25 @@ TEST_CASE("array grid: more cells than pixels: a pixel shows every cell it cover
     CHECK(buffer.m_view.at(1, 0) == toArgb(kPlaybackWriteColour));
     CHECK(buffer.m_view.at(1, 1) == toArgb(kNoSampleColour));
 }
+
+TEST_CASE("array grid: the window's playback lights cells by their strength, a later touch of a cell over an earlier") {
+    const ArrayCells cells = smallCells();
+    Buffer buffer(3, 2);  // a pixel a cell
+    // Cell (0, 0) read at full strength; (0, 1) written at half; (1, 2) read, then written weakly
+    // (the later touch is the one shown); the never-sampled cells stay "no sample".
+    drawFadingPlane(cells, {{0, false, 1.0}, {1, true, 0.5}, {5, false, 0.9}, {5, true, 0.25}}, 0, buffer.m_view);
+    CHECK(buffer.m_pixels[0] == toArgb(kPlaybackReadColour));
+    CHECK(buffer.m_pixels[1] == toArgb(mixed(kPlaybackIdleColour, kPlaybackWriteColour, 0.5)));
+    CHECK(buffer.m_pixels[2] == toArgb(kNoSampleColour));
+    CHECK(buffer.m_pixels[5] == toArgb(mixed(kPlaybackIdleColour, kPlaybackWriteColour, 0.25)));
+    // Nothing lit: sampled cells idle, the others "no sample".
+    drawFadingPlane(cells, {}, 0, buffer.m_view);
+    CHECK(buffer.m_pixels[0] == toArgb(kPlaybackIdleColour));
+    CHECK(buffer.m_pixels[3] == toArgb(kNoSampleColour));
+    // A weaker touch fades further towards the idle grey: strength orders the blue channel.
+    drawFadingPlane(cells, {{0, false, 0.8}}, 0, buffer.m_view);
+    const uint32_t strong = buffer.m_pixels[0];
+    drawFadingPlane(cells, {{0, false, 0.3}}, 0, buffer.m_view);
+    const uint32_t weak = buffer.m_pixels[0];
+    CHECK((strong >> 16 & 255) < (weak >> 16 & 255));  // less red: nearer the read colour
+}

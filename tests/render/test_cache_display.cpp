@@ -93,3 +93,21 @@ TEST_CASE("cache display: the working set's lines from the top by address, faded
     CHECK(near(canvas.at(1, 8), mixed(mixed(kFewBytesColour, kAllBytesColour, 1.0 / 64), kChartBackground, kMostFade)));
     CHECK(near(toArgb(workingLineColour({0, 0, 32}, 64)), mixed(kFewBytesColour, kAllBytesColour, 0.5)));
 }
+
+TEST_CASE("cache display: played back, the run's cells are washed out and the lit lines shown by strength") {
+    CountGrid grid;
+    grid.m_rows = 1;
+    grid.m_columns = 3;
+    grid.m_cells = {{4, 0}, {0, 4}, {0, 0}};  // a line of hits, one of misses, one never used
+    Canvas summed(3, 1), lit(3, 1);
+    drawCountGrid(grid, kNoAccessColour, summed.m_buffer);
+    drawLitGrid(grid, {}, lit.m_buffer);
+    for (int x = 0; x < 3; ++x)  // nothing lit: each pixel the run's colour, most of the way to white
+        CHECK(near(lit.at(x, 0), mixed(fromArgb(summed.at(x, 0)), kChartBackground, 0.8)));
+    // The hit line lit by a miss now at full strength, the never-used one by a hit at half; a
+    // row or column out of the grid is left alone.
+    drawLitGrid(grid, {{0, 0, true, 1.0}, {0, 2, false, 0.5}, {1, 0, true, 1.0}}, lit.m_buffer);
+    CHECK(near(lit.at(0, 0), kCellMissColour));
+    CHECK(near(lit.at(1, 0), mixed(fromArgb(summed.at(1, 0)), kChartBackground, 0.8)));
+    CHECK(near(lit.at(2, 0), mixed(mixed(kNoAccessColour, kChartBackground, 0.8), kCellHitColour, 0.5)));
+}

@@ -1,0 +1,327 @@
+// The window's pages and playback: opening an array view of a block (v, or the pinned panel's
+// button), the cache's memory display (m) and working set (w) of a full trace, the prompt that
+// takes an array's dimensions, the clocks that play samples back (space, steps, speed), the
+// timeline's moving time line with its lit samples.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "render/raster/array_grid.hpp"
+#include "render/raster/cache_display.hpp"
+#include "render/raster/x_scale.hpp"
+#include "render/window/overlays.hpp"
+#include "render/window/timeline_window.hpp"
+#include "timeline/cache_report.hpp"
+#include "timeline/cache_views.hpp"
+#include "timeline/diagnostics.hpp"
+#include "timeline/text_format.hpp"
+
+namespace memlog::render {
+
+namespace {
+
+std::string baseNameOf(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+constexpr double kLongestTick = 0.25;  // seconds: a stalled frame does not jump the playback ahead
+
+}  // namespace
+
+void TimelineWindow::openArrayView(std::optional<size_t> block) {
+    if (!m_log) return;
+    if (!block) block = m_hovered ? m_hovered : m_state.m_pinned;
+    if (!block) {
+        toast("point at a block (or click one to pin it) for its array view");
+        return;
+    }
+    const timeline::Block& chosen = m_log->m_model[*block];
+    // No sample in it: said at once, not an empty page (and no walk of the log to find out).
+    bool sampled = false;
+    for (const timeline::AccessMark& mark : m_log->m_model.accessMarks())
+        if (mark.m_addr - chosen.addr() < chosen.size() && mark.m_timeNs >= chosen.beginNs() &&
+            (chosen.liveAtEnd() || mark.m_timeNs <= chosen.endNs())) {
+            sampled = true;
+            break;
+        }
+    if (!sampled) {
+        toast("block " + timeline::hexText(chosen.addr()) +
+              ": no access sample fell in it, so there is no array view to draw (record with MEMLOG_ACCESS=1)");
+        return;
+    }
+    const std::string spec = "seq=" + std::to_string(chosen.beginSeq());
+    std::string error;
+    std::optional<timeline::SampledArray> array;
+    try {
+        array = timeline::findArray(*m_log->m_reader, *m_log->m_names, spec, &error);
+    } catch (const timeline::LogError& problem) {
+        error = problem.what();
+    }
+    if (!array) {
+        toast("block " + timeline::hexText(chosen.addr()) + ": " + error);
+        return;
+    }
+    std::vector<PhaseMark> phases;
+    for (const timeline::Annotation& annotation : m_log->m_reader->annotations())
+        if (annotation.m_what == format::AnnotationKind::Phase)
+            phases.push_back({annotation.m_timeNs, annotation.m_text});
+    auto page =
+        std::make_unique<ArrayWindowPage>(std::move(*array), baseNameOf(m_options.m_log), std::move(phases), &error);
+    if (!error.empty()) {
+        toast("block " + timeline::hexText(chosen.addr()) + ": " + error);
+        return;
+    }
+    m_page = std::move(page);
+    m_prompt.reset();
+    m_dirty = true;
+}
+
+void TimelineWindow::openCachePage(bool memory) {
+    if (!m_log) return;
+    const char* what = memory ? "the memory display" : "the working set";
+    if (const std::string refusal = timeline::cacheRefusal(*m_log->m_reader); !refusal.empty()) {
+        toast(std::string(what) + ": " + refusal);
+        return;
+    }
+    if (m_log->m_model.accessMarks().empty()) {
+        toast(std::string(what) + ": the log holds no accesses");
+        return;
+    }
+    const timeline::CacheGeometry cache = m_options.m_cache.value_or(timeline::CacheGeometry{});
+    if (memory)
+        m_page = std::make_unique<MemoryWindowPage>(m_log->m_model, cache, m_options.m_log);
+    else
+        m_page =
+            std::make_unique<WorkingSetWindowPage>(m_log->m_model, cache.m_line, m_options.m_idleNs, m_options.m_log);
+    m_prompt.reset();
+    m_dirty = true;
+}
+
+void TimelineWindow::closePage() {
+    m_page.reset();
+    m_prompt.reset();
+    m_dirty = true;
+}
+
+void TimelineWindow::drawPage(cairo_t* cr, int width, int height) {
+    m_page->paint(cr, width, height);
+    const Rect whole{0, 0, static_cast<double>(width), static_cast<double>(height)};
+    // What gets the user back, always in sight, in the page's bottom-left corner.
+    setFont(cr, m_fontSize * 0.9);
+    setColour(cr, kMutedTextColour);
+    const bool array = dynamic_cast<ArrayWindowPage*>(m_page.get()) != nullptr;
+    drawText(cr,
+             std::string("Esc: back to the timeline   space: play / pause   . , : step   < > : speed") +
+                 (array ? "   d: dimensions" : "") + "   h: every key",
+             m_fontSize, height - m_fontSize * 0.6);
+    if (m_prompt)
+        drawTooltip(cr, m_fontSize * 2, height - m_fontSize * 9,
+                    {"dimensions [element bytes]: " + *m_prompt + "_",
+                     "such as 256x256 8, or 64x32x16 (rows x columns x planes) with the element size kept",
+                     "Enter applies, Esc cancels; what is not given comes from the program or the inference"},
+                    m_fontSize, whole);
+    if (m_state.m_help) drawHelp(cr, whole, m_fontSize);
+    if (m_toastUntil) drawToast(cr, whole, m_toast, m_fontSize);
+}
+
+bool TimelineWindow::handlePrompt(const SDL_Event& event) {
+    if (!m_prompt) return false;
+    if (event.type == SDL_TEXTINPUT) {
+        // Digits, x and spaces only: the d that opened the prompt also comes as text.
+        for (const char* c = event.text.text; *c; ++c) {
+            const char ch = *c == 'X' || *c == '*' ? 'x' : *c;
+            if ((ch >= '0' && ch <= '9') || ch == 'x' || ch == ' ') *m_prompt += ch;
+        }
+        m_dirty = true;
+        return true;
+    }
+    if (event.type != SDL_KEYDOWN) return false;
+    m_dirty = true;
+    switch (event.key.keysym.sym) {
+        case SDLK_RETURN:
+        case SDLK_KP_ENTER:
+            applyPrompt();
+            break;
+        case SDLK_ESCAPE:
+            m_prompt.reset();
+            break;
+        case SDLK_BACKSPACE:
+            if (!m_prompt->empty()) m_prompt->pop_back();
+            break;
+        default:
+            break;  // typed characters arrive as text
+    }
+    return true;
+}
+
+void TimelineWindow::applyPrompt() {
+    auto* page = dynamic_cast<ArrayWindowPage*>(m_page.get());
+    if (!page) {
+        m_prompt.reset();
+        return;
+    }
+    std::vector<std::string> words;
+    for (size_t at = 0; at < m_prompt->size();) {
+        const size_t end = std::min(m_prompt->find(' ', at), m_prompt->size());
+        if (end > at) words.push_back(m_prompt->substr(at, end - at));
+        at = end + 1;
+    }
+    GivenShape given;
+    bool valid = !words.empty() && words.size() <= 2 && parseArrayDims(words[0], given);
+    if (valid && words.size() == 2) {
+        char* end = nullptr;
+        given.m_elementSize = std::strtoull(words[1].c_str(), &end, 10);
+        valid = *end == '\0' && given.m_elementSize >= 1 && given.m_elementSize <= 4096;
+    }
+    if (!valid) {
+        toast("give ROWSxCOLUMNS[xPLANES] and, if you like, an element size of 1 to 4096 bytes: such as 256x256 8");
+        return;
+    }
+    if (const std::string problem = page->setShape(given); !problem.empty()) {
+        toast(problem);
+        return;
+    }
+    m_prompt.reset();
+}
+
+bool TimelineWindow::playing() const { return m_page ? m_page->clock().playing() : m_clock.playing(); }
+
+void TimelineWindow::tickPlayback() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - m_lastTick).count();
+    m_lastTick = now;
+    if (!playing()) return;
+    (m_page ? m_page->clock() : m_clock).advance(std::min(seconds, kLongestTick));
+    m_dirty = true;
+}
+
+void TimelineWindow::prepareTimelinePlayback() {
+    if (m_markAxis == m_state.m_axis) return;
+    const std::vector<timeline::AccessMark>& marks = m_log->m_model.accessMarks();
+    const bool time = m_state.m_axis == timeline::XAxis::Time;
+    std::vector<uint64_t> at;
+    at.reserve(marks.size());
+    uint64_t first = UINT64_MAX, last = 0;
+    for (const timeline::AccessMark& mark : marks) {
+        at.push_back(time ? mark.m_timeNs : mark.m_seq);
+        first = std::min(first, at.back());
+        last = std::max(last, at.back());
+    }
+    m_markTimes = SampleTimes(std::move(at));
+    m_clock = marks.empty() ? PlaybackClock() : PlaybackClock(first, last);
+    if (m_options.m_cache && m_markMisses.size() != marks.size())
+        m_markMisses = timeline::missesOfAccesses(marks, *m_options.m_cache);
+    m_markAxis = m_state.m_axis;
+}
+
+void TimelineWindow::performPlayback(Action action) {
+    m_lastTick = std::chrono::steady_clock::now();
+    PlaybackClock* clock = nullptr;
+    if (m_page) {
+        m_page->beginPlayback();
+        clock = &m_page->clock();
+    } else {
+        if (!m_log) return;
+        prepareTimelinePlayback();
+        if (m_markTimes.size() == 0) {
+            toast("no access samples to play in this log (record with MEMLOG_ACCESS=1)");
+            return;
+        }
+        m_timelinePlayback = true;
+        clock = &m_clock;
+    }
+    switch (action) {
+        case Action::PlayPause:
+            clock->togglePlaying();
+            break;
+        case Action::StepForward:
+            clock->step(1);
+            break;
+        case Action::StepBack:
+            clock->step(-1);
+            break;
+        case Action::Faster:
+            clock->faster();
+            break;
+        case Action::Slower:
+            clock->slower();
+            break;
+        default:
+            break;
+    }
+    m_dirty = true;
+}
+
+// The timeline played back: a line at the clock's moment over every view, and the samples of the
+// last fade drawn as dots over the main view, larger and more opaque the newer (reads blue,
+// writes red; with --cache, hits green and misses red).
+void TimelineWindow::paintTimelinePlayback(cairo_t* cr) {
+    m_litMarks = 0;
+    if (!m_timelinePlayback || !m_report || !m_log) return;
+    prepareTimelinePlayback();
+    const uint64_t now = m_clock.now();
+    for (const ViewCell& cell : m_report->layout().m_cells) {
+        const Rect view{cell.m_view.m_x, cell.m_view.m_y + reportTop(), cell.m_view.m_width, cell.m_view.m_height};
+        const XScale scale(m_view->xWindow(), view.m_width);
+        const double x = view.m_x + scale.x(static_cast<double>(now));
+        if (x < view.m_x || x > view.right()) continue;
+        setColour(cr, kTextColour, 0.85);
+        cairo_set_line_width(cr, 1.5);
+        cairo_move_to(cr, std::round(x) + 0.25, view.m_y);
+        cairo_line_to(cr, std::round(x) + 0.25, view.bottom());
+        cairo_stroke(cr);
+    }
+    const Rect view = mainView();
+    std::vector<LitSample> lit = m_markTimes.litAt(now, m_clock.fadeNs());
+    if (!m_state.m_bins) {
+        const XScale scale(m_view->xWindow(), view.m_width);
+        const AddressScale& rows = m_view->addressScale();
+        const std::vector<timeline::AccessMark>& marks = m_log->m_model.accessMarks();
+        const bool time = m_state.m_axis == timeline::XAxis::Time;
+        cairo_save(cr);
+        cairo_rectangle(cr, view.m_x, view.m_y, view.m_width, view.m_height);
+        cairo_clip(cr);
+        for (const LitSample& sample : lit) {
+            const timeline::AccessMark& mark = marks[sample.m_index];
+            const auto row = rows.y(mark.m_addr);
+            if (!row) continue;
+            const double x = view.m_x + scale.x(static_cast<double>(time ? mark.m_timeNs : mark.m_seq));
+            if (x < view.m_x || x > view.right()) continue;
+            const Rgb colour = m_options.m_cache && sample.m_index < m_markMisses.size()
+                                   ? (m_markMisses[sample.m_index] ? kCellMissColour : kCellHitColour)
+                                   : (mark.m_write ? kPlaybackWriteColour : kPlaybackReadColour);
+            cairo_arc(cr, x, view.m_y + *row, 2 + 3 * sample.m_strength, 0, 2 * M_PI);
+            setColour(cr, colour, 0.25 + 0.75 * sample.m_strength);
+            cairo_fill(cr);
+            ++m_litMarks;
+        }
+        cairo_restore(cr);
+    }
+    const bool time = m_state.m_axis == timeline::XAxis::Time;
+    char speed[16];
+    std::snprintf(speed, sizeof speed, "%gx", m_clock.speed());
+    drawTooltip(cr, view.m_x + m_fontSize, view.m_y + m_fontSize,
+                {std::string(m_clock.playing() ? "playing" : "paused") + " at " +
+                     (time ? timeline::durationText(static_cast<double>(now)) : "event " + timeline::countText(now)) +
+                     ", speed " + speed,
+                 timeline::countedText(m_litMarks, "sample") + " lit; space: play / pause, . , : step, < > : speed"},
+                m_fontSize, view);
+}
+
+// Under a pinned block's panel: the way to its array view.
+void TimelineWindow::paintArrayButton(cairo_t* cr, const Rect& panel) {
+    const std::string label = "array view (v)";
+    setFont(cr, m_fontSize, true);
+    const double pad = m_fontSize * 0.7;
+    const double width = textWidth(cr, label) + 2 * pad, height = m_fontSize * 2;
+    m_arrayButton = {std::round(panel.m_x + m_fontSize * 0.8), std::round(panel.bottom() - height - m_fontSize * 0.8),
+                     std::round(width), std::round(height)};
+    fillRect(cr, m_arrayButton, {0.86, 0.9, 0.98});
+    strokeRect(cr, m_arrayButton, kFrameColour);
+    setColour(cr, kTextColour);
+    drawText(cr, label, m_arrayButton.m_x + pad, m_arrayButton.m_y + height / 2 + m_fontSize * 0.35);
+}
+
+}  // namespace memlog::render
