@@ -320,7 +320,7 @@ uint32_t findRepeatedInnermost(UnwindCache& cache, uint64_t raSlot, uint64_t ra,
 // pair in one 16-byte compare: half the loads of a slot-by-slot list. Each frame's address comes
 // from the cache, not from the stack, so the loads do not wait for each other; the key matched
 // frame 1's address (the innermost frame's saved rbp). Then the slot that ended the walk.
-// Two frames a turn, each with its own accumulator: about 4.5 instructions a frame, not 8.
+// Two frames a turn, each with its own accumulator: 5.5 instructions a frame, not 8.
 [[gnu::noinline]] bool framePairsHold(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
     using Pair = uint64_t __attribute__((vector_size(16)));
     auto onStack = [](uintptr_t at) {  // a frame's two words: 8-byte aligned only
