@@ -1,22 +1,7 @@
 // Stack capture backends. Both only read the current thread's stack and code.
 #include "capture.hpp"
 
-extern "C" void* __libc_stack_end;  // glibc: top of the main thread's stack at start-up
-
 namespace memlog::unwind {
-
-// glibc places a thread's TCB (what %fs:0 points at) just above the stack it allocated for it,
-// and the main thread's frames lie below __libc_stack_end. Anything else (a coroutine or signal
-// stack) gets no bound, and a walk reads nothing beyond its first frame.
-uintptr_t stackTop(uintptr_t low) {
-    uintptr_t threadPointer;
-    asm("mov %%fs:0, %0" : "=r"(threadPointer));
-    constexpr uintptr_t kMaxStack = uintptr_t(1) << 30;
-    if (threadPointer > low && threadPointer - low < kMaxStack) return threadPointer;
-    const auto mainTop = reinterpret_cast<uintptr_t>(__libc_stack_end);
-    if (mainTop > low && mainTop - low < kMaxStack) return mainTop;
-    return low;
-}
 
 [[gnu::noinline]] uint32_t walkFramePointers(uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
     const auto frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));

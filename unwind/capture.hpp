@@ -7,6 +7,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+extern "C" void* __libc_stack_end;  // glibc: top of the main thread's stack at start-up
+
 namespace memlog::unwind {
 
 enum class Method : uint32_t { None = 0, FramePointer = 1, Libunwind = 2 };
@@ -34,7 +36,20 @@ uint32_t walkFrameChain(uintptr_t frame, uintptr_t low, uintptr_t high, uint64_t
 
 // The highest address of the stack that holds `low` (a stack pointer of the calling thread):
 // the thread's TCB for threads glibc made, __libc_stack_end for the main thread, else `low`.
-uintptr_t stackTop(uintptr_t low);
+// glibc places a thread's TCB (what %fs:0 points at) just above the stack it allocated for it,
+// and the main thread's frames lie below __libc_stack_end. Anything else (a coroutine or signal
+// stack) gets no bound, and a walk reads nothing beyond its first frame. Inline: every frame-
+// pointer walk asks it.
+inline uintptr_t stackTop(uintptr_t low) {
+    uintptr_t threadPointer;
+    asm("mov %%fs:0, %0" : "=r"(threadPointer));
+    constexpr uintptr_t kMaxStack = uintptr_t(1) << 30;
+    if (threadPointer > low && threadPointer - low < kMaxStack) [[likely]]
+        return threadPointer;
+    const auto mainTop = reinterpret_cast<uintptr_t>(__libc_stack_end);
+    if (mainTop > low && mainTop - low < kMaxStack) return mainTop;
+    return low;
+}
 uint32_t keepCallerFrames(void** raw, int got, uint64_t* frames, uint32_t maxDepth, const CodeRange& skip);
 
 // Writes up to maxDepth return addresses, innermost first, and returns how many.

@@ -57,7 +57,7 @@ struct Node {
 };
 static_assert(sizeof(Node) == 64);
 
-struct SlotCheck {
+struct alignas(16) SlotCheck {  // aligned: framePairsHold compares one as a 16-byte vector
     uint64_t m_slot;
     uint64_t m_value;
 };
@@ -162,7 +162,7 @@ inline bool sameFrame(const Node& node, uint64_t raSlot, uint64_t ra, uint64_t b
     return node.m_raSlot == raSlot && node.m_ra == ra && (node.m_bp == bp || !(node.m_flags & kBpMatters));
 }
 
-uint32_t findNode(const UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp) {
+[[gnu::always_inline]] inline uint32_t findNode(const UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp) {
     uint32_t slot = keyHash(raSlot, ra);
     for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
         const uint32_t index = cache.m_index[slot];
@@ -320,25 +320,34 @@ uint32_t findRepeatedInnermost(UnwindCache& cache, uint64_t raSlot, uint64_t ra,
 // pair in one 16-byte compare: half the loads of a slot-by-slot list. Each frame's address comes
 // from the cache, not from the stack, so the loads do not wait for each other; the key matched
 // frame 1's address (the innermost frame's saved rbp). Then the slot that ended the walk.
+// Two frames a turn, each with its own accumulator: 5.5 instructions a frame, not 8.
 [[gnu::noinline]] bool framePairsHold(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
     using Pair = uint64_t __attribute__((vector_size(16)));
+    auto onStack = [](uintptr_t at) {  // a frame's two words: 8-byte aligned only
+        Pair pair;
+        std::memcpy(&pair, reinterpret_cast<const void*>(at), sizeof(Pair));
+        return pair;
+    };
+    auto cached = [](const SlotCheck* check) { return *reinterpret_cast<const Pair*>(check); };
     const SlotCheck* pairs = &cache.m_checks[node.m_checkAt];
     const uint32_t count = node.m_checkFrames - 1u;
-    Pair differ = {0, 0};
+    const SlotCheck* const evenEnd = pairs + (count & ~1u);
+    Pair differ = {0, 0}, differ2 = {0, 0};
     uintptr_t at = node.m_bp;
-    for (uint32_t i = 0; i < count; ++i) {
-        Pair onStack, cached;
-        std::memcpy(&onStack, reinterpret_cast<const void*>(at), sizeof(Pair));
-        std::memcpy(&cached, &pairs[i], sizeof(Pair));
-        differ |= onStack ^ cached;
-        at = pairs[i].m_slot;
+    const SlotCheck* check = pairs;
+    for (; check != evenEnd; check += 2) {
+        differ |= onStack(at) ^ cached(check);
+        differ2 |= onStack(check[0].m_slot) ^ cached(check + 1);
+        at = check[1].m_slot;
     }
+    if (count & 1) differ |= onStack(at) ^ cached(check);
+    differ |= differ2;
     uint64_t ended = 0;
     if (node.m_checkRbps) ended = load(pairs[count].m_slot) ^ pairs[count].m_value;
     if ((differ[0] | differ[1] | ended) != 0) return false;
     if (node.m_stackId && !wantFrames) return true;
     frames[0] = node.m_ra;
-    for (uint32_t i = 0; i < count; ++i) frames[i + 1] = pairs[i].m_value;
+    for (uint32_t k = 0; k < count; ++k) frames[k + 1] = pairs[k].m_value;
     return true;
 }
 
@@ -469,22 +478,26 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
     return result;
 }
 
-IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
-                                                   const CodeRange& skip, bool wantFrames) {
+namespace {
+
+// What walkFrameChain (capture.cpp) accepts as a frame; the same rules, the same stops.
+inline bool isFrame(uintptr_t at, uintptr_t low, uintptr_t high) {
+    return at >= low && at < high && high - at >= 16 && (at & 7) == 0;
+}
+
+// The frame-pointer mode's stack that is not a repeated one: the whole walk from `low` (the
+// capture's own frame), a new innermost node and its flat list (framePairsHold).
+[[gnu::noinline]] IncrementalCapture walkAndRemember(UnwindCache& cache, uintptr_t low, uintptr_t high,
+                                                     uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
     IncrementalCapture result;
-    UnwindCache* cache = readyCache(cacheSlot);
-    if (!cache || maxDepth == 0) return result;
-    if (cache->m_nodeCount == kNodes || cache->m_checkCount + 4 * 256 > kChecks) clearTree(*cache);
-    uintptr_t frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-    const uintptr_t low = frame, high = stackTop(frame);
-    // What walkFrameChain (capture.cpp) accepts as a frame; the same rules, the same stops.
-    auto isFrame = [&](uintptr_t at) { return at >= low && at < high && high - at >= 16 && (at & 7) == 0; };
+    if (cache.m_nodeCount == kNodes || cache.m_checkCount + 4 * 256 > kChecks) clearTree(cache);
     SlotCheck ended{};  // the zero return address that ended the walk, if one did
     uint32_t endedCount = 0;
     uint32_t innermost = 0;
     uint32_t depth = 0;
     bool ours = true;
-    while (depth < maxDepth && isFrame(frame)) {
+    uintptr_t frame = low;
+    while (depth < maxDepth && isFrame(frame, low, high)) {
         const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
         const uintptr_t next = slots[0];
         const uintptr_t returnAddress = slots[1];
@@ -495,18 +508,7 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
         if (!(ours && skip.contains(returnAddress))) {
             if (ours) {
                 ours = false;
-                const uint32_t found = findNode(*cache, frame + 8, returnAddress, next);
-                if (found) {
-                    const Node& node = cache->m_nodes[found];
-                    if (node.m_checkAt && node.m_checkFrames <= maxDepth &&
-                        framePairsHold(*cache, node, frames, wantFrames)) {
-                        result.m_done = true;
-                        result.m_depth = node.m_checkFrames;
-                        result.m_stackId = &cache->m_nodes[found].m_stackId;
-                        return result;
-                    }
-                }
-                innermost = addNode(*cache, frame + 8, returnAddress, next, frame);
+                innermost = addNode(cache, frame + 8, returnAddress, next, frame);
             }
             frames[depth++] = returnAddress;
         }
@@ -516,11 +518,11 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
     result.m_done = true;
     result.m_depth = depth;
     if (!innermost) return result;
-    result.m_stackId = &cache->m_nodes[innermost].m_stackId;
+    result.m_stackId = &cache.m_nodes[innermost].m_stackId;
     // The flat list: each outer frame's two words as the walk read them (framePairsHold), then
     // the zero that ended the walk.
-    Node& node = cache->m_nodes[innermost];
-    SlotCheck* checks = &cache->m_checks[cache->m_checkCount];
+    Node& node = cache.m_nodes[innermost];
+    SlotCheck* checks = &cache.m_checks[cache.m_checkCount];
     uintptr_t at = node.m_bp;  // frame 1
     for (uint32_t i = 1; i < depth; ++i) {
         const uintptr_t next = *reinterpret_cast<const uintptr_t*>(at);
@@ -528,11 +530,53 @@ IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint
         at = next;
     }
     if (endedCount) checks[depth - 1] = ended;
-    node.m_checkAt = cache->m_checkCount;
+    node.m_checkAt = cache.m_checkCount;
     node.m_checkFrames = uint16_t(depth);
     node.m_checkRbps = uint16_t(endedCount);
-    cache->m_checkCount += depth - 1 + endedCount;
+    cache.m_checkCount += depth - 1 + endedCount;
     return result;
+}
+
+}  // namespace
+
+// The repeated stack, short: past the recorder's own frames (two or three) to the program's
+// innermost frame, its node, and the check of its flat list. Anything else walks it all.
+IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
+                                                   const CodeRange& skip, bool wantFrames) {
+    UnwindCache* cache = readyCache(cacheSlot);
+    if (!cache || maxDepth == 0) [[unlikely]]
+        return {};
+    const auto low = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    const uintptr_t high = stackTop(low);
+    if (high - low < 16) [[unlikely]]
+        return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
+    // isFrame in one compare: below `low` wraps around to a large distance.
+    const uintptr_t lastFrameAt = high - low - 16;
+    uintptr_t frame = low;
+    for (;;) {
+        if (frame - low > lastFrameAt || (frame & 7)) [[unlikely]]
+            return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
+        const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
+        if (slots[1] == 0) [[unlikely]]
+            return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
+        if (!skip.contains(slots[1])) break;
+        if (slots[0] <= frame) [[unlikely]]
+            return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
+        frame = slots[0];
+    }
+    const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
+    if (const uint32_t found = findNode(*cache, frame + 8, slots[1], slots[0])) {
+        const Node& node = cache->m_nodes[found];
+        if (node.m_checkAt && node.m_checkFrames <= maxDepth && framePairsHold(*cache, node, frames, wantFrames))
+            [[likely]] {
+            IncrementalCapture result;
+            result.m_done = true;
+            result.m_depth = node.m_checkFrames;
+            result.m_stackId = &cache->m_nodes[found].m_stackId;
+            return result;
+        }
+    }
+    return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
 }
 
 void noteCodeUnloaded() { s_codeGeneration.fetch_add(1, std::memory_order_acq_rel); }

@@ -33,6 +33,9 @@
 #endif
 
 namespace memlog::preload {
+
+std::atomic<bool> g_watching{false};
+
 namespace {
 
 constexpr uint64_t kTickCookie = 0x6b63'6974'676f'6c6d;  // "mlogtick": in the siginfo of our ticks
@@ -47,7 +50,6 @@ std::atomic<bool> s_running{false};
 int s_perfFd = -1;
 PerfWatchDevice s_watchDevice;
 Watchpoints s_watchpoints;
-std::atomic<bool> s_watching{false};
 
 void count(uint64_t format::AccessCounters::*field, uint64_t n = 1) {
     if (format::AccessCounters* counters = accessCounters())
@@ -162,7 +164,7 @@ void takeSample(ThreadState& thread, ucontext_t& context) {
         // The word this sample touched, followed by a watchpoint: not the thread's own stack,
         // whose words change owner with every call.
         const uint64_t addr = decoded.m_accesses[0].m_addr;
-        if (seq && s_watching.load(std::memory_order_relaxed) && !thread.m_inAllocator &&
+        if (seq && g_watching.load(std::memory_order_relaxed) && !thread.m_inAllocator &&
             (addr < thread.m_stackLo || addr >= thread.m_stackHi))
             s_watchpoints.follow(addr, seq, sys::monotonicNs(), thread.m_tid, decoded.m_ip + decoded.m_length);
         return;
@@ -204,7 +206,7 @@ void onTick(ThreadState& thread, ucontext_t& context) {
         return;
     }
     if (!thread.m_samplerReady) prepareThread(thread, static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]));
-    if (s_watching.load(std::memory_order_relaxed)) s_watchpoints.expire(sys::monotonicNs());
+    if (g_watching.load(std::memory_order_relaxed)) s_watchpoints.expire(sys::monotonicNs());
     thread.m_stepsLeft = kMaxSteps;
     takeSample(thread, context);
 }
@@ -332,13 +334,13 @@ format::WatchSampler startWatchpoints(uint32_t trapsPerSecond, char* why, uint32
     }
     if (!s_watchDevice.open(why, capacity)) return format::WatchSampler::Unavailable;
     s_watchpoints.start(&s_watchDevice, trapsPerSecond, nullptr);
-    s_watching.store(true, std::memory_order_release);
+    g_watching.store(true, std::memory_order_release);
     return format::WatchSampler::ProcessWide;
 }
 
 void setWatchCounters(format::WatchCounters* counters) { s_watchpoints.setCounters(counters); }
 
-bool watchesActive() { return s_watching.load(std::memory_order_relaxed) && s_watchpoints.active(); }
+bool anyWordWatched() { return s_watchpoints.active(); }
 void watchFree(uint64_t start, uint64_t usable, bool unmapped) {
     s_watchpoints.onFree(start, usable, unmapped, sys::monotonicNs());
 }
@@ -346,7 +348,7 @@ void watchAllocate(uint64_t start, uint64_t size) { s_watchpoints.onAllocate(sta
 void watchUnmap(uint64_t start, uint64_t length) { s_watchpoints.onUnmap(start, length); }
 
 void stopSampler() {
-    if (s_watching.exchange(false, std::memory_order_acq_rel)) {
+    if (g_watching.exchange(false, std::memory_order_acq_rel)) {
         s_watchpoints.stop();
         s_watchDevice.close();
     }
@@ -359,12 +361,12 @@ void stopSampler() {
 void restartSamplerInForkChild(ThreadState& thread) {
     thread.m_stepping = false;
     thread.m_timer = 0;  // the parent's; timers are not inherited
-    if (s_watching.load(std::memory_order_relaxed)) {
+    if (g_watching.load(std::memory_order_relaxed)) {
         // The parent's breakpoints: not inherited by a fork. The child watches with its own.
         s_watchDevice.close();
         s_watchpoints.forget();
         char why[128];
-        if (!s_watchDevice.open(why, sizeof why)) s_watching.store(false, std::memory_order_relaxed);
+        if (!s_watchDevice.open(why, sizeof why)) g_watching.store(false, std::memory_order_relaxed);
     }
     if (!s_running.load(std::memory_order_relaxed)) return;
     if (s_mode == format::AccessSampler::TickPerfClock) {

@@ -4,6 +4,7 @@
 // touches no memory is stepped over with the trap flag, a few instructions at most.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "memlog/format.hpp"
@@ -31,7 +32,10 @@ format::WatchSampler startWatchpoints(uint32_t trapsPerSecond, char* why, uint32
 void setWatchCounters(format::WatchCounters* counters);  // the log header's, once it exists
 
 // The heap's changes, from the hooks, while a watch is on (watchesActive): see watchpoints.hpp.
-bool watchesActive();
+// Without MEMLOG_WATCH the hooks' one check is a load of g_watching, inline.
+extern std::atomic<bool> g_watching;  // watchpoints run (startWatchpoints)
+bool anyWordWatched();
+inline bool watchesActive() { return g_watching.load(std::memory_order_relaxed) && anyWordWatched(); }
 void watchFree(uint64_t start, uint64_t usable, bool unmapped);
 void watchAllocate(uint64_t start, uint64_t size);
 void watchUnmap(uint64_t start, uint64_t length);

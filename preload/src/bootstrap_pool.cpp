@@ -5,10 +5,11 @@
 #include <cstring>
 
 namespace memlog::preload::bootstrap {
+
+alignas(64) uint8_t g_pool[kPoolBytes];
+
 namespace {
 
-constexpr size_t kPoolBytes = 64 * 1024;
-alignas(64) uint8_t s_pool[kPoolBytes];
 std::atomic<size_t> s_used{0};
 
 // Each block is preceded by its size, so usableSize and realloc out of the pool work.
@@ -23,16 +24,11 @@ void* allocate(size_t bytes, size_t alignment) {
         const size_t start = (used + kHeader + alignment - 1) & ~(alignment - 1);
         if (start + bytes > kPoolBytes || bytes > kPoolBytes) return nullptr;
         if (s_used.compare_exchange_weak(used, start + bytes, std::memory_order_relaxed)) {
-            std::memcpy(s_pool + start - sizeof(size_t), &bytes, sizeof(size_t));
-            std::memset(s_pool + start, 0, bytes);  // also serves calloc
-            return s_pool + start;
+            std::memcpy(g_pool + start - sizeof(size_t), &bytes, sizeof(size_t));
+            std::memset(g_pool + start, 0, bytes);  // also serves calloc
+            return g_pool + start;
         }
     }
-}
-
-bool owns(const void* pointer) {
-    const auto* p = static_cast<const uint8_t*>(pointer);
-    return p >= s_pool && p < s_pool + kPoolBytes;
 }
 
 size_t usableSize(const void* pointer) {

@@ -8,8 +8,15 @@
 
 namespace memlog::preload::bootstrap {
 
+constexpr size_t kPoolBytes = 64 * 1024;
+extern uint8_t g_pool[kPoolBytes];
+
 void* allocate(size_t bytes, size_t alignment = 16);  // nullptr when the pool is exhausted
-bool owns(const void* pointer);
+// Inline: every free asks it.
+inline bool owns(const void* pointer) {
+    const auto* p = static_cast<const uint8_t*>(pointer);
+    return p >= g_pool && p < g_pool + kPoolBytes;
+}
 size_t usableSize(const void* pointer);
 
 }  // namespace memlog::preload::bootstrap

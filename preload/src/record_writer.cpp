@@ -45,9 +45,7 @@ uint32_t chunkBytesFor(uint32_t chunksSoFar, uint32_t needed) {
 
 void attachWriter(LogFile* file) { s_file = file; }
 
-uint8_t* beginRecord(ThreadState& thread, uint32_t maxBytes) {
-    if (static_cast<uint32_t>(thread.m_limit - thread.m_cursor) >= maxBytes && thread.m_cursor) [[likely]]
-        return thread.m_cursor;
+uint8_t* beginRecordInNewChunk(ThreadState& thread, uint32_t maxBytes) {
     uint8_t* room = openChunk(thread, maxBytes);
     if (!room) countLostEvent();
     return room;

@@ -472,10 +472,6 @@ void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t al
     thread.m_busy = false;
 }
 
-void recordRelease(Kind kind, const void* address, uint64_t size, uint64_t alignment) {
-    recordAllocation(kind, address, size, alignment);  // same layout; the caller calls it first
-}
-
 ResizeTicket beginResize(Kind kind, const void* old) {
     ThreadState& thread = t_state;
     ResizeTicket ticket;

@@ -59,7 +59,10 @@ inline bool isReady() { return g_phase.load(std::memory_order_acquire) == static
 
 // Recording. Each is a no-op when recording is off or the thread is busy.
 void recordAllocation(format::Kind kind, const void* address, uint64_t size, uint64_t alignment);
-void recordRelease(format::Kind kind, const void* address, uint64_t size, uint64_t alignment);
+// Same layout; the hook calls it before the real free.
+inline void recordRelease(format::Kind kind, const void* address, uint64_t size, uint64_t alignment) {
+    recordAllocation(kind, address, size, alignment);
+}
 
 // realloc and mremap: the old block ends at the sequence number taken before the call, the new
 // one begins at the number taken after it (see format.hpp). A failed call leaves a gap.
