@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -470,8 +471,18 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
     walk(deliver, progress);
 }
 
-void LogReader::forEachBatch(RecordSink& sink, const std::function<void(double)>& progress) {
-    if (std::thread::hardware_concurrency() < 2) {
+namespace {
+
+bool aCoreIsIdle() {
+    double load = 0;
+    return std::thread::hardware_concurrency() >= 2 && getloadavg(&load, 1) == 1 &&
+           load + 1 <= std::thread::hardware_concurrency();
+}
+
+}  // namespace
+
+void LogReader::forEachBatch(RecordSink& sink, const std::function<void(double)>& progress, Decoding decoding) {
+    if (decoding == Decoding::CallingThread || (decoding == Decoding::SecondThreadIfIdle && !aCoreIsIdle())) {
         auto deliver = std::make_unique<DeliverBatches>(sink, sink.wantsAccesses());
         walk(*deliver, progress);
         return;

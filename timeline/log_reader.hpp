@@ -127,10 +127,19 @@ public:
                        const std::function<void(const AccessSample&)>& onAccess,
                        const std::function<void(double)>& progress = {});
 
-    // The same walk decoded on a thread of its own (when the machine has two cores), heap events
-    // handed to `sink` in batches on the calling thread. A LogError is thrown here, after the
-    // events before it were delivered; `progress` is called on the decoding thread.
-    void forEachBatch(RecordSink& sink, const std::function<void(double)>& progress = {});
+    // Where forEachBatch decodes. A second thread halves the wall time only with a core free
+    // for it: on a busy machine the two threads share their session's turn and the batches'
+    // handover costs a tenth more CPU time (docs/BENCHMARKS.md, `memlog stat`).
+    enum class Decoding {
+        SecondThreadIfIdle,  // when the load average leaves a core free
+        SecondThread,
+        CallingThread,
+    };
+    // The same walk, heap events handed to `sink` in batches on the calling thread. A LogError is
+    // thrown here, after the events before it were delivered; `progress` is called on the
+    // decoding thread.
+    void forEachBatch(RecordSink& sink, const std::function<void(double)>& progress = {},
+                      Decoding decoding = Decoding::SecondThreadIfIdle);
 
     // Filled by forEachEvent.
     const std::vector<std::vector<uint64_t>>& stacks() const;  // index = stack id; [0] empty

@@ -119,10 +119,10 @@ uint64_t metricValue(const StackMetrics& metrics, Metric metric) {
 
 namespace {
 
-// The pass of a log without samples to place: the log decoded on a second thread, the events
-// handed on in batches (LogReader::forEachBatch), the per-stack metrics called directly (PerStack
-// is final), where summarize() pays a std::function call per event and a virtual call per change
-// (docs/BENCHMARKS.md, `memlog stat`). The same numbers: tests/timeline/test_stack_metrics.cpp.
+// The pass of a log without samples to place: the events handed on in batches (decoded on a
+// second thread when a core is idle: LogReader::forEachBatch), the per-stack metrics called
+// directly (PerStack is final), where summarize() pays a std::function call per event and a
+// virtual call per change (docs/BENCHMARKS.md, `memlog stat`). The same numbers: tests/timeline/test_stack_metrics.cpp.
 class DirectPass final : public RecordSink {
 public:
     DirectPass(Summary& summary, PerStack& perStack)

@@ -100,15 +100,16 @@ std::vector<std::string> oneByOne(const std::string& path, bool accesses) {
 TEST_CASE("forEachBatch hands on the same events and samples in the same order as forEachRecord") {
     const std::string path = tempPath("same");
     busyLog().write(path);
-    for (const bool accesses : {true, false}) {
-        const std::vector<std::string> expected = oneByOne(path, accesses);
-        LogReader reader(path);
-        Lines sink(accesses);
-        reader.forEachBatch(sink);
-        CHECK(expected.size() > (accesses ? 39'000u : 23'000u));
-        CHECK(sink.m_lines == expected);
-        CHECK(sink.m_batches > 40);
-    }
+    for (const bool accesses : {true, false})
+        for (const auto decoding : {LogReader::Decoding::SecondThread, LogReader::Decoding::CallingThread}) {
+            const std::vector<std::string> expected = oneByOne(path, accesses);
+            LogReader reader(path);
+            Lines sink(accesses);
+            reader.forEachBatch(sink, {}, decoding);
+            CHECK(expected.size() > (accesses ? 39'000u : 23'000u));
+            CHECK(sink.m_lines == expected);
+            CHECK(sink.m_batches > 40);
+        }
     unlink(path.c_str());
 }
 
@@ -134,15 +135,17 @@ TEST_CASE("forEachBatch: a corrupt record is a LogError after the events before 
     }
     CHECK(expectedOffset == corrupt);
     CHECK(expected.size() > 1'000);
-    LogReader reader(path);
-    Lines sink(true);
-    try {
-        reader.forEachBatch(sink);
-        FAIL("no error in batches");
-    } catch (const LogError& error) {
-        CHECK(error.offset() == corrupt);
+    for (const auto decoding : {LogReader::Decoding::SecondThread, LogReader::Decoding::CallingThread}) {
+        LogReader reader(path);
+        Lines sink(true);
+        try {
+            reader.forEachBatch(sink, {}, decoding);
+            FAIL("no error in batches");
+        } catch (const LogError& error) {
+            CHECK(error.offset() == corrupt);
+        }
+        CHECK(sink.m_lines == expected);
     }
-    CHECK(sink.m_lines == expected);
     unlink(path.c_str());
 }
 
@@ -151,7 +154,7 @@ TEST_CASE("forEachBatch: a sink that throws stops the decoding thread and its er
     busyLog().write(path);
     LogReader reader(path);
     Lines sink(false, 3);
-    CHECK_THROWS_WITH(reader.forEachBatch(sink), "the sink gives up");
+    CHECK_THROWS_WITH(reader.forEachBatch(sink, {}, LogReader::Decoding::SecondThread), "the sink gives up");
     CHECK(sink.m_lines.size() == 2 * memlog::timeline::EventRing::kBatch);  // two whole batches, then the third threw
     unlink(path.c_str());
 }

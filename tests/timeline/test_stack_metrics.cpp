@@ -1,5 +1,6 @@
 // measureStacks(): what `memlog stat` and `memlog sites` print. Its pass over a log without
-// samples runs on two threads with the events in batches and the per-stack metrics called
+// samples takes the events in batches (decoded on a second thread when a core is idle: the
+// decoding itself is test_record_batches.cpp's) and calls the per-stack metrics
 // directly; it must count exactly what summarize() counts one event at a time, and per stack
 // what a plain observer of summarize() counts.
 #include <catch2/catch.hpp>
@@ -99,7 +100,7 @@ LogBuilder mixedLog(uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("measureStacks in batches on two threads counts what summarize counts one event at a time") {
+TEST_CASE("measureStacks in batches counts what summarize counts one event at a time") {
     for (const uint64_t seed : {1u, 2u, 3u}) {
         const std::string path = "/tmp/memlog-stack-metrics-" + std::to_string(getpid()) + ".memlog";
         mixedLog(seed).write(path);
