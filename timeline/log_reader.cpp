@@ -10,11 +10,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <queue>
 #include <set>
+#include <thread>
+
+#include "timeline/event_ring.hpp"
 
 namespace memlog::timeline {
 
@@ -331,6 +336,129 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// Sample and event as the walk hands them on, times converted once per record.
+void fillSample(AccessSample& sample, const ThreadCursor& cursor, const TscClock& clock) {
+    const format::AccessRecord& record = cursor.m_access;
+    sample.m_seq = record.m_seq;
+    sample.m_timeNs = clock.sinceStart(record.m_tsc);
+    sample.m_tid = cursor.m_tid;
+    sample.m_addr = record.m_addr;
+    sample.m_size = record.m_size;
+    sample.m_kind = record.m_kind;
+    sample.m_source = record.m_source;
+    sample.m_ipAfter = record.m_ipAfter;
+    sample.m_inAllocator = record.m_inAllocator;
+    sample.m_armedBy = record.m_armedBy;
+    sample.m_ip = record.m_ip;
+    sample.m_blockSeq = record.m_blockSeq;
+    sample.m_offset = record.m_offset;
+    sample.m_stack = static_cast<uint32_t>(record.m_stack);
+}
+
+void fillEvent(Event& event, const ThreadCursor& cursor, const TscClock& clock) {
+    const format::HeapRecord& record = cursor.m_record;
+    event.m_kind = record.m_kind;
+    event.m_seq = record.m_seq;
+    event.m_seqAfter = format::kindInfo(record.m_kind).m_hasOld ? record.m_seqAfter : record.m_seq;
+    event.m_timeNs = clock.sinceStart(record.m_tsc);
+    event.m_tid = cursor.m_tid;
+    event.m_addr = record.m_addr;
+    event.m_size = record.m_size;
+    event.m_align = record.m_align;
+    event.m_oldAddr = record.m_oldAddr;
+    event.m_oldSize = record.m_oldSize;
+    event.m_stack = static_cast<uint32_t>(record.m_stack);
+}
+
+// forEachRecord's delivery: one callback per record, as it is decoded.
+struct DeliverEach {
+    const std::function<void(const Event&)>& m_onEvent;
+    const std::function<void(const AccessSample&)>& m_onAccess;
+    Event m_event;
+    AccessSample m_sample;
+
+    void operator()(const ThreadCursor& cursor, const TscClock& clock) {
+        if (cursor.m_isAccess) {
+            if (!m_onAccess) return;
+            fillSample(m_sample, cursor, clock);
+            m_onAccess(m_sample);
+            return;
+        }
+        fillEvent(m_event, cursor, clock);
+        if (m_onEvent) m_onEvent(m_event);
+    }
+    void flush() {}
+};
+
+// forEachBatch's delivery: heap events gathered into a batch (22 KiB of events: in the cache
+// when the sink reads them), handed on when full and before each access sample.
+struct DeliverBatches {
+    static constexpr size_t kBatch = 256;
+    RecordSink& m_sink;
+    const bool m_wantsAccesses;
+    size_t m_count = 0;
+    Event m_events[kBatch];
+    AccessSample m_sample;
+
+    void operator()(const ThreadCursor& cursor, const TscClock& clock) {
+        if (cursor.m_isAccess) {
+            if (!m_wantsAccesses) return;
+            flush();
+            fillSample(m_sample, cursor, clock);
+            m_sink.access(m_sample);
+            return;
+        }
+        fillEvent(m_events[m_count], cursor, clock);
+        if (++m_count == kBatch) flush();
+    }
+    void flush() {
+        if (m_count) m_sink.events(m_events, m_count);
+        m_count = 0;
+    }
+};
+
+// forEachBatch's delivery on two threads: the events go into the ring's slots (event_ring.hpp)
+// on the decoding thread, and the sink takes them on the calling thread.
+struct DeliverToRing {
+    struct Abandoned {};  // the consumer gave up: the walk stops
+    EventRing& m_ring;
+    const bool m_wantsAccesses;
+    EventRing::Slot* m_slot = nullptr;
+
+    EventRing::Slot& slot() {
+        if (!m_slot && !(m_slot = m_ring.slotToFill())) throw Abandoned{};
+        return *m_slot;
+    }
+    void publish(bool last = false) {
+        m_ring.publish(last);
+        m_slot = nullptr;
+    }
+    void operator()(const ThreadCursor& cursor, const TscClock& clock) {
+        if (cursor.m_isAccess) {
+            if (!m_wantsAccesses) return;
+            EventRing::Slot& to = slot();
+            fillSample(to.m_access, cursor, clock);
+            to.m_hasAccess = true;
+            publish();
+            return;
+        }
+        EventRing::Slot& to = slot();
+        fillEvent(to.m_events[to.m_count], cursor, clock);
+        if (++to.m_count == EventRing::kBatch) publish();
+    }
+    void flush() {}
+    // After the walk, or its error: what is left, marked last.
+    void finish() {
+        if (!m_slot && !(m_slot = m_ring.slotToFill())) return;
+        m_slot->m_last = true;
+        publish(true);
+    }
+};
+
+}  // namespace
+
 void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
                              const std::function<void(double)>& progress) {
     forEachRecord(onEvent, {}, progress);
@@ -339,6 +467,58 @@ void LogReader::forEachEvent(const std::function<void(const Event&)>& onEvent,
 void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
                               const std::function<void(const AccessSample&)>& onAccess,
                               const std::function<void(double)>& progress) {
+    DeliverEach deliver{onEvent, onAccess, {}, {}};
+    walk(deliver, progress);
+}
+
+namespace {
+
+bool aCoreIsIdle() {
+    double load = 0;
+    return std::thread::hardware_concurrency() >= 2 && getloadavg(&load, 1) == 1 &&
+           load + 1 <= std::thread::hardware_concurrency();
+}
+
+}  // namespace
+
+void LogReader::forEachBatch(RecordSink& sink, const std::function<void(double)>& progress, Decoding decoding) {
+    if (decoding == Decoding::CallingThread || (decoding == Decoding::SecondThreadIfIdle && !aCoreIsIdle())) {
+        auto deliver = std::make_unique<DeliverBatches>(sink, sink.wantsAccesses());
+        walk(*deliver, progress);
+        return;
+    }
+    auto ring = std::make_unique<EventRing>();
+    DeliverToRing deliver{*ring, sink.wantsAccesses()};
+    std::exception_ptr failure;
+    std::thread decoder([&] {
+        try {
+            walk(deliver, progress);
+        } catch (const DeliverToRing::Abandoned&) {
+            return;
+        } catch (...) {
+            failure = std::current_exception();  // rethrown here after the events before it
+        }
+        deliver.finish();
+    });
+    try {
+        for (bool last = false; !last;) {
+            const EventRing::Slot& slot = ring->slotToRead();
+            if (slot.m_count) sink.events(slot.m_events, slot.m_count);
+            if (slot.m_hasAccess) sink.access(slot.m_access);
+            last = slot.m_last;
+            ring->release();
+        }
+    } catch (...) {
+        ring->abandon();
+        decoder.join();
+        throw;
+    }
+    decoder.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+template <typename Deliver>
+void LogReader::walk(Deliver& deliver, const std::function<void(double)>& progress) {
     Impl& impl = *m_impl;
     for (ThreadCursor& cursor : impl.m_threads) {
         cursor.m_nextChunk = 0;
@@ -354,44 +534,6 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
     impl.m_stopReason.clear();
 
     const TscClock clock(impl.m_header);
-    Event event;
-    AccessSample sample;
-    auto deliver = [&](const ThreadCursor& cursor) {
-        if (cursor.m_isAccess) {
-            if (!onAccess) return;
-            const format::AccessRecord& record = cursor.m_access;
-            sample.m_seq = record.m_seq;
-            sample.m_timeNs = clock.sinceStart(record.m_tsc);
-            sample.m_tid = cursor.m_tid;
-            sample.m_addr = record.m_addr;
-            sample.m_size = record.m_size;
-            sample.m_kind = record.m_kind;
-            sample.m_source = record.m_source;
-            sample.m_ipAfter = record.m_ipAfter;
-            sample.m_inAllocator = record.m_inAllocator;
-            sample.m_armedBy = record.m_armedBy;
-            sample.m_ip = record.m_ip;
-            sample.m_blockSeq = record.m_blockSeq;
-            sample.m_offset = record.m_offset;
-            sample.m_stack = static_cast<uint32_t>(record.m_stack);
-            onAccess(sample);
-            return;
-        }
-        const format::HeapRecord& record = cursor.m_record;
-        event.m_kind = record.m_kind;
-        event.m_seq = record.m_seq;
-        event.m_seqAfter = format::kindInfo(record.m_kind).m_hasOld ? record.m_seqAfter : record.m_seq;
-        event.m_timeNs = clock.sinceStart(record.m_tsc);
-        event.m_tid = cursor.m_tid;
-        event.m_addr = record.m_addr;
-        event.m_size = record.m_size;
-        event.m_align = record.m_align;
-        event.m_oldAddr = record.m_oldAddr;
-        event.m_oldSize = record.m_oldSize;
-        event.m_stack = static_cast<uint32_t>(record.m_stack);
-        if (onEvent) onEvent(event);
-    };
-
     using Clock = std::chrono::steady_clock;
     auto lastReport = Clock::now();
     uint64_t sinceCheck = 0;
@@ -419,12 +561,13 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
         const uint64_t bound = ready.empty() ? UINT64_MAX : ready.top().first;
         bool more;
         do {
-            deliver(cursor);
+            deliver(cursor, clock);
             maybeReport();
             more = advance(impl, cursor, m_path);
         } while (more && cursor.waitingSeq() < bound);
         if (more) ready.push({cursor.waitingSeq(), index});
     }
+    deliver.flush();
     for (Annotation& annotation : impl.m_annotations) annotation.m_timeNs = clock.sinceStart(annotation.m_timeNs);
     std::sort(impl.m_annotations.begin(), impl.m_annotations.end(),
               [](const Annotation& a, const Annotation& b) { return a.m_seq < b.m_seq; });

@@ -89,6 +89,20 @@ struct Module {
     uint64_t m_validFromSeq = 0;  // the module map this belongs to began at this sequence number
 };
 
+// Receives a walk's records in batches (LogReader::forEachBatch), on the calling thread while
+// another thread decodes the log: one call per batch of heap events instead of one std::function
+// call per event. The reader's meta records (stacks, modules) are being read meanwhile: a sink
+// that asks the reader for them during the walk uses forEachRecord instead.
+class RecordSink {
+public:
+    virtual ~RecordSink() = default;
+    // Consecutive heap events in sequence order.
+    virtual void events(const Event* events, size_t count) = 0;
+    // A sampled access, after every event before it in the sequence has been delivered.
+    virtual void access(const AccessSample& sample) { (void)sample; }
+    virtual bool wantsAccesses() const { return false; }
+};
+
 class LogReader {
 public:
     // Throws LogError for a missing file, a file that is not a memlog log, or an unknown version.
@@ -113,6 +127,20 @@ public:
                        const std::function<void(const AccessSample&)>& onAccess,
                        const std::function<void(double)>& progress = {});
 
+    // Where forEachBatch decodes. A second thread halves the wall time only with a core free
+    // for it: on a busy machine the two threads share their session's turn and the batches'
+    // handover costs a tenth more CPU time (docs/BENCHMARKS.md, `memlog stat`).
+    enum class Decoding {
+        SecondThreadIfIdle,  // when the load average leaves a core free
+        SecondThread,
+        CallingThread,
+    };
+    // The same walk, heap events handed to `sink` in batches on the calling thread. A LogError is
+    // thrown here, after the events before it were delivered; `progress` is called on the
+    // decoding thread.
+    void forEachBatch(RecordSink& sink, const std::function<void(double)>& progress = {},
+                      Decoding decoding = Decoding::SecondThreadIfIdle);
+
     // Filled by forEachEvent.
     const std::vector<std::vector<uint64_t>>& stacks() const;  // index = stack id; [0] empty
     const std::vector<Module>& modules() const;
@@ -129,6 +157,9 @@ public:
     std::optional<std::string> whereReadingStopped() const;
 
 private:
+    template <typename Deliver>
+    void walk(Deliver& deliver, const std::function<void(double)>& progress);
+
     struct Impl;
     std::string m_path;
     Impl* m_impl;

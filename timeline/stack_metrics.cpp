@@ -5,6 +5,7 @@
 #include <string>
 
 #include "timeline/log_reader.hpp"
+#include "timeline/tally.hpp"
 
 namespace memlog::timeline {
 namespace {
@@ -116,10 +117,45 @@ uint64_t metricValue(const StackMetrics& metrics, Metric metric) {
     return 0;
 }
 
+namespace {
+
+// The pass of a log without samples to place: the events handed on in batches (decoded on a
+// second thread when a core is idle: LogReader::forEachBatch), the per-stack metrics called
+// directly (PerStack is final), where summarize() pays a std::function call per event and a
+// virtual call per change (docs/BENCHMARKS.md, `memlog stat`). The same numbers: tests/timeline/test_stack_metrics.cpp.
+class DirectPass final : public RecordSink {
+public:
+    DirectPass(Summary& summary, PerStack& perStack)
+        : m_summary(summary), m_tally(summary, &perStack, nullptr, nullptr) {
+        m_tally.m_keepTicks = summary.m_watchSampler == format::WatchSampler::ProcessWide;
+    }
+    void events(const Event* events, size_t count) override {
+        m_summary.m_events += count;
+        for (size_t i = 0; i < count; ++i) m_tally.event(events[i]);
+    }
+    void access(const AccessSample& sample) override { m_tally.access(sample); }
+    bool wantsAccesses() const override { return true; }
+    void finish() { m_tally.finish(); }
+
+private:
+    Summary& m_summary;
+    tally::Tally<PerStack> m_tally;
+};
+
+}  // namespace
+
 MeasuredLog measureStacks(LogReader& reader, const std::function<void(double)>& progress) {
     MeasuredLog measured;
     PerStack perStack;
-    measured.m_summary = summarize(reader, progress, &perStack);
+    if (tally::sampled(reader)) {
+        measured.m_summary = summarize(reader, progress, &perStack);
+    } else {
+        measured.m_summary = tally::startSummary(reader);
+        DirectPass pass(measured.m_summary, perStack);
+        reader.forEachBatch(pass, progress);
+        pass.finish();
+        tally::finishSummary(measured.m_summary, reader);
+    }
     measured.m_stacks = perStack.take();
     if (measured.m_stacks.size() < reader.stacks().size()) measured.m_stacks.resize(reader.stacks().size());
     return measured;

@@ -1,41 +1,18 @@
 // One pass over the log in sequence order, keeping the live blocks, to count what `memlog stat`
-// prints. Heap blocks live in an open-addressing table (std::unordered_map costs several times
-// more per event); anonymous mappings, which munmap can cut in pieces, in an ordered map.
+// prints: the pass itself is tally.hpp's; here, what it starts from and ends with, and the
+// observers of any kind it tells.
 #include "timeline/summary.hpp"
 
-#include <map>
+#include <cstring>
 #include <memory>
-#include <algorithm>
-#include <queue>
-#include <unordered_map>
-#include <unordered_set>
-#include <vector>
 
 #include "timeline/access_attribution.hpp"
-#include "timeline/address_table.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/tally.hpp"
 
 namespace memlog::timeline {
 
-using format::Family;
-using format::Kind;
-
 namespace {
-
-// Which release kinds may end a block allocated by which kinds.
-enum class Allocator : uint8_t { Malloc, New, NewArray };
-
-Allocator allocatorOf(Kind kind) {
-    if (kind == Kind::New) return Allocator::New;
-    if (kind == Kind::NewArray) return Allocator::NewArray;
-    return Allocator::Malloc;
-}
-
-Allocator releaserOf(Kind kind) {
-    if (kind == Kind::Delete) return Allocator::New;
-    if (kind == Kind::DeleteArray) return Allocator::NewArray;
-    return Allocator::Malloc;
-}
 
 // Tells two observers of every change: the attribution of access samples, then the caller's.
 class BothObservers final : public BlockObserver {
@@ -55,298 +32,11 @@ private:
     BlockObserver* m_second;
 };
 
-class Tally {
-public:
-    // `attribution`, when the log has samples, is told of every change (through `observer`).
-    Tally(Summary& summary, BlockObserver* observer, AccessAttribution* attribution, BlockObserver* caller)
-        : m_summary(summary), m_observer(observer), m_attribution(attribution), m_caller(caller) {}
-
-    void event(const Event& event) {
-        releasePendingBefore(event.m_seq);
-        m_seq = event.m_seq;
-        m_timeNs = event.m_timeNs;
-        m_tid = event.m_tid;
-        m_callStack = event.m_stack;
-        const auto kindIndex = static_cast<size_t>(event.m_kind);
-        switch (format::kindInfo(event.m_kind).m_family) {
-            case Family::Allocate:
-                if (event.m_kind == Kind::Mmap)
-                    beginMapping(event.m_addr, event.m_size, event.m_stack);
-                else
-                    beginBlock(event.m_addr, event.m_size, allocatorOf(event.m_kind), event.m_stack);
-                ++m_summary.m_calls[kindIndex];
-                break;
-            case Family::Release:
-                if (event.m_kind == Kind::Munmap) {
-                    if (unmap(event.m_addr, event.m_size)) ++m_summary.m_calls[kindIndex];
-                } else if (endBlock(event.m_addr, releaserOf(event.m_kind))) {
-                    ++m_summary.m_calls[kindIndex];
-                }
-                break;
-            case Family::Resize:
-                resize(event);
-                break;
-            case Family::None:
-                break;
-        }
-    }
-
-    // Each sample counted by kind and by where it fell; a version 2 sample must fall inside the
-    // live block it names.
-    void access(const AccessSample& sample) {
-        releasePendingBefore(sample.m_seq);
-        ++m_summary.m_accessSamples;
-        if (sample.reads()) ++m_summary.m_accessReads;
-        if (sample.writes()) ++m_summary.m_accessWrites;
-        const Attribution where = m_attribution ? m_attribution->attribute(sample) : Attribution{};
-        switch (where.m_region) {
-            case Region::Heap:
-                ++m_summary.m_accessHeap;
-                break;
-            case Region::Global:
-                ++m_summary.m_accessGlobal;
-                break;
-            case Region::Stack:
-                ++m_summary.m_accessStack;
-                break;
-            case Region::Other:
-                ++m_summary.m_accessOther;
-                break;
-            case Region::Freed:
-                ++m_summary.m_accessFreed;
-                break;
-        }
-        if (where.m_region == Region::Heap) m_sampledBlocks.insert(where.m_blockSeq);
-        // The allocator writes its own links into the blocks it frees: not a use after free.
-        if (where.m_region == Region::Freed && !sample.m_inAllocator) {
-            ++m_summary.m_anomalies.m_useAfterFree;
-            m_usedAfterFree.insert(where.m_blockSeq);
-        }
-        noteWatch(sample);
-        if (sample.m_blockSeq != 0 && (where.m_region != Region::Heap || where.m_offset != sample.m_offset ||
-                                       where.m_offset + sample.m_size > where.m_blockSize))
-            ++m_summary.m_anomalies.m_accessOutsideBlock;
-        if (m_caller) m_caller->access(sample, where);
-    }
-
-    void finish() {
-        m_summary.m_blocksSampled = m_sampledBlocks.size();
-        m_summary.m_blocksUsedAfterFree = m_usedAfterFree.size();
-        if (!m_reuseNs.empty()) {
-            std::nth_element(m_reuseNs.begin(), m_reuseNs.begin() + m_reuseNs.size() / 2, m_reuseNs.end());
-            m_summary.m_watchReuseMedianNs = m_reuseNs[m_reuseNs.size() / 2];
-        }
-        releasePendingBefore(UINT64_MAX);
-        m_summary.m_leakedBytes = m_liveBytes;
-        m_summary.m_leakedBlocks = m_liveBlocks;
-    }
-
-private:
-    // A watchpoint's trap against the sample that armed it: how long the word waited for its
-    // next access, and whether another thread made it.
-    void noteWatch(const AccessSample& sample) {
-        if (sample.m_source == format::AccessSource::Tick) {
-            if (m_keepTicks) m_ticks[sample.m_seq] = {sample.m_timeNs, sample.m_tid};
-            return;
-        }
-        if (sample.m_source != format::AccessSource::Watchpoint) return;
-        ++m_summary.m_watchTraps;
-        const auto armed = m_ticks.find(sample.m_armedBy);
-        if (armed == m_ticks.end()) return;
-        m_reuseNs.push_back(sample.m_timeNs - std::min(sample.m_timeNs, armed->second.first));
-        if (armed->second.second != sample.m_tid) ++m_summary.m_watchOtherThread;
-        m_ticks.erase(armed);  // a watch traps once
-    }
-
-public:
-    bool m_keepTicks = false;  // the log has watchpoint traps to link to their samples
-
-private:
-    struct Pending {
-        uint64_t m_seq;
-        uint64_t m_timeNs;
-        uint64_t m_addr;
-        uint64_t m_size;
-        uint32_t m_stack;
-        uint32_t m_tid;
-        bool m_mapping;
-        bool operator>(const Pending& other) const { return m_seq > other.m_seq; }
-    };
-
-    // The change at the moment being applied.
-    BlockChange change(uint64_t addr, uint64_t size, uint32_t stack, bool mapping) const {
-        return {addr, size, m_seq, m_timeNs, stack, m_tid, mapping, false, m_callStack};
-    }
-
-    void grow(const BlockChange& change) {
-        m_liveBytes += change.m_size;
-        ++m_liveBlocks;
-        ++m_summary.m_allocations;
-        if (m_liveBytes > m_summary.m_peakBytes) {
-            m_summary.m_peakBytes = m_liveBytes;
-            m_summary.m_peakSeq = m_seq;
-            m_summary.m_blocksAtPeak = m_liveBlocks;
-        }
-        if (m_liveBlocks > m_summary.m_peakBlocks) m_summary.m_peakBlocks = m_liveBlocks;
-        if (m_observer) m_observer->begin(change);
-    }
-
-    void shrink(const BlockChange& change) {
-        m_liveBytes -= change.m_size;
-        --m_liveBlocks;
-        ++m_summary.m_frees;
-        if (m_observer) m_observer->end(change);
-    }
-
-    void beginBlock(uint64_t addr, uint64_t size, Allocator allocator, uint32_t stack) {
-        AddressTable::Entry& entry = m_blocks.findOrInsert(addr);
-        if (entry.m_live) shrink(change(addr, entry.m_size, entry.m_stack, false));  // an address handed out twice
-        entry.m_live = true;
-        entry.m_size = size;
-        entry.m_allocator = static_cast<uint8_t>(allocator);
-        entry.m_stack = stack;
-        grow(change(addr, size, stack, false));
-    }
-
-    // False (and an anomaly counted) when nothing live was at `addr`.
-    bool endBlock(uint64_t addr, Allocator releaser) {
-        AddressTable::Entry* entry = m_blocks.find(addr);
-        if (!entry || !entry->m_live) {
-            if (entry || m_blocks.endedBefore(addr))
-                ++m_summary.m_anomalies.m_doubleFree;
-            else
-                ++m_summary.m_anomalies.m_unknownFree;
-            return false;
-        }
-        if (static_cast<Allocator>(entry->m_allocator) != releaser) ++m_summary.m_anomalies.m_mismatchedFree;
-        entry->m_live = false;
-        shrink(change(addr, entry->m_size, entry->m_stack, false));
-        return true;
-    }
-
-    void beginMapping(uint64_t addr, uint64_t size, uint32_t stack) {
-        unmapRange(addr, size);  // MAP_FIXED over an older mapping replaces it
-        m_mappings[addr] = {size, stack};
-        grow(change(addr, size, stack, true));
-    }
-
-    // munmap: only recorded anonymous mappings count; a mapping cut in the middle lives on in
-    // its remaining pieces. Returns whether anything recorded was unmapped.
-    bool unmap(uint64_t addr, uint64_t length) { return unmapRange(addr, length) > 0; }
-
-    uint64_t unmapRange(uint64_t addr, uint64_t length) {
-        const uint64_t end = addr + length;
-        uint64_t touched = 0;
-        auto it = m_mappings.upper_bound(addr);
-        if (it != m_mappings.begin()) --it;
-        while (it != m_mappings.end() && it->first < end) {
-            const uint64_t start = it->first, stop = it->first + it->second.m_size;
-            const uint32_t stack = it->second.m_stack;
-            if (stop <= addr) {
-                ++it;
-                continue;
-            }
-            ++touched;
-            const uint64_t cutFrom = std::max(start, addr), cutTo = std::min(stop, end);
-            it = m_mappings.erase(it);
-            const bool left = start < cutFrom, right = cutTo < stop;
-            if (left) m_mappings[start] = {cutFrom - start, stack};
-            if (right) m_mappings[cutTo] = {stop - cutTo, stack};
-            m_liveBytes -= cutTo - cutFrom;
-            if (!left && !right) {
-                --m_liveBlocks;
-                ++m_summary.m_frees;
-            } else if (left && right) {  // one mapping became two pieces: the second counts as begun
-                ++m_liveBlocks;
-                ++m_summary.m_allocations;
-                m_summary.m_peakBlocks = std::max(m_summary.m_peakBlocks, m_liveBlocks);
-            }
-            if (m_observer) {
-                m_observer->end(change(start, stop - start, stack, true));
-                BlockChange piece = change(start, cutFrom - start, stack, true);
-                piece.m_piece = true;
-                if (left) m_observer->begin(piece);
-                piece.m_addr = cutTo;
-                piece.m_size = stop - cutTo;
-                if (right) m_observer->begin(piece);
-            }
-            if (left || right) it = m_mappings.upper_bound(cutTo - 1);
-        }
-        return touched;
-    }
-
-    void resize(const Event& event) {
-        const auto kindIndex = static_cast<size_t>(event.m_kind);
-        if (event.m_kind == Kind::Mremap) {
-            // Only mappings the log knows of; mremap of a file mapping is not heap.
-            auto it = m_mappings.find(event.m_oldAddr);
-            if (it == m_mappings.end()) return;
-            ++m_summary.m_calls[kindIndex];
-            const Mapping old = it->second;
-            m_mappings.erase(it);
-            shrink(change(event.m_oldAddr, old.m_size, old.m_stack, true));
-            m_pending.push(
-                {event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, true});
-            return;
-        }
-        ++m_summary.m_calls[kindIndex];
-        if (event.m_oldAddr) {
-            AddressTable::Entry* entry = m_blocks.find(event.m_oldAddr);
-            if (entry && entry->m_live) {
-                entry->m_live = false;
-                shrink(change(event.m_oldAddr, entry->m_size, entry->m_stack, false));
-            } else {
-                ++m_summary.m_anomalies.m_unknownRealloc;
-            }
-        }
-        if (event.m_addr)
-            m_pending.push(
-                {event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, false});
-    }
-
-    // The new half of a resize begins at its second sequence number (format.hpp).
-    void releasePendingBefore(uint64_t seq) {
-        while (!m_pending.empty() && m_pending.top().m_seq < seq) {
-            const Pending begin = m_pending.top();
-            m_pending.pop();
-            m_seq = begin.m_seq;
-            m_timeNs = begin.m_timeNs;
-            m_tid = begin.m_tid;
-            m_callStack = begin.m_stack;
-            if (begin.m_mapping)
-                beginMapping(begin.m_addr, begin.m_size, begin.m_stack);
-            else
-                beginBlock(begin.m_addr, begin.m_size, Allocator::Malloc, begin.m_stack);
-        }
-    }
-
-    struct Mapping {
-        uint64_t m_size;
-        uint32_t m_stack;
-    };
-
-    Summary& m_summary;
-    BlockObserver* m_observer;  // every change: the attribution and the caller's observer
-    AccessAttribution* m_attribution;  // null for a log without samples
-    BlockObserver* m_caller;  // the caller's, for the samples
-    uint64_t m_seq = 0;  // of the event being applied
-    uint64_t m_timeNs = 0;
-    uint32_t m_tid = 0;
-    uint32_t m_callStack = 0;
-    AddressTable m_blocks;
-    std::map<uint64_t, Mapping> m_mappings;
-    std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
-    uint64_t m_liveBytes = 0;
-    uint64_t m_liveBlocks = 0;
-    std::unordered_set<uint64_t> m_sampledBlocks;  // samples are few: a plain set will do
-    std::unordered_set<uint64_t> m_usedAfterFree;
-    std::unordered_map<uint64_t, std::pair<uint64_t, uint32_t>> m_ticks;  // seq: time, thread
-    std::vector<uint64_t> m_reuseNs;
-};
-
 }  // namespace
 
-Summary summarize(LogReader& reader, const std::function<void(double)>& progress, BlockObserver* observer) {
+namespace tally {
+
+Summary startSummary(const LogReader& reader) {
     Summary summary;
     const format::FileHeader& header = reader.header();
     summary.m_formatVersion = header.m_version;
@@ -367,21 +57,11 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     summary.m_watchStatus =
         std::string(header.m_watchStatus, strnlen(header.m_watchStatus, sizeof(header.m_watchStatus)));
     summary.m_watchCounters = header.m_watchCounters;
-    // Only a log whose sampler ran has samples to place: the others skip the ordered block map.
-    const bool sampled = header.m_accessSampler != format::AccessSampler::Off &&
-                         header.m_accessSampler != format::AccessSampler::Unavailable;
-    std::unique_ptr<AccessAttribution> attribution = sampled ? std::make_unique<AccessAttribution>(reader) : nullptr;
-    std::unique_ptr<BothObservers> both =
-        attribution ? std::make_unique<BothObservers>(*attribution, observer) : nullptr;
-    Tally tally(summary, both ? both.get() : observer, attribution.get(), observer);
-    tally.m_keepTicks = header.m_watchSampler == format::WatchSampler::ProcessWide;
-    reader.forEachRecord(
-        [&](const Event& event) {
-            ++summary.m_events;
-            tally.event(event);
-        },
-        [&](const AccessSample& sample) { tally.access(sample); }, progress);
-    tally.finish();
+    return summary;
+}
+
+void finishSummary(Summary& summary, const LogReader& reader) {
+    const format::FileHeader& header = reader.header();
     summary.m_threads = reader.threadCount();
     summary.m_lostEvents = reader.lostEvents();
     summary.m_lostMetaRecords = header.m_lostMetaRecords;
@@ -389,6 +69,33 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
         if (!stack.empty()) ++summary.m_stacks;
     if (reader.lastTsc() >= reader.firstTsc())
         summary.m_durationNs = format::tscToNs(header, reader.lastTsc()) - format::tscToNs(header, reader.firstTsc());
+}
+
+// Only a log whose sampler ran has samples to place: the others skip the ordered block map.
+bool sampled(const LogReader& reader) {
+    const format::FileHeader& header = reader.header();
+    return header.m_accessSampler != format::AccessSampler::Off &&
+           header.m_accessSampler != format::AccessSampler::Unavailable;
+}
+
+}  // namespace tally
+
+Summary summarize(LogReader& reader, const std::function<void(double)>& progress, BlockObserver* observer) {
+    Summary summary = tally::startSummary(reader);
+    std::unique_ptr<AccessAttribution> attribution =
+        tally::sampled(reader) ? std::make_unique<AccessAttribution>(reader) : nullptr;
+    std::unique_ptr<BothObservers> both =
+        attribution ? std::make_unique<BothObservers>(*attribution, observer) : nullptr;
+    tally::Tally<BlockObserver> tally(summary, both ? both.get() : observer, attribution.get(), observer);
+    tally.m_keepTicks = reader.header().m_watchSampler == format::WatchSampler::ProcessWide;
+    reader.forEachRecord(
+        [&](const Event& event) {
+            ++summary.m_events;
+            tally.event(event);
+        },
+        [&](const AccessSample& sample) { tally.access(sample); }, progress);
+    tally.finish();
+    tally::finishSummary(summary, reader);
     return summary;
 }
 

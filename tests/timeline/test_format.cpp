@@ -1,6 +1,7 @@
 // The log format's encoders and decoders: what the recorder writes, the reader reads back.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <vector>
 
 #include "memlog/format.hpp"
@@ -73,6 +74,56 @@ TEST_CASE("every heap kind round-trips with the fields it carries") {
         ChunkCursorState fresh{990, 4'999'000, 0x7f00'0000'0000ull};
         CHECK_FALSE(decodeHeapPayload(&cursor, end - 1, kind, back, fresh));
     }
+}
+
+TEST_CASE("a heap record far from its chunk's end decodes without end tests to the same fields") {
+    for (uint8_t k = static_cast<uint8_t>(Kind::Malloc); k <= static_cast<uint8_t>(Kind::Mremap); ++k) {
+        const Kind kind = static_cast<Kind>(k);
+        const KindInfo& info = kindInfo(kind);
+        INFO(info.m_name);
+        HeapRecord record;
+        record.m_kind = kind;
+        record.m_seq = 1'000'000'000'000ull + k;  // every varint long
+        record.m_tsc = 1ull << 62;
+        record.m_addr = 0x7fff'ffff'f000ull;
+        record.m_size = info.m_hasSize ? ~0ull >> 1 : 0;
+        record.m_align = info.m_hasAlign ? 1ull << 40 : 0;
+        record.m_oldAddr = info.m_hasOld ? 16 : 0;
+        record.m_oldSize = info.m_hasOldSize ? ~0ull : 0;
+        record.m_seqAfter = info.m_hasOld ? record.m_seq + (1ull << 50) : 0;
+        record.m_stack = ~0u;
+        ChunkCursorState writer{}, checked{}, unchecked{};
+        uint8_t buffer[2 * kMaxHeapRecordBytes] = {};
+        const uint8_t* end = encodeHeapPayload(buffer, record, writer);
+        const uint8_t* near = buffer + 1;  // the end right after the record: tested per byte
+        const uint8_t* far = buffer + 1;  // the buffer's room beyond it: not
+        HeapRecord one, other;
+        REQUIRE(decodeHeapPayload(&near, end, kind, one, checked));
+        REQUIRE(decodeHeapPayload(&far, buffer + sizeof buffer, kind, other, unchecked));
+        CHECK(near == end);
+        CHECK(far == end);
+        for (const HeapRecord* back : {&one, &other}) {
+            CHECK(back->m_seq == record.m_seq);
+            CHECK(back->m_tsc == record.m_tsc);
+            CHECK(back->m_addr == record.m_addr);
+            CHECK(back->m_size == record.m_size);
+            CHECK(back->m_align == record.m_align);
+            CHECK(back->m_oldAddr == record.m_oldAddr);
+            CHECK(back->m_oldSize == record.m_oldSize);
+            CHECK(back->m_seqAfter == record.m_seqAfter);
+            CHECK(back->m_stack == record.m_stack);
+        }
+        CHECK(std::memcmp(&checked, &unchecked, sizeof checked) == 0);
+    }
+    uint8_t endless[kMaxHeapRecordBytes] = {};
+    std::memset(endless, 0x80, 11);  // a sequence delta longer than ten bytes
+    const uint8_t* cursor = endless;
+    uint64_t value;
+    CHECK_FALSE(getVarintUnchecked(&cursor, &value));
+    HeapRecord back;
+    ChunkCursorState state{};
+    cursor = endless;
+    CHECK_FALSE(decodeHeapPayload(&cursor, endless + sizeof endless, Kind::Malloc, back, state));
 }
 
 TEST_CASE("a malloc record has these exact bytes") {

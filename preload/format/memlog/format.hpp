@@ -449,35 +449,67 @@ template <bool kPdep = false>
     return p;
 }
 
-// Decodes the payload that follows a heap-kind tag at `cursor`. Returns false on a torn payload.
-inline bool decodeHeapPayload(const uint8_t** cursor, const uint8_t* end, Kind kind, HeapRecord& record,
-                              ChunkCursorState& state) {
+// getVarint where the caller knows that 10 bytes are there: no test of the end per byte (the
+// readers decode most records this way, far from their chunk's end). Same result otherwise.
+inline bool getVarintUnchecked(const uint8_t** cursor, uint64_t* value) {
+    const uint8_t* p = *cursor;
+    uint64_t result = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        const uint8_t byte = *p++;
+        result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) {
+            *cursor = p;
+            *value = result;
+            return true;
+        }
+    }
+    return false;
+}
+
+// The most bytes a heap record's payload takes: 9 varints.
+inline constexpr uint32_t kMaxHeapPayloadBytes = 9 * 10;
+
+template <bool kChecked>
+inline bool decodeHeapPayloadAs(const uint8_t** cursor, const uint8_t* end, Kind kind, HeapRecord& record,
+                                ChunkCursorState& state) {
+    auto next = [&](uint64_t* value) {
+        if constexpr (kChecked)
+            return getVarint(cursor, end, value);
+        else
+            return getVarintUnchecked(cursor, value);
+    };
     const KindInfo& info = kindInfo(kind);
     uint64_t seqDelta, tscDelta, addrDelta, value;
-    if (!getVarint(cursor, end, &seqDelta) || !getVarint(cursor, end, &tscDelta) ||
-        !getVarint(cursor, end, &addrDelta))
-        return false;
+    if (!next(&seqDelta) || !next(&tscDelta) || !next(&addrDelta)) return false;
     record = HeapRecord{};
     record.m_kind = kind;
     record.m_seq = state.m_seq + seqDelta;
     record.m_tsc = state.m_tsc + static_cast<uint64_t>(unzigzag(tscDelta));
     record.m_addr = state.m_addr + static_cast<uint64_t>(unzigzag(addrDelta));
-    if (info.m_hasSize && !getVarint(cursor, end, &record.m_size)) return false;
-    if (info.m_hasAlign && !getVarint(cursor, end, &record.m_align)) return false;
+    if (info.m_hasSize && !next(&record.m_size)) return false;
+    if (info.m_hasAlign && !next(&record.m_align)) return false;
     if (info.m_hasOld) {
-        if (!getVarint(cursor, end, &value)) return false;
+        if (!next(&value)) return false;
         record.m_oldAddr = record.m_addr + static_cast<uint64_t>(unzigzag(value));
     }
-    if (info.m_hasOldSize && !getVarint(cursor, end, &record.m_oldSize)) return false;
+    if (info.m_hasOldSize && !next(&record.m_oldSize)) return false;
     if (info.m_hasOld) {
-        if (!getVarint(cursor, end, &value)) return false;
+        if (!next(&value)) return false;
         record.m_seqAfter = record.m_seq + value;
     }
-    if (!getVarint(cursor, end, &record.m_stack)) return false;
+    if (!next(&record.m_stack)) return false;
     state.m_seq = record.m_seq;
     state.m_tsc = record.m_tsc;
     state.m_addr = record.m_addr;
     return true;
+}
+
+// Decodes the payload that follows a heap-kind tag at `cursor`. Returns false on a torn payload.
+inline bool decodeHeapPayload(const uint8_t** cursor, const uint8_t* end, Kind kind, HeapRecord& record,
+                              ChunkCursorState& state) {
+    if (end - *cursor >= static_cast<ptrdiff_t>(kMaxHeapPayloadBytes))
+        return decodeHeapPayloadAs<false>(cursor, end, kind, record, state);
+    return decodeHeapPayloadAs<true>(cursor, end, kind, record, state);
 }
 
 // Stack record: the payload after the tag. `frames` are raw return addresses, innermost first.
