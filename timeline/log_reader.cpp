@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <chrono>
 #include <cstring>
@@ -70,16 +72,96 @@ private:
     uint64_t m_nsPerTickQ32;
 };
 
+// memcmp against zeros, a page at a time: a killed program's log can end in tens of MiB of
+// reserved, unwritten space, which the chunk scan checks.
 bool allZero(const uint8_t* from, const uint8_t* to) {
-    for (; from < to; ++from)
-        if (*from) return false;
+    static const uint8_t zeros[format::kPageBytes] = {};
+    while (from < to) {
+        const size_t bytes = std::min<size_t>(static_cast<size_t>(to - from), sizeof zeros);
+        if (std::memcmp(from, zeros, bytes) != 0) return false;
+        from += bytes;
+    }
     return true;
+}
+
+// The recorder's chunks are 4, 8, 16 or 64 KiB (preload/src/record_writer.cpp: chunkBytesFor),
+// a full trace's 64 KiB; the tests build chunks up to 1 MiB. A size that is not a power of two in
+// that range is a damaged header: its chunk is skipped and told, rather than trusted to find the
+// next chunk (a high bit flipped in a 64 KiB size would otherwise hide every chunk after it).
+constexpr uint32_t kMaxChunkBytes = 1u << 20;
+bool plausibleChunkBytes(uint32_t bytes) {
+    return bytes >= format::kPageBytes && bytes <= kMaxChunkBytes && (bytes & (bytes - 1)) == 0;
+}
+
+// The logs mapped now, for the SIGBUS handler: a slot is claimed, filled, then published by its
+// base; the handler reads only published slots. Fixed size: a handler must not allocate.
+struct MappedLog {
+    std::atomic<bool> m_claimed{false};
+    std::atomic<const uint8_t*> m_base{nullptr};
+    uint64_t m_bytes = 0;
+    const char* m_path = nullptr;
+};
+MappedLog s_mappedLogs[64];
+const char* s_programName = "memlog";
+
+MappedLog* watchMapping(const uint8_t* base, uint64_t bytes, const char* path) {
+    for (MappedLog& slot : s_mappedLogs) {
+        bool free = false;
+        if (!slot.m_claimed.compare_exchange_strong(free, true)) continue;
+        slot.m_bytes = bytes;
+        slot.m_path = path;
+        slot.m_base.store(base, std::memory_order_release);
+        return &slot;
+    }
+    return nullptr;  // more logs open than slots: that one's SIGBUS is a crash, as before
+}
+
+void unwatchMapping(MappedLog* slot) {
+    if (!slot) return;
+    slot->m_base.store(nullptr, std::memory_order_release);
+    slot->m_claimed.store(false, std::memory_order_release);
+}
+
+void writeText(const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(text)); }
+
+void onBusError(int, siginfo_t* info, void*) {
+    const auto* at = static_cast<const uint8_t*>(info->si_addr);
+    for (const MappedLog& slot : s_mappedLogs) {
+        const uint8_t* base = slot.m_base.load(std::memory_order_acquire);
+        if (!base || at < base || at >= base + slot.m_bytes) continue;
+        char digits[24];
+        char* end = digits + sizeof digits;
+        char* first = end;
+        *--first = '\0';
+        uint64_t offset = static_cast<uint64_t>(at - base);
+        do *--first = static_cast<char>('0' + offset % 10);
+        while ((offset /= 10) != 0);
+        writeText(s_programName);
+        writeText(": ");
+        writeText(slot.m_path);
+        writeText(": offset ");
+        writeText(first);
+        writeText(": the file was cut short while being read (by another program?); the log cannot be read\n");
+        _exit(2);
+    }
+    // Not a log's page: the default action when the access faults again on return.
+    signal(SIGBUS, SIG_DFL);
 }
 
 }  // namespace
 
+void exitWhenALogIsCutWhileRead(const char* program) {
+    s_programName = program;
+    struct sigaction action {};
+    action.sa_sigaction = onBusError;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGBUS, &action, nullptr);
+}
+
 struct LogReader::Impl {
     int m_fd = -1;
+    MappedLog* m_watched = nullptr;  // for SIGBUS: exitWhenALogIsCutWhileRead
     const uint8_t* m_data = nullptr;
     uint64_t m_size = 0;
     format::FileHeader m_header{};
@@ -97,6 +179,23 @@ struct LogReader::Impl {
     // The first place a walk stopped early (a torn tail), and why; m_stopReason empty: none.
     uint64_t m_stoppedAt = 0;
     std::string m_stopReason;
+
+    // Pages of data skipped because they were not a readable chunk: the first such place, and
+    // how many places and bytes in all. Found when the file is opened; kept across walks.
+    uint64_t m_skippedAt = 0;
+    uint64_t m_skippedTo = 0;
+    std::string m_skipReason;
+    uint64_t m_skippedPlaces = 0;
+    uint64_t m_skippedBytes = 0;
+
+    void noteSkip(uint64_t from, uint64_t to, const std::string& reason) {
+        if (m_skippedPlaces++ == 0) {
+            m_skippedAt = from;
+            m_skippedTo = to;
+            m_skipReason = reason;
+        }
+        m_skippedBytes += to - from;
+    }
 
     void noteStop(uint64_t offset, const char* reason) {
         if (!m_stopReason.empty() && m_stoppedAt <= offset) return;
@@ -132,6 +231,7 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
     }
     impl.m_size = static_cast<uint64_t>(info.st_size);
     auto fail = [&](uint64_t offset, const std::string& reason) {
+        unwatchMapping(impl.m_watched);
         if (impl.m_data) munmap(const_cast<uint8_t*>(impl.m_data), impl.m_size);
         ::close(impl.m_fd);
         delete m_impl;
@@ -141,6 +241,7 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
     void* mapped = mmap(nullptr, impl.m_size, PROT_READ, MAP_PRIVATE, impl.m_fd, 0);
     if (mapped == MAP_FAILED) fail(0, std::string("cannot map: ") + std::strerror(errno));
     impl.m_data = static_cast<const uint8_t*>(mapped);
+    impl.m_watched = watchMapping(impl.m_data, impl.m_size, m_path.c_str());
     madvise(mapped, impl.m_size, MADV_SEQUENTIAL);
     if (std::memcmp(impl.m_data, format::kMagic, sizeof(format::kMagic)) != 0) fail(0, "not a memlog log (bad magic)");
     if (impl.m_size < sizeof(format::FileHeader)) fail(impl.m_size, "file header cut short");
@@ -153,26 +254,56 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
     if (impl.m_header.m_headerBytes != format::kHeaderBytes)
         fail(offsetof(format::FileHeader, m_headerBytes), "bad header size");
 
-    // Chunks start on page boundaries; anything else (reserved but unwritten space) is skipped.
+    // Chunks start on page boundaries; a page that is not one is skipped: quietly when it is empty
+    // (reserved but unwritten space), told when it is not (a damaged chunk header, or the records
+    // behind one). A header with an impossible size is damaged too: trusting it to find the next
+    // chunk would skip, or cut, the chunks it claims.
     std::map<std::pair<uint32_t, uint32_t>, size_t> threadIndex;  // by thread and stream
-    for (uint64_t offset = format::kHeaderBytes; offset + sizeof(format::ChunkHeader) <= impl.m_size;) {
+    uint64_t skippingFrom = 0;  // where the pages being skipped begin; 0: none
+    std::string skippingWhat;
+    auto endSkip = [&](uint64_t at) {
+        if (skippingFrom) impl.noteSkip(skippingFrom, at, skippingWhat);
+        skippingFrom = 0;
+    };
+    uint64_t offset = format::kHeaderBytes;
+    for (; offset + sizeof(format::ChunkHeader) <= impl.m_size;) {
         format::ChunkHeader chunk;
         std::memcpy(&chunk, impl.m_data + offset, sizeof chunk);
-        if (chunk.m_magic != format::kChunkMagic) {
+        const uint64_t pageEnd = std::min(offset + format::kPageBytes, impl.m_size);
+        if (chunk.m_magic != format::kChunkMagic || !plausibleChunkBytes(chunk.m_bytes)) {
+            // A header being written has its fields before its magic and no record yet.
+            const bool empty =
+                chunk.m_magic == 0 && allZero(impl.m_data + offset + sizeof chunk, impl.m_data + pageEnd);
+            if (!empty) {
+                // A live log's writer may have finished that header since: its magic is stored
+                // before any record, so records seen mean the magic is visible on a second look.
+                std::memcpy(&chunk, impl.m_data + offset, sizeof chunk);
+                if (chunk.m_magic == format::kChunkMagic && plausibleChunkBytes(chunk.m_bytes)) continue;
+                if (!skippingFrom) {
+                    skippingFrom = offset;
+                    skippingWhat =
+                        chunk.m_magic == format::kChunkMagic
+                            ? "a chunk header with an impossible size (" + std::to_string(chunk.m_bytes) + ")"
+                            : std::string("a page that is neither a chunk nor empty (a damaged chunk header?)");
+                }
+            } else {
+                endSkip(offset);
+            }
             offset += format::kPageBytes;
             continue;
         }
-        if (chunk.m_bytes == 0 || chunk.m_bytes % format::kPageBytes != 0)
-            fail(offset, "corrupt chunk header (size " + std::to_string(chunk.m_bytes) + ")");
+        endSkip(offset);
         auto [it, added] = threadIndex.try_emplace({chunk.m_tid, chunk.m_reserved}, impl.m_threads.size());
         if (added) impl.m_threads.emplace_back().m_tid = chunk.m_tid;
         impl.m_threads[it->second].m_chunks.push_back(
             {offset, std::min(offset + chunk.m_bytes, impl.m_size), offset + chunk.m_bytes > impl.m_size});
         offset += chunk.m_bytes;
     }
+    endSkip(impl.m_size);
 }
 
 LogReader::~LogReader() {
+    unwatchMapping(m_impl->m_watched);
     if (m_impl->m_data) munmap(const_cast<uint8_t*>(m_impl->m_data), m_impl->m_size);
     if (m_impl->m_fd >= 0) ::close(m_impl->m_fd);
     delete m_impl;
@@ -193,6 +324,20 @@ uint32_t LogReader::threadCount() const {
 }
 uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }
 uint64_t LogReader::lastTsc() const { return m_impl->m_lastTsc; }
+std::optional<std::string> LogReader::whatWasSkipped() const {
+    const Impl& impl = *m_impl;
+    if (impl.m_skippedPlaces == 0) return std::nullopt;
+    std::string text = m_path + ": offset " + std::to_string(impl.m_skippedAt) + ": " + impl.m_skipReason + "; " +
+                       std::to_string(impl.m_skippedTo - impl.m_skippedAt) + " bytes skipped, " +
+                       (impl.m_skippedTo == impl.m_size ? std::string("to the end of the file")
+                                                        : "read on from offset " + std::to_string(impl.m_skippedTo));
+    if (impl.m_skippedPlaces > 1)
+        text += " (and " + std::to_string(impl.m_skippedPlaces - 1) +
+                (impl.m_skippedPlaces == 2 ? " more such place: " : " more such places: ") +
+                std::to_string(impl.m_skippedBytes) + " bytes skipped in all)";
+    return text;
+}
+
 std::optional<std::string> LogReader::whereReadingStopped() const {
     if (m_impl->m_stopReason.empty()) return std::nullopt;
     return m_path + ": offset " + std::to_string(m_impl->m_stoppedAt) + ": " + m_impl->m_stopReason +

@@ -26,6 +26,12 @@ private:
     uint64_t m_offset;
 };
 
+// A log cut short by another program while a reader has it mapped raises SIGBUS where the file
+// no longer reaches. This installs a handler that says so, naming the file and the offset, and
+// exits with status 2, as for any bad input; a SIGBUS elsewhere keeps its default action. For
+// programs that end when a read fails (memlog, memtimeline); `program` begins the message.
+void exitWhenALogIsCutWhileRead(const char* program);
+
 // One heap event as the reader delivers it, times already converted to ns since the start.
 struct Event {
     format::Kind m_kind = format::Kind::End;
@@ -155,6 +161,10 @@ public:
     // file's last chunk cut by the file's end or damaged, or a chunk the file's end cuts short.
     // "<path>: offset <offset>: <what>; read up to here", for a warning; nothing when whole.
     std::optional<std::string> whereReadingStopped() const;
+    // Known once the file is open: data that was not a readable chunk (a damaged chunk header, or
+    // the records behind one) and was skipped, so its records are missing. "<path>: offset
+    // <offset>: <what>; <n> bytes skipped, read on from offset <offset>", for a warning.
+    std::optional<std::string> whatWasSkipped() const;
 
 private:
     template <typename Deliver>

@@ -212,6 +212,7 @@ int run(TimelineOptions& options) {
         for (const timeline::Annotation& annotation : reader.annotations())
             if (annotation.m_what == format::AnnotationKind::Phase)
                 report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
+        if (const auto skipped = reader.whatWasSkipped()) diagnostics::warn(*skipped);
         if (const auto stopped = reader.whereReadingStopped()) diagnostics::warn(*stopped);
         const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
         // Names also tell the runtime's one-time blocks among those live at the end.
@@ -279,6 +280,7 @@ int main(int argc, char** argv) {
     using namespace memlog;
     std::vector<std::string> arguments(argv + 1, argv + argc);
     diagnostics::setup("memtimeline", diagnostics::takeVerbosity(arguments));
+    timeline::exitWhenALogIsCutWhileRead("memtimeline");
     cli::TimelineOptions options = cli::parseOptions(arguments);
     if (options.m_trace) diagnostics::enableTrace();
     if (options.m_exit >= 0) return options.m_exit;

@@ -34,6 +34,9 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     tell("reading the log", 0);
     log->m_model = timeline::buildBlockModel(
         *log->m_reader, [&](double f) { tell("reading the log", 0.6 * f); }, true);
+    // What the reader skipped or where it stopped, said like the stacks' problems (on stderr).
+    if (const auto skipped = log->m_reader->whatWasSkipped()) log->m_warnings.push_back(*skipped);
+    if (const auto stopped = log->m_reader->whereReadingStopped()) log->m_warnings.push_back(*stopped);
     tell("naming the stacks", 0.6);
     log->m_names = std::make_unique<timeline::StackNames>(
         *log->m_reader, [&](const std::string& problem) { log->m_warnings.push_back(problem); });

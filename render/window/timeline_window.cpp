@@ -150,6 +150,7 @@ void TimelineWindow::finishLoading() {
     if (!log) {
         if (m_reloading) {
             toast("could not re-read the log: " + error);  // keep showing what was read before
+            diagnostics::warn("could not re-read the log: " + error);  // the file and the offset, kept
             m_reloading = false;
         } else {
             m_loadError = error;

@@ -526,6 +526,41 @@ TEST_CASE("following a log while its program still runs: the window shows more b
     CHECK(WEXITSTATUS(status) == 0);
 }
 
+TEST_CASE("following a log replaced by damaged ones: a skipped chunk is said, a log that cannot be read keeps the picture") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, {"--follow", "--size", "1200x800"}, s.m_dir.m_path);
+    CHECK(window.lastFrame()["blocks"] == "4");
+    writeHeapLog(s.m_log + ".whole", 2000);  // chunks of 4 KiB: the main thread's second is at 12288
+    std::ifstream in(s.m_log + ".whole", std::ios::binary);
+    const std::vector<uint8_t> whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(whole.size() > 16384);
+    auto replaceWith = [&](std::vector<uint8_t> bytes) {
+        std::ofstream(s.m_log + ".new", std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        fs::rename(s.m_log + ".new", s.m_log);
+    };
+    auto waitToSay = [&](const std::string& words) {
+        for (int i = 0; i < 100 && window.stderrText().find(words) == std::string::npos; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        return window.stderrText().find(words) != std::string::npos;
+    };
+    // A damaged chunk header: the rest is read and shown, and the window says what it skipped.
+    std::vector<uint8_t> skipped = whole;
+    skipped[12288] ^= 0x40;
+    replaceWith(skipped);
+    const Frame grown = window.waitForFrame([](const Frame& f) { return f.number("blocks") > 4; });
+    CHECK(grown.number("blocks") < 2004);  // one chunk's blocks are missing
+    CHECK(waitToSay(s.m_log + ": offset 12288: a page that is neither a chunk nor empty"));
+    // A corrupt record: nothing of that file is shown; the window says where and keeps its picture.
+    std::vector<uint8_t> corrupt = whole;
+    corrupt[4096 + 16] = 0x1f;  // the first record's tag: not a kind
+    replaceWith(corrupt);
+    CHECK(waitToSay("could not re-read the log: " + s.m_log + ": offset 4112: corrupt record"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the frame with the toast
+    CHECK(window.lastFrame()["blocks"] == grown["blocks"]);
+}
+
 TEST_CASE("a HiDPI scale: --scale 2 and GDK_SCALE=2 draw text and controls twice as large") {
     Session s;
     writeHeapLog(s.m_log);

@@ -2,8 +2,10 @@
 // its offset.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -336,6 +338,169 @@ TEST_CASE("empty pages between chunks are skipped") {
     const std::string path = tempPath("gap");
     writeBytes(path, bytes);
     CHECK(readAll(path).size() == 1);
+    unlink(path.c_str());
+}
+
+namespace {
+
+// How many heap records the chunk at `chunk` holds (records up to its first zero tag).
+size_t recordsInChunk(const std::vector<uint8_t>& bytes, size_t chunk, uint32_t chunkBytes) {
+    const uint8_t* at = bytes.data() + chunk + sizeof(memlog::format::ChunkHeader);
+    const uint8_t* end = bytes.data() + chunk + chunkBytes;
+    size_t records = 0;
+    while (at < end && *at != 0) {
+        const uint8_t* cursor = at + 1;
+        memlog::format::HeapRecord r;
+        memlog::format::ChunkCursorState scratch;  // the payload's length does not depend on it
+        REQUIRE(memlog::format::decodeHeapPayload(&cursor, end, memlog::format::Kind::Malloc, r, scratch));
+        at = cursor;
+        ++records;
+    }
+    return records;
+}
+
+}  // namespace
+
+TEST_CASE("a damaged chunk header in the middle of a log is skipped, and the reader says where and how much") {
+    using memlog::format::kHeaderBytes;
+    const uint32_t chunkBytes = GENERATE(4096u, 16384u);
+    INFO("chunks of " << chunkBytes << " bytes");
+    const size_t events = 9000;
+    LogBuilder log;
+    auto& t = log.thread(7, chunkBytes);
+    for (uint64_t i = 1; i <= events; ++i) t.malloc(i, 0x4000 + i * 32, 24 + i);
+    const std::vector<uint8_t> whole = log.bytes();
+    REQUIRE(whole.size() >= kHeaderBytes + 4 * chunkBytes);  // at least four chunks
+    const size_t second = kHeaderBytes + chunkBytes;  // the second chunk's header
+    const size_t fourth = kHeaderBytes + 3 * chunkBytes;
+    const size_t firstRecords = recordsInChunk(whole, kHeaderBytes, chunkBytes);
+    const size_t secondRecords = recordsInChunk(whole, second, chunkBytes);
+    REQUIRE(secondRecords > 0);
+    const std::string path = tempPath("damaged-chunk");
+    std::vector<uint64_t> seqs;
+    auto read = [&](const std::vector<uint8_t>& bytes) {
+        writeBytes(path, bytes);
+        LogReader reader(path);
+        seqs.clear();
+        reader.forEachEvent([&](const Event& e) { seqs.push_back(e.m_seq); });
+        CHECK_FALSE(reader.whereReadingStopped());  // read to the end: nothing torn
+        return reader.whatWasSkipped();
+    };
+    // Exactly the second chunk's records are missing: the ones before and after it are all read.
+    auto secondChunkMissing = [&] {
+        REQUIRE(seqs.size() == events - secondRecords);
+        for (size_t i = 0; i < seqs.size(); ++i)
+            REQUIRE(seqs[i] == (i < firstRecords ? i + 1 : i + 1 + secondRecords));
+    };
+    const std::string resumed = " bytes skipped, read on from offset " + std::to_string(second + chunkBytes);
+    const std::string neither = ": a page that is neither a chunk nor empty (a damaged chunk header?); ";
+
+    SECTION("whole: every record, nothing said") {
+        CHECK_FALSE(read(whole));
+        CHECK(seqs.size() == events);
+    }
+    SECTION("its magic damaged: the chunk's pages are skipped together") {
+        std::vector<uint8_t> bytes = whole;
+        bytes[second] ^= 0x5a;
+        const auto skipped = read(bytes);
+        REQUIRE(skipped);
+        CHECK(*skipped == path + ": offset " + std::to_string(second) + neither + std::to_string(chunkBytes) + resumed);
+        secondChunkMissing();
+    }
+    SECTION("the whole header zeroed, its records behind it") {
+        std::vector<uint8_t> bytes = whole;
+        std::memset(bytes.data() + second, 0, sizeof(memlog::format::ChunkHeader));
+        const auto skipped = read(bytes);
+        REQUIRE(skipped);
+        CHECK(*skipped == path + ": offset " + std::to_string(second) + neither + std::to_string(chunkBytes) + resumed);
+        secondChunkMissing();
+    }
+    SECTION("a size that is no chunk's: not a power of two, or one bit flipped high (it would swallow the rest)") {
+        const uint32_t size = GENERATE(0u, 3u * 4096u, 4096u + 7u, (1u << 24) | 4096u, 1u << 31);
+        INFO("size " << size);
+        std::vector<uint8_t> bytes = whole;
+        std::memcpy(bytes.data() + second + 4, &size, sizeof size);
+        const auto skipped = read(bytes);
+        REQUIRE(skipped);
+        CHECK(*skipped == path + ": offset " + std::to_string(second) + ": a chunk header with an impossible size (" +
+                              std::to_string(size) + "); " + std::to_string(chunkBytes) + resumed);
+        secondChunkMissing();
+    }
+    SECTION("two damaged headers: the first named, both counted") {
+        std::vector<uint8_t> bytes = whole;
+        bytes[second + 1] ^= 0x01;
+        bytes[fourth + 2] ^= 0x80;
+        const auto skipped = read(bytes);
+        REQUIRE(skipped);
+        CHECK(*skipped == path + ": offset " + std::to_string(second) + neither + std::to_string(chunkBytes) + resumed +
+                              " (and 1 more such place: " + std::to_string(2 * chunkBytes) +
+                              " bytes skipped in all)");
+    }
+    SECTION("the last chunk's header damaged: skipped to the end of the file") {
+        std::vector<uint8_t> bytes = whole;
+        const size_t last = whole.size() - chunkBytes;
+        bytes[last + 3] = 0;
+        // The skip ends at the chunk's first unwritten (zero) page, or at the end of the file.
+        size_t end = last + memlog::format::kPageBytes;
+        while (end < whole.size() && std::any_of(whole.begin() + static_cast<long>(end),
+                                                 whole.begin() + static_cast<long>(end + memlog::format::kPageBytes),
+                                                 [](uint8_t byte) { return byte != 0; }))
+            end += memlog::format::kPageBytes;
+        const auto skipped = read(bytes);
+        REQUIRE(skipped);
+        CHECK(*skipped == path + ": offset " + std::to_string(last) + neither + std::to_string(end - last) +
+                              (end == whole.size() ? " bytes skipped, to the end of the file"
+                                                   : " bytes skipped, read on from offset " + std::to_string(end)));
+    }
+    SECTION("a header being written (its fields stored, not yet its magic, no record): quiet") {
+        std::vector<uint8_t> bytes = whole;
+        std::vector<uint8_t> page(memlog::format::kPageBytes, 0);
+        const memlog::format::ChunkHeader header{0, 4096, 7, 0};
+        std::memcpy(page.data(), &header, sizeof header);
+        bytes.insert(bytes.begin() + static_cast<long>(second), page.begin(), page.end());
+        CHECK_FALSE(read(bytes));
+        CHECK(seqs.size() == events);
+    }
+    unlink(path.c_str());
+}
+
+TEST_CASE("a log cut short by another program while it is read: the file and the offset, status 2, no crash") {
+    using memlog::format::kHeaderBytes;
+    LogBuilder log;
+    auto& t = log.thread(7, 4096);
+    for (uint64_t i = 1; i <= 3000; ++i) t.malloc(i, 0x4000 + i * 32, 24 + i);
+    const std::vector<uint8_t> whole = log.bytes();
+    REQUIRE(whole.size() > kHeaderBytes + 8192);
+    const std::string path = tempPath("cut-while-read");
+    writeBytes(path, whole);
+    int toParent[2];
+    REQUIRE(pipe(toParent) == 0);
+    const pid_t child = fork();
+    if (child == 0) {
+        dup2(toParent[1], STDERR_FILENO);
+        memlog::timeline::exitWhenALogIsCutWhileRead("reader");
+        LogReader reader(path);  // maps the whole file
+        if (truncate(path.c_str(), kHeaderBytes + 4096) != 0) _exit(3);
+        reader.forEachEvent([](const Event&) {});
+        _exit(0);  // read to the end: the cut went unnoticed
+    }
+    close(toParent[1]);
+    std::string said;
+    char buffer[512];
+    for (ssize_t n; (n = read(toParent[0], buffer, sizeof buffer)) > 0;) said.append(buffer, static_cast<size_t>(n));
+    close(toParent[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    INFO(said);
+    REQUIRE(WIFEXITED(status));  // not killed by SIGBUS
+    CHECK(WEXITSTATUS(status) == 2);
+    const std::string named = "reader: " + path + ": offset ";
+    REQUIRE(said.rfind(named, 0) == 0);
+    const uint64_t offset = std::stoull(said.substr(named.size()));
+    CHECK(offset >= kHeaderBytes + 4096);  // where the file no longer reaches
+    CHECK(offset < whole.size());
+    CHECK(said.find(": the file was cut short while being read (by another program?); the log cannot be read\n") !=
+          std::string::npos);
     unlink(path.c_str());
 }
 

@@ -35,7 +35,8 @@ int lsCommand(const Arguments& arguments);
 // Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
 std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);
 
-// After a walk that stopped at a torn tail: one warning naming the file and the offset.
+// After a walk: a warning naming the file and the offset for data skipped (a damaged chunk
+// header) and for a torn tail, each once.
 void warnWhereReadingStopped(const timeline::LogReader& reader);
 
 // The built-in suppressions plus those of `file` (when not empty); throws LogError on a bad file.

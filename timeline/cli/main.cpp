@@ -9,6 +9,7 @@
 #include "memlog/format.hpp"
 #include "timeline/text_format.hpp"
 #include "timeline/diagnostics.hpp"
+#include "timeline/log_reader.hpp"
 #include "timeline/suppressions.hpp"
 
 namespace {
@@ -208,6 +209,7 @@ int main(int argc, char** argv) {
     if (command != "run")
         if (const auto more = diagnostics::takeVerbosity(arguments)) verbosity = more;
     diagnostics::setup("memlog", verbosity);
+    memlog::timeline::exitWhenALogIsCutWhileRead("memlog");
     if (command == "--help" || command == "-h" || command == "help") {
         std::fputs(kUsage, stdout);
         return 0;

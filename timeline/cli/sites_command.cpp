@@ -66,6 +66,7 @@ std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader) {
 }
 
 void warnWhereReadingStopped(const timeline::LogReader& reader) {
+    if (const auto skipped = reader.whatWasSkipped()) diagnostics::warn(*skipped);
     if (const auto stopped = reader.whereReadingStopped()) diagnostics::warn(*stopped);
 }
 
