@@ -45,22 +45,39 @@ Traced trace(const std::string& how) {
     fs::remove_all(traced.m_bare.m_directory);
     if (traced.m_recorded.m_logs.size() != 1) return traced;
     memlog::timeline::LogReader reader(traced.m_recorded.m_logs[0]);
+    std::vector<memlog::timeline::Event> events;
+    reader.forEachEvent([&](const memlog::timeline::Event& e) { events.push_back(e); });
+    traced.m_modules = reader.modules();
+    traced.m_stacks = reader.stacks();
+    // A block of the scenario: one of its sizes, allocated from the program's or the plugin's
+    // code. The size alone is not enough: the loader's own calloc grows with the plugin's path and
+    // may meet one of them.
+    auto fromTheScenario = [&](uint32_t stack) {
+        if (stack == 0 || stack >= traced.m_stacks.size() || traced.m_stacks[stack].empty()) return false;
+        const uint64_t innermost = traced.m_stacks[stack][0];
+        for (const auto& module : traced.m_modules) {
+            const std::string name = fs::path(module.m_path).filename().string();
+            if ((name == "deepbind_plugin" || name == "libscenario_deep_plugin.so") && innermost >= module.m_lo &&
+                innermost < module.m_hi)
+                return true;
+        }
+        return false;
+    };
     std::set<uint64_t> live;  // addresses of the plugin's blocks
-    reader.forEachEvent([&](const memlog::timeline::Event& e) {
+    for (const auto& e : events) {
         const auto& info = memlog::format::kindInfo(e.m_kind);
         if (info.m_family == memlog::format::Family::Release) {
             traced.m_freed += live.erase(e.m_addr);
-            return;
+            continue;
         }
         if (e.m_oldAddr) traced.m_freed += live.erase(e.m_oldAddr);
-        if (!kPluginSizes.count(e.m_size) || info.m_family == memlog::format::Family::None) return;
+        if (!kPluginSizes.count(e.m_size) || info.m_family == memlog::format::Family::None) continue;
+        if (!fromTheScenario(e.m_stack)) continue;
         ++traced.m_calls[std::string(info.m_name) + " " + std::to_string(e.m_size)];
         live.insert(e.m_addr);
         if (e.m_kind == Kind::Malloc && e.m_size == 4242) traced.m_stack4242 = e.m_stack;
-    });
+    }
     traced.m_live = live.size();
-    traced.m_modules = reader.modules();
-    traced.m_stacks = reader.stacks();
     traced.m_summary = summaryOf(traced.m_recorded.m_logs[0]);
     return traced;
 }
