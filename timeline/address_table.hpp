@@ -7,6 +7,9 @@
 // std::unordered_map, which matters at tens of millions of events.
 #pragma once
 
+#include <algorithm>
+#include <bit>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -27,7 +30,7 @@ public:
     };
     static_assert(sizeof(Entry) == 24);
 
-    AddressTable() : m_slots(kMinimumSlots) {}
+    AddressTable() : m_slots(kMinimumSlots), m_shift(shiftFor(kMinimumSlots)), m_seed(unpredictableSeed()) {}
 
     // The entry of a live block, or of one ended since the last sweep (not live); null when the
     // table has no entry: ask endedBefore whether the address was ever a block.
@@ -58,11 +61,31 @@ public:
 
     size_t slots() const { return m_slots.size(); }
 
+    // The longest distance from an address's own slot to where its entry sits: how long a lookup
+    // can probe (for tests: an input whose addresses all hash alike would make it the table's size).
+    size_t longestProbe() const {
+        size_t longest = 0;
+        for (size_t i = 0; i < m_slots.size(); ++i)
+            if (m_slots[i].m_used) longest = std::max(longest, (i - slotOf(m_slots[i].m_addr)) & mask());
+        return longest;
+    }
+
 private:
     static constexpr size_t kMinimumSlots = 4096;  // 96 KiB
 
     size_t mask() const { return m_slots.size() - 1; }
-    size_t slotOf(uint64_t addr) const { return static_cast<size_t>((addr * 0x9e37'79b9'7f4a'7c15ull) >> 20) & mask(); }
+    // Fibonacci hashing: the top bits of the product depend on every bit of the address. The seed,
+    // different in every run, keeps a crafted log from choosing addresses that share a slot (with
+    // a fixed multiplier, any set of addresses that are multiples of 2^40 did, and the reading
+    // took time quadratic in them).
+    size_t slotOf(uint64_t addr) const {
+        return static_cast<size_t>(((addr ^ m_seed) * 0x9e37'79b9'7f4a'7c15ull) >> m_shift);
+    }
+    static unsigned shiftFor(size_t slots) { return 64 - static_cast<unsigned>(std::countr_zero(slots)); }
+    uint64_t unpredictableSeed() const {
+        const auto now = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+        return (now * 0xff51'afd7'ed55'8ccdull) ^ reinterpret_cast<uintptr_t>(this);
+    }
 
     // Full (three quarters used): the ended blocks' addresses go to m_ended and the live ones
     // are put back, into a table twice the size when they fill more than a quarter of it. At
@@ -81,12 +104,15 @@ private:
         const size_t size = live * 4 > m_slots.size() ? m_slots.size() * 2 : m_slots.size();
         m_spare.assign(size, Entry{});
         m_spare.swap(m_slots);
+        m_shift = shiftFor(m_slots.size());
         m_used = 0;
         for (const Entry& entry : m_spare)
             if (entry.m_used && entry.m_live) findOrInsert(entry.m_addr) = entry;
     }
 
     std::vector<Entry> m_slots;
+    unsigned m_shift;  // 64 - log2(slots)
+    uint64_t m_seed;
     size_t m_used = 0;
     EndedAddresses m_ended;
     std::vector<uint64_t> m_endedBatch;  // kept between sweeps: no allocation per sweep

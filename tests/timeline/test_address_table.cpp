@@ -50,3 +50,11 @@ TEST_CASE("after any number of sweeps, an address is found while live and is kno
     CHECK(table.slots() >= 32'768);  // grew from 4,096 with the live blocks
     CHECK(table.slots() <= 4 * 65'536);
 }
+
+TEST_CASE("address table: addresses that a fixed hash would put in one slot (multiples of 2^40, as a crafted log may hold) probe briefly") {
+    AddressTable table;
+    for (uint64_t j = 1; j <= 50'000; ++j) table.findOrInsert(j << 40).m_live = true;
+    for (uint64_t j = 1; j <= 50'000; ++j) REQUIRE(table.find(j << 40));
+    INFO("longest probe " << table.longestProbe() << " in " << table.slots() << " slots");
+    CHECK(table.longestProbe() < 200);  // the multiplicative hash before took all 50,000 to one run
+}
