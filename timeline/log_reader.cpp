@@ -541,6 +541,8 @@ struct DeliverEach {
 // when the sink reads them), handed on when full and before each access sample.
 struct DeliverBatches {
     static constexpr size_t kBatch = 256;
+    // A constructor, not an aggregate: clang 14 (the fuzz build) has no make_unique of aggregates.
+    DeliverBatches(RecordSink& sink, bool wantsAccesses) : m_sink(sink), m_wantsAccesses(wantsAccesses) {}
     RecordSink& m_sink;
     const bool m_wantsAccesses;
     size_t m_count = 0;
