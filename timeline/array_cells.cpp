@@ -21,6 +21,14 @@ CellPlace placeOf(uint64_t index, const ArrayShape& shape, ArrayOrder order) {
     return place;
 }
 
+std::optional<uint64_t> cellOfOffset(uint64_t offset, const ArrayShape& shape, ArrayOrder order) {
+    if (shape.m_elementSize == 0) return std::nullopt;
+    const uint64_t index = offset / shape.m_elementSize;
+    if (index >= shape.cells()) return std::nullopt;
+    const CellPlace place = placeOf(index, shape, order);
+    return (place.m_plane * shape.m_rows + place.m_row) * shape.m_columns + place.m_column;
+}
+
 bool passes(format::AccessKind kind, AccessFilter filter) {
     switch (filter) {
         case AccessFilter::Reads:
@@ -44,14 +52,12 @@ ArrayCells arrayCells(const SampledArray& array, const ArrayShape& shape, ArrayO
     for (const ArraySample& sample : array.m_samples) {
         if (sample.m_timeNs > untilNs) break;
         if (!passes(sample.m_kind, filter)) continue;
-        const uint64_t index = sample.m_offset / shape.m_elementSize;
-        if (index >= shape.cells()) {
+        const std::optional<uint64_t> at = cellOfOffset(sample.m_offset, shape, order);
+        if (!at) {
             ++cells.m_outside;
             continue;
         }
-        const CellPlace place = placeOf(index, shape, order);
-        ArrayCell& cell =
-            cells.m_cells[(place.m_plane * shape.m_rows + place.m_row) * shape.m_columns + place.m_column];
+        ArrayCell& cell = cells.m_cells[*at];
         if (!cell.sampled()) cell.m_firstNs = sample.m_timeNs;
         cell.m_lastNs = sample.m_timeNs;
         if (format::reads(sample.m_kind) && filter != AccessFilter::Writes) ++cell.m_reads;

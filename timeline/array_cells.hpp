@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "timeline/sampled_arrays.hpp"
@@ -39,6 +40,10 @@ struct CellPlace {
     uint64_t m_plane = 0, m_row = 0, m_column = 0;
 };
 CellPlace placeOf(uint64_t index, const ArrayShape& shape, ArrayOrder order);
+
+// The cell a byte offset into the array falls in, as an index into ArrayCells::m_cells (planes,
+// then rows, then columns); none past the shape's last element or for a shape with no element size.
+std::optional<uint64_t> cellOfOffset(uint64_t offset, const ArrayShape& shape, ArrayOrder order);
 
 // Which accesses a view counts: both, or only reads or only writes (a read-modify-write is both).
 enum class AccessFilter { Both, Reads, Writes };

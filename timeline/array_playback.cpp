@@ -11,14 +11,11 @@ Playback playback(const SampledArray& array, const ArrayShape& shape, ArrayOrder
     Playback result;
     slices = std::max<uint32_t>(slices, 1);
     result.m_touches.resize(slices);
-    const uint64_t cellCount = shape.cells();
     auto cellOf = [&](const ArraySample& sample, uint64_t& cell) {
-        if (shape.m_elementSize == 0 || !passes(sample.m_kind, filter)) return false;
-        const uint64_t index = sample.m_offset / shape.m_elementSize;
-        if (index >= cellCount) return false;
-        const CellPlace place = placeOf(index, shape, order);
-        cell = (place.m_plane * shape.m_rows + place.m_row) * shape.m_columns + place.m_column;
-        return true;
+        if (!passes(sample.m_kind, filter)) return false;
+        const std::optional<uint64_t> at = cellOfOffset(sample.m_offset, shape, order);
+        if (at) cell = *at;
+        return at.has_value();
     };
     bool any = false;
     for (const ArraySample& sample : array.m_samples) {

@@ -68,14 +68,8 @@ void ArrayWindowPage::settled() {
     m_cellOfSample.clear();
     for (const timeline::ArraySample& sample : m_array.m_samples) {
         times.push_back(sample.m_timeNs);
-        const uint64_t index = sample.m_offset / shape.m_elementSize;
-        if (index >= shape.cells()) {
-            m_cellOfSample.push_back(-1);
-            continue;
-        }
-        const timeline::CellPlace place = timeline::placeOf(index, shape, m_options.m_order);
-        m_cellOfSample.push_back(
-            static_cast<int64_t>((place.m_plane * shape.m_rows + place.m_row) * shape.m_columns + place.m_column));
+        const std::optional<uint64_t> cell = timeline::cellOfOffset(sample.m_offset, shape, m_options.m_order);
+        m_cellOfSample.push_back(cell ? static_cast<int64_t>(*cell) : -1);
     }
     m_times = SampleTimes(std::move(times));
     const uint64_t first = m_array.m_samples.front().m_timeNs, last = m_array.m_samples.back().m_timeNs;
