@@ -30,9 +30,17 @@ constexpr double kLongestTick = 0.25;  // seconds: a stalled frame does not jump
 
 }  // namespace
 
+std::optional<size_t> TimelineWindow::blockOfHoveredMark() const {
+    if (!m_hoveredMark) return std::nullopt;
+    const timeline::AccessMark& mark = m_log->m_model.accessMarks()[*m_hoveredMark];
+    if (!mark.m_blockSeq) return std::nullopt;
+    return m_log->blockAt(m_state.m_axis == timeline::XAxis::Events ? mark.m_seq : mark.m_timeNs, mark.m_addr);
+}
+
 void TimelineWindow::openArrayView(std::optional<size_t> block) {
     if (!m_log) return;
-    if (!block) block = m_hovered ? m_hovered : m_state.m_pinned;
+    if (!block) block = m_hovered ? m_hovered : blockOfHoveredMark();
+    if (!block) block = m_state.m_pinned;
     if (!block) {
         toast("point at a block (or click one to pin it) for its array view");
         return;

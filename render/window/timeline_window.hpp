@@ -95,6 +95,9 @@ private:
 
     // Pages and playback (page_mode.cpp): a page instead of the timeline, the playback's clocks.
     void openArrayView(std::optional<size_t> block);
+    // The block the hovered access sample fell in: over a sampled block the pointer is often on
+    // one of its samples, which the tooltip describes instead of the block.
+    std::optional<size_t> blockOfHoveredMark() const;
     void openCachePage(bool memory);
     void closePage();
     void drawPage(cairo_t* cr, int width, int height);

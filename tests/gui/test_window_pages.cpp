@@ -99,18 +99,29 @@ Frame latestPicture(const WindowProcess& window) {
     throw std::runtime_error("no frame of the picture in 10 s");
 }
 
-// The pointer moved over (x, y) until the window reports a block hovered (a motion that came
+// The pointer moved over (x, y) until the window reports what `hovered` wants (a motion that came
 // while the log was still loading is not looked at again).
-void hoverAt(const Session& s, const WindowProcess& window, int x, int y) {
+void hoverUntil(const Session& s, const WindowProcess& window, int x, int y, bool (*hovered)(const Frame&)) {
     for (int attempt = 0;; ++attempt) {
         s.m_x.moveMouse(window.window(), x + attempt % 2, y);
         try {
-            window.waitForFrame([](const Frame& f) { return f["hover"] != "-"; }, 2);
+            window.waitForFrame(hovered, 2);
             return;
         } catch (const std::runtime_error&) {
             if (attempt == 4) throw;
         }
     }
+}
+
+// A block hovered (a click pins it).
+void hoverBlockAt(const Session& s, const WindowProcess& window, int x, int y) {
+    hoverUntil(s, window, x, y, [](const Frame& f) { return f["hover"] != "-"; });
+}
+
+// A block or one of its access samples hovered, as a person's pointer lands on a sampled block:
+// either way `v` opens the block's array view.
+void hoverAt(const Session& s, const WindowProcess& window, int x, int y) {
+    hoverUntil(s, window, x, y, [](const Frame& f) { return f["hover"] != "-" || f["mark"] != "-"; });
 }
 
 uint32_t red(uint32_t p) { return p >> 16 & 255; }
@@ -148,7 +159,7 @@ TEST_CASE("a block of a real run, clicked, opens as an array: its shape from mem
     const timeline::Block& grid = largestBlock(aim.m_log->m_model);
     REQUIRE(grid.size() == 64 * 64 * 8 * 8);
     const auto [x, y] = blockPoint(aim, latestPicture(window), grid);
-    hoverAt(s, window, x, y);
+    hoverBlockAt(s, window, x, y);
     s.m_x.click(window.window(), x, y);
     window.waitForFrame([](const Frame& f) { return f["pinned"] != "-"; });
     const auto [bx, by] = arrayButton(aim.m_geometry);
