@@ -1,0 +1,118 @@
+// memtimeline's window and the log behind it: a log followed while it grows (rewritten, its
+// program still running, replaced by damaged ones), and logs that cannot be read at all.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "scenario/run_program.hpp"
+#include "window_checks.hpp"
+
+using namespace memlog;
+using namespace memlog::test::gui;
+
+TEST_CASE("following a growing log: re-read, the view keeps showing its end") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, {"--follow", "--size", "1200x800"}, s.m_dir.m_path);
+    CHECK(window.lastFrame()["blocks"] == "4");
+    // The program goes on: a longer log replaces the file (written beside it, then renamed).
+    writeHeapLog(s.m_log + ".new", 20);
+    fs::rename(s.m_log + ".new", s.m_log);
+    const Frame grown = frameWith(window, "blocks", "24");
+    CHECK(span(grown["x"]).second >= 50 * 1000);  // the view reaches the new end
+}
+
+TEST_CASE("following a log while its program still runs: the window shows more blocks as they come") {
+    Session s;
+    const std::string log = s.m_dir.m_path + "/live.memlog";
+    const pid_t recorder = fork();
+    if (recorder == 0) {
+        const std::string trickle = std::string(MEMLOG_TEST_SCENARIOS) + "/trickle";
+        execl(MEMLOG_TEST_CLI, MEMLOG_TEST_CLI, "run", "-q", "-o", log.c_str(), "--", trickle.c_str(), "4",
+              static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    // The log exists from the program's start; give it a few blocks first.
+    for (int i = 0; i < 200 && !fs::exists(log); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    WindowProcess window(s.m_x, log, {"--follow", "--size", "1200x800"}, s.m_dir.m_path);
+    const double first = window.lastFrame().number("blocks");
+    const Frame later = window.waitForFrame([&](const Frame& f) { return f.number("blocks") >= first + 50; }, 10);
+    const Frame latest =
+        window.waitForFrame([&](const Frame& f) { return f.number("blocks") >= later.number("blocks") + 50; }, 10);
+    CHECK(span(latest["x"]).second > span(later["x"]).second);  // the view follows the log's end
+    int status = 0;
+    waitpid(recorder, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("following a log replaced by damaged ones: a skipped chunk is said, a log that cannot be read keeps the picture") {
+    Session s;
+    writeHeapLog(s.m_log);
+    WindowProcess window(s.m_x, s.m_log, {"--follow", "--size", "1200x800"}, s.m_dir.m_path);
+    CHECK(window.lastFrame()["blocks"] == "4");
+    writeHeapLog(s.m_log + ".whole", 2000);  // chunks of 4 KiB: the main thread's second is at 12288
+    std::ifstream in(s.m_log + ".whole", std::ios::binary);
+    const std::vector<uint8_t> whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(whole.size() > 16384);
+    auto replaceWith = [&](std::vector<uint8_t> bytes) {
+        std::ofstream(s.m_log + ".new", std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        fs::rename(s.m_log + ".new", s.m_log);
+    };
+    auto waitToSay = [&](const std::string& words) {
+        for (int i = 0; i < 100 && window.stderrText().find(words) == std::string::npos; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        return window.stderrText().find(words) != std::string::npos;
+    };
+    // A damaged chunk header: the rest is read and shown, and the window says what it skipped.
+    std::vector<uint8_t> skipped = whole;
+    skipped[12288] ^= 0x40;
+    replaceWith(skipped);
+    const Frame grown = window.waitForFrame([](const Frame& f) { return f.number("blocks") > 4; });
+    CHECK(grown.number("blocks") < 2004);  // one chunk's blocks are missing
+    CHECK(waitToSay(s.m_log + ": offset 12288: a page that is neither a chunk nor empty"));
+    // A corrupt record: nothing of that file is shown; the window says where and keeps its picture.
+    std::vector<uint8_t> corrupt = whole;
+    corrupt[4096 + 16] = 0x1f;  // the first record's tag: not a kind
+    replaceWith(corrupt);
+    CHECK(waitToSay("could not re-read the log: " + s.m_log + ": offset 4112: corrupt record"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the frame with the toast
+    CHECK(window.lastFrame()["blocks"] == grown["blocks"]);
+}
+
+TEST_CASE("a log that cannot be read: one line and exit status 2, before or after the window opens") {
+    Session s;
+    // memtimeline on the session's display, as a user starts it: its exit status and stderr.
+    auto runToExit = [&](const std::string& log) {
+        test::Run run;
+        run.m_preload = false;
+        run.m_argv = {MEMLOG_TEST_TIMELINE, log};
+        run.m_env["DISPLAY"] = s.m_x.display();
+        const test::Outcome outcome = test::runProgram(run);
+        fs::remove_all(outcome.m_directory);
+        return std::pair{outcome.m_exitStatus, outcome.m_stderr};
+    };
+    // Not a log at all: refused before any window.
+    std::ofstream(s.m_log) << "not a memlog log at all, but long enough for a header";
+    const auto [status, text] = runToExit(s.m_log);
+    CHECK(status == 2);
+    CHECK(text == "memtimeline: " + s.m_log + ": offset 0: not a memlog log (bad magic)\n");
+    // A corrupt record inside: found while loading, behind the window's progress bar.
+    LogBuilder log;
+    log.thread(1).malloc(1, 0x1000, 10).malloc(2, 0x2000, 20);
+    auto bytes = log.bytes();
+    bytes[4096 + 16] = 0x1f;  // an unknown tag where the first record starts, data after it
+    std::ofstream(s.m_log, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const auto [corruptStatus, corruptText] = runToExit(s.m_log);
+    CHECK(corruptStatus == 2);
+    CHECK(corruptText == "memtimeline: " + s.m_log + ": offset 4112: corrupt record (unknown tag 31)\n");
+}
