@@ -150,14 +150,14 @@ void TimelineWindow::finishLoading() {
     if (!log) {
         if (m_reloading) {
             toast("could not re-read the log: " + error);  // keep showing what was read before
-            diagnostics::warn("could not re-read the log: " + error);  // the file and the offset, kept
+            warnOnce("could not re-read the log: " + error);  // the file and the offset, kept
             m_reloading = false;
         } else {
             m_loadError = error;
         }
         return;
     }
-    for (const std::string& warning : log->m_warnings) diagnostics::warn(warning);
+    for (const std::string& warning : log->m_warnings) warnOnce(warning);
     const bool first = !m_log;
     std::optional<Viewport> previous = m_view;
     const timeline::XWindow oldWhole = m_log ? m_log->m_model.extent(m_state.m_axis) : timeline::XWindow{};
@@ -194,6 +194,11 @@ void TimelineWindow::finishLoading() {
     }
     if (m_state.m_pinned && *m_state.m_pinned >= m_log->m_model.size()) m_state.m_pinned.reset();
     m_dirty = true;
+}
+
+// A followed log is read again and again: what is wrong with it is said once, not at each read.
+void TimelineWindow::warnOnce(const std::string& warning) {
+    if (m_warned.insert(warning).second) diagnostics::warn(warning);
 }
 
 // A log whose program still runs (no clean end) is read again every so often: its recorder

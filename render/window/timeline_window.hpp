@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -57,6 +58,7 @@ private:
     void startLoading();
     void finishLoading();
     void checkFollow();
+    void warnOnce(const std::string& warning);
     // A new x axis or colouring: the frame context is made ready for it on a thread of its
     // own (seconds for ten million blocks) while the window shows the last picture and a bar.
     bool startPreparing();
@@ -140,6 +142,7 @@ private:
     double m_showMs = 0;  // handing the frame to the display
     std::chrono::steady_clock::time_point m_drawnAt;
     uint64_t m_loads = 0;  // logs read (following re-reads)
+    std::set<std::string> m_warned;  // the warnings said on stderr, each once
     std::thread m_preparer;
     std::atomic<double> m_prepareProgress{0};
     std::atomic<bool> m_prepared{false};

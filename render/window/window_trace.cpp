@@ -46,7 +46,7 @@ void TimelineWindow::trace(double milliseconds) {
     const timeline::XWindow x = m_view->xWindow();
     traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64
               " axis=%s addr=%s:%s zoom=%.3g colour=%s "
-              "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s mark=%s pinned=%s help=%d blocks=%zu "
+              "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s mark=%s pinned=%s help=%d blocks=%zu loads=%" PRIu64 " "
               "font=%.1f at=%s pictures=%" PRIu64
               " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
               "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d%s\n",
@@ -56,7 +56,7 @@ void TimelineWindow::trace(double milliseconds) {
               colourByName(m_state.m_colourBy), cushionName(m_state.m_cushion),
               m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
               m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
-              m_state.m_cursors.size(), hover.c_str(), mark.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(),
+              m_state.m_cursors.size(), hover.c_str(), mark.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(), m_loads,
               m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
               m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
               m_contextLagged ? "lagging" : "current", m_log->m_frame->policy().draftAbove(), preparing() ? 1 : 0,

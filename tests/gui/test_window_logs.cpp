@@ -116,3 +116,23 @@ TEST_CASE("a log that cannot be read: one line and exit status 2, before or afte
     CHECK(corruptStatus == 2);
     CHECK(corruptText == "memtimeline: " + s.m_log + ": offset 4112: corrupt record (unknown tag 31)\n");
 }
+
+TEST_CASE("following a damaged log whose program still runs: each warning is said once, not at every re-read") {
+    Session s;
+    LogBuilder log;
+    log.header().m_flags = 0;  // no clean end: the window reads it again every second or so
+    for (uint64_t i = 0; i < 2000; ++i)
+        log.thread(1).malloc(1 + 2 * i, 0x10004000 + 64 * i, 48).free(2 + 2 * i, 0x10004000 + 64 * i);
+    std::vector<uint8_t> bytes = log.bytes();
+    REQUIRE(bytes.size() > 16384);
+    bytes[12288] ^= 0x40;  // a damaged chunk header: skipped, and said
+    std::ofstream(s.m_log, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    WindowProcess window(s.m_x, s.m_log, {"--follow", "--size", "1200x800"}, s.m_dir.m_path);
+    window.waitForFrame([](const Frame& f) { return f.number("loads") >= 3; }, 15);
+    const std::string said = window.stderrText();
+    const std::string warning = s.m_log + ": offset 12288: a page that is neither a chunk nor empty";
+    const size_t first = said.find(warning);
+    CHECK(first != std::string::npos);
+    CHECK(said.find(warning, first + 1) == std::string::npos);
+}
