@@ -5,11 +5,10 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "timeline/access_attribution.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/seeded_hash.hpp"
 #include "timeline/sites.hpp"
 
 namespace memlog::timeline {
@@ -50,7 +49,7 @@ public:
         uint64_t m_seq, m_addr, m_size;
         uint32_t m_stack;
     };
-    std::unordered_map<uint32_t, BlockCount> m_perStack;
+    NumberMap<uint32_t, BlockCount> m_perStack;
     std::vector<Large> m_large;
     std::vector<Kept> m_kept;
 };
@@ -72,7 +71,7 @@ std::string withoutOffset(const std::string& symbol) {
 struct Building {
     AccessRow m_row;
     std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> m_ranges;  // space, first byte, end
-    std::unordered_set<uint32_t> m_stacks;  // by site: the stacks it gathers
+    NumberSet<uint32_t> m_stacks;  // by site: the stacks it gathers
 };
 
 uint64_t distinctBytes(std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>& ranges) {
@@ -118,7 +117,7 @@ AccessTable accessTable(LogReader& reader, AccessGrouping by, size_t top, const 
     table.m_samples = gather.m_kept.size();
 
     std::map<std::string, Building> rows;
-    std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> sampledBlocks;  // seq: stack, size
+    NumberMap<uint64_t, std::pair<uint32_t, uint64_t>> sampledBlocks;  // seq: stack, size
     for (const Kept& kept : gather.m_kept) {
         const Attribution& where = kept.m_where;
         const bool heap = where.m_region == Region::Heap;
@@ -178,7 +177,7 @@ AccessTable accessTable(LogReader& reader, AccessGrouping by, size_t top, const 
             building.m_row.m_location = siteLocation(site);
             building.m_stacks.insert(stack);
         }
-        std::unordered_map<uint32_t, BlockCount> sampledPerStack;
+        NumberMap<uint32_t, BlockCount> sampledPerStack;
         for (const auto& [seq, block] : sampledBlocks) {
             ++sampledPerStack[block.first].m_blocks;
             sampledPerStack[block.first].m_bytes += block.second;
@@ -197,7 +196,7 @@ AccessTable accessTable(LogReader& reader, AccessGrouping by, size_t top, const 
         std::stable_sort(table.m_largestUnsampled.begin(), table.m_largestUnsampled.end(),
                          [](const UnsampledBlock& a, const UnsampledBlock& b) { return a.m_size > b.m_size; });
         if (top && table.m_largestUnsampled.size() > top) table.m_largestUnsampled.resize(top);
-        std::unordered_map<uint64_t, uint32_t> stackOf;
+        NumberMap<uint64_t, uint32_t> stackOf;
         for (const Gather::Large& large : gather.m_large) stackOf[large.m_seq] = large.m_stack;
         for (UnsampledBlock& block : table.m_largestUnsampled) {
             block.m_site = siteText(names.site(stackOf[block.m_seq]));

@@ -9,11 +9,11 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
 #include "timeline/ended_addresses.hpp"
+#include "timeline/seeded_hash.hpp"
 
 namespace memlog::timeline {
 
@@ -30,7 +30,7 @@ public:
     };
     static_assert(sizeof(Entry) == 24);
 
-    AddressTable() : m_slots(kMinimumSlots), m_shift(shiftFor(kMinimumSlots)), m_seed(unpredictableSeed()) {}
+    AddressTable() : m_slots(kMinimumSlots), m_shift(shiftFor(kMinimumSlots)), m_seed(runSeed()) {}
 
     // The entry of a live block, or of one ended since the last sweep (not live); null when the
     // table has no entry: ask endedBefore whether the address was ever a block.
@@ -82,10 +82,6 @@ private:
         return static_cast<size_t>(((addr ^ m_seed) * 0x9e37'79b9'7f4a'7c15ull) >> m_shift);
     }
     static unsigned shiftFor(size_t slots) { return 64 - static_cast<unsigned>(std::countr_zero(slots)); }
-    uint64_t unpredictableSeed() const {
-        const auto now = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-        return (now * 0xff51'afd7'ed55'8ccdull) ^ reinterpret_cast<uintptr_t>(this);
-    }
 
     // Full (three quarters used): the ended blocks' addresses go to m_ended and the live ones
     // are put back, into a table twice the size when they fill more than a quarter of it. At

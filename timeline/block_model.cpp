@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <new>
 #include <type_traits>
-#include <unordered_map>
 
 #include "timeline/log_reader.hpp"
+#include "timeline/seeded_hash.hpp"
 
 namespace memlog::timeline {
 
@@ -234,7 +234,7 @@ private:
     bool m_keepFreeStacks;
     std::vector<uint32_t> m_freeStacks;
     OpenBlocks m_open;
-    std::unordered_map<uint32_t, uint32_t> m_threadIndex;
+    NumberMap<uint32_t, uint32_t> m_threadIndex;
     std::vector<uint32_t> m_threads;
     uint32_t m_lastTid = 0, m_lastThread = 0, m_lastEndedThread = 0;
     uint64_t m_lastNs = 0, m_lastSeq = 0;

@@ -9,9 +9,9 @@
 #include <list>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
+
+#include "timeline/seeded_hash.hpp"
 
 namespace memlog::timeline {
 
@@ -54,8 +54,8 @@ private:
     std::vector<std::vector<uint64_t>> m_setLines;
     // The fully associative cache of the same size, for capacity against conflict.
     std::list<uint64_t> m_recency;  // most recent first
-    std::unordered_map<uint64_t, std::list<uint64_t>::iterator> m_resident;
-    std::unordered_set<uint64_t> m_seen;
+    NumberMap<uint64_t, std::list<uint64_t>::iterator> m_resident;
+    NumberSet<uint64_t> m_seen;
 };
 
 }  // namespace memlog::timeline

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 
 #include "timeline/access_attribution.hpp"
+#include "timeline/seeded_hash.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/summary.hpp"
 
@@ -91,11 +91,11 @@ public:
     }
 
     CacheReport m_report;
-    std::unordered_map<uint64_t, CacheCounts> m_globalWords;  // by address, named after the walk
+    NumberMap<uint64_t, CacheCounts> m_globalWords;  // by address, named after the walk
 
 private:
     CacheModel m_cache;
-    std::unordered_map<uint64_t, size_t> m_blockIndex;
+    NumberMap<uint64_t, size_t> m_blockIndex;
 };
 
 bool moreMisses(const CacheCounts& a, const CacheCounts& b) {

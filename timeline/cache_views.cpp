@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <bitset>
-#include <unordered_map>
-#include <unordered_set>
+
+#include "timeline/seeded_hash.hpp"
 
 namespace memlog::timeline {
 
@@ -122,8 +122,8 @@ WorkingSet workingSet(const std::vector<AccessMark>& marks, uint32_t lineBytes, 
     set.m_toNs = std::max(toNs, fromNs + 1);
     columns = std::max<size_t>(columns, 1);
     set.m_columns.resize(columns);
-    std::unordered_map<uint64_t, Stay> stays;
-    std::unordered_set<uint64_t> ever;
+    NumberMap<uint64_t, Stay> stays;
+    NumberSet<uint64_t> ever;
     size_t next = 0;
     uint64_t clock = 0;  // marks of several threads may step back a little: time never does
     const long double span = static_cast<long double>(set.m_toNs - set.m_fromNs);

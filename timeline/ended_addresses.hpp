@@ -8,8 +8,9 @@
 
 #include <array>
 #include <cstdint>
-#include <unordered_set>
 #include <vector>
+
+#include "timeline/seeded_hash.hpp"
 
 namespace memlog::timeline {
 
@@ -83,7 +84,7 @@ private:
     std::vector<uint32_t> m_pages;  // at most half used
     std::vector<uint64_t> m_pageNumbers;  // address >> kPageShift, per bitmap
     std::vector<Bitmap> m_bitmaps;
-    std::unordered_set<uint64_t> m_unaligned;
+    NumberSet<uint64_t> m_unaligned;
 };
 
 }  // namespace memlog::timeline

@@ -10,6 +10,7 @@
 
 #include "timeline/access_attribution.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/seeded_hash.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/source_names.hpp"
 #include "timeline/summary.hpp"
@@ -131,11 +132,11 @@ private:
 
     StackNames& m_names;
     const Wanted& m_wanted;
-    std::unordered_map<uint64_t, Block> m_live;  // by address
-    std::unordered_map<uint32_t, std::string> m_siteOfStack;
+    NumberMap<uint64_t, Block> m_live;  // by address
+    NumberMap<uint32_t, std::string> m_siteOfStack;
     std::unordered_map<std::string, uint64_t> m_ordinals;  // blocks allocated so far, by site
-    std::unordered_map<uint64_t, size_t> m_index;  // block seq: index in m_arrays
-    std::unordered_map<uint64_t, size_t> m_globals;  // a global's address: index
+    NumberMap<uint64_t, size_t> m_index;  // block seq: index in m_arrays
+    NumberMap<uint64_t, size_t> m_globals;  // a global's address: index
     std::vector<SampledArray> m_arrays;
 };
 

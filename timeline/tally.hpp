@@ -7,13 +7,12 @@
 #include <algorithm>
 #include <map>
 #include <queue>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "timeline/access_attribution.hpp"
 #include "timeline/address_table.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/seeded_hash.hpp"
 #include "timeline/summary.hpp"
 
 namespace memlog::timeline::tally {
@@ -320,9 +319,9 @@ private:
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
     uint64_t m_liveBytes = 0;
     uint64_t m_liveBlocks = 0;
-    std::unordered_set<uint64_t> m_sampledBlocks;  // samples are few: a plain set will do
-    std::unordered_set<uint64_t> m_usedAfterFree;
-    std::unordered_map<uint64_t, std::pair<uint64_t, uint32_t>> m_ticks;  // seq: time, thread
+    NumberSet<uint64_t> m_sampledBlocks;  // samples are few: a plain set will do
+    NumberSet<uint64_t> m_usedAfterFree;
+    NumberMap<uint64_t, std::pair<uint64_t, uint32_t>> m_ticks;  // seq: time, thread
     std::vector<uint64_t> m_reuseNs;
 };
 

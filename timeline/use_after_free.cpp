@@ -2,9 +2,9 @@
 // the allocator, is a use after free of that block.
 #include "timeline/use_after_free.hpp"
 
-#include <unordered_map>
 
 #include "timeline/access_attribution.hpp"
+#include "timeline/seeded_hash.hpp"
 #include "timeline/summary.hpp"
 
 namespace memlog::timeline {
@@ -32,7 +32,7 @@ public:
         ++use.m_accesses;
         if (sample.m_source == format::AccessSource::Watchpoint) ++use.m_byWatchpoint;
     }
-    std::unordered_map<uint64_t, size_t> m_index;
+    NumberMap<uint64_t, size_t> m_index;
     std::vector<UseAfterFree> m_found;
 };
 

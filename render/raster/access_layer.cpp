@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <unordered_map>
 
 #include "render/raster/x_scale.hpp"
+#include "timeline/seeded_hash.hpp"
 
 namespace memlog::render {
 
@@ -132,7 +132,7 @@ void drawAccessDensity(const AccessDensity& density, PixelBuffer target, const R
 
 void drawWatchLinks(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
                     const std::vector<int>* binOfMark) {
-    std::unordered_map<uint64_t, size_t> bySeq;
+    timeline::NumberMap<uint64_t, size_t> bySeq;
     for (size_t i = 0; i < marks.size(); ++i)
         if (marks[i].m_armedBy) bySeq.emplace(marks[i].m_armedBy, SIZE_MAX);
     if (bySeq.empty()) return;

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "render/raster/coverage_accumulator.hpp"
 #include "render/raster/x_scale.hpp"
+#include "timeline/seeded_hash.hpp"
 
 namespace memlog::render {
 
@@ -103,7 +103,7 @@ void drawBlocks(const timeline::BlockModel& model, const ViewSpec& spec, const B
 
 std::vector<int> binsOfMarks(const timeline::BlockModel& model, const timeline::Bins& bins) {
     const auto& marks = model.accessMarks();
-    std::unordered_map<uint64_t, int> binOfSeq;
+    timeline::NumberMap<uint64_t, int> binOfSeq;
     for (const auto& mark : marks) binOfSeq.emplace(mark.m_blockSeq, -1);
     if (!binOfSeq.empty())
         model.forEach([&](const Block& block) {
