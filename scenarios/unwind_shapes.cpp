@@ -4,11 +4,15 @@
  * frames that allocated, a C++ exception thrown through frames (its object is allocated), signal
  * handlers that allocate (on the thread's stack and on an alternate one), four threads, a library
  * loaded and unloaded three times that allocates, and a coroutine on a stack of its own
- * (makecontext/swapcontext). Every block is freed; the program says how many it made. */
+ * (makecontext/swapcontext). For the frame-pointer mode's reuse: callers that differ only in the
+ * frame just above the allocating one, at stack depths of either parity, and an rbp chain that
+ * ends at a zero return address or goes on, changing while every frame below it stays the same.
+ * Every block is freed; the program says how many it made. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <ucontext.h>
 
@@ -44,6 +48,64 @@ __attribute__((noinline)) void g2(size_t size) {
 __attribute__((noinline)) unsigned callers_alternating(unsigned rounds) {
     void (*volatile pick[2])(size_t) = {g1, g2};
     for (unsigned i = 0; i < rounds; ++i) pick[i & 1](24 + (i & 1));
+    return rounds;
+}
+
+/* make_block's frame is the same under h1 and h2; only its return address differs. h3 calls
+ * through h1: one frame more, the other parity of depth. */
+__attribute__((noinline)) void h1(size_t size) {
+    make_block(size);
+    scenario_keep(&size);
+}
+__attribute__((noinline)) void h2(size_t size) {
+    make_block(size);
+    scenario_keep(&size);
+}
+__attribute__((noinline)) void h3(size_t size) {
+    h1(size);
+    scenario_keep(&size);
+}
+
+__attribute__((noinline)) unsigned callers_one_frame_up(unsigned rounds) {
+    void (*volatile pick[3])(size_t) = {h1, h2, h3};
+    for (unsigned i = 0; i < rounds; ++i) pick[i % 3](32 + (i % 3));
+    return rounds;
+}
+
+void make_block_under(size_t size, const uintptr_t* frame);
+
+/* Calls make_block with rbp = `frame`, a frame made by hand: a frame-pointer walk goes from
+ * make_block's frame to it. Its call frame information says where the real rbp is (libunwind
+ * unwinds through it exactly). */
+__asm__(".text\n"
+        ".globl make_block_under\n"
+        ".type make_block_under, @function\n"
+        "make_block_under:\n"
+        ".cfi_startproc\n"
+        "  push %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset rbp, -16\n"
+        "  mov %rsi, %rbp\n"
+        "  call make_block\n"
+        "  pop %rbp\n"
+        ".cfi_def_cfa_offset 8\n"
+        "  ret\n"
+        ".cfi_endproc\n"
+        ".size make_block_under, .-make_block_under\n");
+
+/* Two made frames, {saved rbp, return address} each, in turn: the first with a zero return
+ * address (an rbp walk ends there); with a code address (any, it is only recorded) and a zero
+ * rbp (the stack has one frame more); with a code address and the second frame's address (two
+ * frames more: only the first frame's saved rbp differs from the turn before). Everything below
+ * the made frames stays the same. */
+__attribute__((noinline)) unsigned chain_ending_in_zero(unsigned rounds) {
+    uintptr_t frames[4] = {0, 0, 0, (uintptr_t)&chain_ending_in_zero + 2};
+    for (unsigned i = 0; i < rounds; ++i) {
+        frames[0] = i % 3 == 2 ? (uintptr_t)&frames[2] : 0;
+        frames[1] = i % 3 == 0 ? 0 : (uintptr_t)&chain_ending_in_zero + 1;
+        make_block_under(40, frames);
+    }
+    scenario_keep(frames);
     return rounds;
 }
 
@@ -177,6 +239,8 @@ int main(int argc, char** argv) {
     sigaction(SIGUSR1, &action, nullptr);
 
     s_blocks += callers_alternating(1000);
+    s_blocks += callers_one_frame_up(300);
+    s_blocks += chain_ending_in_zero(300);
     for (int i = 0; i < 5; ++i) s_blocks += recurse(300);
     s_blocks += long_jumps(200);
     s_blocks += exceptions(100);

@@ -1,89 +1,20 @@
-// The incremental unwinder's walk, tree and layout cache (see incremental.hpp). Everything lives in
-// one private mapping per thread: no allocation, no lock; the only shared word is the code
-// generation, read once a walk.
+// The libunwind mode's incremental walk (see incremental.hpp), and the life of the per-thread cache
+// both modes share (frame_tree.hpp): mapped on a thread's first walk, dropped after a dlclose, at
+// a fork child's new log and at thread exit.
 #include "incremental.hpp"
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cstring>
-
 #include "frame_layout.hpp"
+#include "frame_tree.hpp"
 
 namespace memlog::unwind {
-namespace {
 
-std::atomic<uint64_t> s_codeGeneration{1};
-
-// Address space, not memory: pages appear as nodes are used. A python3 run keeps about 60 k
-// frames; a tree that fills up starts over, and every stack is walked and looked up again.
-constexpr uint32_t kNodeBits = 17;
-constexpr uint32_t kNodes = 1u << kNodeBits;  // nodes before the tree starts over (8 MiB)
-constexpr uint32_t kIndexBits = kNodeBits + 1;
-constexpr uint32_t kIndexSlots = 1u << kIndexBits;  // node index: open addressing on the key
-constexpr uint32_t kLayoutBits = 15;
-constexpr uint32_t kLayoutSlots = 1u << kLayoutBits;  // learnt layouts by code address (a python3 run: 10 k)
-constexpr uint32_t kProbes = 8;
-
-enum NodeFlags : uint32_t {
-    kEndRoot = 1,  // the outermost frame: its layout says the return address is undefined
-    kCutRoot = 2,  // the walk that made it stopped here at maxDepth: the chain may go on
-    // The caller's layout (at m_ra - 1): its CFA is rbp-based, or it leaves rbp in the register.
-    kCallerUsesRbp = 4,
-    kCallerKeepsRbp = 8,
-    // Some later step reads this frame's rbp (m_bp): it is part of the key and its slot is
-    // checked. Code built without frame pointers keeps data in rbp (a counter, an object): a key
-    // with it would match almost never, and nothing above such a frame depends on it. Set on
-    // every new node, and cleared at the end of its walk when the chain above proves it unread.
-    kBpMatters = 16,
-};
-
-struct Node {
-    uint64_t m_raSlot;  // where the return address was read (the callee's CFA - 8)
-    uint64_t m_ra;
-    uint64_t m_bp;  // rbp in this frame
-    uint64_t m_bpSlot;  // where m_bp was read; 0: the callee kept rbp in the register
-    uint32_t m_parent;  // 0: none known
-    uint32_t m_stackId;
-    uint32_t m_flags;
-    // An innermost frame's whole stack as one flat list of the slots to check (return addresses
-    // first, then saved rbps): no parent pointers to chase on a repeated stack.
-    uint32_t m_checkAt;  // into UnwindCache::m_checks; 0: none
-    uint16_t m_checkFrames;  // the stack's frames, this one included
-    uint16_t m_checkRbps;
-    uint32_t m_unused[3];
-};
-static_assert(sizeof(Node) == 64);
-
-struct alignas(16) SlotCheck {  // aligned: framePairsHold compares one as a 16-byte vector
-    uint64_t m_slot;
-    uint64_t m_value;
-};
-constexpr uint32_t kChecks = 1u << 20;  // 16 MiB of address space for the flat lists
-
-struct LayoutSlot {
-    uint64_t m_pc;
-    FrameLayout m_layout;
-};
-static_assert(sizeof(LayoutSlot) == 24);
-
-}  // namespace
-
-struct UnwindCache {
-    uint64_t m_generation;
-    uint32_t m_nodeCount;  // node 0 is "none"
-    uint32_t m_checkCount;  // used entries of m_checks; entry 0 is unused
-    alignas(4096) uint32_t m_index[kIndexSlots];  // page-aligned, for zeroPages
-    alignas(4096) LayoutSlot m_layouts[kLayoutSlots];
-    Node m_nodes[kNodes];
-    SlotCheck m_checks[kChecks];
-};
+std::atomic<uint64_t> g_codeGeneration{1};
 
 namespace {
-
-UnwindCache* const kReleased = reinterpret_cast<UnwindCache*>(uintptr_t(1));
 
 UnwindCache* mapCache() {
     // The raw system call: the recorder's own mmap hook is not for its own memory.
@@ -100,48 +31,6 @@ UnwindCache* mapCache() {
 // pages never used, and their memory is returned.
 void zeroPages(void* start, size_t bytes) { syscall(SYS_madvise, start, bytes, MADV_DONTNEED); }
 
-void clearTree(UnwindCache& cache) {
-    cache.m_nodeCount = 1;
-    cache.m_checkCount = 1;
-    zeroPages(cache.m_index, sizeof(cache.m_index));
-}
-
-void clearAll(UnwindCache& cache) {
-    clearTree(cache);
-    zeroPages(cache.m_layouts, sizeof(cache.m_layouts));
-}
-
-[[gnu::noinline]] UnwindCache* readyCacheSlow(UnwindCache*& cache) {
-    if (cache == kReleased) return nullptr;
-    if (!cache) {
-        cache = mapCache();
-        if (!cache) {
-            cache = kReleased;
-            return nullptr;
-        }
-        cache->m_generation = s_codeGeneration.load(std::memory_order_acquire);
-    }
-    const uint64_t generation = s_codeGeneration.load(std::memory_order_acquire);
-    if (cache->m_generation != generation) {
-        clearAll(*cache);
-        cache->m_generation = generation;
-    }
-    return cache;
-}
-
-// Every walk: the thread's cache, mapped and as new as the code it walks (dlclose).
-[[gnu::always_inline]] inline UnwindCache* readyCache(UnwindCache*& cache) {
-    UnwindCache* ready = cache;
-    if (reinterpret_cast<uintptr_t>(ready) > reinterpret_cast<uintptr_t>(kReleased) &&
-        ready->m_generation == s_codeGeneration.load(std::memory_order_acquire)) [[likely]]
-        return ready;
-    return readyCacheSlow(cache);
-}
-
-inline uint32_t mix(uint64_t value, uint32_t bits) {
-    return static_cast<uint32_t>((value * 0x9e37'79b9'7f4a'7c15ull) >> (64 - bits));
-}
-
 FrameLayout layoutAt(UnwindCache& cache, uintptr_t pc) {
     LayoutSlot& slot = cache.m_layouts[mix(pc, kLayoutBits)];
     if (slot.m_pc == pc && slot.m_layout.m_kind != FrameLayout::Kind::Unknown) [[likely]]
@@ -152,25 +41,31 @@ FrameLayout layoutAt(UnwindCache& cache, uintptr_t pc) {
     return layout;
 }
 
-// The key hashes the slot and the return address only: whether rbp is part of the key is the
-// node's own kBpMatters, known only once the node is found.
-inline uint32_t keyHash(uint64_t raSlot, uint64_t ra) {
-    return mix(raSlot ^ (ra * 0xff51'afd7'ed55'8ccdull), kIndexBits);
+}  // namespace
+
+void clearTree(UnwindCache& cache) {
+    cache.m_nodeCount = 1;
+    cache.m_checkCount = 1;
+    zeroPages(cache.m_index, sizeof(cache.m_index));
 }
 
-inline bool sameFrame(const Node& node, uint64_t raSlot, uint64_t ra, uint64_t bp) {
-    return node.m_raSlot == raSlot && node.m_ra == ra && (node.m_bp == bp || !(node.m_flags & kBpMatters));
-}
-
-[[gnu::always_inline]] inline uint32_t findNode(const UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp) {
-    uint32_t slot = keyHash(raSlot, ra);
-    for (uint32_t probe = 0; probe < kProbes; ++probe, slot = (slot + 1) & (kIndexSlots - 1)) {
-        const uint32_t index = cache.m_index[slot];
-        if (index == 0) return 0;
-        const Node& node = cache.m_nodes[index];
-        if (sameFrame(node, raSlot, ra, bp)) return index;
+UnwindCache* readyCacheSlow(UnwindCache*& cache) {
+    if (cache == kReleased) return nullptr;
+    if (!cache) {
+        cache = mapCache();
+        if (!cache) {
+            cache = kReleased;
+            return nullptr;
+        }
+        cache->m_generation = g_codeGeneration.load(std::memory_order_acquire);
     }
-    return 0;
+    const uint64_t generation = g_codeGeneration.load(std::memory_order_acquire);
+    if (cache->m_generation != generation) {  // code was unloaded: its layouts and frames go
+        clearTree(*cache);
+        zeroPages(cache->m_layouts, sizeof(cache->m_layouts));
+        cache->m_generation = generation;
+    }
+    return cache;
 }
 
 // A new node for a frame, indexed under its key. An older node with the same key whose chain no
@@ -181,7 +76,7 @@ inline bool sameFrame(const Node& node, uint64_t raSlot, uint64_t ra, uint64_t b
 uint32_t addNode(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, uint64_t bpSlot) {
     if (cache.m_nodeCount == kNodes) return 0;
     const uint32_t index = cache.m_nodeCount++;
-    cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, kBpMatters, 0, 0, 0, {}};
+    cache.m_nodes[index] = Node{raSlot, ra, bp, bpSlot, 0, 0, kBpMatters, 0, 0, 0, 0, 0, 0};
     const uint32_t home = keyHash(raSlot, ra);
     uint32_t slot = home;
     uint32_t free = kIndexSlots;  // none
@@ -201,6 +96,8 @@ uint32_t addNode(UnwindCache& cache, uint64_t raSlot, uint64_t ra, uint64_t bp, 
     return index;
 }
 
+namespace {
+
 // The first program frame: every node under its key is tried by its flat list, the one that
 // holds moves to the front of its probe window. Else `follow` is the node to follow the chain
 // of: one without a list yet if there is one (it is the newest), else the first.
@@ -212,8 +109,6 @@ struct Bounds {
     uintptr_t m_high;
     bool holds(uintptr_t slot) const { return slot >= m_low && slot < m_high && m_high - slot >= 8; }
 };
-
-inline uint64_t load(uintptr_t slot) { return *reinterpret_cast<const uint64_t*>(slot); }
 
 enum class Chain { Changed, Whole, GoesOn };
 
@@ -313,42 +208,6 @@ uint32_t findRepeatedInnermost(UnwindCache& cache, uint64_t raSlot, uint64_t ra,
     }
     if (withoutList) follow = withoutList;
     return 0;
-}
-
-// The frame-pointer mode's repeated stack: frame i (i >= 1) starts at the saved rbp frame i - 1
-// holds, and its two words (the next saved rbp, the return address) are compared with the cached
-// pair in one 16-byte compare: half the loads of a slot-by-slot list. Each frame's address comes
-// from the cache, not from the stack, so the loads do not wait for each other; the key matched
-// frame 1's address (the innermost frame's saved rbp). Then the slot that ended the walk.
-// Two frames a turn, each with its own accumulator: 5.5 instructions a frame, not 8.
-[[gnu::noinline]] bool framePairsHold(const UnwindCache& cache, const Node& node, uint64_t* frames, bool wantFrames) {
-    using Pair = uint64_t __attribute__((vector_size(16)));
-    auto onStack = [](uintptr_t at) {  // a frame's two words: 8-byte aligned only
-        Pair pair;
-        std::memcpy(&pair, reinterpret_cast<const void*>(at), sizeof(Pair));
-        return pair;
-    };
-    auto cached = [](const SlotCheck* check) { return *reinterpret_cast<const Pair*>(check); };
-    const SlotCheck* pairs = &cache.m_checks[node.m_checkAt];
-    const uint32_t count = node.m_checkFrames - 1u;
-    const SlotCheck* const evenEnd = pairs + (count & ~1u);
-    Pair differ = {0, 0}, differ2 = {0, 0};
-    uintptr_t at = node.m_bp;
-    const SlotCheck* check = pairs;
-    for (; check != evenEnd; check += 2) {
-        differ |= onStack(at) ^ cached(check);
-        differ2 |= onStack(check[0].m_slot) ^ cached(check + 1);
-        at = check[1].m_slot;
-    }
-    if (count & 1) differ |= onStack(at) ^ cached(check);
-    differ |= differ2;
-    uint64_t ended = 0;
-    if (node.m_checkRbps) ended = load(pairs[count].m_slot) ^ pairs[count].m_value;
-    if ((differ[0] | differ[1] | ended) != 0) return false;
-    if (node.m_stackId && !wantFrames) return true;
-    frames[0] = node.m_ra;
-    for (uint32_t k = 0; k < count; ++k) frames[k + 1] = pairs[k].m_value;
-    return true;
 }
 
 // After a whole walk, outermost first: a new node's rbp is read further on when its caller's CFA
@@ -478,108 +337,7 @@ IncrementalCapture captureIncremental(UnwindCache*& cacheSlot, uint64_t* frames,
     return result;
 }
 
-namespace {
-
-// What walkFrameChain (capture.cpp) accepts as a frame; the same rules, the same stops.
-inline bool isFrame(uintptr_t at, uintptr_t low, uintptr_t high) {
-    return at >= low && at < high && high - at >= 16 && (at & 7) == 0;
-}
-
-// The frame-pointer mode's stack that is not a repeated one: the whole walk from `low` (the
-// capture's own frame), a new innermost node and its flat list (framePairsHold).
-[[gnu::noinline]] IncrementalCapture walkAndRemember(UnwindCache& cache, uintptr_t low, uintptr_t high,
-                                                     uint64_t* frames, uint32_t maxDepth, const CodeRange& skip) {
-    IncrementalCapture result;
-    if (cache.m_nodeCount == kNodes || cache.m_checkCount + 4 * 256 > kChecks) clearTree(cache);
-    SlotCheck ended{};  // the zero return address that ended the walk, if one did
-    uint32_t endedCount = 0;
-    uint32_t innermost = 0;
-    uint32_t depth = 0;
-    bool ours = true;
-    uintptr_t frame = low;
-    while (depth < maxDepth && isFrame(frame, low, high)) {
-        const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
-        const uintptr_t next = slots[0];
-        const uintptr_t returnAddress = slots[1];
-        if (returnAddress == 0) {
-            if (depth > 0) ended = {frame + 8, 0}, endedCount = 1;
-            break;
-        }
-        if (!(ours && skip.contains(returnAddress))) {
-            if (ours) {
-                ours = false;
-                innermost = addNode(cache, frame + 8, returnAddress, next, frame);
-            }
-            frames[depth++] = returnAddress;
-        }
-        if (next <= frame) break;  // the chain must climb (capture.cpp)
-        frame = next;
-    }
-    result.m_done = true;
-    result.m_depth = depth;
-    if (!innermost) return result;
-    result.m_stackId = &cache.m_nodes[innermost].m_stackId;
-    // The flat list: each outer frame's two words as the walk read them (framePairsHold), then
-    // the zero that ended the walk.
-    Node& node = cache.m_nodes[innermost];
-    SlotCheck* checks = &cache.m_checks[cache.m_checkCount];
-    uintptr_t at = node.m_bp;  // frame 1
-    for (uint32_t i = 1; i < depth; ++i) {
-        const uintptr_t next = *reinterpret_cast<const uintptr_t*>(at);
-        checks[i - 1] = {next, frames[i]};
-        at = next;
-    }
-    if (endedCount) checks[depth - 1] = ended;
-    node.m_checkAt = cache.m_checkCount;
-    node.m_checkFrames = uint16_t(depth);
-    node.m_checkRbps = uint16_t(endedCount);
-    cache.m_checkCount += depth - 1 + endedCount;
-    return result;
-}
-
-}  // namespace
-
-// The repeated stack, short: past the recorder's own frames (two or three) to the program's
-// innermost frame, its node, and the check of its flat list. Anything else walks it all.
-IncrementalCapture captureFramePointersIncremental(UnwindCache*& cacheSlot, uint64_t* frames, uint32_t maxDepth,
-                                                   const CodeRange& skip, bool wantFrames) {
-    UnwindCache* cache = readyCache(cacheSlot);
-    if (!cache || maxDepth == 0) [[unlikely]]
-        return {};
-    const auto low = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-    const uintptr_t high = stackTop(low);
-    if (high - low < 16) [[unlikely]]
-        return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
-    // isFrame in one compare: below `low` wraps around to a large distance.
-    const uintptr_t lastFrameAt = high - low - 16;
-    uintptr_t frame = low;
-    for (;;) {
-        if (frame - low > lastFrameAt || (frame & 7)) [[unlikely]]
-            return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
-        const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
-        if (slots[1] == 0) [[unlikely]]
-            return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
-        if (!skip.contains(slots[1])) break;
-        if (slots[0] <= frame) [[unlikely]]
-            return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
-        frame = slots[0];
-    }
-    const auto* slots = reinterpret_cast<const uintptr_t*>(frame);
-    if (const uint32_t found = findNode(*cache, frame + 8, slots[1], slots[0])) {
-        const Node& node = cache->m_nodes[found];
-        if (node.m_checkAt && node.m_checkFrames <= maxDepth && framePairsHold(*cache, node, frames, wantFrames))
-            [[likely]] {
-            IncrementalCapture result;
-            result.m_done = true;
-            result.m_depth = node.m_checkFrames;
-            result.m_stackId = &cache->m_nodes[found].m_stackId;
-            return result;
-        }
-    }
-    return walkAndRemember(*cache, low, high, frames, maxDepth, skip);
-}
-
-void noteCodeUnloaded() { s_codeGeneration.fetch_add(1, std::memory_order_acq_rel); }
+void noteCodeUnloaded() { g_codeGeneration.fetch_add(1, std::memory_order_acq_rel); }
 
 void forgetStacks(UnwindCache* cache) {
     if (cache && cache != kReleased) clearTree(*cache);

@@ -39,14 +39,6 @@ struct IncrementalCapture {
 [[gnu::noinline]] IncrementalCapture captureIncremental(UnwindCache*& cache, uint64_t* frames, uint32_t maxDepth,
                                                         const CodeRange& skip, bool wantFrames);
 
-// The frame-pointer mode's counterpart: the same list as walkFramePointers. The rbp walk itself
-// is cheap; what a repeated stack saves is the hash and the table lookup. Each innermost frame
-// keeps the flat list of every slot the walk read (each outer frame's saved rbp and return
-// address as one 16-byte pair, then the slot that ended the walk) and its stack's id.
-[[gnu::noinline]] IncrementalCapture captureFramePointersIncremental(UnwindCache*& cache, uint64_t* frames,
-                                                                     uint32_t maxDepth, const CodeRange& skip,
-                                                                     bool wantFrames);
-
 // Code may have been unloaded (dlclose): every thread drops its learnt layouts and its tree
 // before its next walk.
 void noteCodeUnloaded();

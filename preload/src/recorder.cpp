@@ -23,7 +23,7 @@
 #include "stack_table.hpp"
 #include "system.hpp"
 #include "unwind/capture.hpp"
-#include "unwind/incremental.hpp"
+#include "unwind/frame_pointer_stacks.hpp"
 
 namespace memlog::preload {
 
@@ -303,27 +303,27 @@ void countInHeader(uint64_t format::FileHeader::*counter) {
 }
 
 // The incremental unwinder (libunwind or frame pointers), and the stack id its innermost frame
-// keeps (a repeated stack costs no hash and no lookup). False: take the full walk.
+// keeps (a repeated stack: no hash, no lookup; in fp mode no call either). False: full walk.
 [[gnu::always_inline]] inline bool incrementalStack(ThreadState& thread, uint32_t& id) {
+    const uint32_t repeated = s_unwind == unwind::Method::FramePointer
+        ? unwind::repeatedFramePointerStack(thread.m_unwindCache, __builtin_frame_address(0), s_ownCode) : 0;
+    if (repeated && !s_settings.m_unwindCheck) [[likely]] return id = repeated, true;
     uint64_t frames[format::kMaxStackDepth];
-    const unwind::IncrementalCapture got =
+    unwind::IncrementalCapture got =
         s_unwind == unwind::Method::Libunwind
             ? unwind::captureIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode,
                                          s_settings.m_unwindCheck)
             : unwind::captureFramePointersIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode,
                                                       s_settings.m_unwindCheck);
     if (!got.m_done) return false;
-    if (s_settings.m_unwindCheck) [[unlikely]] {
-        uint32_t depth = got.m_depth;
-        const bool same = matchesFullWalk(frames, depth);
-        id = stackIdOf(thread, frames, depth);
+    if (s_settings.m_unwindCheck) [[unlikely]] {  // the inline path's id is checked too
+        const bool same = matchesFullWalk(frames, got.m_depth);
+        id = stackIdOf(thread, frames, got.m_depth);
+        if (same && repeated && repeated != id) countInHeader(&format::FileHeader::m_unwindMismatches);
         if (got.m_stackId && same) *got.m_stackId = id;
         return true;
     }
-    if (got.m_stackId && *got.m_stackId) {
-        id = *got.m_stackId;
-        return true;
-    }
+    if (got.m_stackId && *got.m_stackId) return id = *got.m_stackId, true;
     id = stackIdOf(thread, frames, got.m_depth);
     if (got.m_stackId) *got.m_stackId = id;
     return true;
