@@ -443,6 +443,8 @@ void TimelineWindow::paintOverlays(cairo_t* cr) {
             tip.push_back("caught by a watchpoint a sample set at event " + timeline::countText(mark.m_armedBy));
         if (mark.m_useAfterFree) tip.push_back("use after free: the block was freed before this access");
         for (const std::string& line : stackLines(mark.m_stack)) tip.push_back(line);
+        if (const std::optional<size_t> block = blockOfHoveredMark())
+            tip.push_back(m_state.m_pinned == block ? "click to unpin its block" : "click to pin its block");
     } else if (m_hovered && m_drag == Drag::None) {
         tip = blockLines(*m_hovered, false);
         tip.push_back(m_state.m_pinned == m_hovered ? "click to unpin" : "click to pin: both call stacks in the panel");

@@ -267,10 +267,12 @@ void TimelineWindow::onRelease(int button, double x, double y) {
     m_dirty = true;
     if (!m_log || m_page) return;
     if (drag == Drag::Pan && !m_moved) {
-        // A click: pin the block under the pointer, or unpin.
+        // A click: pin the block under the pointer, or under the access sample it rests on (a
+        // densely sampled block is mostly samples), or unpin.
         updateHover();
-        if (m_hovered && m_hovered != m_state.m_pinned)
-            m_state.m_pinned = m_hovered;
+        const std::optional<size_t> under = m_hovered ? m_hovered : blockOfHoveredMark();
+        if (under && under != m_state.m_pinned)
+            m_state.m_pinned = under;
         else
             m_state.m_pinned.reset();
     } else if (drag == Drag::Box && m_moved) {

@@ -75,7 +75,7 @@ const std::vector<MouseHelp>& mouseHelp() {
         {"drag", "pan"},
         {"right drag / shift + drag", "zoom to the box"},
         {"hover a block", "its size, times, thread, sites"},
-        {"click a block", "pin it: both call stacks in the side panel, and its array view button"},
+        {"click a block or its sample", "pin it: both call stacks in the side panel, and its array view button"},
         {"click / drag the context view", "move the view there"},
         {"hover the occupancy bar", "live bytes and blocks at that time"},
         {"drag a cursor", "move it; right click removes it"},

@@ -361,9 +361,10 @@ TEST_CASE("hovering the occupancy bar tells the live bytes and blocks at that ti
     CHECK(tooltipShows(screen, left, top, x, y, line, g.m_font, 1));
 }
 
-TEST_CASE("access samples are drawn, hidden with a, and a hovered one names the access") {
+TEST_CASE("access samples are drawn, hidden with a, a hovered one names the access, a click pins its block") {
     Session s;
     LogBuilder log;
+    log.header().m_accessSampler = format::AccessSampler::TickPerfClock;
     log.thread(1).malloc(1, 0x10000000, 4096).free(40, 0x10000000);
     log.thread(2).write(10, 0x10000100).read(30, 0x10000e00);
     log.write(s.m_log);
@@ -383,6 +384,9 @@ TEST_CASE("access samples are drawn, hidden with a, and a hovered one names the 
     CHECK(writeColourNear(s.m_x.stableScreenshot()) > 0);
     window.frameAfter([&] { s.m_x.moveMouse(window.window(), x, y); });
     CHECK(tooltipShows(s.m_x.stableScreenshot(), left, top, x, y, "write at 0x10000100", aim.m_geometry.m_font));
+    CHECK(window.lastFrame()["pinned"] == "-");
+    s.m_x.click(window.window(), x, y);  // on the sample: its block is pinned
+    frameWith(window, "pinned", "0");
     s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
     s.m_x.key(window.window(), "a");
     frameWith(window, "accesses", "0");
