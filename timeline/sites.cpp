@@ -19,15 +19,17 @@ bool isAllocatorPlumbing(const unwind::SourceFrame& frame) {
     // Templates of the C++ library, inlined or instantiated in the program's own code
     // (std::vector::push_back, std::map's node allocation, std::allocator).
     if (startsWith(frame.m_file, "/usr/include/c++/")) return true;
-    const std::string& module = frame.m_module;
-    if (startsWith(module, "libc.so") || startsWith(module, "libstdc++.so") || startsWith(module, "ld-linux"))
-        return true;
+    if (isAllocatorPlumbingModule(frame.m_module)) return true;
     const std::string& f = frame.m_function;
     return startsWith(f, "operator new") || startsWith(f, "operator delete") || startsWith(f, "std::allocator<") ||
            startsWith(f, "std::__new_allocator<") || startsWith(f, "__gnu_cxx::new_allocator<") ||
            startsWith(f, "std::allocator_traits<") || startsWith(f, "std::_Vector_base<") ||
            startsWith(f, "std::__allocate_guarded") ||
            (startsWith(f, "std::_Rb_tree<") && f.find("_M_get_node") != std::string::npos);
+}
+
+bool isAllocatorPlumbingModule(const std::string& module) {
+    return startsWith(module, "libc.so") || startsWith(module, "libstdc++.so") || startsWith(module, "ld-linux");
 }
 
 StackNames::StackNames(const LogReader& reader, std::function<void(const std::string&)> warn) : m_reader(reader) {
@@ -46,10 +48,14 @@ StackNames::StackNames(const LogReader& reader, std::function<void(const std::st
 
 StackNames::~StackNames() = default;
 
+const std::vector<uint64_t>& StackNames::addresses(uint32_t stack) const {
+    static const std::vector<uint64_t> kNone;
+    return stack == 0 || stack >= m_reader.stacks().size() ? kNone : m_reader.stacks()[stack];
+}
+
 std::vector<unwind::SourceFrame> StackNames::frames(uint32_t stack) {
     std::vector<unwind::SourceFrame> frames;
-    if (stack == 0 || stack >= m_reader.stacks().size()) return frames;
-    for (uint64_t address : m_reader.stacks()[stack]) {
+    for (uint64_t address : addresses(stack)) {
         const auto& chain = m_symbolizer->resolve(address);
         frames.insert(frames.end(), chain.begin(), chain.end());
     }
@@ -72,10 +78,13 @@ StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
     site.m_site = site.m_caller = unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
     if (stack == 0 || stack >= m_reader.stacks().size() || m_reader.stacks()[stack].empty()) return site;
     // Frame by frame, copying only the two it needs and stopping at the first function that is
-    // not inlined: a table of 65,536 stacks spent most of its time copying whole stacks.
+    // not inlined: a table of 65,536 stacks spent most of its time copying whole stacks. The
+    // addresses of the C library and its kin are passed over by their module, unnamed: naming them
+    // read those libraries' debug information (tens of ms for the C library's, compressed).
     bool found = false;
     unwind::SourceFrame last;
     for (uint64_t address : m_reader.stacks()[stack]) {
+        if (!found && isAllocatorPlumbingModule(m_symbolizer->moduleName(address))) continue;
         for (const unwind::SourceFrame& frame : m_symbolizer->resolve(address)) {
             if (!found) {
                 if (isAllocatorPlumbing(frame)) continue;

@@ -182,6 +182,13 @@ const std::vector<SourceFrame>& Symbolizer::resolve(uint64_t returnAddress) {
     return m_impl->m_cache.emplace(returnAddress, m_impl->lookup(returnAddress)).first->second;
 }
 
+size_t Symbolizer::addressesResolved() const { return m_impl->m_cache.size(); }
+
+std::string Symbolizer::moduleName(uint64_t returnAddress) const {
+    const LoadedModule* loaded = m_impl->moduleOf(returnAddress - 1);
+    return loaded ? baseName(loaded->m_path) : std::string();
+}
+
 std::string Symbolizer::symbolAt(uint64_t address) {
     const LoadedModule* loaded = m_impl->moduleOf(address);
     Dwfl_Module* module = m_impl->m_dwfl ? dwfl_addrmodule(m_impl->m_dwfl, address) : nullptr;
@@ -240,7 +247,7 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
     // A return address points after the call: look up the call instruction itself.
     const uint64_t address = returnAddress - 1;
     const LoadedModule* loaded = moduleOf(address);
-    const std::string moduleName = loaded ? baseName(loaded->m_path) : "";
+    const std::string moduleName = loaded ? baseName(loaded->m_path) : "";  // Symbolizer::moduleName
     const std::string fallback = loaded ? moduleName + "+" + hex(address - loaded->m_base) : hex(returnAddress);
     Dwfl_Module* module = m_dwfl ? dwfl_addrmodule(m_dwfl, address) : nullptr;
     if (!module) return {SourceFrame{fallback, {}, 0, moduleName, false}};
