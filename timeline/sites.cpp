@@ -156,13 +156,21 @@ std::string accessingCode(StackNames& names, uint64_t ip, uint32_t stack) {
     return frame->m_function + (location.empty() || location == frame->m_function ? "" : " (" + location + ")");
 }
 
-std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {
+std::vector<StackNames::SiteOfStack> sitesOfStacks(StackNames& names, const std::vector<StackMetrics>& stacks) {
+    std::vector<StackNames::SiteOfStack> sites(stacks.size());
+    for (size_t id = 0; id < stacks.size(); ++id)
+        if (stacks[id].m_calls != 0) sites[id] = names.siteOf(static_cast<uint32_t>(id));
+    return sites;
+}
+
+std::vector<SiteRow> siteRows(std::vector<StackNames::SiteOfStack> sites, const std::vector<StackMetrics>& stacks,
+                              SiteGrouping grouping) {
     // Keyed by the inlining caller too: one inline helper's line in two functions is two sites.
     std::map<std::tuple<std::string, std::string, uint32_t, std::string>, SiteRow> rows;
-    for (size_t id = 0; id < stacks.size(); ++id) {
+    for (size_t id = 0; id < stacks.size() && id < sites.size(); ++id) {
         const StackMetrics& metrics = stacks[id];
         if (metrics.m_calls == 0) continue;
-        StackNames::SiteOfStack named = names.siteOf(static_cast<uint32_t>(id));
+        StackNames::SiteOfStack& named = sites[id];
         unwind::SourceFrame site;
         std::string inlinedIn;
         if (grouping == SiteGrouping::Caller) {
@@ -188,6 +196,10 @@ std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>
     table.reserve(rows.size());
     for (auto& [key, row] : rows) table.push_back(std::move(row));
     return table;
+}
+
+std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {
+    return siteRows(sitesOfStacks(names, stacks), stacks, grouping);
 }
 
 std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top) {

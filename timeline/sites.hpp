@@ -90,6 +90,11 @@ std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics
 // The same rows unsorted: to be sorted more than one way (the top lists of `memlog stat`).
 std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks,
                               SiteGrouping grouping = SiteGrouping::Site);
+// The two halves of siteRows: the naming, the site of every stack that allocated (by stack id;
+// the others left blank), which reads only `m_calls` of the metrics, and the rows from it.
+std::vector<StackNames::SiteOfStack> sitesOfStacks(StackNames& names, const std::vector<StackMetrics>& stacks);
+std::vector<SiteRow> siteRows(std::vector<StackNames::SiteOfStack> sites, const std::vector<StackMetrics>& stacks,
+                              SiteGrouping grouping = SiteGrouping::Site);
 // The `top` largest rows by `by` (0: all), largest first.
 std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top);
 
