@@ -156,50 +156,64 @@ std::string accessingCode(StackNames& names, uint64_t ip, uint32_t stack) {
     return frame->m_function + (location.empty() || location == frame->m_function ? "" : " (" + location + ")");
 }
 
-std::vector<StackNames::SiteOfStack> sitesOfStacks(StackNames& names, const std::vector<StackMetrics>& stacks) {
-    std::vector<StackNames::SiteOfStack> sites(stacks.size());
-    for (size_t id = 0; id < stacks.size(); ++id)
-        if (stacks[id].m_calls != 0) sites[id] = names.siteOf(static_cast<uint32_t>(id));
-    return sites;
+NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {
+    // Keyed by the inlining caller too: one inline helper's line in two functions is two sites.
+    std::map<std::tuple<std::string, std::string, uint32_t, std::string>, uint32_t> rowOfKey;
+    NamedSiteRows named;
+    named.m_rowOfStack.assign(stacks.size(), NamedSiteRows::kNoRow);
+    for (size_t id = 0; id < stacks.size(); ++id) {
+        if (stacks[id].m_calls == 0) continue;
+        StackNames::SiteOfStack of = names.siteOf(static_cast<uint32_t>(id));
+        SiteRow row;
+        if (grouping == SiteGrouping::Caller) {
+            row.m_site = std::move(of.m_caller);
+            row.m_site.m_line = 0;  // a row gathers the function's calls from several lines
+            row.m_site.m_inlined = false;
+        } else {
+            row.m_site = std::move(of.m_site);
+            row.m_inlinedIn = std::move(of.m_inlinedIn);
+        }
+        auto [at, added] = rowOfKey.try_emplace({row.m_site.m_function, row.m_site.m_file, row.m_site.m_line,
+                                                 row.m_inlinedIn},
+                                                static_cast<uint32_t>(named.m_rows.size()));
+        if (added)
+            named.m_rows.push_back(std::move(row));
+        else  // the key leaves out the module: the last stack's frame stands for the row, as it always did
+            named.m_rows[at->second].m_site = std::move(row.m_site);
+        named.m_rowOfStack[id] = at->second;
+    }
+    // The rows in the order of their keys, as the table always listed them (ties keep it).
+    std::vector<uint32_t> renumbered(named.m_rows.size());
+    std::vector<SiteRow> ordered;
+    ordered.reserve(named.m_rows.size());
+    for (const auto& [key, row] : rowOfKey) {
+        renumbered[row] = static_cast<uint32_t>(ordered.size());
+        ordered.push_back(std::move(named.m_rows[row]));
+    }
+    named.m_rows = std::move(ordered);
+    for (uint32_t& row : named.m_rowOfStack)
+        if (row != NamedSiteRows::kNoRow) row = renumbered[row];
+    return named;
 }
 
-std::vector<SiteRow> siteRows(std::vector<StackNames::SiteOfStack> sites, const std::vector<StackMetrics>& stacks,
-                              SiteGrouping grouping) {
-    // Keyed by the inlining caller too: one inline helper's line in two functions is two sites.
-    std::map<std::tuple<std::string, std::string, uint32_t, std::string>, SiteRow> rows;
-    for (size_t id = 0; id < stacks.size() && id < sites.size(); ++id) {
+std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetrics>& stacks) {
+    for (size_t id = 0; id < stacks.size() && id < named.m_rowOfStack.size(); ++id) {
+        if (named.m_rowOfStack[id] == NamedSiteRows::kNoRow) continue;
         const StackMetrics& metrics = stacks[id];
-        if (metrics.m_calls == 0) continue;
-        StackNames::SiteOfStack& named = sites[id];
-        unwind::SourceFrame site;
-        std::string inlinedIn;
-        if (grouping == SiteGrouping::Caller) {
-            site = std::move(named.m_caller);
-            site.m_line = 0;  // a row gathers the function's calls from several lines
-            site.m_inlined = false;
-        } else {
-            site = std::move(named.m_site);
-            inlinedIn = std::move(named.m_inlinedIn);
-        }
-        SiteRow& row = rows[{site.m_function, site.m_file, site.m_line, inlinedIn}];
-        row.m_site = site;
-        row.m_inlinedIn = inlinedIn;
-        row.m_metrics.m_calls += metrics.m_calls;
-        row.m_metrics.m_bytes += metrics.m_bytes;
-        row.m_metrics.m_peakBytes += metrics.m_peakBytes;
-        row.m_metrics.m_leakedBytes += metrics.m_leakedBytes;
-        row.m_metrics.m_leakedBlocks += metrics.m_leakedBlocks;
-        row.m_metrics.m_suppressedBytes += metrics.m_suppressedBytes;
-        row.m_metrics.m_suppressedBlocks += metrics.m_suppressedBlocks;
+        StackMetrics& sum = named.m_rows[named.m_rowOfStack[id]].m_metrics;
+        sum.m_calls += metrics.m_calls;
+        sum.m_bytes += metrics.m_bytes;
+        sum.m_peakBytes += metrics.m_peakBytes;
+        sum.m_leakedBytes += metrics.m_leakedBytes;
+        sum.m_leakedBlocks += metrics.m_leakedBlocks;
+        sum.m_suppressedBytes += metrics.m_suppressedBytes;
+        sum.m_suppressedBlocks += metrics.m_suppressedBlocks;
     }
-    std::vector<SiteRow> table;
-    table.reserve(rows.size());
-    for (auto& [key, row] : rows) table.push_back(std::move(row));
-    return table;
+    return std::move(named.m_rows);
 }
 
 std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {
-    return siteRows(sitesOfStacks(names, stacks), stacks, grouping);
+    return siteRows(nameSiteRows(names, stacks, grouping), stacks);
 }
 
 std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top) {

@@ -36,7 +36,7 @@ public:
     // return addresses (innermost first; empty for id 0 and unknown ids), the module of one
     // (no debug information read) and its source frames (named once, then cached).
     const std::vector<uint64_t>& addresses(uint32_t stack) const;
-    std::string moduleAt(uint64_t returnAddress) const { return m_symbolizer->moduleName(returnAddress); }
+    const std::string& moduleAt(uint64_t returnAddress) const { return m_symbolizer->moduleName(returnAddress); }
     const std::vector<unwind::SourceFrame>& framesAt(uint64_t returnAddress) {
         return m_symbolizer->resolve(returnAddress);
     }
@@ -90,11 +90,17 @@ std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics
 // The same rows unsorted: to be sorted more than one way (the top lists of `memlog stat`).
 std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks,
                               SiteGrouping grouping = SiteGrouping::Site);
-// The two halves of siteRows: the naming, the site of every stack that allocated (by stack id;
-// the others left blank), which reads only `m_calls` of the metrics, and the rows from it.
-std::vector<StackNames::SiteOfStack> sitesOfStacks(StackNames& names, const std::vector<StackMetrics>& stacks);
-std::vector<SiteRow> siteRows(std::vector<StackNames::SiteOfStack> sites, const std::vector<StackMetrics>& stacks,
-                              SiteGrouping grouping = SiteGrouping::Site);
+// The two halves of siteRows. The naming: the rows without their numbers, in the table's order,
+// and the row of each stack that allocated (by stack id); it reads only `m_calls` of the metrics.
+struct NamedSiteRows {
+    static constexpr uint32_t kNoRow = UINT32_MAX;
+    std::vector<SiteRow> m_rows;
+    std::vector<uint32_t> m_rowOfStack;
+};
+NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& stacks,
+                           SiteGrouping grouping = SiteGrouping::Site);
+// The numbers: each stack's metrics added to its row.
+std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetrics>& stacks);
 // The `top` largest rows by `by` (0: all), largest first.
 std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top);
 

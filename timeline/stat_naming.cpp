@@ -18,11 +18,11 @@ std::vector<SiteRow> suppressAndNameSites(const LogReader& reader, MeasuredLog& 
     // site walk reads only m_calls of the metrics, which the suppressions leave alone (they move
     // the leak fields), so the two threads share no memory that either writes.
     StackNames siteNames(reader, {});
-    std::vector<StackNames::SiteOfStack> sites;
+    NamedSiteRows sites;
     std::exception_ptr failure;
     std::thread siteWalk([&] {
         try {
-            sites = sitesOfStacks(siteNames, measured.m_stacks);
+            sites = nameSiteRows(siteNames, measured.m_stacks, grouping);
         } catch (...) {
             failure = std::current_exception();
         }
@@ -35,7 +35,7 @@ std::vector<SiteRow> suppressAndNameSites(const LogReader& reader, MeasuredLog& 
     }
     siteWalk.join();
     if (failure) std::rethrow_exception(failure);
-    return siteRows(std::move(sites), measured.m_stacks, grouping);
+    return siteRows(std::move(sites), measured.m_stacks);
 }
 
 }  // namespace memlog::timeline

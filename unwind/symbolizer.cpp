@@ -76,6 +76,7 @@ struct Symbolizer::Impl {
     Dwfl_Callbacks m_callbacks{};
     char* m_debugPath = nullptr;
     std::vector<LoadedModule> m_modules;
+    std::vector<std::string> m_baseNames;  // of m_modules: what moduleName() hands out, no copy a call
     std::vector<size_t> m_byAddress;  // latestModulesByAddress(m_modules)
     std::unordered_map<uint64_t, std::vector<SourceFrame>> m_cache;
     std::function<void(const std::string&)> m_warn;
@@ -135,6 +136,7 @@ Symbolizer::Symbolizer(std::vector<LoadedModule> modules, std::function<void(con
     Impl& impl = *m_impl;
     impl.m_modules = std::move(modules);
     impl.m_byAddress = latestModulesByAddress(impl.m_modules);
+    for (const LoadedModule& module : impl.m_modules) impl.m_baseNames.push_back(baseName(module.m_path));
     impl.m_warn = std::move(warn);
     impl.m_callbacks.find_elf = dwfl_build_id_find_elf;
     impl.m_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
@@ -184,9 +186,10 @@ const std::vector<SourceFrame>& Symbolizer::resolve(uint64_t returnAddress) {
 
 size_t Symbolizer::addressesResolved() const { return m_impl->m_cache.size(); }
 
-std::string Symbolizer::moduleName(uint64_t returnAddress) const {
+const std::string& Symbolizer::moduleName(uint64_t returnAddress) const {
+    static const std::string kNone;
     const LoadedModule* loaded = m_impl->moduleOf(returnAddress - 1);
-    return loaded ? baseName(loaded->m_path) : std::string();
+    return loaded ? m_impl->m_baseNames[static_cast<size_t>(loaded - m_impl->m_modules.data())] : kNone;
 }
 
 std::string Symbolizer::symbolAt(uint64_t address) {

@@ -52,7 +52,7 @@ public:
     size_t addressesResolved() const;
     // The module (basename) of the code at a return address, as resolve() would name it, without
     // reading any debug information: empty when no module of the map holds it.
-    std::string moduleName(uint64_t returnAddress) const;
+    const std::string& moduleName(uint64_t returnAddress) const;
     // The same for the instruction at `address` itself (an access sample's instruction).
     const std::vector<SourceFrame>& resolveInstruction(uint64_t address) { return resolve(address + 1); }
 
