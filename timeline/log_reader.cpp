@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "timeline/event_ring.hpp"
+#include "timeline/idle_core.hpp"
 
 namespace memlog::timeline {
 
@@ -617,16 +618,6 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
     DeliverEach deliver{onEvent, onAccess, {}, {}};
     walk(deliver, progress);
 }
-
-namespace {
-
-bool aCoreIsIdle() {
-    double load = 0;
-    return std::thread::hardware_concurrency() >= 2 && getloadavg(&load, 1) == 1 &&
-           load + 1 <= std::thread::hardware_concurrency();
-}
-
-}  // namespace
 
 void LogReader::forEachBatch(RecordSink& sink, const std::function<void(double)>& progress, Decoding decoding) {
     if (decoding == Decoding::CallingThread || (decoding == Decoding::SecondThreadIfIdle && !aCoreIsIdle())) {

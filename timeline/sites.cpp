@@ -19,15 +19,17 @@ bool isAllocatorPlumbing(const unwind::SourceFrame& frame) {
     // Templates of the C++ library, inlined or instantiated in the program's own code
     // (std::vector::push_back, std::map's node allocation, std::allocator).
     if (startsWith(frame.m_file, "/usr/include/c++/")) return true;
-    const std::string& module = frame.m_module;
-    if (startsWith(module, "libc.so") || startsWith(module, "libstdc++.so") || startsWith(module, "ld-linux"))
-        return true;
+    if (isAllocatorPlumbingModule(frame.m_module)) return true;
     const std::string& f = frame.m_function;
     return startsWith(f, "operator new") || startsWith(f, "operator delete") || startsWith(f, "std::allocator<") ||
            startsWith(f, "std::__new_allocator<") || startsWith(f, "__gnu_cxx::new_allocator<") ||
            startsWith(f, "std::allocator_traits<") || startsWith(f, "std::_Vector_base<") ||
            startsWith(f, "std::__allocate_guarded") ||
            (startsWith(f, "std::_Rb_tree<") && f.find("_M_get_node") != std::string::npos);
+}
+
+bool isAllocatorPlumbingModule(const std::string& module) {
+    return startsWith(module, "libc.so") || startsWith(module, "libstdc++.so") || startsWith(module, "ld-linux");
 }
 
 StackNames::StackNames(const LogReader& reader, std::function<void(const std::string&)> warn) : m_reader(reader) {
@@ -46,10 +48,14 @@ StackNames::StackNames(const LogReader& reader, std::function<void(const std::st
 
 StackNames::~StackNames() = default;
 
+const std::vector<uint64_t>& StackNames::addresses(uint32_t stack) const {
+    static const std::vector<uint64_t> kNone;
+    return stack == 0 || stack >= m_reader.stacks().size() ? kNone : m_reader.stacks()[stack];
+}
+
 std::vector<unwind::SourceFrame> StackNames::frames(uint32_t stack) {
     std::vector<unwind::SourceFrame> frames;
-    if (stack == 0 || stack >= m_reader.stacks().size()) return frames;
-    for (uint64_t address : m_reader.stacks()[stack]) {
+    for (uint64_t address : addresses(stack)) {
         const auto& chain = m_symbolizer->resolve(address);
         frames.insert(frames.end(), chain.begin(), chain.end());
     }
@@ -72,10 +78,13 @@ StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
     site.m_site = site.m_caller = unwind::SourceFrame{"(no stack)", {}, 0, {}, false};
     if (stack == 0 || stack >= m_reader.stacks().size() || m_reader.stacks()[stack].empty()) return site;
     // Frame by frame, copying only the two it needs and stopping at the first function that is
-    // not inlined: a table of 65,536 stacks spent most of its time copying whole stacks.
+    // not inlined: a table of 65,536 stacks spent most of its time copying whole stacks. The
+    // addresses of the C library and its kin are passed over by their module, unnamed: naming them
+    // read those libraries' debug information (tens of ms for the C library's, compressed).
     bool found = false;
     unwind::SourceFrame last;
     for (uint64_t address : m_reader.stacks()[stack]) {
+        if (!found && isAllocatorPlumbingModule(m_symbolizer->moduleName(address))) continue;
         for (const unwind::SourceFrame& frame : m_symbolizer->resolve(address)) {
             if (!found) {
                 if (isAllocatorPlumbing(frame)) continue;
@@ -147,38 +156,64 @@ std::string accessingCode(StackNames& names, uint64_t ip, uint32_t stack) {
     return frame->m_function + (location.empty() || location == frame->m_function ? "" : " (" + location + ")");
 }
 
-std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {
+NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {
     // Keyed by the inlining caller too: one inline helper's line in two functions is two sites.
-    std::map<std::tuple<std::string, std::string, uint32_t, std::string>, SiteRow> rows;
+    std::map<std::tuple<std::string, std::string, uint32_t, std::string>, uint32_t> rowOfKey;
+    NamedSiteRows named;
+    named.m_rowOfStack.assign(stacks.size(), NamedSiteRows::kNoRow);
     for (size_t id = 0; id < stacks.size(); ++id) {
-        const StackMetrics& metrics = stacks[id];
-        if (metrics.m_calls == 0) continue;
-        StackNames::SiteOfStack named = names.siteOf(static_cast<uint32_t>(id));
-        unwind::SourceFrame site;
-        std::string inlinedIn;
+        if (stacks[id].m_calls == 0) continue;
+        StackNames::SiteOfStack of = names.siteOf(static_cast<uint32_t>(id));
+        SiteRow row;
         if (grouping == SiteGrouping::Caller) {
-            site = std::move(named.m_caller);
-            site.m_line = 0;  // a row gathers the function's calls from several lines
-            site.m_inlined = false;
+            row.m_site = std::move(of.m_caller);
+            row.m_site.m_line = 0;  // a row gathers the function's calls from several lines
+            row.m_site.m_inlined = false;
         } else {
-            site = std::move(named.m_site);
-            inlinedIn = std::move(named.m_inlinedIn);
+            row.m_site = std::move(of.m_site);
+            row.m_inlinedIn = std::move(of.m_inlinedIn);
         }
-        SiteRow& row = rows[{site.m_function, site.m_file, site.m_line, inlinedIn}];
-        row.m_site = site;
-        row.m_inlinedIn = inlinedIn;
-        row.m_metrics.m_calls += metrics.m_calls;
-        row.m_metrics.m_bytes += metrics.m_bytes;
-        row.m_metrics.m_peakBytes += metrics.m_peakBytes;
-        row.m_metrics.m_leakedBytes += metrics.m_leakedBytes;
-        row.m_metrics.m_leakedBlocks += metrics.m_leakedBlocks;
-        row.m_metrics.m_suppressedBytes += metrics.m_suppressedBytes;
-        row.m_metrics.m_suppressedBlocks += metrics.m_suppressedBlocks;
+        auto [at, added] = rowOfKey.try_emplace({row.m_site.m_function, row.m_site.m_file, row.m_site.m_line,
+                                                 row.m_inlinedIn},
+                                                static_cast<uint32_t>(named.m_rows.size()));
+        if (added)
+            named.m_rows.push_back(std::move(row));
+        else  // the key leaves out the module: the last stack's frame stands for the row, as it always did
+            named.m_rows[at->second].m_site = std::move(row.m_site);
+        named.m_rowOfStack[id] = at->second;
     }
-    std::vector<SiteRow> table;
-    table.reserve(rows.size());
-    for (auto& [key, row] : rows) table.push_back(std::move(row));
-    return table;
+    // The rows in the order of their keys, as the table always listed them (ties keep it).
+    std::vector<uint32_t> renumbered(named.m_rows.size());
+    std::vector<SiteRow> ordered;
+    ordered.reserve(named.m_rows.size());
+    for (const auto& [key, row] : rowOfKey) {
+        renumbered[row] = static_cast<uint32_t>(ordered.size());
+        ordered.push_back(std::move(named.m_rows[row]));
+    }
+    named.m_rows = std::move(ordered);
+    for (uint32_t& row : named.m_rowOfStack)
+        if (row != NamedSiteRows::kNoRow) row = renumbered[row];
+    return named;
+}
+
+std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetrics>& stacks) {
+    for (size_t id = 0; id < stacks.size() && id < named.m_rowOfStack.size(); ++id) {
+        if (named.m_rowOfStack[id] == NamedSiteRows::kNoRow) continue;
+        const StackMetrics& metrics = stacks[id];
+        StackMetrics& sum = named.m_rows[named.m_rowOfStack[id]].m_metrics;
+        sum.m_calls += metrics.m_calls;
+        sum.m_bytes += metrics.m_bytes;
+        sum.m_peakBytes += metrics.m_peakBytes;
+        sum.m_leakedBytes += metrics.m_leakedBytes;
+        sum.m_leakedBlocks += metrics.m_leakedBlocks;
+        sum.m_suppressedBytes += metrics.m_suppressedBytes;
+        sum.m_suppressedBlocks += metrics.m_suppressedBlocks;
+    }
+    return std::move(named.m_rows);
+}
+
+std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {
+    return siteRows(nameSiteRows(names, stacks, grouping), stacks);
 }
 
 std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top) {

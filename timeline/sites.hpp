@@ -20,6 +20,9 @@ class LogReader;
 // itself), and the C++ library's templates compiled into the program (std::allocator, the
 // containers' growth and node allocation), recognised by their headers under /usr/include/c++.
 bool isAllocatorPlumbing(const unwind::SourceFrame& frame);
+// The part of it a module's name decides alone: every frame of these modules is plumbing, so a
+// walk can pass over their addresses without naming them (reading their debug information).
+bool isAllocatorPlumbingModule(const std::string& module);
 
 class StackNames {
 public:
@@ -29,6 +32,16 @@ public:
 
     // Source frames of a stack, innermost first (inlined frames expanded). Empty for id 0.
     std::vector<unwind::SourceFrame> frames(uint32_t stack);
+    // The same a return address at a time, for walks that name only what they need: a stack's
+    // return addresses (innermost first; empty for id 0 and unknown ids), the module of one
+    // (no debug information read) and its source frames (named once, then cached).
+    const std::vector<uint64_t>& addresses(uint32_t stack) const;
+    const std::string& moduleAt(uint64_t returnAddress) const { return m_symbolizer->moduleName(returnAddress); }
+    const std::vector<unwind::SourceFrame>& framesAt(uint64_t returnAddress) {
+        return m_symbolizer->resolve(returnAddress);
+    }
+    // Distinct return addresses named so far.
+    size_t addressesNamed() const { return m_symbolizer->addressesResolved(); }
     // The allocation site; a frame named "(no stack)" for id 0.
     unwind::SourceFrame site(uint32_t stack);
     // The function the site's code was inlined into (the first frame after it that is not
@@ -77,6 +90,17 @@ std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics
 // The same rows unsorted: to be sorted more than one way (the top lists of `memlog stat`).
 std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks,
                               SiteGrouping grouping = SiteGrouping::Site);
+// The two halves of siteRows. The naming: the rows without their numbers, in the table's order,
+// and the row of each stack that allocated (by stack id); it reads only `m_calls` of the metrics.
+struct NamedSiteRows {
+    static constexpr uint32_t kNoRow = UINT32_MAX;
+    std::vector<SiteRow> m_rows;
+    std::vector<uint32_t> m_rowOfStack;
+};
+NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& stacks,
+                           SiteGrouping grouping = SiteGrouping::Site);
+// The numbers: each stack's metrics added to its row.
+std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetrics>& stacks);
 // The `top` largest rows by `by` (0: all), largest first.
 std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top);
 

@@ -14,43 +14,47 @@ enum BuiltIn { kUserPattern = 0, kRuntimeInitialiser = 1, kStdioBuffer = 2, kGli
 
 bool startsWith(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
-bool isDynamicLoader(const unwind::SourceFrame& frame) { return startsWith(frame.m_module, "ld-linux"); }
-
 // libstdc++'s emergency exception pool (72 KiB on GCC 12) and the like: a runtime library that
 // allocates from its own initialiser, called by the dynamic loader before main. Only a stack
 // with nothing but the loader above the library's frames matches: the same library called by
-// the program is not suppressed.
-bool isRuntimeInitialiser(const std::vector<unwind::SourceFrame>& frames) {
-    if (frames.size() < 2) return false;
-    const std::string& module = frames.front().m_module;
+// the program is not suppressed. Modules alone: no frame is named.
+bool isRuntimeInitialiser(StackView& stack) {
+    const size_t depth = stack.addresses();
+    if (depth == 0) return false;
+    const std::string& module = stack.module(0);
     if (!startsWith(module, "libstdc++.so") && !startsWith(module, "libgcc_s.so")) return false;
     size_t i = 0;
-    while (i < frames.size() && frames[i].m_module == module) ++i;
-    if (i == frames.size()) return false;
-    for (; i < frames.size(); ++i)
-        if (!isDynamicLoader(frames[i])) return false;
+    while (i < depth && stack.module(i) == module) ++i;
+    if (i == depth) return false;
+    for (; i < depth; ++i)
+        if (!startsWith(stack.module(i), "ld-linux")) return false;
     return true;
 }
+
+bool isGlibc(const std::string& module) { return startsWith(module, "libc.so"); }
 
 // A glibc function by its exported name: with debug symbols the frames carry the internal
 // aliases (__GI__IO_file_doallocate).
 bool isGlibcFunction(const unwind::SourceFrame& frame, const char* name) {
-    if (!startsWith(frame.m_module, "libc.so")) return false;
+    if (!isGlibc(frame.m_module)) return false;
     const std::string& function = frame.m_function;
     return function == name || (startsWith(function, "__GI_") && function.compare(5, std::string::npos, name) == 0);
 }
 
 // stdio's buffer for a stream (stdout, stderr, a FILE the program opened): glibc keeps the
 // buffers of the standard streams until exit. A FILE never closed still shows: its fopen's block.
-bool isStdioBuffer(const std::vector<unwind::SourceFrame>& frames) {
-    for (const unwind::SourceFrame& frame : frames)
-        if (isGlibcFunction(frame, "_IO_file_doallocate")) return true;
+bool isStdioBuffer(StackView& stack) {
+    for (size_t i = 0; i < stack.addresses(); ++i) {
+        if (!isGlibc(stack.module(i))) continue;  // its frames are not glibc's: left unnamed
+        for (const unwind::SourceFrame& frame : stack.frames(i))
+            if (isGlibcFunction(frame, "_IO_file_doallocate")) return true;
+    }
     return false;
 }
 
 // What glibc allocates once and keeps for the process: the name service switch's modules and
 // database state, and the static result buffers of getpwuid() and its kin.
-bool isGlibcProcessState(const std::vector<unwind::SourceFrame>& frames) {
+bool isGlibcProcessState(StackView& stack) {
     static const char* const kOnce[] = {"__nss_module_allocate",
                                         "__nss_action_allocate",
                                         "global_state_allocate",
@@ -60,11 +64,57 @@ bool isGlibcProcessState(const std::vector<unwind::SourceFrame>& frames) {
                                         "getgrnam",
                                         "getpwent",
                                         "getgrent"};
-    if (frames.empty()) return false;
+    if (stack.addresses() == 0 || !isGlibc(stack.module(0))) return false;
+    const unwind::SourceFrame& innermost = stack.frames(0).front();
     for (const char* name : kOnce)
-        if (isGlibcFunction(frames.front(), name)) return true;
+        if (isGlibcFunction(innermost, name)) return true;
     return false;
 }
+
+// A leak: pattern against every frame's function, module or file: the modules first, which
+// cost nothing to know; the frames are named only when no module matched.
+bool matchesPattern(const std::string& pattern, StackView& stack) {
+    for (size_t i = 0; i < stack.addresses(); ++i)
+        if (patternMatches(pattern, stack.module(i))) return true;
+    for (size_t i = 0; i < stack.addresses(); ++i)
+        for (const unwind::SourceFrame& frame : stack.frames(i))
+            if (patternMatches(pattern, frame.m_function) || patternMatches(pattern, frame.m_file)) return true;
+    return false;
+}
+
+// Frames already named, each standing for a return address of its own.
+class FrameList final : public StackView {
+public:
+    explicit FrameList(const std::vector<unwind::SourceFrame>& frames) : m_frames(frames) {}
+    size_t addresses() const override { return m_frames.size(); }
+    const std::string& module(size_t address) override { return m_frames[address].m_module; }
+    std::span<const unwind::SourceFrame> frames(size_t address) override { return {&m_frames[address], 1}; }
+
+private:
+    const std::vector<unwind::SourceFrame>& m_frames;
+};
+
+// A stack of the log, named through StackNames as the rules ask.
+class NamedStack final : public StackView {
+public:
+    NamedStack(StackNames& names, uint32_t stack) : m_names(names), m_addresses(names.addresses(stack)) {}
+    size_t addresses() const override { return m_addresses.size(); }
+    const std::string& module(size_t address) override {
+        if (m_modules.empty()) {
+            m_modules.reserve(m_addresses.size());
+            for (uint64_t returnAddress : m_addresses) m_modules.push_back(m_names.moduleAt(returnAddress));
+        }
+        return m_modules[address];
+    }
+    std::span<const unwind::SourceFrame> frames(size_t address) override {
+        return m_names.framesAt(m_addresses[address]);
+    }
+
+private:
+    StackNames& m_names;
+    const std::vector<uint64_t>& m_addresses;
+    std::vector<std::string> m_modules;  // filled at the first question
+};
 
 bool matchHere(const char* pattern, const char* text, bool anchoredEnd) {
     for (; *pattern; ++pattern, ++text) {
@@ -131,15 +181,16 @@ void Suppressions::load(const std::string& path) {
 }
 
 const SuppressionRule* Suppressions::match(const std::vector<unwind::SourceFrame>& frames) const {
+    FrameList stack(frames);
+    return match(stack);
+}
+
+const SuppressionRule* Suppressions::match(StackView& stack) const {
     for (const SuppressionRule& rule : m_rules) {
-        if (rule.m_builtInKind == kRuntimeInitialiser && isRuntimeInitialiser(frames)) return &rule;
-        if (rule.m_builtInKind == kStdioBuffer && isStdioBuffer(frames)) return &rule;
-        if (rule.m_builtInKind == kGlibcProcessState && isGlibcProcessState(frames)) return &rule;
-        if (rule.m_builtInKind != kUserPattern) continue;
-        for (const unwind::SourceFrame& frame : frames)
-            if (patternMatches(rule.m_pattern, frame.m_function) || patternMatches(rule.m_pattern, frame.m_module) ||
-                patternMatches(rule.m_pattern, frame.m_file))
-                return &rule;
+        if (rule.m_builtInKind == kRuntimeInitialiser && isRuntimeInitialiser(stack)) return &rule;
+        if (rule.m_builtInKind == kStdioBuffer && isStdioBuffer(stack)) return &rule;
+        if (rule.m_builtInKind == kGlibcProcessState && isGlibcProcessState(stack)) return &rule;
+        if (rule.m_builtInKind == kUserPattern && matchesPattern(rule.m_pattern, stack)) return &rule;
     }
     return nullptr;
 }
@@ -152,7 +203,10 @@ SuppressedLeaks suppressedLeaks(const BlockModel& model, StackNames& names, cons
         const uint32_t stack = block.stack();
         if (stack == 0) return;
         if (stack >= matched.size()) matched.resize(stack + 1, -1);
-        if (matched[stack] < 0) matched[stack] = suppressions.match(names.frames(stack)) ? 1 : 0;
+        if (matched[stack] < 0) {
+            NamedStack named(names, stack);
+            matched[stack] = suppressions.match(named) ? 1 : 0;
+        }
         if (matched[stack] == 0) return;
         leaks.m_bytes += block.size();
         ++leaks.m_blocks;
@@ -164,7 +218,8 @@ void applySuppressions(MeasuredLog& measured, StackNames& names, const Suppressi
     for (size_t id = 1; id < measured.m_stacks.size(); ++id) {
         StackMetrics& metrics = measured.m_stacks[id];
         if (metrics.m_leakedBlocks == 0) continue;
-        if (!suppressions.match(names.frames(static_cast<uint32_t>(id)))) continue;
+        NamedStack named(names, static_cast<uint32_t>(id));
+        if (!suppressions.match(named)) continue;
         metrics.m_suppressedBytes += metrics.m_leakedBytes;
         metrics.m_suppressedBlocks += metrics.m_leakedBlocks;
         measured.m_summary.m_leakedBytes -= metrics.m_leakedBytes;

@@ -3,6 +3,7 @@
 // plus LeakSanitizer-style `leak:PATTERN` lines from a file.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,18 @@ struct SuppressionRule {
     int m_builtInKind = 0;  // which built-in matcher (suppressions.cpp)
 };
 
+// A stack as the rules read it, a return address at a time (innermost first): the module of each,
+// known without reading debug information, and its source frames (inlined calls expanded), named
+// only when a rule asks. The built-in rules name only the C library's frames, and a stack with
+// none needs no names at all; leak: patterns try the modules before naming anything.
+class StackView {
+public:
+    virtual ~StackView() = default;
+    virtual size_t addresses() const = 0;
+    virtual const std::string& module(size_t address) = 0;
+    virtual std::span<const unwind::SourceFrame> frames(size_t address) = 0;
+};
+
 class Suppressions {
 public:
     // The built-in rules only.
@@ -31,6 +44,7 @@ public:
     const std::vector<SuppressionRule>& rules() const { return m_rules; }
     // The first rule that matches a stack (innermost frame first), or nullptr.
     const SuppressionRule* match(const std::vector<unwind::SourceFrame>& frames) const;
+    const SuppressionRule* match(StackView& stack) const;
 
 private:
     std::vector<SuppressionRule> m_rules;

@@ -76,6 +76,7 @@ struct Symbolizer::Impl {
     Dwfl_Callbacks m_callbacks{};
     char* m_debugPath = nullptr;
     std::vector<LoadedModule> m_modules;
+    std::vector<std::string> m_baseNames;  // of m_modules: what moduleName() hands out, no copy a call
     std::vector<size_t> m_byAddress;  // latestModulesByAddress(m_modules)
     std::unordered_map<uint64_t, std::vector<SourceFrame>> m_cache;
     std::function<void(const std::string&)> m_warn;
@@ -135,6 +136,7 @@ Symbolizer::Symbolizer(std::vector<LoadedModule> modules, std::function<void(con
     Impl& impl = *m_impl;
     impl.m_modules = std::move(modules);
     impl.m_byAddress = latestModulesByAddress(impl.m_modules);
+    for (const LoadedModule& module : impl.m_modules) impl.m_baseNames.push_back(baseName(module.m_path));
     impl.m_warn = std::move(warn);
     impl.m_callbacks.find_elf = dwfl_build_id_find_elf;
     impl.m_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
@@ -180,6 +182,14 @@ const std::vector<SourceFrame>& Symbolizer::resolve(uint64_t returnAddress) {
     auto it = m_impl->m_cache.find(returnAddress);
     if (it != m_impl->m_cache.end()) return it->second;
     return m_impl->m_cache.emplace(returnAddress, m_impl->lookup(returnAddress)).first->second;
+}
+
+size_t Symbolizer::addressesResolved() const { return m_impl->m_cache.size(); }
+
+const std::string& Symbolizer::moduleName(uint64_t returnAddress) const {
+    static const std::string kNone;
+    const LoadedModule* loaded = m_impl->moduleOf(returnAddress - 1);
+    return loaded ? m_impl->m_baseNames[static_cast<size_t>(loaded - m_impl->m_modules.data())] : kNone;
 }
 
 std::string Symbolizer::symbolAt(uint64_t address) {
@@ -240,7 +250,7 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
     // A return address points after the call: look up the call instruction itself.
     const uint64_t address = returnAddress - 1;
     const LoadedModule* loaded = moduleOf(address);
-    const std::string moduleName = loaded ? baseName(loaded->m_path) : "";
+    const std::string moduleName = loaded ? baseName(loaded->m_path) : "";  // Symbolizer::moduleName
     const std::string fallback = loaded ? moduleName + "+" + hex(address - loaded->m_base) : hex(returnAddress);
     Dwfl_Module* module = m_dwfl ? dwfl_addrmodule(m_dwfl, address) : nullptr;
     if (!module) return {SourceFrame{fallback, {}, 0, moduleName, false}};

@@ -48,6 +48,11 @@ public:
     // The source frames of one return address, innermost first: inlined callees, then the
     // function the call is in. Cached per address.
     const std::vector<SourceFrame>& resolve(uint64_t returnAddress);
+    // How many distinct addresses resolve() has named so far (what a walk cost, for tests).
+    size_t addressesResolved() const;
+    // The module (basename) of the code at a return address, as resolve() would name it, without
+    // reading any debug information: empty when no module of the map holds it.
+    const std::string& moduleName(uint64_t returnAddress) const;
     // The same for the instruction at `address` itself (an access sample's instruction).
     const std::vector<SourceFrame>& resolveInstruction(uint64_t address) { return resolve(address + 1); }
 

@@ -84,3 +84,28 @@ TEST_CASE("a module path that is not a regular file is warned about, never opene
     CHECK(warnings[0] == fifo + ": not a regular file; its frames stay as offsets");
     unlink(fifo.c_str());
 }
+
+// Naming a frame reads its module's debug information: the C library's is compressed and took
+// tens of ms to load for frames that are plumbing by their module alone.
+TEST_CASE("a site is found without naming the C library's, libstdc++'s or the loader's addresses before it") {
+    LogBuilder log;
+    auto& thread = log.thread(1);
+    thread.module("/nonexistent/libc.so.6", 0x10000, 0x10000, 0x20000)
+        .module("/nonexistent/libstdc++.so.6", 0x20000, 0x20000, 0x30000)
+        .module("/nonexistent/app", 0x30000, 0x30000, 0x40000);
+    thread.stack(1, {0x10010, 0x20020, 0x30030, 0x30040}).malloc(1, 0x1000, 16, 1);
+    thread.stack(2, {0x10010, 0x20020}).malloc(2, 0x2000, 16, 2);  // all plumbing
+    const std::string path = tempPath("plumbing.memlog");
+    log.write(path);
+    memlog::timeline::LogReader reader(path);
+    reader.forEachEvent([](const memlog::timeline::Event&) {});
+    memlog::timeline::StackNames names(reader, {});
+    const SourceFrame site = names.site(1);
+    CHECK(site.m_function == "app+0x2f");
+    CHECK(names.addressesNamed() == 1);  // the app's first address alone: the walk stops there
+    CHECK(names.moduleAt(0x20020) == "libstdc++.so.6");
+    CHECK(names.addressesNamed() == 1);
+    // A stack of nothing but plumbing: its innermost frame stands for the site, as before.
+    CHECK(names.site(2).m_function == "libc.so.6+0xf");
+    unlink(path.c_str());
+}

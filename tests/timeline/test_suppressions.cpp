@@ -5,7 +5,10 @@
 
 #include <fstream>
 
+#include "log_builder.hpp"
 #include "timeline/log_reader.hpp"
+#include "timeline/sites.hpp"
+#include "timeline/stack_metrics.hpp"
 #include "timeline/suppressions.hpp"
 
 using memlog::timeline::patternMatches;
@@ -85,4 +88,72 @@ TEST_CASE("a suppressions file that is not leak: lines is refused with its name 
     }
     unlink(path.c_str());
     CHECK_THROWS_AS(suppressions.load("/nonexistent/suppressions.txt"), memlog::timeline::LogError);
+}
+
+namespace {
+
+// A stack of modules whose frames count every time a rule asks for them.
+class CountingStack final : public memlog::timeline::StackView {
+public:
+    explicit CountingStack(std::vector<SourceFrame> frames) : m_frames(std::move(frames)) {}
+    size_t addresses() const override { return m_frames.size(); }
+    const std::string& module(size_t address) override { return m_frames[address].m_module; }
+    std::span<const SourceFrame> frames(size_t address) override {
+        ++m_named;
+        return {&m_frames[address], 1};
+    }
+    size_t m_named = 0;
+
+private:
+    std::vector<SourceFrame> m_frames;
+};
+
+}  // namespace
+
+TEST_CASE("the built-in rules name only the C library's frames, a pattern only when no module matched") {
+    const Suppressions builtIn;
+    CountingStack program({frame("PyUnicode_New", "libpython3.11.so"), frame("main", "python3"),
+                           frame("_dl_init", "ld-linux-x86-64.so.2")});
+    CHECK_FALSE(builtIn.match(program));
+    CHECK(program.m_named == 0);
+    CountingStack runtime({frame("pool", "libstdc++.so.6"), frame("call_init", "ld-linux-x86-64.so.2")});
+    CHECK(builtIn.match(runtime));
+    CHECK(runtime.m_named == 0);
+    CountingStack behindMain({frame("PyUnicode_New", "libpython3.11.so"), frame("main", "python3"),
+                              frame("__libc_start_call_main", "libc.so.6")});
+    CHECK_FALSE(builtIn.match(behindMain));
+    CHECK(behindMain.m_named == 1);  // the C library's frame alone (stdio's buffer is asked by name)
+    CountingStack stdio({frame("__GI__IO_file_doallocate", "libc.so.6"), frame("main", "app")});
+    CHECK(builtIn.match(stdio));
+
+    const std::string path = writeFile("leak:libplugin.so\nleak:^cache_\n");
+    Suppressions patterns;
+    patterns.load(path);
+    CountingStack plugin({frame("f", "libplugin.so"), frame("main", "app")});
+    REQUIRE(patterns.match(plugin));
+    CHECK(patterns.match(plugin)->m_pattern == "libplugin.so");
+    CHECK(plugin.m_named == 0);
+    CountingStack cache({frame("helper", "app"), frame("cache_init", "app")});
+    REQUIRE(patterns.match(cache));
+    CHECK(patterns.match(cache)->m_pattern == "^cache_");
+    unlink(path.c_str());
+}
+
+TEST_CASE("applying the built-in rules to a log's leaks names none of the program's frames") {
+    memlog::test::LogBuilder log;
+    auto& thread = log.thread(1);
+    thread.module("/nonexistent/app", 0x30000, 0x30000, 0x40000)
+        .module("/nonexistent/ld-linux-x86-64.so.2", 0x40000, 0x40000, 0x50000);
+    thread.stack(1, {0x30030, 0x30040, 0x40010}).malloc(1, 0x1000, 16, 1);
+    const std::string path = "/tmp/memlog-suppressions-" + std::to_string(getpid()) + ".memlog";
+    log.write(path);
+    memlog::timeline::LogReader reader(path);
+    memlog::timeline::MeasuredLog measured = memlog::timeline::measureStacks(reader);
+    REQUIRE(measured.m_summary.m_leakedBlocks == 1);
+    memlog::timeline::StackNames names(reader, {});
+    memlog::timeline::applySuppressions(measured, names, Suppressions());
+    CHECK(measured.m_summary.m_leakedBlocks == 1);
+    CHECK(measured.m_summary.m_suppressedBlocks == 0);
+    CHECK(names.addressesNamed() == 0);
+    unlink(path.c_str());
 }

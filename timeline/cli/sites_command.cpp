@@ -9,6 +9,7 @@
 #include "timeline/diagnostics.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
+#include "timeline/stat_naming.hpp"
 #include "timeline/suppressions.hpp"
 
 namespace memlog::cli {
@@ -89,8 +90,8 @@ int sitesCommand(const Arguments& arguments) {
         timeline::MeasuredLog measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
         warnWhereReadingStopped(reader);
         auto names = nameStacks(reader);
-        timeline::applySuppressions(measured, *names, suppressions);
-        const auto table = timeline::siteTable(*names, measured.m_stacks, by, top, grouping);
+        const auto table = timeline::topRows(
+            timeline::suppressAndNameSites(reader, measured, *names, suppressions, grouping), by, top);
         if (csv) {
             std::puts(
                 "function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,suppressed_bytes,"

@@ -9,6 +9,7 @@
 #include "timeline/log_reader.hpp"
 #include "timeline/program_hints.hpp"
 #include "timeline/sites.hpp"
+#include "timeline/stat_naming.hpp"
 #include "timeline/summary.hpp"
 #include "timeline/suppressions.hpp"
 #include "timeline/text_format.hpp"
@@ -54,9 +55,8 @@ constexpr timeline::Metric kSiteMetrics[] = {timeline::Metric::Calls, timeline::
 // The top sites per metric, without the sites whose value is zero.
 using TopSites = std::vector<std::pair<timeline::Metric, std::vector<timeline::SiteRow>>>;
 
-TopSites topSites(timeline::StackNames& names, const std::vector<timeline::StackMetrics>& stacks) {
+TopSites topSites(const std::vector<timeline::SiteRow>& all) {  // named once, sorted four ways
     TopSites top;
-    const std::vector<timeline::SiteRow> all = timeline::siteRows(names, stacks);  // named once, sorted four ways
     for (const timeline::Metric metric : kSiteMetrics) {
         auto rows = timeline::topRows(all, metric, kTopSites);
         std::erase_if(rows, [metric](const timeline::SiteRow& row) { return metricValue(row.m_metrics, metric) == 0; });
@@ -318,8 +318,7 @@ int statCommand(const Arguments& arguments) {
         // site is a stack's first frames, and naming every frame of every stack first loaded the
         // debug information of modules no site is in (the C library's, behind main).
         timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
-        timeline::applySuppressions(measured, names, suppressions);
-        const TopSites top = topSites(names, measured.m_stacks);
+        const TopSites top = topSites(timeline::suppressAndNameSites(reader, measured, names, suppressions));
         const std::vector<std::string> hints = timeline::programHints(names, measured.m_stacks);
         const double readSeconds = std::chrono::duration<double>(read - started).count();
         const double nameSeconds = std::chrono::duration<double>(Clock::now() - read).count();
