@@ -49,8 +49,6 @@ Summary startSummary(const LogReader& reader) {
     summary.m_accessStatus =
         std::string(header.m_accessStatus, strnlen(header.m_accessStatus, sizeof(header.m_accessStatus)));
     summary.m_accessCounters = header.m_accessCounters;
-    summary.m_coarseClock = header.m_flags & format::kFlagCoarseClock;
-    if (summary.m_coarseClock) summary.m_clockResolutionNs = header.m_clockResolutionNs;
     summary.m_unwindChecked = header.m_unwindChecked;
     summary.m_unwindMismatches = header.m_unwindMismatches;
     summary.m_unwindFullWalks = header.m_unwindFullWalks;

@@ -51,10 +51,6 @@ struct Summary {
     uint64_t m_suppressedBytes = 0;  // of those live at the end, matched by a suppression and
     uint64_t m_suppressedBlocks = 0;  // taken out of m_leaked* (applySuppressions; else zero)
     uint64_t m_stacks = 0;  // distinct stacks
-    // The records' clock: the TSC (a nanosecond or better), or with MEMLOG_CLOCK=coarse the
-    // kernel's tick clock, whose resolution (1-4 ms) is how close two records can be and share a time.
-    bool m_coarseClock = false;
-    uint64_t m_clockResolutionNs = 1;
     Anomalies m_anomalies;
     uint64_t m_lostEvents = 0;  // the program's events the recorder had no room for
     uint64_t m_lostMetaRecords = 0;  // its stacks, module maps, thread ends it had no room for

@@ -113,9 +113,8 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     header.m_unwindMode = s_settings.m_unwind;
     header.m_stackDepth = s_settings.m_stackDepth;
     header.m_endReason = format::EndReason::Running;
-    header.m_startTsc = sys::readClock();
-    header.m_startNs = sys::g_coarseClock ? header.m_startTsc : sys::monotonicNs();
-    header.m_clockResolutionNs = sys::g_coarseClock ? sys::coarseResolutionNs() : 0;
+    header.m_startNs = sys::monotonicNs();
+    header.m_startTsc = sys::readTsc();
     header.m_startRealtimeNs = sys::realtimeNs();
     header.m_tscPerNsQ32 = s_tscPerNsQ32;
     copyCut(header.m_exe, sizeof(header.m_exe), s_exePath);
@@ -129,7 +128,6 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     uint32_t flags = 0;
     if (parentPid) flags |= format::kFlagForkChild;
     if (s_settings.m_freeStacks) flags |= format::kFlagFreeStacks;
-    if (sys::g_coarseClock) flags |= format::kFlagCoarseClock;
     __atomic_store_n(headerField(&header.m_flags), flags, __ATOMIC_RELEASE);
 }
 
@@ -256,8 +254,7 @@ void initialize() {
     s_sequence.start();
     pthread_key_create(&s_threadKey, onThreadExit);
     pthread_atfork(nullptr, nullptr, onForkChild);
-    sys::g_coarseClock = s_settings.m_coarseClock;
-    s_tscPerNsQ32 = sys::g_coarseClock ? 1ull << 32 : calibrateTsc();
+    s_tscPerNsQ32 = calibrateTsc();
     if (!startFullTrace()) return;
     if (isChosenProcess()) startAccessSampling();
     openLog(0);
@@ -277,7 +274,7 @@ uint32_t stackIdOf(ThreadState& thread, const uint64_t* frames, uint32_t depth) 
     uint32_t id = claim.m_id;
     if (claim.m_claimed) {
         // New code may come from a newly loaded object: bring the module map up to date first.
-        if (modulesChanged()) writeModuleMap(thread, nextSequence(), sys::readClock());
+        if (modulesChanged()) writeModuleMap(thread, nextSequence(), sys::readTsc());
         id = s_stacks.newId();
         if (uint8_t* out = beginMetaRecord(thread, format::stackRecordMaxBytes(depth)))
             commitRecord(thread, out, format::encodeStackPayload(out, id, frames, depth), Kind::Stack);
@@ -369,7 +366,7 @@ void onThreadExit(void*) {
     if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
     thread.m_busy = true;
     if (uint8_t* out = beginMetaRecord(thread, 1 + 20))
-        commitRecord(thread, out, format::encodeMarkPayload(out, nextSequence(), sys::readClock(), thread.m_deltas),
+        commitRecord(thread, out, format::encodeMarkPayload(out, nextSequence(), sys::readTsc(), thread.m_deltas),
                      Kind::ThreadExit);
     thread.m_busy = false;
 }
@@ -461,7 +458,7 @@ void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t al
     // The TSC first: rdtsc's latency (17 ns in this VM) then overlaps the stack walk, and the
     // time is the real call's return rather than the end of the recorder's walk (bench_alloc,
     // fp mode: a quarter of the added CPU time). Within a thread time and numbers still rise.
-    record.m_tsc = sys::readClock();
+    record.m_tsc = sys::readTsc();
     record.m_stack = wantsStack(kind) ? currentStack(thread) : 0;
     record.m_seq = nextSequence();  // after the real call returned: see format.hpp
     if (g_traceMarkers) {
@@ -487,7 +484,7 @@ ResizeTicket beginResize(Kind kind, const void* old) {
     // increasing sequence numbers.
     ticket.m_stack = wantsStack(kind) ? currentStack(thread) : 0;
     ticket.m_seqBefore = nextSequence();
-    if (g_traceMarkers) noteTracedEvent(ticket.m_seqBefore, sys::readClock());
+    if (g_traceMarkers) noteTracedEvent(ticket.m_seqBefore, sys::readTsc());
     ticket.m_valid = true;
     thread.m_busy = false;
     return ticket;
@@ -505,7 +502,7 @@ void finishResize(const ResizeTicket& ticket, Kind kind, const void* address, ui
     record.m_stack = ticket.m_stack;
     record.m_seq = ticket.m_seqBefore;
     record.m_seqAfter = nextSequence();
-    record.m_tsc = sys::readClock();
+    record.m_tsc = sys::readTsc();
     if (g_traceMarkers) noteTracedEvent(record.m_seqAfter, record.m_tsc);
     record.m_addr = reinterpret_cast<uintptr_t>(address);
     record.m_size = size;
@@ -527,8 +524,8 @@ void endLog(format::EndReason reason) {
     if (!s_recording.load(std::memory_order_relaxed)) return;
     TraceQuiet quiet;
     format::FileHeader& header = *s_file.header();
-    header.m_endTsc = sys::readClock();
-    header.m_endNs = sys::g_coarseClock ? header.m_endTsc : sys::monotonicNs();
+    header.m_endTsc = sys::readTsc();
+    header.m_endNs = sys::monotonicNs();
     header.m_endReason = reason;
     header.m_dataEnd = s_file.dataEnd();
     __atomic_fetch_or(headerField(&header.m_flags), format::kFlagCleanEnd, __ATOMIC_RELEASE);
@@ -565,7 +562,7 @@ uint64_t recordAccesses(ThreadState& thread, const format::AccessRecord& prototy
         if (!out) return 0;
         record.m_seq = nextSequence();
         if (i == 0) first = record.m_seq;
-        record.m_tsc = sys::readClock();
+        record.m_tsc = sys::readTsc();
         record.m_addr = accesses[i].m_addr;
         record.m_size = accesses[i].m_bytes;
         record.m_kind = accesses[i].m_kind;
@@ -595,7 +592,7 @@ void annotate(format::AnnotationRecord& record) {
     if (!isReady() || !s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
     thread.m_busy = true;
     record.m_seq = nextSequence();
-    record.m_tsc = sys::readClock();
+    record.m_tsc = sys::readTsc();
     if (uint8_t* out = beginRecord(thread, format::kMaxAnnotationRecordBytes))
         commitRecord(thread, out, format::encodeAnnotationPayload(out, record, thread.m_deltas), Kind::Annotation);
     thread.m_busy = false;

@@ -43,7 +43,7 @@ bool parseNumber(const char* text, uint64_t& value) {
 // and the tests (MEMLOG_UPDATE_GOLDEN), which a program's environment may carry along.
 constexpr const char* kKnownVariables[] = {
     "MEMLOG_OUT", "MEMLOG_QUIET", "MEMLOG_UNWIND", "MEMLOG_STACK_DEPTH", "MEMLOG_FREE_STACKS",
-    "MEMLOG_UNWIND_INCREMENTAL", "MEMLOG_UNWIND_CHECK", "MEMLOG_CLOCK", "MEMLOG_ACCESS", "MEMLOG_ACCESS_RATE",
+    "MEMLOG_UNWIND_INCREMENTAL", "MEMLOG_UNWIND_CHECK", "MEMLOG_ACCESS", "MEMLOG_ACCESS_RATE",
     "MEMLOG_WATCH", "MEMLOG_WATCH_RATE", "MEMLOG_FULL_TRACE", "MEMLOG_RUN_LIST", "MEMLOG_ONLY_PID",
     "MEMLOG_LIBRARY", "MEMLOG_LOG_LEVEL", "MEMLOG_UPDATE_GOLDEN",
 };
@@ -120,12 +120,6 @@ void readSettings(Settings& settings) {
             settings.m_unwind = format::UnwindMode::None;
         else
             complain("MEMLOG_UNWIND", unwind, "one of libunwind, fp, none", "libunwind");
-    }
-    if (const char* clock = findVariable(s_environ, length, "MEMLOG_CLOCK")) {
-        if (std::strcmp(clock, "coarse") == 0 || std::strcmp(clock, "tsc") == 0)
-            settings.m_coarseClock = clock[0] == 'c';
-        else
-            complain("MEMLOG_CLOCK", clock, "tsc or coarse", "tsc");
     }
     if (const char* depth = findVariable(s_environ, length, "MEMLOG_STACK_DEPTH")) {
         uint64_t value = 0;

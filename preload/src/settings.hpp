@@ -20,7 +20,6 @@ struct Settings {
     bool m_fullTrace = false;                       // MEMLOG_FULL_TRACE=1: markers for memlog run --full-trace
     bool m_watch = false;                           // MEMLOG_WATCH=1: watchpoints on sampled words
     uint32_t m_watchRate = 500;                     // MEMLOG_WATCH_RATE: traps per second, 1..100000
-    bool m_coarseClock = false;                     // MEMLOG_CLOCK=coarse: the kernel's tick clock
     // Set by `memlog run`, not meant for people: the file each new log's path is appended to
     // (one line each, so the launcher can list and rename them), and the one pid to record
     // (`--no-children`: its execs are recorded, other processes run unrecorded).

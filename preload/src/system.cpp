@@ -147,13 +147,6 @@ static uint64_t clockNs(clockid_t clock) {
     return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(now.tv_nsec);
 }
 uint64_t monotonicNs() { return clockNs(CLOCK_MONOTONIC); }
-uint64_t coarseNs() { return clockNs(CLOCK_MONOTONIC_COARSE); }
-uint64_t coarseResolutionNs() {
-    timespec resolution{};
-    clock_getres(CLOCK_MONOTONIC_COARSE, &resolution);
-    return static_cast<uint64_t>(resolution.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(resolution.tv_nsec);
-}
-bool g_coarseClock = false;
 uint64_t realtimeNs() { return clockNs(CLOCK_REALTIME); }
 
 Line& Line::operator<<(const char* text) {

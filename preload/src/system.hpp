@@ -29,20 +29,11 @@ uint32_t processId();
 uint64_t monotonicNs();
 uint64_t realtimeNs();
 
-uint64_t coarseNs();            // CLOCK_MONOTONIC_COARSE
-uint64_t coarseResolutionNs();  // its clock_getres
-
 inline uint64_t readTsc() {
     uint32_t lo, hi;
     asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
     return (static_cast<uint64_t>(hi) << 32) | lo;
 }
-
-// The clock of the records (MEMLOG_CLOCK), chosen once before the first record: the TSC, or the
-// kernel's tick clock, which is read from memory the kernel updates each tick (1-4 ms) and costs
-// less where rdtsc is slow (17-29 ns in some VMs, a third of a stackless record's cost).
-extern bool g_coarseClock;
-inline uint64_t readClock() { return __builtin_expect(g_coarseClock, false) ? coarseNs() : readTsc(); }
 
 // A fixed line buffer for messages to stderr: `Line() << "memlog: " << path << '\n'`, then
 // emit(). Long lines are cut, never allocated.

@@ -307,11 +307,7 @@ std::vector<std::string> Report::headerLines() const {
     if (suppressedBlocks)
         leakedText += " (+ " + timeline::bytesText(static_cast<double>(suppressedBytes)) + " in " +
                       counted(suppressedBlocks, "block") + " suppressed)";
-    // A coarse clock is said beside the duration: the picture's times are steps of its tick.
-    const std::string clockText =
-        s.m_coarseClock ? " (tick clock, times to " + timeline::durationText(static_cast<double>(s.m_clockResolutionNs)) + ")"
-                        : "";
-    lines.push_back(timeline::durationText(static_cast<double>(s.m_durationNs)) + clockText + " \u00b7 " +
+    lines.push_back(timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
                     counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") + " \u00b7 " +
                     timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) + " \u00b7 " + leakedText +
                     " \u00b7 " + counted(s.m_threads, "thread"));

@@ -326,15 +326,3 @@ TEST_CASE("the header names the program and the log, with their full paths only 
     CHECK(full.headerLines()[2].find("/usr/bin/synthetic") != std::string::npos);
     CHECK(full.headerLines()[2].find("/home/someone/builds/run.memlog") != std::string::npos);
 }
-
-TEST_CASE("the header says when the log's times come from the kernel's tick clock") {
-    const Report tsc(threadsModel(1), nullptr, flatOptions());
-    CHECK(tsc.headerLines()[1].find("clock") == std::string::npos);
-    LogBuilder log;
-    log.header().m_flags |= format::kFlagCoarseClock;
-    log.header().m_clockResolutionNs = 4'000'000;
-    log.thread(100).malloc(1, 0x100000, 0x1000).free(2, 0x100000);
-    const timeline::BlockModel model = modelOf(log);
-    const Report coarse(model, nullptr, flatOptions());
-    CHECK(coarse.headerLines()[1].find("(tick clock, times to 4 ms)") != std::string::npos);
-}

@@ -50,11 +50,6 @@ The exit status is PROGRAM's (a program killed by a signal kills memlog alike).
                            pointers: faster, needs -fno-omit-frame-pointer) or none
   --depth N                at most N frames per stack, 1..256 (default 64)
   --no-free-stacks         no call stacks on frees
-  --clock CLOCK            the records' times from tsc (default: the CPU's time
-                           stamp counter, a nanosecond or better) or coarse (the
-                           kernel's tick clock: times to 1-4 ms, records closer
-                           than that share one; cheaper where reading the TSC is
-                           slow, as in some VMs)
   --access                 also sample memory accesses: every so much CPU time
                            each thread is stopped and the instruction it was
                            about to run is decoded (what it reads or writes, and
@@ -83,7 +78,7 @@ The exit status is PROGRAM's (a program killed by a signal kills memlog alike).
   -v, --verbose            the launcher's details on stderr (what it set)
 
 The same settings as environment variables, for LD_PRELOAD without this launcher:
-MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_CLOCK, MEMLOG_QUIET=1,
+MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1,
 MEMLOG_ACCESS=1, MEMLOG_ACCESS_RATE, MEMLOG_WATCH=1, MEMLOG_WATCH_RATE, MEMLOG_UNWIND_CHECK=1,
 MEMLOG_UNWIND_INCREMENTAL=0 (README.md).
 MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so. `memlog ls DIR`
@@ -215,7 +210,7 @@ void finishRun(const std::string& listPath, pid_t launched, bool renameLast, con
 }  // namespace
 
 int runCommand(const Arguments& arguments) {
-    std::string output, unwind, depth, accessRate, watchRate, clock;
+    std::string output, unwind, depth, accessRate, watchRate;
     bool noFreeStacks = false, quiet = false, sampleAccesses = false, watchWords = false, noChildren = false,
          pythonObjects = false, fullTrace = false;
     size_t i = 0;
@@ -243,11 +238,6 @@ int runCommand(const Arguments& arguments) {
             if (!v || (*v != "libunwind" && *v != "fp" && *v != "none"))
                 return usageError("run: --unwind takes libunwind, fp or none", "Try 'memlog run --help'.");
             unwind = *v;
-        } else if (argument == "--clock") {
-            const std::string* v = value("--clock");
-            if (!v || (*v != "tsc" && *v != "coarse"))
-                return usageError("run: --clock takes tsc or coarse", "Try 'memlog run --help'.");
-            clock = *v;
         } else if (argument == "--depth") {
             const std::string* v = value("--depth");
             if (!isNumberIn(v, 1, 256))
@@ -310,7 +300,6 @@ int runCommand(const Arguments& arguments) {
     setenv("MEMLOG_OUT", logTemplate.c_str(), 1);
     if (!unwind.empty()) setenv("MEMLOG_UNWIND", unwind.c_str(), 1);
     if (!depth.empty()) setenv("MEMLOG_STACK_DEPTH", depth.c_str(), 1);
-    if (!clock.empty()) setenv("MEMLOG_CLOCK", clock.c_str(), 1);
     if (noFreeStacks) setenv("MEMLOG_FREE_STACKS", "0", 1);
     if (quiet) setenv("MEMLOG_QUIET", "1", 1);
     if (pythonObjects) setenv("PYTHONMALLOC", "malloc", 1);

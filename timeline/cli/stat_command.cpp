@@ -68,9 +68,8 @@ TopSites topSites(const std::vector<timeline::SiteRow>& all) {  // named once, s
 void printJson(const timeline::Summary& s) {
     std::printf("{\"format_version\":%u,\"complete\":%s,\"pid\":%u,\"parent_pid\":%u,\"exe\":%s,", s.m_formatVersion,
                 s.m_complete ? "true" : "false", s.m_pid, s.m_parentPid, jsonString(s.m_exe).c_str());
-    std::printf("\"duration_ns\":%" PRIu64 ",\"clock\":\"%s\",\"clock_resolution_ns\":%" PRIu64
-                ",\"threads\":%u,\"events\":%" PRIu64 ",\"calls\":{",
-                s.m_durationNs, s.m_coarseClock ? "coarse" : "tsc", s.m_clockResolutionNs, s.m_threads, s.m_events);
+    std::printf("\"duration_ns\":%" PRIu64 ",\"threads\":%u,\"events\":%" PRIu64 ",\"calls\":{", s.m_durationNs,
+                s.m_threads, s.m_events);
     for (uint32_t kind = 1; kind < format::kHeapKindCount; ++kind)
         std::printf("%s\"%s\":%" PRIu64, kind > 1 ? "," : "", format::kKindInfo[kind].m_name, s.m_calls[kind]);
     std::printf("},\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
@@ -219,11 +218,8 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
                 s.m_complete ? "complete" : "no clean end: read up to where it stops");
     std::printf("program      %s (pid %u", s.m_exe.c_str(), s.m_pid);
     if (s.m_parentPid) std::printf(", forked from %u", s.m_parentPid);
-    std::printf(")\nduration     %s", duration(s.m_durationNs).c_str());
-    if (s.m_coarseClock)
-        std::printf(" (the kernel's tick clock, MEMLOG_CLOCK=coarse: times to %s)",
-                    timeline::durationText(static_cast<double>(s.m_clockResolutionNs)).c_str());
-    std::printf("\nthreads      %u\nevents       %s\n", s.m_threads, grouped(s.m_events).c_str());
+    std::printf(")\nduration     %s\nthreads      %u\nevents       %s\n", duration(s.m_durationNs).c_str(), s.m_threads,
+                grouped(s.m_events).c_str());
     std::printf("calls        ");
     int shown = 0;
     for (uint32_t kind = 1; kind < format::kHeapKindCount; ++kind) {

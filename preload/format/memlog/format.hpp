@@ -53,7 +53,6 @@ enum HeaderFlag : uint32_t {
     kFlagCleanEnd = 1u << 0,   // the recorder reached exit, _exit or exec and wrote the end fields
     kFlagForkChild = 1u << 1,  // this process was forked from m_parentPid while being recorded
     kFlagFreeStacks = 1u << 2, // frees carry call stacks
-    kFlagCoarseClock = 1u << 3, // timestamps are CLOCK_MONOTONIC_COARSE ns (MEMLOG_CLOCK=coarse)
 };
 
 enum class UnwindMode : uint32_t { None = 0, FramePointer = 1, Libunwind = 2 };
@@ -134,8 +133,6 @@ struct FileHeader {
     // Clock: the timestamp of a record is the TSC. tsc_to_ns below converts it with the pair
     // (m_startTsc, m_startNs) and the rate m_tscPerNsQ32 (TSC ticks per ns, 32.32 fixed point),
     // calibrated against CLOCK_MONOTONIC when recording starts. m_startRealtimeNs is wall time.
-    // With kFlagCoarseClock the timestamps are CLOCK_MONOTONIC_COARSE nanoseconds instead: every
-    // pair holds the same reading twice and the rate is 1, so the same conversion applies.
     uint64_t m_startTsc;
     uint64_t m_startNs;
     uint64_t m_startRealtimeNs;
@@ -159,10 +156,7 @@ struct FileHeader {
     // (file full): not the program's events, so apart from m_lostEvents. A reserved word before
     // (zero in older logs): the version did not change.
     uint64_t m_lostMetaRecords;
-    // With kFlagCoarseClock, the clock's resolution (clock_getres): records closer in time than
-    // this may carry one timestamp. Zero for the TSC (a reserved word before, zero in older logs).
-    uint64_t m_clockResolutionNs;
-    uint64_t m_reserved[1];
+    uint64_t m_reserved[2];
     char m_exe[1024];      // /proc/self/exe, NUL-terminated
     char m_commandLine[2048];  // argv joined by spaces, cut to fit, NUL-terminated
     char m_accessStatus[256];  // why the sampler is Unavailable, NUL-terminated; else empty
