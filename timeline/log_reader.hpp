@@ -137,7 +137,7 @@ public:
     // for it: on a busy machine the two threads share their session's turn and the batches'
     // handover costs a tenth more CPU time (docs/BENCHMARKS.md, `memlog stat`).
     enum class Decoding {
-        SecondThreadIfIdle,  // when the load average leaves a core free
+        SecondThreadIfIdle,  // when the threads ready to run leave a core free (idle_core.hpp)
         SecondThread,
         CallingThread,
     };

@@ -14,7 +14,7 @@
 namespace memlog::timeline {
 
 enum class Naming {
-    SecondThreadIfIdle,  // the sites on a second thread when the load average leaves a core idle
+    SecondThreadIfIdle,  // the sites on a second thread when a core is idle (idle_core.hpp)
     SecondThread,
     CallingThread,
 };
