@@ -61,10 +61,10 @@ const SampledArray& named(const Recorded& recorded, const std::string& name) {
 // A multiply sampled until c has samples: c is written once a cell (65,536 writes against 16.7
 // million reads of a and b), and a run on a busy machine may sample none of its writes. Up to
 // five runs; the test then finds c or fails as before.
-Recorded sampleWithWritesOfC(const std::vector<std::string>& argv) {
+Recorded sampleWithWritesOfC(const std::vector<std::string>& argv, const std::string& rate = "20000") {
     Recorded recorded;
     for (int run = 0; run < 5; ++run) {
-        recorded = sample(argv);
+        recorded = sample(argv, rate);
         if (std::any_of(recorded.m_arrays.begin(), recorded.m_arrays.end(),
                         [](const SampledArray& array) { return array.m_name == "c" && !array.m_samples.empty(); }))
             break;
@@ -109,7 +109,9 @@ TEST_CASE("arrays: the three multiplies name their matrices a, b and c from the 
 }
 
 TEST_CASE("arrays: row order sweeps a's rows and b's rows, and fills c row after row") {
-    const Recorded recorded = sampleWithWritesOfC({scenarioPath("matrix_multiply"), "row", "256"});
+    // The row order runs fast (about 10 ms at 256): at the highest rate, so that some rows of c
+    // have samples from two of its sweeps (at 20,000 a second, one run in two had one or none).
+    const Recorded recorded = sampleWithWritesOfC({scenarioPath("matrix_multiply"), "row", "256"}, "100000");
     const auto a = placesBy(recorded, named(recorded, "a"), "multiply_row", kMatrix);
     CHECK(a.size() >= 100);
     CHECK(descents(a, rowThenColumn) == 0);
