@@ -545,6 +545,20 @@ bool isRecorderHelperCode(const void* returnAddress) {
 
 bool isRecorderCode(uint64_t address) { return s_ownCode.contains(address); }
 
+// memlog.h's annotations (annotations.cpp): one Annotation record, in the calling thread's chunk.
+void recordAnnotation(format::AnnotationRecord& record) {
+    ThreadState& thread = t_state;
+    if (!isReady() || !s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
+    thread.m_busy = true;
+    record.m_seq = nextSequence();
+    record.m_tsc = sys::readTsc();
+    if (uint8_t* out = beginRecord(thread, format::kMaxAnnotationRecordBytes))
+        commitRecord(thread, out, format::encodeAnnotationPayload(out, record, thread.m_deltas), Kind::Annotation);
+    thread.m_busy = false;
+}
+
+bool isRecording() { return s_recording.load(std::memory_order_relaxed); }
+
 format::AccessCounters* accessCounters() {
     format::FileHeader* header = s_recording.load(std::memory_order_relaxed) ? s_file.header() : nullptr;
     return header ? &header->m_accessCounters : nullptr;  // no header between a fork and the child's log
@@ -582,54 +596,3 @@ __attribute__((destructor)) static void onUnload() {
 __attribute__((constructor)) static void onLoad() { ensureReady(); }
 
 }  // namespace memlog::preload
-
-namespace memlog::preload {
-namespace {
-
-// memlog.h's annotations: one Annotation record each, in the calling thread's chunk.
-void annotate(format::AnnotationRecord& record) {
-    ThreadState& thread = t_state;
-    if (!isReady() || !s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
-    thread.m_busy = true;
-    record.m_seq = nextSequence();
-    record.m_tsc = sys::readTsc();
-    if (uint8_t* out = beginRecord(thread, format::kMaxAnnotationRecordBytes))
-        commitRecord(thread, out, format::encodeAnnotationPayload(out, record, thread.m_deltas), Kind::Annotation);
-    thread.m_busy = false;
-}
-
-void annotateText(format::AnnotationKind what, const void* block, const char* text) {
-    format::AnnotationRecord record;
-    record.m_what = what;
-    record.m_addr = reinterpret_cast<uintptr_t>(block);
-    record.m_text = text ? text : "";
-    record.m_textBytes = static_cast<uint32_t>(strnlen(record.m_text, format::kMaxAnnotationText));
-    annotate(record);
-}
-
-}  // namespace
-}  // namespace memlog::preload
-
-MEMLOG_EXPORT void memlog_annotate_name(const void* block, const char* name) {
-    memlog::preload::annotateText(memlog::format::AnnotationKind::Name, block, name);
-}
-
-MEMLOG_EXPORT void memlog_annotate_phase(const char* name) {
-    memlog::preload::annotateText(memlog::format::AnnotationKind::Phase, nullptr, name);
-}
-
-MEMLOG_EXPORT void memlog_annotate_array(const void* block, size_t elementSize, size_t rows, size_t columns,
-                                         size_t depth) {
-    memlog::format::AnnotationRecord record;
-    record.m_what = memlog::format::AnnotationKind::ArrayShape;
-    record.m_addr = reinterpret_cast<uintptr_t>(block);
-    record.m_elementSize = elementSize;
-    record.m_rows = rows;
-    record.m_columns = columns;
-    record.m_depth = depth ? depth : 1;
-    memlog::preload::annotate(record);
-}
-
-MEMLOG_EXPORT int memlog_recording(void) {
-    return memlog::preload::s_recording.load(std::memory_order_relaxed) ? 1 : 0;
-}

@@ -93,6 +93,12 @@ uint64_t recordAccesses(ThreadState& thread, const format::AccessRecord& prototy
 // The sampler's counters in the log's header; nullptr while nothing is recorded.
 format::AccessCounters* accessCounters();
 
+// memlog.h's annotations (annotations.cpp): one Annotation record at its place in the sequence,
+// in the calling thread's chunk; nothing while not recording or inside the recorder.
+void recordAnnotation(format::AnnotationRecord& record);
+// Whether this process is being recorded (memlog_recording()).
+bool isRecording();
+
 // Marks the thread as inside the allocator while a hook's real call runs: a watchpoint that trips
 // there, or a tick, is the allocator's own bookkeeping (free writes its links into the block).
 // In a full trace the allocator's accesses are left out too (TraceQuiet).
