@@ -22,7 +22,7 @@ Outcome stress(const std::vector<std::string>& arguments, std::map<std::string, 
     run.m_argv = {scenarioPath("stress")};
     run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
     run.m_env = std::move(env);
-    run.m_env["MEMLOG_QUIET"] = "1";
+    run.m_env["MEMLOG_QUIET"] = std::string("1");  // assigning the literal itself trips a false -Wrestrict of GCC 12
     return runProgram(run);
 }
 
