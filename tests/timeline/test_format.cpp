@@ -119,7 +119,7 @@ TEST_CASE("a heap record far from its chunk's end decodes without end tests to t
     std::memset(endless, 0x80, 11);  // a sequence delta longer than ten bytes
     const uint8_t* cursor = endless;
     uint64_t value;
-    CHECK_FALSE(getVarintUnchecked(&cursor, &value));
+    CHECK_FALSE(getVarintAs<false>(&cursor, nullptr, &value));
     HeapRecord back;
     ChunkCursorState state{};
     cursor = endless;
