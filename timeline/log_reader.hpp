@@ -26,11 +26,6 @@ private:
     uint64_t m_offset;
 };
 
-// A log cut short by another program while a reader has it mapped raises SIGBUS where the file
-// no longer reaches. This installs a handler that says so, naming the file and the offset, and
-// exits with status 2, as for any bad input; a SIGBUS elsewhere keeps its default action. For
-// programs that end when a read fails (memlog, memtimeline); `program` begins the message.
-void exitWhenALogIsCutWhileRead(const char* program);
 
 // One heap event as the reader delivers it, times already converted to ns since the start.
 struct Event {

@@ -22,6 +22,7 @@
 #include "render/window/timeline_window.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/cache_report.hpp"
+#include "timeline/cut_log.hpp"
 #include "timeline/diagnostics.hpp"
 #include "timeline/huge_pages.hpp"
 #include "timeline/log_reader.hpp"

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "log_builder.hpp"
+#include "timeline/cut_log.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/stack_metrics.hpp"
 

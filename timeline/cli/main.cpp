@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "memlog/format.hpp"
+#include "timeline/cut_log.hpp"
 #include "timeline/text_format.hpp"
 #include "timeline/diagnostics.hpp"
 #include "timeline/log_reader.hpp"
