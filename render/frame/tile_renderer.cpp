@@ -34,8 +34,14 @@ TileRenderer::Result TileRenderer::draw(std::span<const TileJob> jobs, const std
     std::atomic<bool> stop{false}, late{false};
     const bool anyMayBeLate =
         policy && std::any_of(jobs.begin(), jobs.end(), [](const TileJob& job) { return job.m_mayBeLate; });
+    // Asked once before any tile, here rather than in the loop: the helper may take every tile
+    // before this thread takes its first, and a frame given up must draw none.
+    if (interrupt && interrupt()) {
+        result.m_interrupted = true;
+        return result;
+    }
     auto work = [&](size_t thread) {
-        auto asked = std::chrono::steady_clock::time_point{};
+        auto asked = std::chrono::steady_clock::now();
         for (size_t at; !stop.load(std::memory_order_relaxed) && (at = next.fetch_add(1)) < tiles.size();) {
             if (thread == 0 && interrupt && std::chrono::steady_clock::now() - asked > std::chrono::milliseconds(10)) {
                 if (interrupt()) {
