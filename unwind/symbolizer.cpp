@@ -14,6 +14,8 @@
 #include <cstring>
 #include <map>
 
+#include "unwind/name_cache.hpp"
+
 namespace memlog::unwind {
 namespace {
 
@@ -53,6 +55,16 @@ std::string dieName(Dwarf_Die* die) {
     return {};
 }
 
+// libdw's search for a module's separate debug file, noting the file it found: the names kept
+// between runs depend on it (name_cache.hpp). The module's userdata is where the path goes.
+int findDebugInfoNoting(Dwfl_Module* module, void** userdata, const char* moduleName, Dwarf_Addr base,
+                        const char* fileName, const char* debugLink, GElf_Word debugLinkCrc, char** debugFile) {
+    const int fd = dwfl_standard_find_debuginfo(module, userdata, moduleName, base, fileName, debugLink, debugLinkCrc,
+                                                debugFile);
+    if (fd >= 0 && *userdata && *debugFile) static_cast<std::string*>(*userdata)->assign(*debugFile);
+    return fd;
+}
+
 }  // namespace
 
 std::vector<size_t> latestModulesByAddress(const std::vector<LoadedModule>& inMapOrder) {
@@ -80,6 +92,17 @@ struct Symbolizer::Impl {
     std::vector<size_t> m_byAddress;  // latestModulesByAddress(m_modules)
     std::unordered_map<uint64_t, std::vector<SourceFrame>> m_cache;
     std::function<void(const std::string&)> m_warn;
+
+    // Names kept between runs (name_cache.hpp), per module of m_modules: only for one reported
+    // to libdw whose build id is the recorded one; loaded at its first address.
+    struct KeptNames {
+        Dwfl_Module* m_reported = nullptr;  // null: names of this module are not kept
+        std::string m_buildId;
+        std::string m_debugFile;  // what libdw found, by findDebugInfoNoting
+        std::unique_ptr<ModuleNames> m_names;
+    };
+    std::vector<KeptNames> m_kept;
+    size_t m_fromKept = 0;
 
     // Per compilation unit, its functions' address ranges, sorted: built once, on first use.
     struct FunctionRange {
@@ -128,7 +151,9 @@ struct Symbolizer::Impl {
         return address < module.m_hi ? &module : nullptr;
     }
 
-    std::vector<SourceFrame> lookup(uint64_t returnAddress);
+    std::vector<SourceFrame> named(uint64_t returnAddress);
+    std::vector<SourceFrame> lookup(uint64_t address);
+    ModuleNames* keptNamesOf(const LoadedModule& loaded, uint64_t address);
 };
 
 Symbolizer::Symbolizer(std::vector<LoadedModule> modules, std::function<void(const std::string&)> warn)
@@ -139,13 +164,16 @@ Symbolizer::Symbolizer(std::vector<LoadedModule> modules, std::function<void(con
     for (const LoadedModule& module : impl.m_modules) impl.m_baseNames.push_back(baseName(module.m_path));
     impl.m_warn = std::move(warn);
     impl.m_callbacks.find_elf = dwfl_build_id_find_elf;
-    impl.m_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    impl.m_callbacks.find_debuginfo = findDebugInfoNoting;
     impl.m_callbacks.section_address = dwfl_offline_section_address;
     impl.m_callbacks.debuginfo_path = &impl.m_debugPath;
     impl.m_dwfl = dwfl_begin(&impl.m_callbacks);
     if (!impl.m_dwfl) return;
+    const bool keepNames = !nameCacheDirectory().empty();
+    impl.m_kept.resize(impl.m_modules.size());  // never again: modules' userdata point into it
     dwfl_report_begin(impl.m_dwfl);
-    for (const LoadedModule& module : impl.m_modules) {
+    for (size_t index = 0; index < impl.m_modules.size(); ++index) {
+        const LoadedModule& module = impl.m_modules[index];
         if (module.m_path.empty() || module.m_path[0] != '/') continue;  // linux-vdso and the like
         // A log names its modules by path; a damaged one may name a FIFO or a device, which
         // libelf would open and wait on (or read without end).
@@ -170,21 +198,39 @@ Symbolizer::Symbolizer(std::vector<LoadedModule> modules, std::function<void(con
         if (!module.m_buildId.empty() && length > 0 && current != module.m_buildId && impl.m_warn)
             impl.m_warn(module.m_path + " has changed since the recording (build id " + current + ", recorded " +
                         module.m_buildId + "); its frames may be named wrongly");
+        Impl::KeptNames& kept = impl.m_kept[index];
+        void** userdata = nullptr;
+        dwfl_module_info(reported, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+        if (userdata) *userdata = &kept.m_debugFile;
+        if (keepNames && current == module.m_buildId && usableBuildId(current)) {
+            kept.m_reported = reported;
+            kept.m_buildId = current;
+        }
     }
     dwfl_report_end(impl.m_dwfl, nullptr, nullptr);
 }
 
 Symbolizer::~Symbolizer() {
+    for (Impl::KeptNames& kept : m_impl->m_kept) {
+        if (!kept.m_names) continue;
+        if (!kept.m_debugFile.empty()) kept.m_names->setDebugFile(kept.m_debugFile);
+        try {
+            kept.m_names->save();
+        } catch (...) {  // out of memory writing a cache: the names were only kept to save time
+        }
+    }
     if (m_impl->m_dwfl) dwfl_end(m_impl->m_dwfl);
 }
 
 const std::vector<SourceFrame>& Symbolizer::resolve(uint64_t returnAddress) {
     auto it = m_impl->m_cache.find(returnAddress);
     if (it != m_impl->m_cache.end()) return it->second;
-    return m_impl->m_cache.emplace(returnAddress, m_impl->lookup(returnAddress)).first->second;
+    return m_impl->m_cache.emplace(returnAddress, m_impl->named(returnAddress)).first->second;
 }
 
 size_t Symbolizer::addressesResolved() const { return m_impl->m_cache.size(); }
+
+size_t Symbolizer::addressesFromKeptNames() const { return m_impl->m_fromKept; }
 
 const std::string& Symbolizer::moduleName(uint64_t returnAddress) const {
     static const std::string kNone;
@@ -246,14 +292,49 @@ std::optional<Symbolizer::DataSymbol> Symbolizer::dataSymbolNamed(const std::str
     return search.m_found;
 }
 
-std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
+ModuleNames* Symbolizer::Impl::keptNamesOf(const LoadedModule& loaded, uint64_t address) {
+    KeptNames& kept = m_kept[static_cast<size_t>(&loaded - m_modules.data())];
+    // Where libdw would take the address from another module (overlapping maps of a damaged
+    // log), the names are not this module's to keep.
+    if (!kept.m_reported || dwfl_addrmodule(m_dwfl, address) != kept.m_reported) return nullptr;
+    if (!kept.m_names) {
+        ModuleNames::Origin origin{readerBuildId(), fileStamp(loaded.m_path), fileStamp(buildIdDebugPath(kept.m_buildId))};
+        kept.m_names = std::make_unique<ModuleNames>(nameCacheDirectory(), kept.m_buildId, std::move(origin));
+        kept.m_names->load();
+    }
+    return kept.m_names.get();
+}
+
+// The names of a return address: kept from an earlier run, else looked up (and kept); then the
+// parts that come from this log, not the binary: the module's name and "module+0x..." where
+// nothing better is known.
+std::vector<SourceFrame> Symbolizer::Impl::named(uint64_t returnAddress) {
     // A return address points after the call: look up the call instruction itself.
     const uint64_t address = returnAddress - 1;
     const LoadedModule* loaded = moduleOf(address);
+    ModuleNames* kept = loaded ? keptNamesOf(*loaded, address) : nullptr;
+    std::vector<SourceFrame> frames;
+    if (const std::vector<SourceFrame>* found = kept ? kept->find(address - loaded->m_base) : nullptr) {
+        frames = *found;
+        ++m_fromKept;
+    } else {
+        frames = lookup(address);
+        if (kept) kept->add(address - loaded->m_base, frames);
+    }
     const std::string moduleName = loaded ? baseName(loaded->m_path) : "";  // Symbolizer::moduleName
     const std::string fallback = loaded ? moduleName + "+" + hex(address - loaded->m_base) : hex(returnAddress);
+    for (SourceFrame& frame : frames) {
+        if (frame.m_function.empty()) frame.m_function = fallback;
+        frame.m_module = moduleName;
+    }
+    return frames;
+}
+
+// The frames libdw names for the call instruction at `address`, without the module's name; a
+// function left empty is to be named by the fallback.
+std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t address) {
     Dwfl_Module* module = m_dwfl ? dwfl_addrmodule(m_dwfl, address) : nullptr;
-    if (!module) return {SourceFrame{fallback, {}, 0, moduleName, false}};
+    if (!module) return {SourceFrame{}};
 
     std::vector<SourceFrame> frames;
     // Innermost source position, from the line table.
@@ -290,7 +371,7 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
             for (auto die = chain.rbegin(); die != chain.rend(); ++die) {
                 const int tag = dwarf_tag(&*die);
                 if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
-                frames.push_back({dieName(&*die), file, static_cast<uint32_t>(line > 0 ? line : 0), moduleName,
+                frames.push_back({dieName(&*die), file, static_cast<uint32_t>(line > 0 ? line : 0), {},
                                   tag == DW_TAG_inlined_subroutine});
                 if (tag == DW_TAG_subprogram) break;
                 // The caller of an inlined function continues at the call site.
@@ -309,15 +390,13 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t returnAddress) {
         GElf_Off offset = 0;
         GElf_Sym symbol;
         const char* name = dwfl_module_addrinfo(module, address, &offset, &symbol, nullptr, nullptr, nullptr);
-        SourceFrame frame{name ? demangle(name) : fallback, file, static_cast<uint32_t>(line > 0 ? line : 0),
-                          moduleName, false};
+        SourceFrame frame{name ? demangle(name) : std::string(), file, static_cast<uint32_t>(line > 0 ? line : 0), {},
+                          false};
         if (frames.empty())
             frames.push_back(frame);
         else
             frames.back().m_function = frame.m_function;
     }
-    for (SourceFrame& frame : frames)
-        if (frame.m_function.empty()) frame.m_function = fallback;
     return frames;
 }
 

@@ -38,7 +38,8 @@ struct SourceFrame {
 
 class Symbolizer {
 public:
-    // `warn` is told once per problem (a binary that changed since the recording, one that is
+    // Names are kept between runs in nameCacheDirectory() when it is set (name_cache.hpp),
+    // written when the symboliser is destroyed. `warn` is told once per problem (a binary that changed since the recording, one that is
     // missing), with a sentence for the user.
     Symbolizer(std::vector<LoadedModule> modules, std::function<void(const std::string&)> warn);
     ~Symbolizer();
@@ -50,6 +51,8 @@ public:
     const std::vector<SourceFrame>& resolve(uint64_t returnAddress);
     // How many distinct addresses resolve() has named so far (what a walk cost, for tests).
     size_t addressesResolved() const;
+    // How many of them came from names kept by an earlier run (name_cache.hpp), not libdw.
+    size_t addressesFromKeptNames() const;
     // The module (basename) of the code at a return address, as resolve() would name it, without
     // reading any debug information: empty when no module of the map holds it.
     const std::string& moduleName(uint64_t returnAddress) const;

@@ -20,6 +20,7 @@
 #include "render/report/report.hpp"
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
+#include "unwind/name_cache.hpp"
 #include "timeline/block_model.hpp"
 #include "timeline/cache_report.hpp"
 #include "timeline/cut_log.hpp"
@@ -281,6 +282,7 @@ int main(int argc, char** argv) {
     using namespace memlog;
     std::vector<std::string> arguments(argv + 1, argv + argc);
     diagnostics::setup("memtimeline", diagnostics::takeVerbosity(arguments));
+    unwind::setNameCacheDirectory(unwind::defaultNameCacheDirectory());
     timeline::exitWhenALogIsCutWhileRead("memtimeline");
     cli::TimelineOptions options = cli::parseOptions(arguments);
     if (options.m_trace) diagnostics::enableTrace();

@@ -2,6 +2,8 @@
 // allocation sites are known by name, count and source line (found by "site:" markers).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -47,9 +49,10 @@ std::unique_ptr<Recorded> record(const std::string& scenario) {
     return recorded;
 }
 
-std::string runCli(const std::string& arguments) {
+// `environment`: assignments put before the command ("NAME=value ...").
+std::string runCli(const std::string& arguments, const std::string& environment = "") {
     std::string output;
-    FILE* pipe = popen((memlogCli() + " " + arguments + " 2>/dev/null").c_str(), "r");
+    FILE* pipe = popen((environment + " " + memlogCli() + " " + arguments + " 2>/dev/null").c_str(), "r");
     char buffer[4096];
     size_t got;
     while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
@@ -170,6 +173,41 @@ TEST_CASE("stat lists top sites and dump --symbolize adds the site of every even
             line.size() > 11 && line.compare(line.size() - 11, 11, ",make_small") == 0)
             ++makeSmall;
     CHECK(makeSmall == 10);
+}
+
+// The names kept between runs (unwind/name_cache.hpp) give what libdw gives: the same output
+// with none kept, kept by this run, read from an earlier run's files, and after those files
+// were damaged. A run that found every name kept writes nothing: its files keep their inodes
+// (a file is written aside and renamed over the old one).
+TEST_CASE("stat and sites print the same from names kept by an earlier run as from the debug information") {
+    const auto recorded = record("allocation_sites");
+    const fs::path cache = fs::path(recorded->m_outcome.m_directory) / "cache";
+    const std::string kept = "MEMLOG_CACHE_DIR=" + cache.string();
+    const std::string commands[] = {"stat " + recorded->m_log + " --json", "sites " + recorded->m_log + " --by caller",
+                                    "dump " + recorded->m_log + " --csv --symbolize"};
+    auto inodes = [&] {
+        std::map<std::string, uint64_t> found;
+        for (const auto& entry : fs::directory_iterator(cache / "names")) {
+            struct stat info {};
+            REQUIRE(::stat(entry.path().c_str(), &info) == 0);
+            found[entry.path().filename().string()] = info.st_ino;
+        }
+        return found;
+    };
+    for (const std::string& command : commands) {
+        INFO(command);
+        const std::string reference = runCli(command, "MEMLOG_CACHE_DIR=");
+        fs::remove_all(cache);
+        CHECK(runCli(command, kept) == reference);
+        REQUIRE(fs::exists(cache / "names"));
+        const auto written = inodes();
+        CHECK(written.size() >= 2);  // the program and its libraries
+        CHECK(runCli(command, kept) == reference);
+        CHECK(inodes() == written);
+        for (const auto& [name, inode] : written) std::ofstream(cache / "names" / name, std::ios::trunc) << "damaged";
+        CHECK(runCli(command, kept) == reference);
+        for (const auto& [name, inode] : inodes()) CHECK(fs::file_size(cache / "names" / name) > 64);
+    }
 }
 
 TEST_CASE("a changed binary is reported once, not silently mis-named") {

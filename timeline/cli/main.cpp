@@ -12,6 +12,7 @@
 #include "timeline/diagnostics.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/suppressions.hpp"
+#include "unwind/name_cache.hpp"
 
 namespace {
 
@@ -22,6 +23,9 @@ Record a program's heap into a .memlog log and read it back.
   -v, --verbose   more on stderr: what was read and how long it took
   -q, --quiet     errors only on stderr: no warnings, no progress bars
   (also MEMLOG_LOG_LEVEL=trace|debug|info|warn|error|off for scripts)
+
+Frames once named are kept for the next run in ~/.cache/memlog/names ($XDG_CACHE_HOME,
+or MEMLOG_CACHE_DIR=DIR; MEMLOG_CACHE_DIR= with nothing keeps none), by build id.
 
 commands:
   run [OPTIONS] [--] PROGRAM [ARGS]   run PROGRAM with the recorder loaded
@@ -210,6 +214,7 @@ int main(int argc, char** argv) {
     if (command != "run")
         if (const auto more = diagnostics::takeVerbosity(arguments)) verbosity = more;
     diagnostics::setup("memlog", verbosity);
+    memlog::unwind::setNameCacheDirectory(memlog::unwind::defaultNameCacheDirectory());
     memlog::timeline::exitWhenALogIsCutWhileRead("memlog");
     if (command == "--help" || command == "-h" || command == "help") {
         std::fputs(kUsage, stdout);
