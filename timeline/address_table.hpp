@@ -56,6 +56,16 @@ public:
         }
     }
 
+    // Asks the memory for the line of `addr`'s slot, ahead of its find or findOrInsert: with
+    // hundreds of thousands of live blocks the table is far larger than the cache, and a lookup
+    // that waits for memory is most of an event's time. A hint only: a sweep in between makes
+    // it useless, never wrong.
+    [[gnu::always_inline]] void prefetch(uint64_t addr) const {
+        const Entry* entry = &m_slots[slotOf(addr)];
+        __builtin_prefetch(entry);
+        __builtin_prefetch(reinterpret_cast<const char*>(entry) + sizeof(Entry) - 1);  // an entry may span two
+    }
+
     // After find(addr) returned null: whether a block at `addr` began and ended before.
     bool endedBefore(uint64_t addr) const { return m_ended.contains(addr); }
 

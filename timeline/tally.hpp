@@ -72,6 +72,14 @@ public:
         }
     }
 
+    // The table slots `event` will look up, asked for ahead (AddressTable::prefetch): a pass
+    // calls this some events before it applies the event.
+    [[gnu::always_inline]] void prefetch(const Event& event) const {
+        if (event.m_kind == Kind::Mmap || event.m_kind == Kind::Munmap || event.m_kind == Kind::Mremap) return;
+        m_blocks.prefetch(event.m_addr);
+        if (event.m_oldAddr) m_blocks.prefetch(event.m_oldAddr);
+    }
+
     // Each sample counted by kind and by where it fell; a version 2 sample must fall inside the
     // live block it names.
     void access(const AccessSample& sample) {
