@@ -124,12 +124,6 @@ namespace {
 // second thread when a core is idle: LogReader::forEachBatch), the per-stack metrics called
 // directly (PerStack is final), where summarize() pays a std::function call per event and a
 // virtual call per change (docs/BENCHMARKS.md, `memlog stat`). The same numbers: tests/timeline/test_stack_metrics.cpp.
-// Both lines an Event may span.
-[[gnu::always_inline]] inline void prefetchEvent(const Event& event) {
-    __builtin_prefetch(&event);
-    __builtin_prefetch(reinterpret_cast<const char*>(&event) + sizeof(Event) - 1);
-}
-
 class DirectPass final : public RecordSink {
 public:
     DirectPass(Summary& summary, PerStack& perStack)
@@ -138,15 +132,13 @@ public:
     }
     void events(const Event* events, size_t count) override {
         m_summary.m_events += count;
-        // The table's slots asked for a few events ahead, and the events themselves (written
-        // by the decoding thread on the other core) further ahead: their misses overlap (a
-        // CPython log of 336,720 live blocks spent half the pass waiting on them one at a time).
-        constexpr size_t kSlotsAhead = 8, kEventsAhead = 24;
-        for (size_t i = 0; i < std::min(count, kEventsAhead); ++i) prefetchEvent(events[i]);
-        for (size_t i = 0; i < std::min(count, kSlotsAhead); ++i) m_tally.prefetch(events[i]);
+        // The table's slots asked for a few events ahead: their misses overlap (a CPython log
+        // of 336,720 live blocks spent half the pass waiting on them one at a time). Asking
+        // for the events themselves as well measured no better.
+        constexpr size_t kAhead = 8;
+        for (size_t i = 0; i < std::min(count, kAhead); ++i) m_tally.prefetch(events[i]);
         for (size_t i = 0; i < count; ++i) {
-            if (i + kEventsAhead < count) prefetchEvent(events[i + kEventsAhead]);
-            if (i + kSlotsAhead < count) m_tally.prefetch(events[i + kSlotsAhead]);
+            if (i + kAhead < count) m_tally.prefetch(events[i + kAhead]);
             m_tally.event(events[i]);
         }
     }
