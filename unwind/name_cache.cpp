@@ -7,12 +7,15 @@
 // checked against what is left: a torn or foreign file reads as none.
 #include "unwind/name_cache.hpp"
 
+#include <fcntl.h>
 #include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -114,6 +117,25 @@ std::optional<std::string> readWhole(const std::string& path) {
     return data;
 }
 
+// A folder of more than kMostFiles files (a binary rebuilt often leaves one per build id) is cut
+// back to kKeptFiles, the least recently used first (a load marks a file used): bounded without
+// a size to tune, and never the file just written.
+constexpr size_t kMostFiles = 1024, kKeptFiles = 768;
+
+void pruneLeastRecentlyUsed(const std::string& directory, const std::string& justWritten) {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    std::vector<std::pair<fs::file_time_type, fs::path>> files;
+    for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+        const fs::file_time_type used = it->last_write_time(error);
+        if (!error) files.emplace_back(used, it->path());
+    }
+    if (files.size() <= kMostFiles) return;
+    std::sort(files.begin(), files.end());
+    for (size_t i = 0; i + kKeptFiles < files.size(); ++i)
+        if (files[i].second != justWritten) fs::remove(files[i].second, error);
+}
+
 bool makeDirectories(const std::string& path) {
     for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
         const std::string prefix = path.substr(0, slash);
@@ -166,7 +188,9 @@ ModuleNames::ModuleNames(const std::string& directory, const std::string& buildI
 
 void ModuleNames::load() {
     std::string debugFile;
-    if (read(m_names, debugFile)) m_debugFile = debugFile;
+    if (!read(m_names, debugFile)) return;
+    m_debugFile = debugFile;
+    ::utimensat(AT_FDCWD, m_path.c_str(), nullptr, 0);  // used now: kept the longest (pruneLeastRecentlyUsed)
 }
 
 const std::vector<SourceFrame>* ModuleNames::find(uint64_t offset) const {
@@ -239,8 +263,12 @@ void ModuleNames::save() {
     FILE* file = std::fopen(aside.c_str(), "wb");
     if (!file) return;
     const bool written = std::fwrite(data.data(), 1, data.size(), file) == data.size();
-    if (std::fclose(file) != 0 || !written || std::rename(aside.c_str(), m_path.c_str()) != 0) ::unlink(aside.c_str());
+    if (std::fclose(file) != 0 || !written || std::rename(aside.c_str(), m_path.c_str()) != 0) {
+        ::unlink(aside.c_str());
+        return;
+    }
     m_added = false;
+    pruneLeastRecentlyUsed(m_directory, m_path);
 }
 
 }  // namespace memlog::unwind

@@ -4,7 +4,8 @@
 // its names came from is unchanged: the reader that named them (its own build id: any rebuild of
 // memlog starts afresh), the module file (size, modification time) and the debug files libdw
 // used or would look at first. Anything else (a torn, foreign or stale file) reads as empty and
-// is written anew. Best effort: a directory that cannot be written costs only the time saved.
+// is written anew. A folder of more than 1,024 files is cut back to the 768 used last. Best
+// effort: a directory that cannot be written costs only the time saved.
 #pragma once
 
 #include <cstdint>

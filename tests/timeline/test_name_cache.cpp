@@ -165,6 +165,30 @@ TEST_CASE("without a cache directory, or for a module whose build id is not the 
     CHECK_FALSE(fs::exists(sandbox.m_cache));
 }
 
+TEST_CASE("a folder of more than 1,024 kept files is cut back to the 768 used last, never the one just written") {
+    Sandbox sandbox;
+    const fs::path names = fs::path(sandbox.m_cache) / "names";
+    fs::create_directories(names);
+    const auto now = fs::file_time_type::clock::now();
+    for (int i = 0; i < 1100; ++i) {  // file i last used i minutes after the oldest
+        const fs::path file = names / ("old" + std::to_string(i));
+        std::ofstream(file) << "names of a binary rebuilt since";
+        fs::last_write_time(file, now - std::chrono::hours(48) + std::chrono::minutes(i));
+    }
+    (void)nameOnce(sandbox.m_copy, returnAddressInTestFunction());
+    size_t left = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(names)) ++left;
+    CHECK(left == 768);
+    CHECK(fs::exists(sandbox.keptFile()));
+    CHECK(fs::exists(names / "old1099"));  // the most recently used
+    CHECK(fs::exists(names / "old333"));   // 1101 files: the oldest 333 went
+    CHECK_FALSE(fs::exists(names / "old332"));
+    // A load marks its file used: it outlives files written after it.
+    fs::last_write_time(sandbox.keptFile(), now - std::chrono::hours(72));
+    CHECK(nameOnce(sandbox.m_copy, returnAddressInTestFunction()).m_fromKept == 1);
+    CHECK(fs::last_write_time(sandbox.keptFile()) > now - std::chrono::hours(1));
+}
+
 TEST_CASE("a build id names a file only when it is hex digits") {
     CHECK(unwind::usableBuildId("49daf84ed369fe589b73ea876f2591cd4c3588bb"));
     CHECK_FALSE(unwind::usableBuildId("../../etc/passwd"));
