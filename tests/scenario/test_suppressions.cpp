@@ -10,6 +10,7 @@
 #include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
+#include "timeline/stat_naming.hpp"
 #include "timeline/suppressions.hpp"
 #include "timeline/text_format.hpp"
 
@@ -107,6 +108,42 @@ TEST_CASE("sqlite3's stdio buffer and passwd lookup are suppressed, the total of
     CHECK(flame.m_stdout.find("_IO_file_doallocate") == std::string::npos);
     fs::remove_all(json.m_directory);
     fs::remove_all(flame.m_directory);
+    fs::remove_all(outcome.m_directory);
+}
+
+// `memlog stat` names the sites on a second thread, with a symboliser of its own, while the
+// suppressions name the C library's frames (timeline/stat_naming.hpp): two libdw sessions on
+// the same real debug information at once. What they leave must be what one thread leaves.
+TEST_CASE("on a real log, suppressions and sites named side by side leave what one after the other leaves") {
+    using namespace memlog::timeline;
+    Run run;
+    run.m_argv = {"sqlite3", ":memory:", "create table t(a, b); insert into t values (1, 'x'); select * from t"};
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_exitStatus == 0);
+    REQUIRE(outcome.m_logs.size() == 1);
+    LogReader reader(outcome.m_logs[0]);
+    auto rowsText = [](const std::vector<SiteRow>& rows) {
+        std::string text;
+        for (const SiteRow& row : rows)
+            text += siteFunctionText(row) + " " + siteLocation(row.m_site) + " " + std::to_string(row.m_metrics.m_calls) +
+                    " " + std::to_string(row.m_metrics.m_leakedBytes) + " " +
+                    std::to_string(row.m_metrics.m_suppressedBytes) + "\n";
+        return text;
+    };
+    for (const SiteGrouping grouping : {SiteGrouping::Site, SiteGrouping::Caller}) {
+        MeasuredLog alone = measureStacks(reader);
+        StackNames aloneNames(reader, {});
+        const std::string expected =
+            rowsText(suppressAndNameSites(reader, alone, aloneNames, Suppressions(), grouping, Naming::CallingThread));
+        REQUIRE(alone.m_summary.m_suppressedBytes >= 4096);  // stdout's buffer: the C library's frames were named
+        MeasuredLog measured = measureStacks(reader);
+        StackNames names(reader, {});
+        CHECK(rowsText(suppressAndNameSites(reader, measured, names, Suppressions(), grouping, Naming::SecondThread)) ==
+              expected);
+        CHECK(measured.m_summary.m_leakedBytes == alone.m_summary.m_leakedBytes);
+        CHECK(measured.m_summary.m_suppressedBytes == alone.m_summary.m_suppressedBytes);
+        CHECK(measured.m_summary.m_suppressedBlocks == alone.m_summary.m_suppressedBlocks);
+    }
     fs::remove_all(outcome.m_directory);
 }
 
