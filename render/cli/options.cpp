@@ -123,7 +123,7 @@ set. Esc returns to the time x address view.
   -v, --verbose         more on stderr; -q, --quiet: errors only (no warnings);
                         MEMLOG_LOG_LEVEL=trace|debug|info|warn|error|off too;
                         frames once named are kept in ~/.cache/memlog/names
-                        (MEMLOG_CACHE_DIR=DIR elsewhere, empty for none)
+                        (MEMLOG_CACHE_DIR=DIR for DIR/names, empty for none)
   --follow              the window: re-read the log when it grows (a program
                         still being recorded), keeping the view at its end
   --trace               the window: one line on stderr per frame drawn (the

@@ -24,8 +24,9 @@ Record a program's heap into a .memlog log and read it back.
   -q, --quiet     errors only on stderr: no warnings, no progress bars
   (also MEMLOG_LOG_LEVEL=trace|debug|info|warn|error|off for scripts)
 
-Frames once named are kept for the next run in ~/.cache/memlog/names ($XDG_CACHE_HOME,
-or MEMLOG_CACHE_DIR=DIR; MEMLOG_CACHE_DIR= with nothing keeps none), by build id.
+Frames once named are kept for the next run, by build id, in ~/.cache/memlog/names
+($XDG_CACHE_HOME/memlog/names when that is set; MEMLOG_CACHE_DIR=DIR for DIR/names;
+MEMLOG_CACHE_DIR= with nothing keeps none).
 
 commands:
   run [OPTIONS] [--] PROGRAM [ARGS]   run PROGRAM with the recorder loaded
