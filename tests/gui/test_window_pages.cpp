@@ -113,13 +113,8 @@ void hoverUntil(const Session& s, const WindowProcess& window, int x, int y, boo
     }
 }
 
-// A block hovered (a click pins it).
-void hoverBlockAt(const Session& s, const WindowProcess& window, int x, int y) {
-    hoverUntil(s, window, x, y, [](const Frame& f) { return f["hover"] != "-"; });
-}
-
 // A block or one of its access samples hovered, as a person's pointer lands on a sampled block:
-// either way `v` opens the block's array view.
+// either way `v` opens the block's array view, and a click pins the block.
 void hoverAt(const Session& s, const WindowProcess& window, int x, int y) {
     hoverUntil(s, window, x, y, [](const Frame& f) { return f["hover"] != "-" || f["mark"] != "-"; });
 }
@@ -159,7 +154,9 @@ TEST_CASE("a block of a real run, clicked, opens as an array: its shape from mem
     const timeline::Block& grid = largestBlock(aim.m_log->m_model);
     REQUIRE(grid.size() == 64 * 64 * 8 * 8);
     const auto [x, y] = blockPoint(aim, latestPicture(window), grid);
-    hoverBlockAt(s, window, x, y);
+    // Where a sample of the run lies under the pointer, the sample is what is hovered (its
+    // block is pinned all the same): the samples differ from run to run.
+    hoverAt(s, window, x, y);
     s.m_x.click(window.window(), x, y);
     window.waitForFrame([](const Frame& f) { return f["pinned"] != "-"; });
     const auto [bx, by] = arrayButton(aim.m_geometry);
