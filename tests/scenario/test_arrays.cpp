@@ -123,7 +123,9 @@ TEST_CASE("arrays: row order sweeps a's rows and b's rows, and fills c row after
 }
 
 TEST_CASE("arrays: column order sweeps a's columns for each column of c, reads b column after column, fills c column by column") {
-    const Recorded recorded = sampleWithWritesOfC({scenarioPath("matrix_multiply"), "col", "256"});
+    // At the sampler's most: the multiply takes tens of ms, and at 20,000 samples a second a
+    // fast run left 99 samples of a (in 1 of 4 runs of the suite).
+    const Recorded recorded = sampleWithWritesOfC({scenarioPath("matrix_multiply"), "col", "256"}, "100000");
     const auto a = placesBy(recorded, named(recorded, "a"), "multiply_col", kMatrix);
     CHECK(a.size() >= 100);
     CHECK(descents(a, [](const CellPlace& p) { return p.m_row; }) >= 10);  // down a column of a, again and again
@@ -134,12 +136,12 @@ TEST_CASE("arrays: column order sweeps a's columns for each column of c, reads b
 }
 
 TEST_CASE("arrays: blocked order takes a in 32 x 32 tiles, one after another") {
-    const Recorded recorded = sample({scenarioPath("matrix_multiply"), "blocked", "256"});
+    const Recorded recorded = sample({scenarioPath("matrix_multiply"), "blocked", "256"}, "100000");
     const auto a = placesBy(recorded, named(recorded, "a"), "multiply_blocked", kMatrix);
     CHECK(a.size() >= 50);
     CHECK(descents(a, [](const CellPlace& p) { return std::make_tuple(p.m_row / 32, p.m_column / 32); }) == 0);
     // ... where the row order's samples of a leave tiles and come back to them.
-    const Recorded rowOrder = sample({scenarioPath("matrix_multiply"), "row", "256"});
+    const Recorded rowOrder = sample({scenarioPath("matrix_multiply"), "row", "256"}, "100000");
     const auto rows = placesBy(rowOrder, named(rowOrder, "a"), "multiply_row", kMatrix);
     CHECK(descents(rows, [](const CellPlace& p) { return std::make_tuple(p.m_row / 32, p.m_column / 32); }) > 10);
 }
