@@ -22,6 +22,7 @@
 #include "timeline/cut_log.hpp"
 #include "timeline/event_ring.hpp"
 #include "timeline/idle_core.hpp"
+#include "unwind/build_id.hpp"
 
 namespace memlog::timeline {
 
@@ -370,11 +371,7 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
                 module.m_base = view.m_base;
                 module.m_lo = view.m_lo;
                 module.m_hi = view.m_hi;
-                static const char* hex = "0123456789abcdef";
-                for (uint32_t i = 0; i < view.m_buildIdBytes; ++i) {
-                    module.m_buildId += hex[view.m_buildId[i] >> 4];
-                    module.m_buildId += hex[view.m_buildId[i] & 15];
-                }
+                module.m_buildId = unwind::hexBytes(view.m_buildId, view.m_buildIdBytes);
                 module.m_path.assign(view.m_path, view.m_pathBytes);
                 module.m_validFromSeq = impl.m_moduleMapSeq;
                 impl.m_modules.push_back(std::move(module));

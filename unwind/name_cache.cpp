@@ -20,6 +20,8 @@
 #include <cstring>
 #include <optional>
 
+#include "unwind/build_id.hpp"
+
 namespace memlog::unwind {
 namespace {
 
@@ -32,35 +34,15 @@ std::string& cacheDirectory() {
     return directory;
 }
 
-// The main program's GNU build id note, in hex; empty when it has none.
+// The main program's GNU build id in hex; empty when it has none.
 std::string ownBuildId() {
     std::string id;
     dl_iterate_phdr(
         [](dl_phdr_info* info, size_t, void* arg) -> int {
-            auto* out = static_cast<std::string*>(arg);
-            for (int i = 0; i < info->dlpi_phnum; ++i) {
-                const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-                if (segment.p_type != PT_NOTE) continue;
-                const auto* at = reinterpret_cast<const unsigned char*>(info->dlpi_addr + segment.p_vaddr);
-                const unsigned char* end = at + segment.p_memsz;
-                while (at + sizeof(ElfW(Nhdr)) <= end) {
-                    ElfW(Nhdr) note;
-                    std::memcpy(&note, at, sizeof note);
-                    const unsigned char* name = at + sizeof note;
-                    const unsigned char* desc = name + ((note.n_namesz + 3) & ~3u);
-                    if (desc + note.n_descsz > end) break;
-                    if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-                        static const char kHex[] = "0123456789abcdef";
-                        for (uint32_t b = 0; b < note.n_descsz; ++b) {
-                            *out += kHex[desc[b] >> 4];
-                            *out += kHex[desc[b] & 15];
-                        }
-                        return 1;
-                    }
-                    at = desc + ((note.n_descsz + 3) & ~3u);
-                }
-            }
-            return 1;  // the first object is the main program: stop there either way
+            const uint8_t* bytes = nullptr;
+            const uint32_t length = gnuBuildId(info, &bytes, UINT32_MAX);
+            *static_cast<std::string*>(arg) = hexBytes(bytes, length);
+            return 1;  // the first object is the main program: stop there
         },
         &id);
     return id;

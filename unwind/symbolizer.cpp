@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 
+#include "unwind/build_id.hpp"
 #include "unwind/name_cache.hpp"
 
 namespace memlog::unwind {
@@ -193,8 +194,7 @@ Symbolizer::Symbolizer(std::vector<LoadedModule> modules, std::function<void(con
         const unsigned char* bits = nullptr;
         GElf_Addr vaddr;
         const int length = dwfl_module_build_id(reported, &bits, &vaddr);
-        std::string current;
-        for (int i = 0; i < length; ++i) current += hex(bits[i] | 0x100).substr(3);
+        const std::string current = hexBytes(bits, length > 0 ? static_cast<size_t>(length) : 0);
         if (!module.m_buildId.empty() && length > 0 && current != module.m_buildId && impl.m_warn)
             impl.m_warn(module.m_path + " has changed since the recording (build id " + current + ", recorded " +
                         module.m_buildId + "); its frames may be named wrongly");

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "record_writer.hpp"
+#include "unwind/build_id.hpp"
 
 namespace memlog::preload {
 namespace {
@@ -35,30 +36,6 @@ AddressRange loadRange(const dl_phdr_info* info) {
     return range;
 }
 
-// The GNU build id from the object's PT_NOTE segments, as mapped in memory.
-uint32_t buildId(const dl_phdr_info* info, const uint8_t** bytes) {
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-        if (segment.p_type != PT_NOTE) continue;
-        const auto* note = reinterpret_cast<const uint8_t*>(info->dlpi_addr + segment.p_vaddr);
-        const uint8_t* end = note + segment.p_memsz;
-        while (note + sizeof(ElfW(Nhdr)) <= end) {
-            const auto* header = reinterpret_cast<const ElfW(Nhdr)*>(note);
-            const uint8_t* name = note + sizeof(ElfW(Nhdr));
-            const uint8_t* desc = name + ((header->n_namesz + 3) & ~3u);
-            const uint8_t* next = desc + ((header->n_descsz + 3) & ~3u);
-            if (next > end) break;
-            if (header->n_type == NT_GNU_BUILD_ID && header->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 &&
-                header->n_descsz <= format::kMaxBuildIdBytes) {
-                *bytes = desc;
-                return header->n_descsz;
-            }
-            note = next;
-        }
-    }
-    return 0;
-}
-
 struct WalkContext {
     ThreadState* m_thread;
 };
@@ -72,7 +49,7 @@ int writeOneModule(dl_phdr_info* info, size_t, void* data) {
     module.m_base = info->dlpi_addr;
     module.m_lo = range.m_lo;
     module.m_hi = range.m_hi;
-    module.m_buildIdBytes = buildId(info, &module.m_buildId);
+    module.m_buildIdBytes = unwind::gnuBuildId(info, &module.m_buildId, format::kMaxBuildIdBytes);
     const char* path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : s_mainPath;
     module.m_path = path;
     module.m_pathBytes = static_cast<uint32_t>(strnlen(path, format::kMaxPathBytes));
