@@ -152,6 +152,12 @@ struct Symbolizer::Impl {
         return address < module.m_hi ? &module : nullptr;
     }
 
+    // The module's name as frames carry it; empty for none.
+    const std::string& baseNameOf(const LoadedModule* loaded) const {
+        static const std::string kNone;
+        return loaded ? m_baseNames[static_cast<size_t>(loaded - m_modules.data())] : kNone;
+    }
+
     std::vector<SourceFrame> named(uint64_t returnAddress);
     std::vector<SourceFrame> lookup(uint64_t address);
     ModuleNames* keptNamesOf(const LoadedModule& loaded, uint64_t address);
@@ -233,9 +239,7 @@ size_t Symbolizer::addressesResolved() const { return m_impl->m_cache.size(); }
 size_t Symbolizer::addressesFromKeptNames() const { return m_impl->m_fromKept; }
 
 const std::string& Symbolizer::moduleName(uint64_t returnAddress) const {
-    static const std::string kNone;
-    const LoadedModule* loaded = m_impl->moduleOf(returnAddress - 1);
-    return loaded ? m_impl->m_baseNames[static_cast<size_t>(loaded - m_impl->m_modules.data())] : kNone;
+    return m_impl->baseNameOf(m_impl->moduleOf(returnAddress - 1));
 }
 
 std::string Symbolizer::symbolAt(uint64_t address) {
@@ -321,7 +325,7 @@ std::vector<SourceFrame> Symbolizer::Impl::named(uint64_t returnAddress) {
         frames = lookup(address);
         if (kept) kept->add(address - loaded->m_base, frames);
     }
-    const std::string moduleName = loaded ? baseName(loaded->m_path) : "";  // Symbolizer::moduleName
+    const std::string& moduleName = baseNameOf(loaded);
     const std::string fallback = loaded ? moduleName + "+" + hex(address - loaded->m_base) : hex(returnAddress);
     for (SourceFrame& frame : frames) {
         if (frame.m_function.empty()) frame.m_function = fallback;

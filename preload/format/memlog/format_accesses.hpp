@@ -62,6 +62,14 @@ struct AccessRecord {
 };
 inline constexpr uint32_t kMaxAccessRecordBytes = 1 + 8 * 10;
 
+// What the next record of the chunk is a delta from: the encoder and the decoder both keep it.
+inline void rememberAccess(ChunkCursorState& state, const AccessRecord& record) {
+    state.m_seq = record.m_seq;
+    state.m_tsc = record.m_tsc;
+    state.m_addr = record.m_addr;
+    state.m_ip = record.m_ip;
+}
+
 inline uint8_t* encodeAccessPayload(uint8_t* out, const AccessRecord& record, ChunkCursorState& state) {
     uint8_t* p = putVarint(out + 1, record.m_seq - state.m_seq);
     p = putSigned(p, static_cast<int64_t>(record.m_tsc - state.m_tsc));
@@ -73,10 +81,7 @@ inline uint8_t* encodeAccessPayload(uint8_t* out, const AccessRecord& record, Ch
     p = putSigned(p, static_cast<int64_t>(record.m_ip - state.m_ip));
     p = putVarint(p, record.m_stack);
     if (armed) p = putVarint(p, record.m_seq - record.m_armedBy);
-    state.m_seq = record.m_seq;
-    state.m_tsc = record.m_tsc;
-    state.m_addr = record.m_addr;
-    state.m_ip = record.m_ip;
+    rememberAccess(state, record);
     return p;
 }
 
@@ -104,10 +109,7 @@ inline bool decodeAccessPayload(const uint8_t** cursor, const uint8_t* end, Acce
     record.m_ip = state.m_ip + static_cast<uint64_t>(unzigzag(ipDelta));
     record.m_blockSeq = 0;
     record.m_offset = 0;
-    state.m_seq = record.m_seq;
-    state.m_tsc = record.m_tsc;
-    state.m_addr = record.m_addr;
-    state.m_ip = record.m_ip;
+    rememberAccess(state, record);
     return true;
 }
 
