@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "timeline/ended_addresses.hpp"
+#include "timeline/huge_pages.hpp"
 #include "timeline/seeded_hash.hpp"
 
 namespace memlog::timeline {
@@ -116,13 +117,16 @@ private:
             if (entry.m_used && entry.m_live) findOrInsert(entry.m_addr) = entry;
     }
 
-    std::vector<Entry> m_slots;
+    // In huge pages from 1 MiB on (huge_pages.hpp): with hundreds of thousands of live blocks
+    // a lookup in 4 KiB pages missed the TLB as well as the cache.
+    using Slots = std::vector<Entry, HugePageAllocator<Entry, HugeAdvice::Always>>;
+    Slots m_slots;
     unsigned m_shift;  // 64 - log2(slots)
     uint64_t m_seed;
     size_t m_used = 0;
     EndedAddresses m_ended;
     std::vector<uint64_t> m_endedBatch;  // kept between sweeps: no allocation per sweep
-    std::vector<Entry> m_spare;  // the table before a sweep, ditto
+    Slots m_spare;  // the table before a sweep, ditto
 };
 
 }  // namespace memlog::timeline

@@ -19,7 +19,7 @@ void setArrayPages(ArrayPages pages) { g_arrayPages.store(pages, std::memory_ord
 
 ArrayPages arrayPages() { return g_arrayPages.load(std::memory_order_relaxed); }
 
-void* allocateHuge(size_t bytes) {
+void* allocateHuge(size_t bytes, HugeAdvice advice) {
     // A huge page extra, then the unaligned ends given back: mmap aligns to 4 KiB only, and a
     // huge page must start on a 2 MiB boundary.
     const size_t length = wholePages(bytes);
@@ -30,7 +30,7 @@ void* allocateHuge(size_t bytes) {
     if (aligned > start) munmap(mapped, aligned - start);
     const uintptr_t end = start + length + kHugePage;
     if (end > aligned + length) munmap(reinterpret_cast<void*>(aligned + length), end - (aligned + length));
-    if (arrayPages() == ArrayPages::HugeAndAhead)
+    if (advice == HugeAdvice::Always || arrayPages() == ArrayPages::HugeAndAhead)
         madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);  // a hint: without it, small pages
     return reinterpret_cast<void*>(aligned);
 }

@@ -1,6 +1,6 @@
-// The arrays made once per log and read by every frame are asked to be backed by huge pages
-// (timeline/huge_pages.hpp): the mapping that holds them carries the kernel's "hg" flag
-// (MADV_HUGEPAGE) in /proc/self/smaps. Whether the kernel then gives 2 MiB pages is its
+// The arrays made once per log and read by every frame, and the reader's table of live blocks,
+// are asked to be backed by huge pages (timeline/huge_pages.hpp): the mapping that holds them
+// carries the kernel's "hg" flag (MADV_HUGEPAGE) in /proc/self/smaps. Whether the kernel then gives 2 MiB pages is its
 // choice; without the advice, with THP in its default "madvise" mode, it never does.
 #include <catch2/catch.hpp>
 
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "random_heap.hpp"
+#include "timeline/address_table.hpp"
 #include "timeline/block_index.hpp"
 #include "timeline/huge_pages.hpp"
 #include "timeline/model_index.hpp"
@@ -91,4 +92,20 @@ TEST_CASE("the model's blocks, the index's boxes and order are in huge pages") {
     const timeline::ModelIndex index(model, timeline::XAxis::Time);
     CHECK(advisedHuge(index.index().boxes().data()));
     CHECK(advisedHuge(index.index().order().data()));
+}
+
+TEST_CASE("the reader's table of live blocks is in huge pages whatever the policy, once it is large") {
+    REQUIRE(timeline::arrayPages() == timeline::ArrayPages::Ordinary);
+    timeline::AddressTable table;
+    const uint64_t first = 0x7f00'0000'0000;
+    auto* small = &table.findOrInsert(first);
+    CHECK_FALSE(advisedHuge(small));  // 4,096 slots: 96 KiB from operator new
+    constexpr uint64_t kLive = 100'000;
+    for (uint64_t i = 0; i < kLive; ++i) table.findOrInsert(first + 64 * i).m_live = 1;
+    REQUIRE(table.slots() * sizeof(timeline::AddressTable::Entry) >= timeline::kHugeFrom);
+    const auto* entry = table.find(first + 64 * (kLive - 1));
+    REQUIRE(entry != nullptr);
+    CHECK(entry->m_live);
+    CHECK(advisedHuge(entry));
+    CHECK(advisedHuge(table.find(first)));
 }
