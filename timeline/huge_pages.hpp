@@ -10,8 +10,8 @@
 // takes 0.3 ms. See docs/BENCHMARKS.md, "huge pages for the model's arrays".
 //
 // And the reader's table of live blocks (address_table.hpp), whatever the policy: its lookups
-// land anywhere in tens of MiB, and in 4 KiB pages most of them also missed the TLB (CPU time of
-// `memlog stat` on a CPython log of 336,720 live blocks: 0.91-0.97 of before).
+// land anywhere in tens of MiB, and in 4 KiB pages each also missed the TLB (`memlog stat` on a
+// CPython log of 336,720 live blocks: 0.91-0.99 of the time before, medians of four series).
 //
 // Only these arrays: every allocation in huge pages (glibc's glibc.malloc.hugetlb=1) made
 // the window's short-lived buffers fault fresh 2 MiB pages each frame, and reports took 11 ms
