@@ -125,7 +125,8 @@ set. Esc returns to the time x address view.
                         frames once named are kept in ~/.cache/memlog/names
                         (MEMLOG_CACHE_DIR=DIR for DIR/names, empty for none)
   --follow              the window: re-read the log when it grows (a program
-                        still being recorded), keeping the view at its end
+                        still being recorded), keeping the view at its end; a
+                        page open then stays as it was (its key: the latest)
   --trace               the window: one line on stderr per frame drawn (the
                         view, the choices, how long it took)
   --scale F             the window: text and controls F times larger, 0.5 to 4,

@@ -82,8 +82,7 @@ void TimelineWindow::openArrayView(std::optional<size_t> block) {
         return;
     }
     m_page = std::move(page);
-    m_prompt.reset();
-    m_dirty = true;
+    pageOpened();
 }
 
 void TimelineWindow::openCachePage(bool memory) {
@@ -103,12 +102,20 @@ void TimelineWindow::openCachePage(bool memory) {
     else
         m_page =
             std::make_unique<WorkingSetWindowPage>(m_log->m_model, cache.m_line, m_options.m_idleNs, m_options.m_log);
+    pageOpened();
+}
+
+void TimelineWindow::pageOpened() {
+    m_pageLog.reset();  // the page before, if any, was made of it; the new one of m_log
+    m_pageOlderThanLog = false;
     m_prompt.reset();
     m_dirty = true;
 }
 
 void TimelineWindow::closePage() {
     m_page.reset();
+    m_pageLog.reset();
+    m_pageOlderThanLog = false;
     m_prompt.reset();
     m_dirty = true;
 }

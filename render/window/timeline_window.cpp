@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <utility>
 
 #include "render/report/export.hpp"
 #include "render/window/overlays.hpp"
@@ -161,12 +162,12 @@ void TimelineWindow::finishLoading() {
     const bool first = !m_log;
     std::optional<Viewport> previous = m_view;
     const timeline::XWindow oldWhole = m_log ? m_log->m_model.extent(m_state.m_axis) : timeline::XWindow{};
-    m_log = std::move(log);
+    std::unique_ptr<LoadedLog> older = std::exchange(m_log, std::move(log));
     ++m_loads;
     m_reloading = false;
     resetView();
-    // A page and the timeline's playback were made of the old model: made again on demand.
-    if (!first && m_page) closePage();
+    if (m_page) keepPageOver(std::move(older));
+    // The timeline's playback was made of the old model: made again on demand.
     m_markAxis.reset();
     m_markMisses.clear();
     std::optional<timeline::XWindow> range;
@@ -194,6 +195,16 @@ void TimelineWindow::finishLoading() {
     }
     if (m_state.m_pinned && *m_state.m_pinned >= m_log->m_model.size()) m_state.m_pinned.reset();
     m_dirty = true;
+}
+
+// A page open over a re-read stays, showing the log as it was when it opened (a page of the
+// cache replays every access of a full trace: made again at each read of a followed log, it
+// would start over every few seconds). Said once; its key again shows the latest read.
+void TimelineWindow::keepPageOver(std::unique_ptr<LoadedLog> older) {
+    if (m_page->readsModel() && !m_pageLog) m_pageLog = std::move(older);
+    if (m_pageOlderThanLog) return;
+    m_pageOlderThanLog = true;
+    toast("the log was read again; this page shows it as it was when it opened (Esc, then its key, for the latest)");
 }
 
 // A followed log is read again and again: what is wrong with it is said once, not at each read.

@@ -114,6 +114,8 @@ private:
     std::string playbackTrace() const;  // the timeline's playback and the toast, for --trace
     std::string toastTrace() const;
     void tracePage(double milliseconds);
+    void keepPageOver(std::unique_ptr<LoadedLog> older);  // a re-read with a page open
+    void pageOpened();  // a new page, made of m_log
 
     std::unique_ptr<WindowPage> m_page;  // shown instead of the timeline when set
     std::optional<std::string> m_prompt;  // the array view's dimensions as typed
@@ -132,6 +134,10 @@ private:
     SdlWindow m_window;
     std::unique_ptr<LogLoader> m_loader;
     std::unique_ptr<LoadedLog> m_log;
+    // A followed log read again while a page that reads the model is open: the log the page was
+    // made of, kept until the page closes or another opens (the page shows the log as it was).
+    std::unique_ptr<LoadedLog> m_pageLog;
+    bool m_pageOlderThanLog = false;  // told once per page
     std::optional<Viewport> m_view;
     std::unique_ptr<Report> m_report;  // the last picture's, for hit tests
     cairo_surface_t* m_picture = nullptr;  // the report as last drawn, under the overlays

@@ -30,6 +30,9 @@ public:
     virtual std::string describe() const = 0;
     PlaybackClock& clock() { return m_clock; }
     const PlaybackClock& clock() const { return m_clock; }
+    // Whether the page reads the block model it was made from while it is shown (then that
+    // log is kept alive for it when the window reads the log again).
+    virtual bool readsModel() const { return false; }
     // Playback has begun (play or a step): the page shows the lit samples from then on.
     bool playing() const { return m_begun; }
     void beginPlayback() { m_begun = true; }
@@ -80,6 +83,7 @@ public:
     MemoryWindowPage(const timeline::BlockModel& model, const timeline::CacheGeometry& geometry, std::string logPath);
     void paint(cairo_t* cr, int width, int height) override;
     std::string describe() const override;
+    bool readsModel() const override { return true; }
 
 private:
     const timeline::BlockModel& m_model;
@@ -97,6 +101,7 @@ public:
     WorkingSetWindowPage(const timeline::BlockModel& model, uint32_t lineBytes, uint64_t idleNs, std::string logPath);
     void paint(cairo_t* cr, int width, int height) override;
     std::string describe() const override;
+    bool readsModel() const override { return true; }
 
 private:
     const timeline::BlockModel& m_model;

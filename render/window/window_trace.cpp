@@ -83,10 +83,11 @@ std::string TimelineWindow::playbackTrace() const {
 
 void TimelineWindow::tracePage(double milliseconds) {
     const timeline::XWindow x = m_view->xWindow();
-    char head[160];
-    std::snprintf(head, sizeof head, "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " help=%d ",
+    char head[200];
+    std::snprintf(head, sizeof head,
+                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " help=%d loads=%" PRIu64 " ",
                   m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
-                  m_state.m_help ? 1 : 0);
+                  m_state.m_help ? 1 : 0, m_loads);
     std::string prompt = m_prompt ? "[" + *m_prompt + "]" : "-";  // [] open and empty
     for (char& c : prompt)
         if (c == ' ') c = '_';

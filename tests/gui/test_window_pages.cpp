@@ -451,6 +451,49 @@ TEST_CASE("a full trace in the window: --view memory opens the memory display, i
     frameWith(window, "page", "memory");
 }
 
+TEST_CASE("a followed log read again under an open page: the page stays as it was and says so once and its key "
+          "opens the latest") {
+    requireValgrind();
+    const Recorded run({test::scenarioPath("known_accesses"), "1000"}, true);
+    Session s;
+    fs::copy_file(run.log(), s.m_log);
+    std::vector<std::string> arguments = sized();
+    for (const char* a : {"--follow", "--view", "memory", "--cache", "32K:8:64"}) arguments.push_back(a);
+    WindowProcess window(s.m_x, s.m_log, arguments, s.m_dir.m_path);
+    const Frame page = latestPicture(window);
+    REQUIRE(page["page"] == "memory");
+    REQUIRE(page["loads"] == "1");
+    // The program wrote its log again: a new file in its place, which the window reads again.
+    auto rewrite = [&] {
+        fs::copy_file(run.log(), s.m_log + ".new");
+        fs::rename(s.m_log + ".new", s.m_log);
+    };
+    rewrite();
+    const Frame reread = window.waitForFrame([](const Frame& f) { return field(f, "loads") >= 2; }, 20);
+    CHECK(reread["page"] == "memory");  // it closed before
+    CHECK(reread["toast"].rfind("the_log_was_read_again", 0) == 0);
+    // The page plays over the model it was made of, kept for it (freed memory otherwise).
+    s.m_x.key(window.window(), "space");
+    const Frame lighting = window.waitForFrame([](const Frame& f) { return field(f, "lit") >= 10; }, 25);
+    CHECK(lighting["page"] == "memory");
+    s.m_x.key(window.window(), "space");
+    window.waitForFrame([](const Frame& f) { return f["playing"] == "0"; });
+    // Once per page: the toast gone, another read says nothing.
+    window.waitForFrame([](const Frame& f) { return f["toast"] == "-"; }, 10);
+    rewrite();
+    const Frame again = window.waitForFrame([](const Frame& f) { return field(f, "loads") >= 3; }, 20);
+    CHECK(again["page"] == "memory");
+    CHECK(again["toast"] == "-");
+    // Its key opens the page of the latest read; Esc goes back to the timeline, as always.
+    const Frame fresh = window.frameAfter([&] { s.m_x.key(window.window(), "m"); });
+    CHECK(fresh["page"] == "memory");
+    CHECK(fresh["toast"] == "-");
+    CHECK(field(fresh, "t") == field(page, "t"));  // a new page: its playback not begun
+    CHECK(fresh["playback"] == "0");
+    s.m_x.key(window.window(), "Escape");
+    frameWith(window, "page", "timeline");
+}
+
 TEST_CASE("a full trace's time x address view in the window colours accesses by hit and miss, as --export does") {
     requireValgrind();
     const Recorded run({test::scenarioPath("known_accesses"), "1000"}, true);
