@@ -73,7 +73,8 @@ void drawLine(PixelBuffer target, double x0, double y0, double x1, double y1, co
     }
 }
 
-// Where a mark falls in the view, if it does.
+}  // namespace
+
 std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec,
                                                  const XScale& scale) {
     const uint64_t at = spec.m_axis == timeline::XAxis::Time ? mark.m_timeNs : mark.m_seq;
@@ -82,8 +83,6 @@ std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mar
     if (!row) return std::nullopt;
     return std::pair{scale.x(static_cast<double>(at)), *row};
 }
-
-}  // namespace
 
 AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, int width, int height,
                             const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark) {

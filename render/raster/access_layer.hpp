@@ -6,6 +6,8 @@
 // still plainly visible. Where reads and writes share a pixel its colour is their mix.
 #pragma once
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "render/raster/block_view.hpp"
@@ -39,6 +41,11 @@ struct AccessDensity {
         return m_reads[i] + m_writes[i];
     }
 };
+
+// Where `mark` falls in a view drawn with `scale` (pixels from the view's left and top), if it
+// falls inside `spec`'s window and on an address the view shows.
+std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec,
+                                                 const XScale& scale);
 
 // The density of the samples of `marks` inside `spec`'s window on a width x height raster.
 // `binOfMark`, for a view of one bin: the bin of each mark's block (-1: none); others are left out.

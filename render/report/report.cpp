@@ -493,6 +493,18 @@ std::optional<std::pair<uint64_t, size_t>> Report::barPointAt(double x, double y
     return std::nullopt;
 }
 
+std::optional<Report::MarkPoint> Report::markPoint(size_t index) const {
+    const timeline::AccessMark& mark = m_model.accessMarks()[index];
+    for (const View& view : m_views) {
+        if (m_bins && (index >= m_binOfMark.size() || m_binOfMark[index] != view.m_bin)) continue;
+        const Rect& area = view.m_cell.m_view;
+        const ViewSpec spec = specOf(view);
+        if (const auto place = placeOf(mark, spec, XScale(spec.m_window, area.m_width)))
+            return MarkPoint{area.m_x + place->first, area.m_y + place->second, area};
+    }
+    return std::nullopt;
+}
+
 std::vector<Rect> Report::blockRects(const Block& block) const {
     std::vector<Rect> rects;
     auto place = [&](const ViewSpec& spec, const Rect& area) {

@@ -90,6 +90,13 @@ public:
     // Where `block` is drawn, in page pixels, in every view that shows it (the context view
     // too): for outlining the block under the pointer everywhere at once.
     std::vector<Rect> blockRects(const timeline::Block& block) const;
+    // Where access mark `index` of the model is drawn, in page pixels, with the view that shows
+    // it (the one view, or its block's bin's): for lighting it while the samples play back.
+    struct MarkPoint {
+        double m_x, m_y;
+        Rect m_view;
+    };
+    std::optional<MarkPoint> markPoint(size_t index) const;
     // The context view's x window and address scale (the whole log), for its slider.
     const AddressScale& contextScale() const { return m_contextScale; }
     // The plans of the last paint(): its views', then the context view's (for --trace).

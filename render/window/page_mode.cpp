@@ -288,32 +288,26 @@ void TimelineWindow::paintTimelinePlayback(cairo_t* cr) {
         cairo_line_to(cr, std::round(x) + 0.25, view.bottom());
         cairo_stroke(cr);
     }
-    const Rect view = mainView();
-    std::vector<LitSample> lit = m_markTimes.litAt(now, m_clock.fadeNs());
-    if (!m_state.m_bins) {
-        const XScale scale(m_view->xWindow(), view.m_width);
-        const AddressScale& rows = m_view->addressScale();
-        const std::vector<timeline::AccessMark>& marks = m_log->m_model.accessMarks();
-        const bool time = m_state.m_axis == timeline::XAxis::Time;
+    // The samples lit at the clock's time, each in the view that shows it (with --bins, its
+    // block's bin's), clipped to that view.
+    const std::vector<timeline::AccessMark>& marks = m_log->m_model.accessMarks();
+    for (const LitSample& sample : m_markTimes.litAt(now, m_clock.fadeNs())) {
+        const auto point = m_report->markPoint(sample.m_index);
+        if (!point) continue;
+        const Rect& view = point->m_view;
+        const Rgb colour = m_options.m_cache && sample.m_index < m_markMisses.size()
+                               ? (m_markMisses[sample.m_index] ? kCellMissColour : kCellHitColour)
+                               : (marks[sample.m_index].m_write ? kPlaybackWriteColour : kPlaybackReadColour);
         cairo_save(cr);
-        cairo_rectangle(cr, view.m_x, view.m_y, view.m_width, view.m_height);
+        cairo_rectangle(cr, view.m_x, view.m_y + reportTop(), view.m_width, view.m_height);
         cairo_clip(cr);
-        for (const LitSample& sample : lit) {
-            const timeline::AccessMark& mark = marks[sample.m_index];
-            const auto row = rows.y(mark.m_addr);
-            if (!row) continue;
-            const double x = view.m_x + scale.x(static_cast<double>(time ? mark.m_timeNs : mark.m_seq));
-            if (x < view.m_x || x > view.right()) continue;
-            const Rgb colour = m_options.m_cache && sample.m_index < m_markMisses.size()
-                                   ? (m_markMisses[sample.m_index] ? kCellMissColour : kCellHitColour)
-                                   : (mark.m_write ? kPlaybackWriteColour : kPlaybackReadColour);
-            cairo_arc(cr, x, view.m_y + *row, 2 + 3 * sample.m_strength, 0, 2 * M_PI);
-            setColour(cr, colour, 0.25 + 0.75 * sample.m_strength);
-            cairo_fill(cr);
-            ++m_litMarks;
-        }
+        cairo_arc(cr, point->m_x, point->m_y + reportTop(), 2 + 3 * sample.m_strength, 0, 2 * M_PI);
+        setColour(cr, colour, 0.25 + 0.75 * sample.m_strength);
+        cairo_fill(cr);
         cairo_restore(cr);
+        ++m_litMarks;
     }
+    const Rect view = mainView();
     const bool time = m_state.m_axis == timeline::XAxis::Time;
     char speed[16];
     std::snprintf(speed, sizeof speed, "%gx", m_clock.speed());

@@ -382,6 +382,29 @@ TEST_CASE("the timeline plays the samples back: a time line moves across and rec
     frameWith(window, "playing", "0");
 }
 
+TEST_CASE("the correlated views play the samples back too: each sample lights up in its block's bin's view") {
+    const Recorded run({test::scenarioPath("annotated_grid"), "20"}, false);
+    Session s;
+    std::vector<std::string> arguments = sized();
+    for (const char* a : {"--bins", "site"}) arguments.push_back(a);
+    WindowProcess window(s.m_x, run.log(), arguments, s.m_dir.m_path);
+    s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
+    const Frame first = latestPicture(window);
+    REQUIRE(first["bins"] == "site");
+    const Aim aim(run.log());
+    REQUIRE(aim.m_log->m_model.accessMarks().size() > 100);
+    s.m_x.key(window.window(), "period");
+    const Frame stepped = frameWith(window, "playback", "1");
+    s.m_x.key(window.window(), "space");
+    frameWith(window, "playing", "1");
+    // Lit samples were drawn only in the single view before: with bins the count stayed 0.
+    const Frame lighting = window.waitForFrame([](const Frame& f) { return field(f, "lit") > 0; }, 25);
+    CHECK(lighting["bins"] == "site");
+    CHECK(lighting["pictures"] == stepped["pictures"]);  // an overlay: the views are not drawn again
+    s.m_x.key(window.window(), "space");
+    frameWith(window, "playing", "0");
+}
+
 TEST_CASE("a block with no samples says so instead of opening an empty array view, and the cache views refuse a "
           "sampled log") {
     HeapWindow s;  // four blocks, no access samples

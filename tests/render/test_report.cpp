@@ -180,6 +180,44 @@ TEST_CASE("correlated views: each view holds its own bin's blocks, all aligned o
     }
 }
 
+TEST_CASE("a sample's point (for the window's playback) is where the report draws it, in its block's bin's view") {
+    auto model = threadsModel(3);  // thread 100's block begins at seq 1, thread 102's at seq 3
+    timeline::AccessMark read{5, 5000, 0x100400, 1, 100};
+    timeline::AccessMark write{6, 6000, 0x102800, 3, 102};
+    write.m_write = true;
+    model.setAccessMarks({read, write});
+    for (const bool bins : {false, true}) {
+        ReportOptions options = flatOptions();
+        options.m_colourBy = ColourBy::Size;
+        if (bins) options.m_bins = timeline::BinKind::Thread;
+        const Report report(model, nullptr, options);
+        const Image image = test::imageOf(report);
+        std::vector<render::Rect> views;
+        for (size_t i = 0; i < 2; ++i) {
+            const auto point = report.markPoint(i);
+            REQUIRE(point);
+            const render::Rect& view = point->m_view;
+            CHECK(point->m_x >= view.m_x);
+            CHECK(point->m_x < view.right());
+            CHECK(point->m_y >= view.m_y);
+            CHECK(point->m_y < view.bottom());
+            const render::Rgb pixel = render::fromArgb(image.at(static_cast<int>(point->m_x), static_cast<int>(point->m_y)));
+            if (i == 1)
+                CHECK(pixel.m_r > pixel.m_b + 0.4);  // the write, drawn red there
+            else
+                CHECK(pixel.m_b > pixel.m_r + 0.4);  // the read, blue
+            views.push_back(view);
+        }
+        // One view holds both; with bins by thread, each its own thread's.
+        CHECK((views[0].m_y == views[1].m_y && views[0].m_x == views[1].m_x) == !bins);
+    }
+    // A sample outside the window shown has no point.
+    ReportOptions zoomed = flatOptions();
+    zoomed.m_window = timeline::XWindow{6, 20};
+    CHECK_FALSE(Report(model, nullptr, zoomed).markPoint(0));
+    CHECK(Report(model, nullptr, zoomed).markPoint(1));
+}
+
 TEST_CASE("cushion cursors darken a soft band at their time in every view and bar, and nothing else") {
     const auto model = threadsModel(3);
     ReportOptions options = flatOptions();
