@@ -347,9 +347,11 @@ template <bool kPdep = false>
 // The most bytes a heap record's payload takes: 9 varints.
 inline constexpr uint32_t kMaxHeapPayloadBytes = 9 * 10;
 
+// Inlined into the readers' record loop (always_inline: GCC kept it a call): `memlog stat` on the
+// CPython and bench_alloc logs 0.96-1.00 of the time, medians of four series of interleaved pairs.
 template <bool kChecked>
-inline bool decodeHeapPayloadAs(const uint8_t** cursor, const uint8_t* end, Kind kind, HeapRecord& record,
-                                ChunkCursorState& state) {
+[[gnu::always_inline]] inline bool decodeHeapPayloadAs(const uint8_t** cursor, const uint8_t* end, Kind kind,
+                                                      HeapRecord& record, ChunkCursorState& state) {
     auto next = [&](uint64_t* value) { return getVarintAs<kChecked>(cursor, end, value); };
     const KindInfo& info = kindInfo(kind);
     uint64_t seqDelta, tscDelta, addrDelta, value;
@@ -378,8 +380,8 @@ inline bool decodeHeapPayloadAs(const uint8_t** cursor, const uint8_t* end, Kind
 }
 
 // Decodes the payload that follows a heap-kind tag at `cursor`. Returns false on a torn payload.
-inline bool decodeHeapPayload(const uint8_t** cursor, const uint8_t* end, Kind kind, HeapRecord& record,
-                              ChunkCursorState& state) {
+[[gnu::always_inline]] inline bool decodeHeapPayload(const uint8_t** cursor, const uint8_t* end, Kind kind,
+                                                    HeapRecord& record, ChunkCursorState& state) {
     if (end - *cursor >= static_cast<ptrdiff_t>(kMaxHeapPayloadBytes))
         return decodeHeapPayloadAs<false>(cursor, end, kind, record, state);
     return decodeHeapPayloadAs<true>(cursor, end, kind, record, state);
