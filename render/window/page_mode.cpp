@@ -82,7 +82,7 @@ void TimelineWindow::openArrayView(std::optional<size_t> block) {
         return;
     }
     m_page = std::move(page);
-    pageOpened();
+    pageChanged();
 }
 
 void TimelineWindow::openCachePage(bool memory) {
@@ -102,11 +102,12 @@ void TimelineWindow::openCachePage(bool memory) {
     else
         m_page =
             std::make_unique<WorkingSetWindowPage>(m_log->m_model, cache.m_line, m_options.m_idleNs, m_options.m_log);
-    pageOpened();
+    pageChanged();
 }
 
-void TimelineWindow::pageOpened() {
-    m_pageLog.reset();  // the page before, if any, was made of it; the new one of m_log
+// A page opened (made of m_log) or closed: a log kept for the page before goes, and the prompt.
+void TimelineWindow::pageChanged() {
+    m_pageLog.reset();
     m_pageOlderThanLog = false;
     m_prompt.reset();
     m_dirty = true;
@@ -114,10 +115,7 @@ void TimelineWindow::pageOpened() {
 
 void TimelineWindow::closePage() {
     m_page.reset();
-    m_pageLog.reset();
-    m_pageOlderThanLog = false;
-    m_prompt.reset();
-    m_dirty = true;
+    pageChanged();
 }
 
 void TimelineWindow::drawPage(cairo_t* cr, int width, int height) {

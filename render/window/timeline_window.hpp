@@ -115,7 +115,7 @@ private:
     std::string toastTrace() const;
     void tracePage(double milliseconds);
     void keepPageOver(std::unique_ptr<LoadedLog> older);  // a re-read with a page open
-    void pageOpened();  // a new page, made of m_log
+    void pageChanged();  // a page opened or closed
 
     std::unique_ptr<WindowPage> m_page;  // shown instead of the timeline when set
     std::optional<std::string> m_prompt;  // the array view's dimensions as typed
