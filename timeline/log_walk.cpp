@@ -23,9 +23,10 @@ using format::Kind;
 namespace {
 
 // Decodes records of `cursor` until a heap record or an access sample is ready (true) or the
-// thread has no more (false). Meta records are absorbed into `impl` on the way.
+// thread has no more (false). Meta records are absorbed into `impl` on the way. The whole of
+// it: advance() below takes the common case first.
 template <typename Impl>
-bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
+[[gnu::noinline]] bool advanceSlowly(Impl& impl, ThreadCursor& cursor, const std::string& path) {
     for (;;) {
         if (cursor.m_at == nullptr || cursor.m_at >= cursor.m_end || *cursor.m_at == 0) {
             if (cursor.m_at) {
@@ -151,6 +152,30 @@ bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
     }
 }
 
+// advanceSlowly's common case inline, in the walk's loop: a heap record that decodes whole,
+// its stack id plausible. Anything else (the chunk's end, a meta record, a sample, a record
+// torn or damaged) goes the long way, from the same record and the same deltas. Out of line,
+// every record paid a call whose frame is sized for a stack record's frames.
+template <typename Impl>
+[[gnu::always_inline]] inline bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
+    const uint8_t* start = cursor.m_at;
+    if (start && start < cursor.m_end && format::isHeapKind(*start & format::kKindMask)) [[likely]] {
+        const format::ChunkCursorState before = cursor.m_deltas;
+        const uint8_t* p = start + 1;
+        if (format::decodeHeapPayload(&p, cursor.m_end, static_cast<Kind>(*start & format::kKindMask),
+                                      cursor.m_record, cursor.m_deltas) &&
+            impl.plausibleStackId(cursor.m_record.m_stack)) [[likely]] {
+            impl.m_bytesDone += static_cast<uint64_t>(p - start);
+            cursor.m_at = p;
+            cursor.m_isAccess = false;
+            impl.noteTime(cursor.m_record.m_tsc);
+            return true;
+        }
+        cursor.m_deltas = before;
+    }
+    return advanceSlowly(impl, cursor, path);
+}
+
 }  // namespace
 
 namespace {
@@ -183,9 +208,7 @@ void fillEvent(Event& event, const ThreadCursor& cursor, const TscClock& clock) 
     event.m_tid = cursor.m_tid;
     event.m_addr = record.m_addr;
     event.m_size = record.m_size;
-    event.m_align = record.m_align;
     event.m_oldAddr = record.m_oldAddr;
-    event.m_oldSize = record.m_oldSize;
     event.m_stack = static_cast<uint32_t>(record.m_stack);
 }
 

@@ -32,8 +32,8 @@ std::string tempPath(const std::string& name) {
 std::string eventLine(const Event& e) {
     return "e " + std::to_string(static_cast<int>(e.m_kind)) + " " + std::to_string(e.m_seq) + " " +
            std::to_string(e.m_seqAfter) + " " + std::to_string(e.m_timeNs) + " " + std::to_string(e.m_tid) + " " +
-           std::to_string(e.m_addr) + " " + std::to_string(e.m_size) + " " + std::to_string(e.m_align) + " " +
-           std::to_string(e.m_oldAddr) + " " + std::to_string(e.m_oldSize) + " " + std::to_string(e.m_stack);
+           std::to_string(e.m_addr) + " " + std::to_string(e.m_size) + " " +
+           std::to_string(e.m_oldAddr) + " " + std::to_string(e.m_stack);
 }
 
 std::string sampleLine(const AccessSample& a) {
