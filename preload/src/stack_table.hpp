@@ -35,8 +35,14 @@ private:
     };
     static constexpr uint32_t kSlots = 1u << 20;  // 16 MiB of address space
     static constexpr uint32_t kMaxProbes = 128;
+    static constexpr uint32_t kSlotsPerPage = 4096 / sizeof(Slot);
+    static constexpr uint32_t kPages = kSlots / kSlotsPerPage;
+
+    void mapForWriting(uint32_t index);
+
     Slot* m_slots = nullptr;
     std::atomic<uint32_t> m_nextId{1};
+    std::atomic<uint64_t> m_pagesWritten[kPages / 64] = {};  // a bit a page: mapForWriting
 };
 
 }  // namespace memlog::preload
