@@ -140,8 +140,8 @@ public:
     };
     // The same walk, heap events handed to `sink` in batches on the calling thread. A LogError is
     // thrown here, after the events before it were delivered; `progress` is called on the
-    // decoding thread.
-    void forEachBatch(RecordSink& sink, const std::function<void(double)>& progress = {},
+    // decoding thread. True when a second thread decoded (`memlog -v stat` says which).
+    bool forEachBatch(RecordSink& sink, const std::function<void(double)>& progress = {},
                       Decoding decoding = Decoding::SecondThreadIfIdle);
 
     // Filled by forEachEvent.

@@ -313,11 +313,11 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
     walk(deliver, progress);
 }
 
-void LogReader::forEachBatch(RecordSink& sink, const std::function<void(double)>& progress, Decoding decoding) {
+bool LogReader::forEachBatch(RecordSink& sink, const std::function<void(double)>& progress, Decoding decoding) {
     if (decoding == Decoding::CallingThread || (decoding == Decoding::SecondThreadIfIdle && !aCoreIsIdle())) {
         auto deliver = std::make_unique<DeliverBatches>(sink, sink.wantsAccesses());
         walk(*deliver, progress);
-        return;
+        return false;
     }
     auto ring = std::make_unique<EventRing>();
     DeliverToRing deliver{*ring, sink.wantsAccesses()};
@@ -347,6 +347,7 @@ void LogReader::forEachBatch(RecordSink& sink, const std::function<void(double)>
     }
     decoder.join();
     if (failure) std::rethrow_exception(failure);
+    return true;
 }
 
 template <typename Deliver>

@@ -161,7 +161,7 @@ MeasuredLog measureStacks(LogReader& reader, const std::function<void(double)>& 
     } else {
         measured.m_summary = tally::startSummary(reader);
         DirectPass pass(measured.m_summary, perStack);
-        reader.forEachBatch(pass, progress);
+        measured.m_decodedAlongside = reader.forEachBatch(pass, progress);
         pass.finish();
         tally::finishSummary(measured.m_summary, reader);
     }

@@ -31,6 +31,7 @@ uint64_t metricValue(const StackMetrics& metrics, Metric metric);
 struct MeasuredLog {
     Summary m_summary;
     std::vector<StackMetrics> m_stacks;  // index: stack id (0: events without a stack)
+    bool m_decodedAlongside = false;  // a second thread decoded the log (LogReader::forEachBatch)
 };
 
 // One pass over the log: the summary and every block attributed to its allocating stack.

@@ -105,7 +105,8 @@ TEST_CASE("forEachBatch hands on the same events and samples in the same order a
             const std::vector<std::string> expected = oneByOne(path, accesses);
             LogReader reader(path);
             Lines sink(accesses);
-            reader.forEachBatch(sink, {}, decoding);
+            const bool alongside = reader.forEachBatch(sink, {}, decoding);
+            CHECK(alongside == (decoding == LogReader::Decoding::SecondThread));  // what -v tells
             CHECK(expected.size() > (accesses ? 39'000u : 23'000u));
             CHECK(sink.m_lines == expected);
             CHECK(sink.m_batches > 40);

@@ -320,9 +320,10 @@ int statCommand(const Arguments& arguments) {
         const double nameSeconds = std::chrono::duration<double>(Clock::now() - read).count();
         char timing[256];
         std::snprintf(timing, sizeof timing,
-                      "read %" PRIu64 " events in %.3f s (%.1f M events/s), named %zu stacks in %.3f s",
+                      "read %" PRIu64 " events in %.3f s (%.1f M events/s, %s), named %zu stacks in %.3f s",
                       measured.m_summary.m_events, readSeconds,
                       readSeconds > 0 ? static_cast<double>(measured.m_summary.m_events) / readSeconds / 1e6 : 0.0,
+                      measured.m_decodedAlongside ? "decoded on a second thread" : "on one thread",
                       reader.stacks().size(), nameSeconds);
         diagnostics::debug(timing);
         if (json) {
