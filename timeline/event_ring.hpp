@@ -15,8 +15,8 @@ namespace memlog::timeline {
 
 class EventRing {
 public:
-    static constexpr size_t kBatch = 512;  // 44 KiB of events: a batch stays in the cache
-    static constexpr size_t kSlots = 16;  // 700 KiB; a side that waits sleeps until half of it is ready
+    static constexpr size_t kBatch = 512;  // 32 KiB of events: a batch stays in the cache
+    static constexpr size_t kSlots = 16;  // 520 KiB; a side that waits sleeps until half of it is ready
 
     // What one slot carries: events in sequence order, then perhaps one access sample after
     // them; the last slot of a walk says so (after the walk's end or its error).

@@ -232,7 +232,7 @@ struct DeliverEach {
     void flush() {}
 };
 
-// forEachBatch's delivery: heap events gathered into a batch (22 KiB of events: in the cache
+// forEachBatch's delivery: heap events gathered into a batch (16 KiB of events: in the cache
 // when the sink reads them), handed on when full and before each access sample.
 struct DeliverBatches {
     static constexpr size_t kBatch = 256;
