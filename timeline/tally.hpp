@@ -43,7 +43,8 @@ public:
         : m_summary(summary), m_observer(observer), m_attribution(attribution), m_caller(caller) {}
 
     void event(const Event& event) {
-        releasePendingBefore(event.m_seq);
+        if (!m_pending.empty()) [[unlikely]]  // a resize's new block waits: rare, and a call
+            releasePendingBefore(event.m_seq);
         m_seq = event.m_seq;
         m_timeNs = event.m_timeNs;
         m_tid = event.m_tid;
