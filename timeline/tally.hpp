@@ -43,7 +43,9 @@ public:
         : m_summary(summary), m_observer(observer), m_attribution(attribution), m_caller(caller) {}
 
     void event(const Event& event) {
-        if (!m_pending.empty()) [[unlikely]]  // a resize's new block waits: rare, and a call
+        // Called only when a resize's new block waits (rare): a call for every event to find
+        // none cost memlog stat 6 % of its time.
+        if (!m_pending.empty()) [[unlikely]]
             releasePendingBefore(event.m_seq);
         m_seq = event.m_seq;
         m_timeNs = event.m_timeNs;
