@@ -510,8 +510,7 @@ TEST_CASE("a HiDPI scale: --scale 2 and GDK_SCALE=2 draw text and controls twice
     }
     CHECK(font == Approx(g.m_font));
     CHECK(rows == static_cast<int>(g.m_strip));
-    std::vector<std::string> scaled = sized();
-    scaled.insert(scaled.end(), {"--scale", "2"});
+    const std::vector<std::string> scaled = sized({"--scale", "2"});
     {
         WindowProcess big(s.m_x, s.m_log, scaled, s.m_dir.m_path);
         CHECK(big.lastFrame().number("font") == Approx(2 * font).epsilon(0.05));  // half points

@@ -385,8 +385,7 @@ TEST_CASE("the timeline plays the samples back: a time line moves across and rec
 TEST_CASE("the correlated views play the samples back too: each sample lights up in its block's bin's view") {
     const Recorded run({test::scenarioPath("annotated_grid"), "20"}, false);
     Session s;
-    std::vector<std::string> arguments = sized();
-    for (const char* a : {"--bins", "site"}) arguments.push_back(a);
+    const std::vector<std::string> arguments = sized({"--bins", "site"});
     WindowProcess window(s.m_x, run.log(), arguments, s.m_dir.m_path);
     s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
     const Frame first = latestPicture(window);
@@ -432,8 +431,7 @@ TEST_CASE("a full trace in the window: --view memory opens the memory display, i
     requireValgrind();
     const Recorded run({test::scenarioPath("known_accesses"), "1000"}, true);
     Session s;
-    std::vector<std::string> arguments = sized();
-    for (const char* a : {"--view", "memory", "--cache", "32K:8:64"}) arguments.push_back(a);
+    const std::vector<std::string> arguments = sized({"--view", "memory", "--cache", "32K:8:64"});
     WindowProcess window(s.m_x, run.log(), arguments, s.m_dir.m_path);
     const Frame page = latestPicture(window);  // the first frame: the page, not the timeline
     CHECK(page["page"] == "memory");
@@ -480,8 +478,7 @@ TEST_CASE("a followed log read again under an open page: the page stays as it wa
     const Recorded run({test::scenarioPath("known_accesses"), "1000"}, true);
     Session s;
     fs::copy_file(run.log(), s.m_log);
-    std::vector<std::string> arguments = sized();
-    for (const char* a : {"--follow", "--view", "memory", "--cache", "32K:8:64"}) arguments.push_back(a);
+    const std::vector<std::string> arguments = sized({"--follow", "--view", "memory", "--cache", "32K:8:64"});
     WindowProcess window(s.m_x, s.m_log, arguments, s.m_dir.m_path);
     const Frame page = latestPicture(window);
     REQUIRE(page["page"] == "memory");
@@ -521,8 +518,7 @@ TEST_CASE("a full trace's time x address view in the window colours accesses by 
     requireValgrind();
     const Recorded run({test::scenarioPath("known_accesses"), "1000"}, true);
     Session s;
-    std::vector<std::string> arguments = sized();
-    for (const char* a : {"--cache", "32K:8:64"}) arguments.push_back(a);
+    const std::vector<std::string> arguments = sized({"--cache", "32K:8:64"});
     WindowProcess window(s.m_x, run.log(), arguments, s.m_dir.m_path);
     s.m_x.moveMouse(window.window(), kWidth + 50, kHeight + 50);
     s.m_x.key(window.window(), "e");

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -237,7 +238,12 @@ struct Session {
     std::string m_log = m_dir.m_path + "/heap.memlog";
 };
 
-inline std::vector<std::string> sized() { return {"--size", std::to_string(kWidth) + "x" + std::to_string(kHeight)}; }
+// The window's size, then `more` arguments.
+inline std::vector<std::string> sized(std::initializer_list<const char*> more = {}) {
+    std::vector<std::string> arguments{"--size", std::to_string(kWidth) + "x" + std::to_string(kHeight)};
+    arguments.insert(arguments.end(), more.begin(), more.end());
+    return arguments;
+}
 
 // The window on writeHeapLog's four blocks, in a session of its own.
 struct HeapWindow : Session {
