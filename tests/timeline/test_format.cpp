@@ -76,6 +76,42 @@ TEST_CASE("every heap kind round-trips with the fields it carries") {
     }
 }
 
+TEST_CASE("a heap record read and not kept leaves the deltas for a second reading of it") {
+    // The reader's inline path reads a record, and a record it turns down (a stack id past what
+    // the log could hold, say) is read again by the long way from the same deltas.
+    HeapRecord first, second;
+    first.m_kind = second.m_kind = Kind::Malloc;
+    first.m_seq = 41, first.m_tsc = 9'000, first.m_addr = 0x5000, first.m_size = 32, first.m_stack = 3;
+    second.m_seq = 42, second.m_tsc = 9'500, second.m_addr = 0x5040, second.m_size = 48, second.m_stack = 4;
+    ChunkCursorState writer{40, 8'000, 0x4000};
+    uint8_t buffer[2 * kMaxHeapRecordBytes];
+    uint8_t* middle = encodeHeapPayload(buffer, first, writer);
+    uint8_t* end = encodeHeapPayload(middle, second, writer);
+
+    const ChunkCursorState start{40, 8'000, 0x4000};
+    ChunkCursorState state = start;
+    HeapRecord back;
+    for (int reading = 0; reading < 2; ++reading) {
+        const uint8_t* cursor = buffer + 1;
+        REQUIRE(readHeapPayload(&cursor, end, Kind::Malloc, back, state));
+        CHECK(cursor == middle);
+        CHECK(back.m_seq == 41);
+        CHECK(back.m_addr == 0x5000);
+        CHECK(std::memcmp(&state, &start, sizeof state) == 0);
+    }
+    keepDeltas(state, back);
+    CHECK(state.m_seq == 41);
+    CHECK(state.m_tsc == 9'000);
+    CHECK(state.m_addr == 0x5000);
+    const uint8_t* cursor = middle + 1;
+    REQUIRE(decodeHeapPayload(&cursor, end, Kind::Malloc, back, state));
+    CHECK(back.m_seq == 42);
+    CHECK(back.m_tsc == 9'500);
+    CHECK(back.m_addr == 0x5040);
+    CHECK(back.m_size == 48);
+    CHECK(state.m_seq == 42);
+}
+
 TEST_CASE("a heap record far from its chunk's end decodes without end tests to the same fields") {
     for (uint8_t k = static_cast<uint8_t>(Kind::Malloc); k <= static_cast<uint8_t>(Kind::Mremap); ++k) {
         const Kind kind = static_cast<Kind>(k);

@@ -349,9 +349,12 @@ inline constexpr uint32_t kMaxHeapPayloadBytes = 9 * 10;
 
 // Inlined into the readers' record loop (always_inline: GCC kept it a call): `memlog stat` on the
 // CPython and bench_alloc logs 0.96-1.00 of the time, medians of four series of interleaved pairs.
+// Reads the deltas and leaves them as they were: keepDeltas takes the record as the chunk's new
+// reference point once its reader has accepted it, so that a reader that turns a record down
+// has nothing to put back.
 template <bool kChecked>
-[[gnu::always_inline]] inline bool decodeHeapPayloadAs(const uint8_t** cursor, const uint8_t* end, Kind kind,
-                                                      HeapRecord& record, ChunkCursorState& state) {
+[[gnu::always_inline]] inline bool readHeapPayloadAs(const uint8_t** cursor, const uint8_t* end, Kind kind,
+                                                    HeapRecord& record, const ChunkCursorState& state) {
     auto next = [&](uint64_t* value) { return getVarintAs<kChecked>(cursor, end, value); };
     const KindInfo& info = kindInfo(kind);
     uint64_t seqDelta, tscDelta, addrDelta, value;
@@ -372,19 +375,32 @@ template <bool kChecked>
         if (!next(&value)) return false;
         record.m_seqAfter = record.m_seq + value;
     }
-    if (!next(&record.m_stack)) return false;
+    return next(&record.m_stack);
+}
+
+// The payload that follows a heap-kind tag at `cursor`, the deltas untouched; false on a torn
+// payload.
+[[gnu::always_inline]] inline bool readHeapPayload(const uint8_t** cursor, const uint8_t* end, Kind kind,
+                                                  HeapRecord& record, const ChunkCursorState& state) {
+    if (end - *cursor >= static_cast<ptrdiff_t>(kMaxHeapPayloadBytes))
+        return readHeapPayloadAs<false>(cursor, end, kind, record, state);
+    return readHeapPayloadAs<true>(cursor, end, kind, record, state);
+}
+
+// An accepted record: the next record's deltas are from it.
+[[gnu::always_inline]] inline void keepDeltas(ChunkCursorState& state, const HeapRecord& record) {
     state.m_seq = record.m_seq;
     state.m_tsc = record.m_tsc;
     state.m_addr = record.m_addr;
-    return true;
 }
 
-// Decodes the payload that follows a heap-kind tag at `cursor`. Returns false on a torn payload.
+// Reads the payload that follows a heap-kind tag at `cursor` and moves the deltas on. Returns
+// false on a torn payload (the deltas untouched).
 [[gnu::always_inline]] inline bool decodeHeapPayload(const uint8_t** cursor, const uint8_t* end, Kind kind,
                                                     HeapRecord& record, ChunkCursorState& state) {
-    if (end - *cursor >= static_cast<ptrdiff_t>(kMaxHeapPayloadBytes))
-        return decodeHeapPayloadAs<false>(cursor, end, kind, record, state);
-    return decodeHeapPayloadAs<true>(cursor, end, kind, record, state);
+    if (!readHeapPayload(cursor, end, kind, record, state)) return false;
+    keepDeltas(state, record);
+    return true;
 }
 
 // Stack record: the payload after the tag. `frames` are raw return addresses, innermost first.
