@@ -132,7 +132,7 @@ LogReader::~LogReader() {
 const format::FileHeader& LogReader::header() const { return m_impl->m_header; }
 bool LogReader::complete() const { return m_impl->m_header.m_flags & format::kFlagCleanEnd; }
 uint64_t LogReader::fileBytes() const { return m_impl->m_size; }
-const std::vector<std::vector<uint64_t>>& LogReader::stacks() const { return m_impl->m_stacks; }
+const StackRecords& LogReader::stacks() const { return m_impl->m_stacks; }
 const std::vector<Module>& LogReader::modules() const { return m_impl->m_modules; }
 const std::vector<ThreadStackRange>& LogReader::threadStacks() const { return m_impl->m_threadStacks; }
 const std::vector<Annotation>& LogReader::annotations() const { return m_impl->m_annotations; }

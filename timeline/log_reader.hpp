@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "memlog/format.hpp"
+#include "timeline/stack_records.hpp"
 
 namespace memlog::timeline {
 
@@ -145,7 +146,7 @@ public:
                       Decoding decoding = Decoding::SecondThreadIfIdle);
 
     // Filled by forEachEvent.
-    const std::vector<std::vector<uint64_t>>& stacks() const;  // index = stack id; [0] empty
+    const StackRecords& stacks() const;  // index = stack id; [0] empty; views of the mapped file
     const std::vector<Module>& modules() const;
     const std::vector<ThreadStackRange>& threadStacks() const;  // as read so far, in file order
     const std::vector<Annotation>& annotations() const;  // after a walk, in sequence order

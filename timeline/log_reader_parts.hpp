@@ -72,7 +72,7 @@ struct LogReader::Impl {
     uint64_t m_size = 0;
     format::FileHeader m_header{};
     std::vector<ThreadCursor> m_threads;
-    std::vector<std::vector<uint64_t>> m_stacks{1};
+    StackRecords m_stacks;
     std::vector<Module> m_modules;
     std::vector<ThreadStackRange> m_threadStacks;
     std::vector<Annotation> m_annotations;  // m_timeNs holds the TSC until the walk ends

@@ -88,14 +88,17 @@ template <typename Impl>
                 impl.m_annotations.push_back(std::move(annotation));
             }
         } else if (kind == Kind::Stack) {
-            uint64_t id, frames[format::kMaxStackDepth];
+            // Decoded whole to check it; kept as where its frames are (stack_records.hpp).
+            uint64_t id, count, frames[format::kMaxStackDepth];
             uint32_t depth;
+            const uint8_t* payload = p;
             ok = format::decodeStackPayload(&p, cursor.m_end, &id, frames, &depth) && id != 0 &&
                  impl.plausibleStackId(id);
             if (ok) {
                 ++impl.m_stacksRead;
-                if (impl.m_stacks.size() <= id) impl.m_stacks.resize(id + 1);
-                impl.m_stacks[id].assign(frames, frames + depth);
+                format::getVarint(&payload, p, &id);
+                format::getVarint(&payload, p, &count);
+                impl.m_stacks.set(id, payload, p, depth);
             }
         } else if (kind == Kind::ModuleMap || kind == Kind::ThreadExit) {
             uint64_t seq, tsc;
@@ -360,7 +363,7 @@ void LogReader::walk(Deliver& deliver, const std::function<void(double)>& progre
         cursor.m_nextChunk = 0;
         cursor.m_at = cursor.m_end = nullptr;
     }
-    impl.m_stacks.assign(1, {});
+    impl.m_stacks.clear();
     impl.m_modules.clear();
     impl.m_threadStacks.clear();
     impl.m_annotations.clear();

@@ -48,9 +48,8 @@ StackNames::StackNames(const LogReader& reader, std::function<void(const std::st
 
 StackNames::~StackNames() = default;
 
-const std::vector<uint64_t>& StackNames::addresses(uint32_t stack) const {
-    static const std::vector<uint64_t> kNone;
-    return stack == 0 || stack >= m_reader.stacks().size() ? kNone : m_reader.stacks()[stack];
+StackFrames StackNames::addresses(uint32_t stack) const {
+    return stack == 0 || stack >= m_reader.stacks().size() ? StackFrames{} : m_reader.stacks()[stack];
 }
 
 std::vector<unwind::SourceFrame> StackNames::frames(uint32_t stack) {

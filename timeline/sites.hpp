@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "timeline/stack_metrics.hpp"
+#include "timeline/stack_records.hpp"
 #include "unwind/symbolizer.hpp"
 
 namespace memlog::timeline {
@@ -35,7 +36,7 @@ public:
     // The same a return address at a time, for walks that name only what they need: a stack's
     // return addresses (innermost first; empty for id 0 and unknown ids), the module of one
     // (no debug information read) and its source frames (named once, then cached).
-    const std::vector<uint64_t>& addresses(uint32_t stack) const;
+    StackFrames addresses(uint32_t stack) const;
     const std::string& moduleAt(uint64_t returnAddress) const { return m_symbolizer->moduleName(returnAddress); }
     const std::vector<unwind::SourceFrame>& framesAt(uint64_t returnAddress) {
         return m_symbolizer->resolve(returnAddress);

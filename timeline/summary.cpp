@@ -65,8 +65,7 @@ void finishSummary(Summary& summary, const LogReader& reader) {
     summary.m_threads = reader.threadCount();
     summary.m_lostEvents = reader.lostEvents();
     summary.m_lostMetaRecords = header.m_lostMetaRecords;
-    for (const auto& stack : reader.stacks())
-        if (!stack.empty()) ++summary.m_stacks;
+    summary.m_stacks = reader.stacks().nonEmpty();
     if (reader.lastTsc() >= reader.firstTsc())
         summary.m_durationNs = format::tscToNs(header, reader.lastTsc()) - format::tscToNs(header, reader.firstTsc());
 }

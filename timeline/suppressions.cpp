@@ -97,7 +97,7 @@ private:
 // A stack of the log, named through StackNames as the rules ask.
 class NamedStack final : public StackView {
 public:
-    NamedStack(StackNames& names, uint32_t stack) : m_names(names), m_addresses(names.addresses(stack)) {}
+    NamedStack(StackNames& names, uint32_t stack) : m_names(names), m_addresses(names.addresses(stack).toVector()) {}
     size_t addresses() const override { return m_addresses.size(); }
     const std::string& module(size_t address) override {
         if (m_modules.empty()) {
@@ -112,7 +112,7 @@ public:
 
 private:
     StackNames& m_names;
-    const std::vector<uint64_t>& m_addresses;
+    const std::vector<uint64_t> m_addresses;
     std::vector<std::string> m_modules;  // filled at the first question
 };
 

@@ -48,7 +48,7 @@ Traced trace(const std::string& how) {
     std::vector<memlog::timeline::Event> events;
     reader.forEachEvent([&](const memlog::timeline::Event& e) { events.push_back(e); });
     traced.m_modules = reader.modules();
-    traced.m_stacks = reader.stacks();
+    for (size_t id = 0; id < reader.stacks().size(); ++id) traced.m_stacks.push_back(reader.stacks()[id].toVector());
     // A block of the scenario: one of its sizes, allocated from the program's or the plugin's
     // code. The size alone is not enough: the loader's own calloc grows with the plugin's path and
     // may meet one of them.

@@ -231,9 +231,10 @@ TEST_CASE("stack settings: none records no stacks, fp and libunwind both name th
             REQUIRE(program != nullptr);
             CHECK(program->m_buildId.size() == 40);
             int fromProgram = 0;
-            for (const auto& stack : reader.stacks()) {
+            for (size_t id = 0; id < reader.stacks().size(); ++id) {
+                const memlog::timeline::StackFrames stack = reader.stacks()[id];
                 CHECK(stack.size() <= 4);
-                if (!stack.empty() && stack[0] >= program->m_lo && stack[0] < program->m_hi) ++fromProgram;
+                if (!stack.empty() && stack.front() >= program->m_lo && stack.front() < program->m_hi) ++fromProgram;
             }
             CHECK(fromProgram >= 2);  // build_list's malloc and tear_down's free
         }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 
 #include "log_builder.hpp"
 #include "timeline/cut_log.hpp"
@@ -18,6 +19,7 @@ using memlog::test::LogBuilder;
 using memlog::timeline::Event;
 using memlog::timeline::LogError;
 using memlog::timeline::LogReader;
+using memlog::timeline::StackRecords;
 
 namespace {
 
@@ -79,8 +81,42 @@ TEST_CASE("events of all threads come back in global sequence order with their f
     CHECK(events[3].m_size == 32);
     CHECK(reader.threadCount() == 2);
     REQUIRE(reader.stacks().size() == 3);
-    CHECK(reader.stacks()[1] == std::vector<uint64_t>{0x401000, 0x402000});
-    CHECK(reader.stacks()[2] == std::vector<uint64_t>{0x403000});
+    CHECK(reader.stacks()[1].toVector() == std::vector<uint64_t>{0x401000, 0x402000});
+    CHECK(reader.stacks()[2].toVector() == std::vector<uint64_t>{0x403000});
+    unlink(path.c_str());
+}
+
+TEST_CASE("stacks are read from their records when asked with the last record of an id kept") {
+    // The reader keeps where each stack's frames are in the file, not a copy: the frames must
+    // come back exactly, after the walk has dropped the pages it read, and after a second walk.
+    const std::string path = tempPath("stacks");
+    LogBuilder log;
+    std::vector<uint64_t> deep;
+    for (uint64_t i = 0; i < memlog::format::kMaxStackDepth; ++i) deep.push_back(i % 2 ? 0x7fff'0000'0000 + i : 0x40'0000 + i * 4096);
+    log.thread(1).stack(1, {0x401000}).stack(4, deep).malloc(1, 0x1000, 16).stack(1, {0x405000, 0x406000});
+    for (uint64_t i = 0; i < 5000; ++i) log.thread(1).malloc(2 + 2 * i, 0x20000 + i * 64, 48).free(3 + 2 * i, 0x20000 + i * 64);
+    log.write(path);
+    LogReader reader(path);
+    for (int walk = 0; walk < 2; ++walk) {
+        reader.forEachEvent([](const Event&) {});
+        const StackRecords& stacks = reader.stacks();
+        REQUIRE(stacks.size() == 5);
+        CHECK(stacks.nonEmpty() == 2);
+        CHECK(stacks[0].empty());
+        CHECK(stacks[2].empty());  // ids without a record
+        CHECK(stacks[3].toVector().empty());
+        CHECK(stacks[1].toVector() == std::vector<uint64_t>{0x405000, 0x406000});  // the later record
+        CHECK(stacks[4].size() == 256);
+        CHECK(stacks[4].toVector() == deep);
+        CHECK(stacks[4].front() == deep.front());
+        CHECK(stacks[4].at(255) == deep.back());
+        CHECK_THROWS_AS(stacks[4].at(256), std::out_of_range);
+        CHECK_THROWS_AS(stacks.at(5), std::out_of_range);
+        uint64_t sum = 0, count = 0;
+        for (uint64_t frame : stacks[4]) sum += frame, ++count;
+        CHECK(count == 256);
+        CHECK(sum == std::accumulate(deep.begin(), deep.end(), uint64_t{0}));
+    }
     unlink(path.c_str());
 }
 
