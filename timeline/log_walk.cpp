@@ -1,8 +1,6 @@
 // The walk over a log's records: each thread's records decoded in turn (advance), the threads
 // merged by sequence number, and the events and samples handed on one by one, in batches, or
 // through a ring to the calling thread while a second thread decodes.
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -35,10 +33,7 @@ template <typename Impl>
                 if (cursor.m_at >= cursor.m_end && chunk.m_cutShort)
                     impl.noteStop(chunk.m_end, "the file ends inside a chunk (cut short)");
                 impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - cursor.m_at);
-                // Read once: drop its pages from this process (the page cache keeps them), so
-                // that a model built alongside the walk is the memory a big log costs.
-                madvise(const_cast<uint8_t*>(impl.m_data) + chunk.m_offset, chunk.m_end - chunk.m_offset,
-                        MADV_DONTNEED);
+                impl.dropRead(chunk.m_offset, chunk.m_end);
             }
             if (cursor.m_nextChunk == cursor.m_chunks.size()) return false;
             const ChunkRef& chunk = cursor.m_chunks[cursor.m_nextChunk++];
@@ -371,6 +366,7 @@ void LogReader::walk(Deliver& deliver, const std::function<void(double)>& progre
     impl.m_stacksRead = 0;
     impl.m_bytesDone = 0;
     impl.m_stopReason.clear();
+    impl.dropPendingReads();  // a walk stopped by an error left some
 
     const TscClock clock(impl.m_header);
     using Clock = std::chrono::steady_clock;
@@ -406,6 +402,7 @@ void LogReader::walk(Deliver& deliver, const std::function<void(double)>& progre
         } while (more && cursor.waitingSeq() < bound);
         if (more) ready.push({cursor.waitingSeq(), index});
     }
+    impl.dropPendingReads();
     deliver.flush();
     for (Annotation& annotation : impl.m_annotations) annotation.m_timeNs = clock.sinceStart(annotation.m_timeNs);
     std::sort(impl.m_annotations.begin(), impl.m_annotations.end(),
