@@ -91,6 +91,7 @@ template <typename Impl>
                  impl.plausibleStackId(id);
             if (ok) {
                 ++impl.m_stacksRead;
+                // Where its frames begin: past the id and the count, which have just decoded.
                 format::getVarint(&payload, p, &id);
                 format::getVarint(&payload, p, &count);
                 impl.m_stacks.set(id, payload, p, depth);
