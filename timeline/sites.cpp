@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "timeline/log_reader.hpp"
 
@@ -81,9 +82,12 @@ StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
     // addresses of the C library and its kin are passed over by their module, unnamed: naming them
     // read those libraries' debug information (tens of ms for the C library's, compressed).
     bool found = false;
+    uint64_t first = 0;  // the first address outside the allocator's modules
     unwind::SourceFrame last;
     for (uint64_t address : m_reader.stacks()[stack]) {
         if (!found && isAllocatorPlumbingModule(m_symbolizer->moduleName(address))) continue;
+        if (!first) first = address;
+        const bool foundBefore = found;
         for (const unwind::SourceFrame& frame : m_symbolizer->resolve(address)) {
             if (!found) {
                 if (isAllocatorPlumbing(frame)) continue;
@@ -95,6 +99,7 @@ StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
                 if (site.m_site.m_inlined && frame.m_function != site.m_site.m_function)
                     site.m_inlinedIn =
                         frame.m_function;  // a helper inlined into a wrapper of its own name says nothing
+                if (!foundBefore && address == first) site.m_decidedBy = address;
                 return site;
             }
             last = frame;
@@ -112,6 +117,12 @@ StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
     site.m_caller = last;  // inlined to the end of the stack
     if (last.m_function != site.m_site.m_function) site.m_inlinedIn = last.m_function;
     return site;
+}
+
+uint64_t StackNames::firstOutsidePlumbing(uint32_t stack) const {
+    for (uint64_t address : addresses(stack))
+        if (!isAllocatorPlumbingModule(m_symbolizer->moduleName(address))) return address;
+    return 0;
 }
 
 unwind::SourceFrame StackNames::site(uint32_t stack) { return siteOf(stack).m_site; }
@@ -160,8 +171,30 @@ NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& s
     std::map<std::tuple<std::string, std::string, uint32_t, std::string>, uint32_t> rowOfKey;
     NamedSiteRows named;
     named.m_rowOfStack.assign(stacks.size(), NamedSiteRows::kNoRow);
+    // Stacks through one call site share its row: once a stack's first address outside the
+    // allocator decided its row alone (m_decidedBy), the others through that address take the
+    // row and that row's frame without naming anything or building a key (65,536 stacks through
+    // one call of malloc spent 20 ms in strings and the map). The row's frame is the last
+    // stack's, as below: `frameFrom` says which address it came from, so that it is copied only
+    // when another address's stack came in between.
+    struct Decided {
+        uint32_t m_row;
+        unwind::SourceFrame m_frame;
+    };
+    std::unordered_map<uint64_t, Decided> decided;
+    std::vector<uint64_t> frameFrom;  // per row: the address its m_site came from, 0 unknown
     for (size_t id = 0; id < stacks.size(); ++id) {
         if (stacks[id].m_calls == 0) continue;
+        const uint64_t first = names.firstOutsidePlumbing(static_cast<uint32_t>(id));
+        if (const auto known = first ? decided.find(first) : decided.end(); known != decided.end()) {
+            const uint32_t row = known->second.m_row;
+            if (frameFrom[row] != first) {
+                named.m_rows[row].m_site = known->second.m_frame;
+                frameFrom[row] = first;
+            }
+            named.m_rowOfStack[id] = row;
+            continue;
+        }
         StackNames::SiteOfStack of = names.siteOf(static_cast<uint32_t>(id));
         SiteRow row;
         if (grouping == SiteGrouping::Caller) {
@@ -175,11 +208,15 @@ NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& s
         auto [at, added] = rowOfKey.try_emplace({row.m_site.m_function, row.m_site.m_file, row.m_site.m_line,
                                                  row.m_inlinedIn},
                                                 static_cast<uint32_t>(named.m_rows.size()));
-        if (added)
+        if (added) {
             named.m_rows.push_back(std::move(row));
-        else  // the key leaves out the module: the last stack's frame stands for the row, as it always did
+            frameFrom.push_back(0);
+        } else {  // the key leaves out the module: the last stack's frame stands for the row, as it always did
             named.m_rows[at->second].m_site = std::move(row.m_site);
+        }
         named.m_rowOfStack[id] = at->second;
+        frameFrom[at->second] = of.m_decidedBy;
+        if (of.m_decidedBy) decided.emplace(of.m_decidedBy, Decided{at->second, named.m_rows[at->second].m_site});
     }
     // The rows in the order of their keys, as the table always listed them (ties keep it).
     std::vector<uint32_t> renumbered(named.m_rows.size());

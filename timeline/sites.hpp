@@ -55,8 +55,14 @@ public:
         unwind::SourceFrame m_site;
         std::string m_inlinedIn;
         unwind::SourceFrame m_caller;
+        // The stack's first return address outside the allocator's modules, when its frames
+        // alone held the site and its caller: any stack through it has the same three. 0 else.
+        uint64_t m_decidedBy = 0;
     };
     SiteOfStack siteOf(uint32_t stack);
+    // The stack's first return address outside the allocator's modules (no frame named), 0 for
+    // none: what m_decidedBy is compared with.
+    uint64_t firstOutsidePlumbing(uint32_t stack) const;
     // The source frames of an access sample's instruction itself (not a return address).
     const std::vector<unwind::SourceFrame>& instruction(uint64_t ip) { return m_symbolizer->resolveInstruction(ip); }
     // A global's name: the ELF symbol around a data address (Symbolizer::symbolAt).

@@ -317,6 +317,35 @@ TEST_CASE("sites --by caller groups an inline helper's blocks under the function
     CHECK(csv.find("leak_some,allocation_sites,allocation_sites,4,1200,1200,1200,4,0,0,\n") != std::string::npos);
 }
 
+TEST_CASE("a site reached by several stacks is one row and an inline helper one row per function") {
+    // alloc_node's malloc is reached from build_left and build_right: two stacks, and the second
+    // takes the row the first one's naming decided (nameSiteRows). take is inlined into fill_a
+    // and fill_b: the same line, two rows.
+    const auto recorded = record("shared_sites");
+    memlog::timeline::LogReader reader(recorded->m_log);
+    reader.forEachEvent([](const memlog::timeline::Event&) {});
+    memlog::timeline::StackNames names(reader, [](const std::string&) {});
+    std::set<uint64_t> nodeCalls;  // alloc_node's call of malloc, by the stacks through it
+    std::set<uint32_t> nodeStacks;
+    for (uint32_t id = 1; id < reader.stacks().size(); ++id) {
+        if (names.siteOf(id).m_site.m_function != "alloc_node") continue;
+        nodeCalls.insert(names.firstOutsidePlumbing(id));
+        nodeStacks.insert(id);
+    }
+    CHECK(nodeCalls.size() == 1);
+    CHECK(nodeStacks.size() >= 2);
+    const std::string node = std::to_string(markerLine("shared_sites.c", "site:alloc_node"));
+    const std::string take = std::to_string(markerLine("shared_sites.c", "site:take"));
+    const std::string csv = runCli("sites " + recorded->m_log + " --csv --top 0");
+    CHECK(csv.find("\nalloc_node,shared_sites.c:" + node + ",shared_sites,12,768,768,0,0,0,0,\n") != std::string::npos);
+    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,3,1536,1536,0,0,0,0,fill_a\n") != std::string::npos);
+    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,5,2560,2560,0,0,0,0,fill_b\n") != std::string::npos);
+    const std::string callers = runCli("sites " + recorded->m_log + " --by caller --csv --top 0");
+    CHECK(callers.find("\nalloc_node,shared_sites,shared_sites,12,768,768,0,0,0,0,\n") != std::string::npos);
+    CHECK(callers.find("\nfill_a,shared_sites,shared_sites,3,1536,1536,0,0,0,0,\n") != std::string::npos);
+    CHECK(callers.find("\nfill_b,shared_sites,shared_sites,5,2560,2560,0,0,0,0,\n") != std::string::npos);
+}
+
 TEST_CASE("legends and site bins name an inline helper with the function it was inlined into") {
     const auto recorded = record("allocation_sites");
     memlog::timeline::LogReader reader(recorded->m_log);
