@@ -84,17 +84,14 @@ template <typename Impl>
             }
         } else if (kind == Kind::Stack) {
             // Decoded whole to check it; kept as where its frames are (stack_records.hpp).
-            uint64_t id, count, frames[format::kMaxStackDepth];
+            uint64_t id, frames[format::kMaxStackDepth];
             uint32_t depth;
-            const uint8_t* payload = p;
-            ok = format::decodeStackPayload(&p, cursor.m_end, &id, frames, &depth) && id != 0 &&
+            const uint8_t* firstFrame = nullptr;
+            ok = format::decodeStackPayload(&p, cursor.m_end, &id, frames, &depth, &firstFrame) && id != 0 &&
                  impl.plausibleStackId(id);
             if (ok) {
                 ++impl.m_stacksRead;
-                // Where its frames begin: past the id and the count, which have just decoded.
-                format::getVarint(&payload, p, &id);
-                format::getVarint(&payload, p, &count);
-                impl.m_stacks.set(id, payload, p, depth);
+                impl.m_stacks.set(id, firstFrame, p, depth);
             }
         } else if (kind == Kind::ModuleMap || kind == Kind::ThreadExit) {
             uint64_t seq, tsc;

@@ -104,18 +104,17 @@ public:
         return (*this)[id];
     }
     // How many ids have a stack with frames.
-    size_t nonEmpty() const { return m_nonEmpty; }
+    size_t nonEmpty() const {
+        size_t count = 0;
+        for (const Record& record : m_records) count += record.m_depth != 0;
+        return count;
+    }
 
     // The walk's side. The last record of an id is the one kept.
-    void clear() {
-        m_records.assign(1, {});
-        m_nonEmpty = 0;
-    }
+    void clear() { m_records.assign(1, {}); }
     void set(uint64_t id, const uint8_t* frames, const uint8_t* end, uint32_t depth) {
         if (m_records.size() <= id) m_records.resize(id + 1);
-        Record& record = m_records[id];
-        m_nonEmpty += (depth != 0) - (record.m_depth != 0);
-        record = {frames, static_cast<uint32_t>(end - frames), depth};
+        m_records[id] = {frames, static_cast<uint32_t>(end - frames), depth};
     }
 
 private:
@@ -125,7 +124,6 @@ private:
         uint32_t m_depth = 0;
     };
     std::vector<Record> m_records{1};
-    size_t m_nonEmpty = 0;
 };
 
 }  // namespace memlog::timeline

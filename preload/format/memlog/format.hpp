@@ -417,11 +417,13 @@ inline uint8_t* encodeStackPayload(uint8_t* out, uint64_t id, const uint64_t* fr
     return p;
 }
 
-// Decodes up to kMaxStackDepth frames into `frames`; a longer stack is corrupt.
+// Decodes up to kMaxStackDepth frames into `frames`; a longer stack is corrupt. `firstFrame`,
+// when given, is where the frames' bytes begin (a reader that keeps the record, not a copy).
 inline bool decodeStackPayload(const uint8_t** cursor, const uint8_t* end, uint64_t* id, uint64_t* frames,
-                               uint32_t* depth) {
+                               uint32_t* depth, const uint8_t** firstFrame = nullptr) {
     uint64_t count, delta;
     if (!getVarint(cursor, end, id) || !getVarint(cursor, end, &count) || count > kMaxStackDepth) return false;
+    if (firstFrame) *firstFrame = *cursor;
     uint64_t previous = 0;
     for (uint64_t i = 0; i < count; ++i) {
         if (!getVarint(cursor, end, &delta)) return false;
