@@ -41,20 +41,23 @@ void LogBuilder::Thread::append(const uint8_t* begin, const uint8_t* end) {
 void LogBuilder::Thread::appendRecord(Kind kind,
                                       const std::function<uint8_t*(uint8_t*, format::ChunkCursorState&)>& encode) {
     uint8_t buffer[256];
+    buffer[0] = static_cast<uint8_t>(kind);
     uint8_t* end = encode(buffer, m_deltas);
     if (m_chunks.empty() ||
         m_chunks.back().size() + static_cast<size_t>(end - buffer) > m_chunkBytes - sizeof(format::ChunkHeader)) {
         m_chunks.emplace_back();
         m_deltas = {};
+        buffer[0] = static_cast<uint8_t>(kind);
         end = encode(buffer, m_deltas);
     }
-    buffer[0] = static_cast<uint8_t>(kind);
     m_chunks.back().insert(m_chunks.back().end(), buffer, end);
 }
 
 LogBuilder::Thread& LogBuilder::Thread::heap(const format::HeapRecord& record) {
     appendRecord(record.m_kind, [&](uint8_t* out, format::ChunkCursorState& deltas) {
-        return format::encodeHeapPayload(out, record, deltas);
+        const format::EncodedHeapRecord encoded = format::encodeHeapPayload(out, record, deltas);
+        out[0] = encoded.m_tag;
+        return encoded.m_end;
     });
     return *this;
 }

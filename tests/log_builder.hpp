@@ -39,8 +39,9 @@ public:
     private:
         friend class LogBuilder;
         void append(const uint8_t* begin, const uint8_t* end);
-        // A record whose payload `encode` writes with this chunk's deltas: encoded once to learn
-        // its size and again, in a new chunk, when it does not fit.
+        // A record whose payload `encode` writes with this chunk's deltas after out[0], which holds
+        // `kind` (a heap record's encoder adds its tag's flags there): encoded once to learn its
+        // size and again, in a new chunk, when it does not fit.
         void appendRecord(format::Kind kind, const std::function<uint8_t*(uint8_t*, format::ChunkCursorState&)>& encode);
         std::vector<std::vector<uint8_t>> m_chunks;  // payload bytes of each chunk
         format::ChunkCursorState m_deltas;

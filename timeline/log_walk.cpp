@@ -50,7 +50,7 @@ template <typename Impl>
         bool heap = false;
         bool access = false;
         if (format::isHeapKind(tag & format::kKindMask)) {
-            ok = format::readHeapPayload(&p, cursor.m_end, kind, cursor.m_record, cursor.m_deltas) &&
+            ok = format::readHeapPayload(&p, cursor.m_end, tag, cursor.m_record, cursor.m_deltas) &&
                  impl.plausibleStackId(cursor.m_record.m_stack);
             if (ok) format::keepDeltas(cursor.m_deltas, cursor.m_record);
             heap = ok;
@@ -161,8 +161,7 @@ template <typename Impl>
     const uint8_t* start = cursor.m_at;
     if (start && start < cursor.m_end && format::isHeapKind(*start & format::kKindMask)) [[likely]] {
         const uint8_t* p = start + 1;
-        if (format::readHeapPayload(&p, cursor.m_end, static_cast<Kind>(*start & format::kKindMask),
-                                    cursor.m_record, cursor.m_deltas) &&
+        if (format::readHeapPayload(&p, cursor.m_end, *start, cursor.m_record, cursor.m_deltas) &&
             impl.plausibleStackId(cursor.m_record.m_stack)) [[likely]] {
             format::keepDeltas(cursor.m_deltas, cursor.m_record);
             impl.m_bytesDone += static_cast<uint64_t>(p - start);

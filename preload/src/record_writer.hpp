@@ -28,9 +28,13 @@ inline uint8_t* beginRecord(ThreadState& thread, uint32_t maxBytes) {
 // thread stack): a failure is counted apart, so that recorded + lost events = the program's events.
 uint8_t* beginMetaRecord(ThreadState& thread, uint32_t maxBytes);
 
-inline void commitRecord(ThreadState& thread, uint8_t* start, uint8_t* end, format::Kind kind) {
-    __atomic_store_n(start, static_cast<uint8_t>(kind), __ATOMIC_RELEASE);
+// `tag`: the kind, and for a heap record the flags of the fields it leaves out.
+inline void commitRecord(ThreadState& thread, uint8_t* start, uint8_t* end, uint8_t tag) {
+    __atomic_store_n(start, tag, __ATOMIC_RELEASE);
     thread.m_cursor = end;
+}
+inline void commitRecord(ThreadState& thread, uint8_t* start, uint8_t* end, format::Kind kind) {
+    commitRecord(thread, start, end, static_cast<uint8_t>(kind));
 }
 
 void countLostEvent();

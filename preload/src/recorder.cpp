@@ -348,9 +348,10 @@ void countInHeader(uint64_t format::FileHeader::*counter) {
 // one, a store-forwarding stall that waited for all the thread's pending stores).
 [[gnu::always_inline]] inline void writeHeapRecord(ThreadState& thread, const format::HeapRecord& record) {
     if (uint8_t* out = beginRecord(thread, format::kMaxHeapRecordBytes)) {
-        uint8_t* end = s_fastPdep ? format::encodeHeapPayload<true>(out, record, thread.m_deltas)
-                                  : format::encodeHeapPayload<false>(out, record, thread.m_deltas);
-        commitRecord(thread, out, end, record.m_kind);
+        const format::EncodedHeapRecord encoded = s_fastPdep
+                                                      ? format::encodeHeapPayload<true>(out, record, thread.m_deltas)
+                                                      : format::encodeHeapPayload<false>(out, record, thread.m_deltas);
+        commitRecord(thread, out, encoded.m_end, encoded.m_tag);
     }
 }
 

@@ -53,11 +53,13 @@ TEST_CASE("every heap kind round-trips with the fields it carries") {
 
         ChunkCursorState writer{990, 4'999'000, 0x7f00'0000'0000ull}, reader = writer;
         uint8_t buffer[kMaxHeapRecordBytes];
-        uint8_t* end = encodeHeapPayload(buffer, record, writer);
+        const EncodedHeapRecord encoded = encodeHeapPayload(buffer, record, writer);
+        const uint8_t* end = encoded.m_end;
         REQUIRE(end - buffer <= static_cast<long>(kMaxHeapRecordBytes));
+        CHECK(encoded.m_tag == k);  // every field written: no flags
         const uint8_t* cursor = buffer + 1;
         HeapRecord back;
-        REQUIRE(decodeHeapPayload(&cursor, end, kind, back, reader));
+        REQUIRE(decodeHeapPayload(&cursor, end, encoded.m_tag, back, reader));
         CHECK(cursor == end);
         CHECK(back.m_seq == record.m_seq);
         CHECK(back.m_tsc == record.m_tsc);
@@ -72,7 +74,7 @@ TEST_CASE("every heap kind round-trips with the fields it carries") {
         // Every byte is needed: one less and the record is torn.
         cursor = buffer + 1;
         ChunkCursorState fresh{990, 4'999'000, 0x7f00'0000'0000ull};
-        CHECK_FALSE(decodeHeapPayload(&cursor, end - 1, kind, back, fresh));
+        CHECK_FALSE(decodeHeapPayload(&cursor, end - 1, encoded.m_tag, back, fresh));
     }
 }
 
@@ -85,15 +87,17 @@ TEST_CASE("a heap record read and not kept leaves the deltas for a second readin
     second.m_seq = 42, second.m_tsc = 9'500, second.m_addr = 0x5040, second.m_size = 48, second.m_stack = 4;
     ChunkCursorState writer{40, 8'000, 0x4000};
     uint8_t buffer[2 * kMaxHeapRecordBytes];
-    uint8_t* middle = encodeHeapPayload(buffer, first, writer);
-    uint8_t* end = encodeHeapPayload(middle, second, writer);
+    const EncodedHeapRecord one = encodeHeapPayload(buffer, first, writer);
+    uint8_t* middle = one.m_end;
+    const EncodedHeapRecord two = encodeHeapPayload(middle, second, writer);
+    uint8_t* end = two.m_end;
 
     const ChunkCursorState start{40, 8'000, 0x4000};
     ChunkCursorState state = start;
     HeapRecord back;
     for (int reading = 0; reading < 2; ++reading) {
         const uint8_t* cursor = buffer + 1;
-        REQUIRE(readHeapPayload(&cursor, end, Kind::Malloc, back, state));
+        REQUIRE(readHeapPayload(&cursor, end, one.m_tag, back, state));
         CHECK(cursor == middle);
         CHECK(back.m_seq == 41);
         CHECK(back.m_addr == 0x5000);
@@ -104,7 +108,7 @@ TEST_CASE("a heap record read and not kept leaves the deltas for a second readin
     CHECK(state.m_tsc == 9'000);
     CHECK(state.m_addr == 0x5000);
     const uint8_t* cursor = middle + 1;
-    REQUIRE(decodeHeapPayload(&cursor, end, Kind::Malloc, back, state));
+    REQUIRE(decodeHeapPayload(&cursor, end, two.m_tag, back, state));
     CHECK(back.m_seq == 42);
     CHECK(back.m_tsc == 9'500);
     CHECK(back.m_addr == 0x5040);
@@ -130,12 +134,13 @@ TEST_CASE("a heap record far from its chunk's end decodes without end tests to t
         record.m_stack = ~0u;
         ChunkCursorState writer{}, checked{}, unchecked{};
         uint8_t buffer[2 * kMaxHeapRecordBytes] = {};
-        const uint8_t* end = encodeHeapPayload(buffer, record, writer);
+        const EncodedHeapRecord encoded = encodeHeapPayload(buffer, record, writer);
+        const uint8_t* end = encoded.m_end;
         const uint8_t* near = buffer + 1;  // the end right after the record: tested per byte
         const uint8_t* far = buffer + 1;  // the buffer's room beyond it: not
         HeapRecord one, other;
-        REQUIRE(decodeHeapPayload(&near, end, kind, one, checked));
-        REQUIRE(decodeHeapPayload(&far, buffer + sizeof buffer, kind, other, unchecked));
+        REQUIRE(decodeHeapPayload(&near, end, encoded.m_tag, one, checked));
+        REQUIRE(decodeHeapPayload(&far, buffer + sizeof buffer, encoded.m_tag, other, unchecked));
         CHECK(near == end);
         CHECK(far == end);
         for (const HeapRecord* back : {&one, &other}) {
@@ -159,7 +164,7 @@ TEST_CASE("a heap record far from its chunk's end decodes without end tests to t
     HeapRecord back;
     ChunkCursorState state{};
     cursor = endless;
-    CHECK_FALSE(decodeHeapPayload(&cursor, endless + sizeof endless, Kind::Malloc, back, state));
+    CHECK_FALSE(decodeHeapPayload(&cursor, endless + sizeof endless, static_cast<uint8_t>(Kind::Malloc), back, state));
 }
 
 TEST_CASE("a malloc record has these exact bytes") {
@@ -172,11 +177,57 @@ TEST_CASE("a malloc record has these exact bytes") {
     record.m_stack = 3;
     ChunkCursorState state{4, 100, 0x1000};
     uint8_t buffer[kMaxHeapRecordBytes];
-    uint8_t* end = encodeHeapPayload(buffer, record, state);
-    buffer[0] = static_cast<uint8_t>(Kind::Malloc);
-    // tag, seq +1, tsc +200 (zigzag 400 = 0x90 0x03), addr +16 (zigzag 32), size 200 (0xc8 0x01), stack 3
-    const std::vector<uint8_t> expected = {0x01, 0x01, 0x90, 0x03, 0x20, 0xc8, 0x01, 0x03};
-    CHECK(std::vector<uint8_t>(buffer, end) == expected);
+    const EncodedHeapRecord encoded = encodeHeapPayload(buffer, record, state);
+    buffer[0] = encoded.m_tag;
+    // tag (malloc, seq +1 left out), tsc +200 (zigzag 400 = 0x90 0x03), addr +16 (zigzag 32), size 200
+    // (0xc8 0x01), stack 3
+    const std::vector<uint8_t> expected = {0x21, 0x90, 0x03, 0x20, 0xc8, 0x01, 0x03};
+    CHECK(std::vector<uint8_t>(buffer, encoded.m_end) == expected);
+
+    // Three numbers on and no stack: the sequence delta written, the stack left out.
+    record.m_seq = 8;
+    record.m_tsc = 350;
+    record.m_addr = 0x1000;
+    record.m_size = 16;
+    record.m_stack = 0;
+    const EncodedHeapRecord next = encodeHeapPayload(buffer, record, state);
+    buffer[0] = next.m_tag;
+    // tag (malloc, no stack), seq +3, tsc +50 (zigzag 100 = 0x64), addr -16 (zigzag 31 = 0x1f), size 16
+    const std::vector<uint8_t> nextExpected = {0x41, 0x03, 0x64, 0x1f, 0x10};
+    CHECK(std::vector<uint8_t>(buffer, next.m_end) == nextExpected);
+}
+
+TEST_CASE("a heap record's tag flags leave out a sequence delta of one and an empty stack") {
+    HeapRecord record;
+    record.m_kind = Kind::Free;
+    record.m_seq = 11;
+    record.m_tsc = 650;
+    record.m_addr = 0x2000;
+    ChunkCursorState writer{10, 600, 0x2000}, reader = writer;
+    uint8_t buffer[kMaxHeapRecordBytes];
+    const EncodedHeapRecord encoded = encodeHeapPayload(buffer, record, writer);
+    CHECK(encoded.m_tag == (static_cast<uint8_t>(Kind::Free) | kTagSeqNext | kTagNoStack));
+    CHECK(encoded.m_end - buffer == 1 + 2);  // tag, tsc +50 (zigzag 100), addr +0
+    const uint8_t* cursor = buffer + 1;
+    HeapRecord back;
+    REQUIRE(decodeHeapPayload(&cursor, encoded.m_end, encoded.m_tag, back, reader));
+    CHECK(cursor == encoded.m_end);
+    CHECK(back.m_kind == Kind::Free);
+    CHECK(back.m_seq == 11);
+    CHECK(back.m_tsc == 650);
+    CHECK(back.m_addr == 0x2000);
+    CHECK(back.m_stack == 0);
+
+    // The same bytes read without the flags are another record (a version 3 reader's mistake),
+    // and the reserved flag is damage.
+    cursor = buffer + 1;
+    ChunkCursorState fresh{10, 600, 0x2000};
+    REQUIRE(decodeHeapPayload(&cursor, encoded.m_end + 8, static_cast<uint8_t>(Kind::Free), back, fresh));
+    CHECK(back.m_seq != 11);
+    cursor = buffer + 1;
+    fresh = {10, 600, 0x2000};
+    CHECK_FALSE(decodeHeapPayload(&cursor, encoded.m_end, encoded.m_tag | kTagReserved, back, fresh));
+    CHECK(fresh.m_seq == 10);
 }
 
 TEST_CASE("stack and module records round-trip") {

@@ -68,9 +68,8 @@ size_t mallocRecordOffset(const std::vector<uint8_t>& bytes, int index) {
     for (int record = 0; record < index; ++record) {
         const uint8_t* cursor = bytes.data() + at + 1;
         memlog::format::HeapRecord r;
-        memlog::format::ChunkCursorState scratch;  // the payload's length does not depend on it
-        REQUIRE(memlog::format::decodeHeapPayload(&cursor, bytes.data() + bytes.size(), memlog::format::Kind::Malloc,
-                                                  r, scratch));
+        memlog::format::ChunkCursorState scratch;  // the payload's length depends on the tag alone
+        REQUIRE(memlog::format::decodeHeapPayload(&cursor, bytes.data() + bytes.size(), bytes[at], r, scratch));
         at = static_cast<size_t>(cursor - bytes.data());
     }
     return at;
@@ -130,10 +129,9 @@ TEST_CASE("a record that was being written (tag still zero) ends its chunk quiet
     for (int record = 0; record < 5; ++record) {
         const uint8_t* cursor = bytes.data() + at + 1;
         memlog::format::HeapRecord r;
-        // Skip by decoding with a throwaway state: the payload length does not depend on it.
+        // Skip by decoding with a throwaway state: the payload's length depends on the tag alone.
         memlog::format::ChunkCursorState scratch;
-        REQUIRE(memlog::format::decodeHeapPayload(&cursor, bytes.data() + bytes.size(), memlog::format::Kind::Malloc,
-                                                  r, scratch));
+        REQUIRE(memlog::format::decodeHeapPayload(&cursor, bytes.data() + bytes.size(), bytes[at], r, scratch));
         at = static_cast<size_t>(cursor - bytes.data());
     }
     bytes[at] = 0;
@@ -208,8 +206,8 @@ size_t recordsInChunk(const std::vector<uint8_t>& bytes, size_t chunk, uint32_t 
     while (at < end && *at != 0) {
         const uint8_t* cursor = at + 1;
         memlog::format::HeapRecord r;
-        memlog::format::ChunkCursorState scratch;  // the payload's length does not depend on it
-        REQUIRE(memlog::format::decodeHeapPayload(&cursor, end, memlog::format::Kind::Malloc, r, scratch));
+        memlog::format::ChunkCursorState scratch;  // the payload's length depends on the tag alone
+        REQUIRE(memlog::format::decodeHeapPayload(&cursor, end, *at, r, scratch));
         at = cursor;
         ++records;
     }
@@ -222,12 +220,12 @@ TEST_CASE("a damaged chunk header in the middle of a log is skipped, and the rea
     using memlog::format::kHeaderBytes;
     const uint32_t chunkBytes = GENERATE(4096u, 16384u);
     INFO("chunks of " << chunkBytes << " bytes");
-    const size_t events = 9000;
+    const size_t events = 14000;
     LogBuilder log;
     auto& t = log.thread(7, chunkBytes);
     for (uint64_t i = 1; i <= events; ++i) t.malloc(i, 0x4000 + i * 32, 24 + i);
     const std::vector<uint8_t> whole = log.bytes();
-    REQUIRE(whole.size() >= kHeaderBytes + 4 * chunkBytes);  // at least four chunks
+    REQUIRE(whole.size() >= kHeaderBytes + 5 * chunkBytes);  // five chunks at least: the fourth is not the last
     const size_t second = kHeaderBytes + chunkBytes;  // the second chunk's header
     const size_t fourth = kHeaderBytes + 3 * chunkBytes;
     const size_t firstRecords = recordsInChunk(whole, kHeaderBytes, chunkBytes);

@@ -39,9 +39,10 @@ namespace memlog::format {
 // ---------------------------------------------------------------------------------------------
 
 inline constexpr char kMagic[8] = {'M', 'E', 'M', 'L', 'O', 'G', '\0', '\x1a'};
+// 4: a heap record's tag may leave out its sequence delta (1) and its stack (none).
 // 3: access samples re-laid for ticks (size, read-write, source; the reader finds the block),
 //    thread stack ranges, the sampler's counters. 2: watchpoint samples that named their block.
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
 inline constexpr uint32_t kOldestReadableVersion = 2;
 inline constexpr uint32_t kHeaderBytes = 4096;
 inline constexpr uint32_t kPageBytes = 4096;
@@ -196,9 +197,10 @@ inline constexpr uint64_t kTraceSeqStride = uint64_t{1} << 32;
 //             flags | kind
 //
 // Every heap record (kinds Malloc..Mremap) has this payload, fields in this order, each present
-// only when the kind uses it (see kindFields):
+// only when the kind uses it (see kindFields) and its tag's flags do not leave it out:
 //
-//   seq      varint   sequence number minus the previous record's in this chunk
+//   seq      varint   sequence number minus the previous record's in this chunk; left out
+//                     (kTagSeqNext) when it is 1
 //   tsc      zigzag   timestamp minus the previous record's in this chunk (TSC ticks)
 //   addr     zigzag   address minus the previous record's address in this chunk
 //   size     varint   requested size (munmap: length; mremap: new length)
@@ -207,7 +209,12 @@ inline constexpr uint64_t kTraceSeqStride = uint64_t{1} << 32;
 //   oldSize  varint   mremap: old length
 //   seqAfter varint   realloc, reallocarray, mremap: the sequence number taken after the call
 //                     returned, minus seq (see below)
-//   stack    varint   call-stack id; 0 = no stack
+//   stack    varint   call-stack id; 0 = no stack, left out (kTagNoStack)
+//
+// The two flags are what a lone thread recording without stacks writes on every event: without
+// the two bytes bench_alloc's stackless log is 21 % smaller, its recording 0.95-0.98 of the time
+// and its reading 0.95 (docs/BENCHMARKS.md). Logs before version 4 never set them, so one decoder
+// reads every version.
 //
 // A free is stamped before the real free runs and an allocation after the real allocation
 // returns, so an address is never live twice in sequence order. realloc and mremap do both:
@@ -249,6 +256,10 @@ enum class Kind : uint8_t {
     KindCount = 31,    // 18-22 and 31 are free: a reader meeting them has found corruption
 };
 inline constexpr uint8_t kKindMask = 0x1f;
+// A heap record's tag flags (above).
+inline constexpr uint8_t kTagSeqNext = 0x20;
+inline constexpr uint8_t kTagNoStack = 0x40;
+inline constexpr uint8_t kTagReserved = 0x80;  // never written: a tag with it is damage
 inline constexpr uint32_t kHeapKindCount = static_cast<uint32_t>(Kind::Mremap) + 1;
 
 // What a heap record kind does to the block model.
@@ -318,18 +329,29 @@ struct ChunkCursorState {
     uint64_t m_ip = 0;  // of the last access sample
 };
 
-// Writes the payload of `record` after out[0] and returns one past its end. The caller stores the
-// tag byte (out[0]) last, after the payload is complete, and has kMaxHeapRecordBytes of room.
+// A heap record's payload written: one past its end, and the tag to store at its start.
+struct EncodedHeapRecord {
+    uint8_t* m_end;
+    uint8_t m_tag;  // the kind and the flags of the fields left out
+};
+
+// Writes the payload of `record` after out[0]. The caller stores the returned tag at out[0] last,
+// after the payload is complete, and has kMaxHeapRecordBytes of room.
 // kPdep: the same bytes through pdep (spreadSevenBitGroups), for CPUs where hasFastPdep().
 template <bool kPdep = false>
-[[gnu::always_inline]] inline uint8_t* encodeHeapPayload(uint8_t* out, const HeapRecord& record, ChunkCursorState& state) {
+[[gnu::always_inline]] inline EncodedHeapRecord encodeHeapPayload(uint8_t* out, const HeapRecord& record,
+                                                                  ChunkCursorState& state) {
     const KindInfo& info = kindInfo(record.m_kind);
     // Each field read once into a register: the state's update below from registers, not a wide
     // load of fields the caller has just stored one by one (a store-forwarding stall that waited
     // for the thread's pending stores: 15 % of a bench_alloc run with stacks off).
     const uint64_t seq = record.m_seq, tsc = record.m_tsc, addr = record.m_addr;
+    uint8_t tag = static_cast<uint8_t>(record.m_kind);
     uint8_t* p = out + 1;
-    p = putVarintWide<kPdep>(p, seq - state.m_seq);
+    if (seq - state.m_seq == 1)
+        tag |= kTagSeqNext;
+    else
+        p = putVarintWide<kPdep>(p, seq - state.m_seq);
     p = putVarintWide<kPdep>(p, zigzag(static_cast<int64_t>(tsc - state.m_tsc)));
     p = putVarintWide<kPdep>(p, zigzag(static_cast<int64_t>(addr - state.m_addr)));
     if (info.m_hasSize) p = putVarintWide<kPdep>(p, record.m_size);
@@ -337,11 +359,14 @@ template <bool kPdep = false>
     if (info.m_hasOld) p = putVarintWide<kPdep>(p, zigzag(static_cast<int64_t>(record.m_oldAddr - record.m_addr)));
     if (info.m_hasOldSize) p = putVarintWide<kPdep>(p, record.m_oldSize);
     if (info.m_hasOld) p = putVarintWide<kPdep>(p, record.m_seqAfter - record.m_seq);
-    p = putVarintWide<kPdep>(p, record.m_stack);
+    if (record.m_stack == 0)
+        tag |= kTagNoStack;
+    else
+        p = putVarintWide<kPdep>(p, record.m_stack);
     state.m_seq = seq;
     state.m_tsc = tsc;
     state.m_addr = addr;
-    return p;
+    return {p, tag};
 }
 
 // The most bytes a heap record's payload takes: 9 varints.
@@ -353,12 +378,15 @@ inline constexpr uint32_t kMaxHeapPayloadBytes = 9 * 10;
 // reference point once its reader has accepted it, so that a reader that turns a record down
 // has nothing to put back.
 template <bool kChecked>
-[[gnu::always_inline]] inline bool readHeapPayloadAs(const uint8_t** cursor, const uint8_t* end, Kind kind,
+[[gnu::always_inline]] inline bool readHeapPayloadAs(const uint8_t** cursor, const uint8_t* end, uint8_t tag,
                                                     HeapRecord& record, const ChunkCursorState& state) {
     auto next = [&](uint64_t* value) { return getVarintAs<kChecked>(cursor, end, value); };
+    if (tag & kTagReserved) return false;
+    const Kind kind = static_cast<Kind>(tag & kKindMask);
     const KindInfo& info = kindInfo(kind);
-    uint64_t seqDelta, tscDelta, addrDelta, value;
-    if (!next(&seqDelta) || !next(&tscDelta) || !next(&addrDelta)) return false;
+    uint64_t seqDelta = 1, tscDelta, addrDelta, value;
+    if (!(tag & kTagSeqNext) && !next(&seqDelta)) return false;
+    if (!next(&tscDelta) || !next(&addrDelta)) return false;
     record = HeapRecord{};
     record.m_kind = kind;
     record.m_seq = state.m_seq + seqDelta;
@@ -375,16 +403,16 @@ template <bool kChecked>
         if (!next(&value)) return false;
         record.m_seqAfter = record.m_seq + value;
     }
-    return next(&record.m_stack);
+    return (tag & kTagNoStack) || next(&record.m_stack);
 }
 
-// The payload that follows a heap-kind tag at `cursor`, the deltas untouched; false on a torn
-// payload.
-[[gnu::always_inline]] inline bool readHeapPayload(const uint8_t** cursor, const uint8_t* end, Kind kind,
+// The payload at `cursor` that follows `tag` (a heap kind and its flags), the deltas untouched;
+// false on a torn payload or a reserved flag.
+[[gnu::always_inline]] inline bool readHeapPayload(const uint8_t** cursor, const uint8_t* end, uint8_t tag,
                                                   HeapRecord& record, const ChunkCursorState& state) {
     if (end - *cursor >= static_cast<ptrdiff_t>(kMaxHeapPayloadBytes))
-        return readHeapPayloadAs<false>(cursor, end, kind, record, state);
-    return readHeapPayloadAs<true>(cursor, end, kind, record, state);
+        return readHeapPayloadAs<false>(cursor, end, tag, record, state);
+    return readHeapPayloadAs<true>(cursor, end, tag, record, state);
 }
 
 // An accepted record: the next record's deltas are from it.
@@ -394,11 +422,11 @@ template <bool kChecked>
     state.m_addr = record.m_addr;
 }
 
-// Reads the payload that follows a heap-kind tag at `cursor` and moves the deltas on. Returns
-// false on a torn payload (the deltas untouched).
-[[gnu::always_inline]] inline bool decodeHeapPayload(const uint8_t** cursor, const uint8_t* end, Kind kind,
+// Reads the payload at `cursor` that follows `tag` and moves the deltas on. Returns false on a
+// torn payload or a reserved flag (the deltas untouched).
+[[gnu::always_inline]] inline bool decodeHeapPayload(const uint8_t** cursor, const uint8_t* end, uint8_t tag,
                                                     HeapRecord& record, ChunkCursorState& state) {
-    if (!readHeapPayload(cursor, end, kind, record, state)) return false;
+    if (!readHeapPayload(cursor, end, tag, record, state)) return false;
     keepDeltas(state, record);
     return true;
 }
