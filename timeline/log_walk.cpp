@@ -20,6 +20,18 @@ using format::Kind;
 
 namespace {
 
+// The heap record after `tag` at `*p`, taken when it decodes whole and its stack id is plausible:
+// only then do the chunk's deltas move on, so that a record turned down is read again from the
+// same deltas. Both ways through a record (advance and advanceSlowly) take one this way.
+template <typename Impl>
+[[gnu::always_inline]] inline bool takeHeapRecord(Impl& impl, ThreadCursor& cursor, uint8_t tag, const uint8_t** p) {
+    if (!format::readHeapPayload(p, cursor.m_end, tag, cursor.m_record, cursor.m_deltas) ||
+        !impl.plausibleStackId(cursor.m_record.m_stack))
+        return false;
+    format::keepDeltas(cursor.m_deltas, cursor.m_record);
+    return true;
+}
+
 // Decodes records of `cursor` until a heap record or an access sample is ready (true) or the
 // thread has no more (false). Meta records are absorbed into `impl` on the way. The whole of
 // it: advance() below takes the common case first.
@@ -50,9 +62,7 @@ template <typename Impl>
         bool heap = false;
         bool access = false;
         if (format::isHeapKind(tag & format::kKindMask)) {
-            ok = format::readHeapPayload(&p, cursor.m_end, tag, cursor.m_record, cursor.m_deltas) &&
-                 impl.plausibleStackId(cursor.m_record.m_stack);
-            if (ok) format::keepDeltas(cursor.m_deltas, cursor.m_record);
+            ok = takeHeapRecord(impl, cursor, tag, &p);
             heap = ok;
         } else if (kind == Kind::Access) {
             ok = impl.m_header.m_version == 2
@@ -161,9 +171,7 @@ template <typename Impl>
     const uint8_t* start = cursor.m_at;
     if (start && start < cursor.m_end && format::isHeapKind(*start & format::kKindMask)) [[likely]] {
         const uint8_t* p = start + 1;
-        if (format::readHeapPayload(&p, cursor.m_end, *start, cursor.m_record, cursor.m_deltas) &&
-            impl.plausibleStackId(cursor.m_record.m_stack)) [[likely]] {
-            format::keepDeltas(cursor.m_deltas, cursor.m_record);
+        if (takeHeapRecord(impl, cursor, *start, &p)) [[likely]] {
             impl.m_bytesDone += static_cast<uint64_t>(p - start);
             cursor.m_at = p;
             cursor.m_isAccess = false;
