@@ -1,0 +1,51 @@
+#include "trace/full_trace.hpp"
+
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define MEMLOG_HAVE_VALGRIND 1
+#endif
+
+#include "record/events.hpp"
+
+namespace memlog::preload {
+
+bool g_traceMarkers = false;
+
+bool runningOnValgrind() {
+#ifdef MEMLOG_HAVE_VALGRIND
+    return RUNNING_ON_VALGRIND != 0;
+#else
+    return false;
+#endif
+}
+
+void enterQuiet() {
+    ThreadState& thread = t_state;
+    if (thread.m_quietDepth++ != 0) return;
+    thread.m_tracedSeq = 0;
+#ifdef MEMLOG_HAVE_VALGRIND
+    VALGRIND_PRINTF("memlog<\n");
+#endif
+}
+
+void leaveQuiet() {
+    ThreadState& thread = t_state;
+    if (thread.m_quietDepth == 0 || --thread.m_quietDepth != 0) return;
+#ifdef MEMLOG_HAVE_VALGRIND
+    if (thread.m_tracedSeq)
+        VALGRIND_PRINTF("memlog> %llu %llu\n", static_cast<unsigned long long>(thread.m_tracedSeq),
+                        static_cast<unsigned long long>(thread.m_tracedTsc));
+    else
+        VALGRIND_PRINTF("memlog>\n");
+#endif
+}
+
+void noteTracedEvent(uint64_t seq, uint64_t tsc) {
+    ThreadState& thread = t_state;
+    if (seq > thread.m_tracedSeq) {
+        thread.m_tracedSeq = seq;
+        thread.m_tracedTsc = tsc;
+    }
+}
+
+}  // namespace memlog::preload
