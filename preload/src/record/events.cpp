@@ -269,7 +269,7 @@ void initialize() {
 uint32_t stackIdOf(ThreadState& thread, const uint64_t* frames, uint32_t depth) {
     if (depth == 0) return 0;
     const uint64_t hash = StackTable::hashFrames(frames, depth);
-    if (hash == thread.m_lastStackHash) return thread.m_lastStackId;  // loops allocate from one place
+    if (hash == thread.m_stacks.m_lastHash) return thread.m_stacks.m_lastId;  // loops allocate from one place
     const StackTable::Claim claim = s_stacks.find(hash);
     uint32_t id = claim.m_id;
     if (claim.m_claimed) {
@@ -280,8 +280,8 @@ uint32_t stackIdOf(ThreadState& thread, const uint64_t* frames, uint32_t depth) 
             commitRecord(thread, out, format::encodeStackPayload(out, id, frames, depth), Kind::Stack);
         s_stacks.publish(claim.m_slot, id);
     }
-    thread.m_lastStackHash = hash;
-    thread.m_lastStackId = id;
+    thread.m_stacks.m_lastHash = hash;
+    thread.m_stacks.m_lastId = id;
     return id;
 }
 
@@ -306,14 +306,14 @@ void countInHeader(uint64_t format::FileHeader::*counter) {
 // keeps (a repeated stack: no hash, no lookup; in fp mode no call either). False: full walk.
 [[gnu::always_inline]] inline bool incrementalStack(ThreadState& thread, uint32_t& id) {
     const uint32_t repeated = s_unwind == unwind::Method::FramePointer
-        ? unwind::repeatedFramePointerStack(thread.m_unwindCache, __builtin_frame_address(0), s_ownCode) : 0;
+        ? unwind::repeatedFramePointerStack(thread.m_stacks.m_unwindCache, __builtin_frame_address(0), s_ownCode) : 0;
     if (repeated && !s_settings.m_unwindCheck) [[likely]] return id = repeated, true;
     uint64_t frames[format::kMaxStackDepth];
     unwind::IncrementalCapture got =
         s_unwind == unwind::Method::Libunwind
-            ? unwind::captureIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode,
+            ? unwind::captureIncremental(thread.m_stacks.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode,
                                          s_settings.m_unwindCheck)
-            : unwind::captureFramePointersIncremental(thread.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode,
+            : unwind::captureFramePointersIncremental(thread.m_stacks.m_unwindCache, frames, s_settings.m_stackDepth, s_ownCode,
                                                       s_settings.m_unwindCheck);
     if (!got.m_done) return false;
     if (s_settings.m_unwindCheck) [[unlikely]] {  // the inline path's id is checked too
@@ -349,8 +349,8 @@ void countInHeader(uint64_t format::FileHeader::*counter) {
 [[gnu::always_inline]] inline void writeHeapRecord(ThreadState& thread, const format::HeapRecord& record) {
     if (uint8_t* out = beginRecord(thread, format::kMaxHeapRecordBytes)) {
         const format::EncodedHeapRecord encoded = s_fastPdep
-                                                      ? format::encodeHeapPayload<true>(out, record, thread.m_deltas)
-                                                      : format::encodeHeapPayload<false>(out, record, thread.m_deltas);
+                                                      ? format::encodeHeapPayload<true>(out, record, thread.m_writer.m_deltas)
+                                                      : format::encodeHeapPayload<false>(out, record, thread.m_writer.m_deltas);
         commitRecord(thread, out, encoded.m_end, encoded.m_tag);
     }
 }
@@ -363,11 +363,11 @@ bool wantsStack(Kind kind) {
 void onThreadExit(void*) {
     ThreadState& thread = t_state;
     stopThreadTicks(thread);
-    unwind::releaseUnwindCache(thread.m_unwindCache);
+    unwind::releaseUnwindCache(thread.m_stacks.m_unwindCache);
     if (!s_recording.load(std::memory_order_relaxed) || thread.m_busy) return;
     thread.m_busy = true;
     if (uint8_t* out = beginMetaRecord(thread, 1 + 20))
-        commitRecord(thread, out, format::encodeMarkPayload(out, nextSequence(), sys::readTsc(), thread.m_deltas),
+        commitRecord(thread, out, format::encodeMarkPayload(out, nextSequence(), sys::readTsc(), thread.m_writer.m_deltas),
                      Kind::ThreadExit);
     thread.m_busy = false;
 }
@@ -384,14 +384,14 @@ void onForkChild() {
     s_stacks.reset();
     s_sequence.start();  // the only thread of the child may take numbers alone
     forgetModuleMap();
-    thread.m_cursor = thread.m_limit = nullptr;
-    thread.m_deltas = {};
+    thread.m_writer.m_cursor = thread.m_writer.m_limit = nullptr;
+    thread.m_writer.m_deltas = {};
     thread.m_tid = sys::threadId();
-    thread.m_chunks = 0;
-    thread.m_lastStackHash = 0;
-    thread.m_lastStackId = 0;
-    unwind::forgetStacks(thread.m_unwindCache);
-    thread.m_stackRangeWritten = false;
+    thread.m_writer.m_chunks = 0;
+    thread.m_stacks.m_lastHash = 0;
+    thread.m_stacks.m_lastId = 0;
+    unwind::forgetStacks(thread.m_stacks.m_unwindCache);
+    thread.m_writer.m_stackRangeWritten = false;
     if (s_recording.load(std::memory_order_relaxed)) openLog(parentPid);
     restartSamplerInForkChild(thread);
     thread.m_busy = wasBusy;
@@ -425,19 +425,19 @@ namespace {
 // The thread's ThreadStack record, once per log: the reader tells the stack's accesses from other
 // memory by it. False when the log has no room.
 bool writeThreadStack(ThreadState& thread) {
-    if (thread.m_stackRangeWritten) return true;
+    if (thread.m_writer.m_stackRangeWritten) return true;
     uint8_t* out = beginMetaRecord(thread, 1 + 2 * 10);
     if (!out) return false;
-    commitRecord(thread, out, format::encodeRangePayload(out, thread.m_stackLo, thread.m_stackHi), Kind::ThreadStack);
-    thread.m_stackRangeWritten = true;
+    commitRecord(thread, out, format::encodeRangePayload(out, thread.m_sampler.m_stackLo, thread.m_sampler.m_stackHi), Kind::ThreadStack);
+    thread.m_writer.m_stackRangeWritten = true;
     return true;
 }
 
 // A full trace places every access, the stack's too; the sampler learns the stack's extent at the
 // thread's first tick, a full trace at its first event.
 void writeTracedThreadStack(ThreadState& thread) {
-    if (thread.m_stackRangeWritten) return;
-    if (!thread.m_samplerReady) prepareThread(thread, reinterpret_cast<uint64_t>(__builtin_frame_address(0)));
+    if (thread.m_writer.m_stackRangeWritten) return;
+    if (!thread.m_sampler.m_ready) prepareThread(thread, reinterpret_cast<uint64_t>(__builtin_frame_address(0)));
     writeThreadStack(thread);
 }
 
@@ -554,7 +554,7 @@ void recordAnnotation(format::AnnotationRecord& record) {
     record.m_seq = nextSequence();
     record.m_tsc = sys::readTsc();
     if (uint8_t* out = beginRecord(thread, format::kMaxAnnotationRecordBytes))
-        commitRecord(thread, out, format::encodeAnnotationPayload(out, record, thread.m_deltas), Kind::Annotation);
+        commitRecord(thread, out, format::encodeAnnotationPayload(out, record, thread.m_writer.m_deltas), Kind::Annotation);
     thread.m_busy = false;
 }
 
@@ -581,7 +581,7 @@ uint64_t recordAccesses(ThreadState& thread, const format::AccessRecord& prototy
         record.m_addr = accesses[i].m_addr;
         record.m_size = accesses[i].m_bytes;
         record.m_kind = accesses[i].m_kind;
-        commitRecord(thread, out, format::encodeAccessPayload(out, record, thread.m_deltas), Kind::Access);
+        commitRecord(thread, out, format::encodeAccessPayload(out, record, thread.m_writer.m_deltas), Kind::Access);
     }
     return first;
 }

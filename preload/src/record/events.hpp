@@ -7,47 +7,12 @@
 #include <cstdint>
 
 #include "memlog/format.hpp"
+#include "record/thread_state.hpp"
 #include "trace/full_trace.hpp"
-
-namespace memlog::unwind {
-struct UnwindCache;
-}
 
 #define MEMLOG_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace memlog::preload {
-
-// Per-thread state. Plain data in initial-exec TLS: no constructor, no destructor (a
-// thread_local with a destructor registers itself through __cxa_thread_atexit, which callocs).
-struct ThreadState {
-    uint8_t* m_cursor;     // next free byte of this thread's chunk
-    uint8_t* m_limit;      // end of the chunk
-    format::ChunkCursorState m_deltas;
-    uint32_t m_tid;
-    uint32_t m_chunks;     // chunks this thread has opened, to size the next one
-    bool m_busy;           // inside the recorder or a real call it made: do not record
-    bool m_initializing;   // this thread is resolving the real functions
-    uint64_t m_lastStackHash;
-    uint32_t m_lastStackId;
-    unwind::UnwindCache* m_unwindCache;  // the incremental unwinder's tree and layouts
-    // The tick sampler's (sample/tick_sampler.cpp), set up at the thread's first tick.
-    bool m_samplerReady;       // m_fsBase, m_gsBase and the stack range are known
-    bool m_stackRangeWritten;  // this log has the thread's ThreadStack record
-    bool m_stepping;           // the sampler set the trap flag: the next TRAP_TRACE is ours
-    bool m_inAllocator;        // inside a real allocator call from a hook (InAllocator)
-    uint8_t m_stepsLeft;
-    int m_timer;               // thread CPU-time timer id + 1 (ticks without perf events); 0: none
-    uint64_t m_fsBase;
-    uint64_t m_gsBase;
-    uint64_t m_stackLo;        // the thread's stack, [m_stackLo, m_stackHi)
-    uint64_t m_stackHi;
-    // A full trace (trace/full_trace.hpp): the depth of the recorder's brackets, and the last event
-    // recorded inside the outermost one.
-    uint32_t m_quietDepth;
-    uint64_t m_tracedSeq;
-    uint64_t m_tracedTsc;
-};
-extern __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
 enum class Phase : int { Cold = 0, Resolving = 1, Ready = 2 };
 extern std::atomic<int> g_phase;

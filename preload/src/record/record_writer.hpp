@@ -20,8 +20,8 @@ uint8_t* beginRecordInNewChunk(ThreadState& thread, uint32_t maxBytes);
 // Room for a record of at most `maxBytes`, or nullptr (the event is counted as lost). Inline:
 // thousands of records fit in a chunk, and a call per record was a tenth of a stackless event.
 inline uint8_t* beginRecord(ThreadState& thread, uint32_t maxBytes) {
-    if (static_cast<uint32_t>(thread.m_limit - thread.m_cursor) >= maxBytes && thread.m_cursor) [[likely]]
-        return thread.m_cursor;
+    if (static_cast<uint32_t>(thread.m_writer.m_limit - thread.m_writer.m_cursor) >= maxBytes && thread.m_writer.m_cursor) [[likely]]
+        return thread.m_writer.m_cursor;
     return beginRecordInNewChunk(thread, maxBytes);
 }
 // The same for a record that is no event of the program (stack, module map, module, thread end,
@@ -31,7 +31,7 @@ uint8_t* beginMetaRecord(ThreadState& thread, uint32_t maxBytes);
 // `tag`: the kind, and for a heap record the flags of the fields it leaves out.
 inline void commitRecord(ThreadState& thread, uint8_t* start, uint8_t* end, uint8_t tag) {
     __atomic_store_n(start, tag, __ATOMIC_RELEASE);
-    thread.m_cursor = end;
+    thread.m_writer.m_cursor = end;
 }
 inline void commitRecord(ThreadState& thread, uint8_t* start, uint8_t* end, format::Kind kind) {
     commitRecord(thread, start, end, static_cast<uint8_t>(kind));

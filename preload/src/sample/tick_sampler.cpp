@@ -96,7 +96,7 @@ bool startThreadTimer(ThreadState& thread) {
     spec.it_interval.tv_nsec = static_cast<long>(period % 1'000'000'000ull);
     spec.it_value = spec.it_interval;
     sys::call(SYS_timer_settime, id, 0, reinterpret_cast<long>(&spec), 0);
-    thread.m_timer = id + 1;
+    thread.m_sampler.m_timer = id + 1;
     return true;
 }
 
@@ -109,8 +109,8 @@ uint32_t captureCallers(ThreadState& thread, ucontext_t& context, uint64_t* fram
     const greg_t* registers = context.uc_mcontext.gregs;
     const auto stackPointer = static_cast<uint64_t>(registers[REG_RSP]);
     if (s_settings.m_unwind == unwind::Method::FramePointer) {
-        if (stackPointer < thread.m_stackLo || stackPointer >= thread.m_stackHi) return 0;  // another stack
-        return unwind::walkFrameChain(static_cast<uintptr_t>(registers[REG_RBP]), stackPointer, thread.m_stackHi,
+        if (stackPointer < thread.m_sampler.m_stackLo || stackPointer >= thread.m_sampler.m_stackHi) return 0;  // another stack
+        return unwind::walkFrameChain(static_cast<uintptr_t>(registers[REG_RBP]), stackPointer, thread.m_sampler.m_stackHi,
                                       frames, s_settings.m_stackDepth, {});
     }
     if (s_settings.m_unwind != unwind::Method::Libunwind) return 0;
@@ -126,7 +126,7 @@ uint32_t captureCallers(ThreadState& thread, ucontext_t& context, uint64_t* fram
 }
 
 void stopStepping(ThreadState& thread, ucontext_t& context) {
-    thread.m_stepping = false;
+    thread.m_sampler.m_stepping = false;
     context.uc_mcontext.gregs[REG_EFL] &= ~static_cast<greg_t>(kTrapFlag);
 }
 
@@ -135,7 +135,7 @@ void stopStepping(ThreadState& thread, ucontext_t& context) {
 // branch, an address register written on the way), step one instruction and look again, while
 // steps are left. Each step is a trap, as dear as a tick.
 void takeSample(ThreadState& thread, ucontext_t& context) {
-    const Registers registers = registersOf(context, thread.m_fsBase, thread.m_gsBase);
+    const Registers registers = registersOf(context, thread.m_sampler.m_fsBase, thread.m_sampler.m_gsBase);
     const bool inUnwinder = s_settings.m_unwind == unwind::Method::Libunwind &&
                             s_settings.m_unwinderCode.contains(registers.m_rip);
     if (isRecorderCode(registers.m_rip) || inUnwinder) {
@@ -165,14 +165,14 @@ void takeSample(ThreadState& thread, ucontext_t& context) {
         // whose words change owner with every call.
         const uint64_t addr = decoded.m_accesses[0].m_addr;
         if (seq && g_watching.load(std::memory_order_relaxed) && !thread.m_inAllocator &&
-            (addr < thread.m_stackLo || addr >= thread.m_stackHi))
+            (addr < thread.m_sampler.m_stackLo || addr >= thread.m_sampler.m_stackHi))
             s_watchpoints.follow(addr, seq, sys::monotonicNs(), thread.m_tid, decoded.m_ip + decoded.m_length);
         return;
     }
     case DecodeOutcome::NoAccess:
-        if (thread.m_stepsLeft > 0 && !decoded.m_systemCall) {
-            --thread.m_stepsLeft;
-            thread.m_stepping = true;
+        if (thread.m_sampler.m_stepsLeft > 0 && !decoded.m_systemCall) {
+            --thread.m_sampler.m_stepsLeft;
+            thread.m_sampler.m_stepping = true;
             context.uc_mcontext.gregs[REG_EFL] |= static_cast<greg_t>(kTrapFlag);
             count(&format::AccessCounters::m_steps);
             return;
@@ -200,14 +200,14 @@ void onTick(ThreadState& thread, ucontext_t& context) {
     }
     // A tick between a step's set-up and its trap (or after a popf that cleared the flag): give
     // that sample up rather than nest a second one in it.
-    if (thread.m_stepping) {
+    if (thread.m_sampler.m_stepping) {
         stopStepping(thread, context);
         count(&format::AccessCounters::m_droppedStepping);
         return;
     }
-    if (!thread.m_samplerReady) prepareThread(thread, static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]));
+    if (!thread.m_sampler.m_ready) prepareThread(thread, static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]));
     if (g_watching.load(std::memory_order_relaxed)) s_watchpoints.expire(sys::monotonicNs());
-    thread.m_stepsLeft = kMaxSteps;
+    thread.m_sampler.m_stepsLeft = kMaxSteps;
     takeSample(thread, context);
 }
 
@@ -220,7 +220,7 @@ void onWatchTrap(ThreadState& thread, ucontext_t& context, uint64_t cookie) {
     if (s_watchpoints.onTrap(cookie, thread.m_tid, rip, inRecorder, thread.m_inAllocator, &caught) !=
         Watchpoints::Verdict::Caught)
         return;
-    if (!thread.m_samplerReady) prepareThread(thread, static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]));
+    if (!thread.m_sampler.m_ready) prepareThread(thread, static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]));
     thread.m_busy = true;
     uint64_t frames[format::kMaxStackDepth];
     const uint32_t depth = captureCallers(thread, context, frames);
@@ -253,7 +253,7 @@ void onTrap(int signal, siginfo_t* info, void* untypedContext) {
         if (s_running.load(std::memory_order_relaxed)) onTick(thread, context);
     } else if (info->si_code == TRAP_PERF && perfData(info) >> 32 == kWatchCookieTag) {
         onWatchTrap(thread, context, perfData(info));
-    } else if (info->si_code == TRAP_TRACE && thread.m_stepping) {
+    } else if (info->si_code == TRAP_TRACE && thread.m_sampler.m_stepping) {
         stopStepping(thread, context);
         takeSample(thread, context);
     } else if (programHandlesTraps() || info->si_code != TRAP_TRACE) {
@@ -286,8 +286,8 @@ bool installHandler(char* why, uint32_t capacity) {
 // Once per thread: the FS and GS bases that thread-local operands add, and the stack's extent
 // (the main thread's grows down to its rlimit, within 1 GiB).
 void prepareThread(ThreadState& thread, uint64_t stackPointer) {
-    sys::call(SYS_arch_prctl, ARCH_GET_FS, reinterpret_cast<long>(&thread.m_fsBase));
-    sys::call(SYS_arch_prctl, ARCH_GET_GS, reinterpret_cast<long>(&thread.m_gsBase));
+    sys::call(SYS_arch_prctl, ARCH_GET_FS, reinterpret_cast<long>(&thread.m_sampler.m_fsBase));
+    sys::call(SYS_arch_prctl, ARCH_GET_GS, reinterpret_cast<long>(&thread.m_sampler.m_gsBase));
     uint64_t lo = 0, hi = 0;
     bool mainStack = false;
     if (sys::findMapping(stackPointer, &lo, &hi, &mainStack)) {
@@ -302,9 +302,9 @@ void prepareThread(ThreadState& thread, uint64_t stackPointer) {
         lo = stackPointer - kRedZone;
         hi = unwind::stackTop(stackPointer);
     }
-    thread.m_stackLo = lo;
-    thread.m_stackHi = hi;
-    thread.m_samplerReady = true;
+    thread.m_sampler.m_stackLo = lo;
+    thread.m_sampler.m_stackHi = hi;
+    thread.m_sampler.m_ready = true;
 }
 
 format::AccessSampler startSampler(const SamplerSettings& settings, char* why, uint32_t capacity) {
@@ -359,8 +359,8 @@ void stopSampler() {
 }
 
 void restartSamplerInForkChild(ThreadState& thread) {
-    thread.m_stepping = false;
-    thread.m_timer = 0;  // the parent's; timers are not inherited
+    thread.m_sampler.m_stepping = false;
+    thread.m_sampler.m_timer = 0;  // the parent's; timers are not inherited
     if (g_watching.load(std::memory_order_relaxed)) {
         // The parent's breakpoints: not inherited by a fork. The child watches with its own.
         s_watchDevice.close();
@@ -383,13 +383,13 @@ bool samplerNeedsThreadStarts() {
 }
 
 void startThreadTicks(ThreadState& thread) {
-    if (samplerNeedsThreadStarts() && thread.m_timer == 0) startThreadTimer(thread);
+    if (samplerNeedsThreadStarts() && thread.m_sampler.m_timer == 0) startThreadTimer(thread);
 }
 
 void stopThreadTicks(ThreadState& thread) {
-    if (thread.m_timer == 0) return;
-    sys::call(SYS_timer_delete, thread.m_timer - 1);
-    thread.m_timer = 0;
+    if (thread.m_sampler.m_timer == 0) return;
+    sys::call(SYS_timer_delete, thread.m_sampler.m_timer - 1);
+    thread.m_sampler.m_timer = 0;
 }
 
 }  // namespace memlog::preload

@@ -44,7 +44,7 @@ void watchUnmap(uint64_t start, uint64_t length);
 void stopSampler();
 
 // Once per thread: the FS and GS bases that thread-local operands add, and the stack's extent
-// around `stackPointer` (ThreadState::m_stackLo, m_stackHi); sets m_samplerReady.
+// around `stackPointer` (ThreadState::Sampler::m_stackLo, m_stackHi); sets m_ready.
 void prepareThread(ThreadState& thread, uint64_t stackPointer);
 
 // In a fork child: its own ticks (the parent's perf event is not inherited by a fork, nor are

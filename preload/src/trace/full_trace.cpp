@@ -21,8 +21,8 @@ bool runningOnValgrind() {
 
 void enterQuiet() {
     ThreadState& thread = t_state;
-    if (thread.m_quietDepth++ != 0) return;
-    thread.m_tracedSeq = 0;
+    if (thread.m_trace.m_quietDepth++ != 0) return;
+    thread.m_trace.m_tracedSeq = 0;
 #ifdef MEMLOG_HAVE_VALGRIND
     VALGRIND_PRINTF("memlog<\n");
 #endif
@@ -30,11 +30,11 @@ void enterQuiet() {
 
 void leaveQuiet() {
     ThreadState& thread = t_state;
-    if (thread.m_quietDepth == 0 || --thread.m_quietDepth != 0) return;
+    if (thread.m_trace.m_quietDepth == 0 || --thread.m_trace.m_quietDepth != 0) return;
 #ifdef MEMLOG_HAVE_VALGRIND
-    if (thread.m_tracedSeq)
-        VALGRIND_PRINTF("memlog> %llu %llu\n", static_cast<unsigned long long>(thread.m_tracedSeq),
-                        static_cast<unsigned long long>(thread.m_tracedTsc));
+    if (thread.m_trace.m_tracedSeq)
+        VALGRIND_PRINTF("memlog> %llu %llu\n", static_cast<unsigned long long>(thread.m_trace.m_tracedSeq),
+                        static_cast<unsigned long long>(thread.m_trace.m_tracedTsc));
     else
         VALGRIND_PRINTF("memlog>\n");
 #endif
@@ -42,9 +42,9 @@ void leaveQuiet() {
 
 void noteTracedEvent(uint64_t seq, uint64_t tsc) {
     ThreadState& thread = t_state;
-    if (seq > thread.m_tracedSeq) {
-        thread.m_tracedSeq = seq;
-        thread.m_tracedTsc = tsc;
+    if (seq > thread.m_trace.m_tracedSeq) {
+        thread.m_trace.m_tracedSeq = seq;
+        thread.m_trace.m_tracedTsc = tsc;
     }
 }
 
