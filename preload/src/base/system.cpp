@@ -67,6 +67,12 @@ long writeAll(int fd, const void* data, size_t bytes) {
     return static_cast<long>(done);
 }
 
+void copyCut(char* out, size_t capacity, const char* text) {
+    const size_t length = strnlen(text, capacity - 1);
+    std::memcpy(out, text, length);
+    out[length] = '\0';
+}
+
 size_t slurp(const char* path, char* buffer, size_t capacity) {
     const int fd = openFile(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {

@@ -19,6 +19,8 @@ int closeFile(int fd);
 long readFile(int fd, void* buffer, size_t bytes);
 long readLink(const char* path, char* buffer, size_t bytes);
 long writeAll(int fd, const void* data, size_t bytes);
+// Copies a NUL-terminated string into out[capacity], cut to fit and always terminated.
+void copyCut(char* out, size_t capacity, const char* text);
 // Reads a whole small file (/proc/self/...) into buffer, NUL-terminated; returns bytes read.
 size_t slurp(const char* path, char* buffer, size_t capacity);
 // The mapping of /proc/self/maps that holds `address`: [lo, hi), and whether it is the main

@@ -3,7 +3,7 @@
 // recorded. Without libmemlog.so the program's weak references are null and memlog.h does nothing.
 #include <cstring>
 
-#include "record/events.hpp"
+#include "hooks/hook.hpp"
 
 namespace memlog::preload {
 namespace {

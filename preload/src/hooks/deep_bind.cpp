@@ -17,8 +17,8 @@
 #include <cstring>
 
 #include "base/system.hpp"
-#include "record/events.hpp"
 #include "record/module_map.hpp"
+#include "record/thread_state.hpp"
 #include "start/real_functions.hpp"
 
 namespace memlog::preload {

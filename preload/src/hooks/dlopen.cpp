@@ -14,9 +14,8 @@
 
 #include "base/system.hpp"
 #include "hooks/deep_bind.hpp"
+#include "hooks/hook.hpp"
 #include "memlog.h"
-#include "record/events.hpp"
-#include "start/real_functions.hpp"
 #include "unwind/incremental.hpp"
 
 using namespace memlog::preload;

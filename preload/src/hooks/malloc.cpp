@@ -10,9 +10,8 @@
 
 #include <cstring>
 
-#include "record/events.hpp"
+#include "hooks/hook.hpp"
 #include "start/bootstrap_pool.hpp"
-#include "start/real_functions.hpp"
 
 using memlog::format::Kind;
 using namespace memlog::preload;

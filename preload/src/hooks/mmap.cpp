@@ -5,8 +5,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "record/events.hpp"
-#include "start/real_functions.hpp"
+#include "hooks/hook.hpp"
+#include "record/stack_ids.hpp"
+#include "start/log_lifetime.hpp"
 
 using memlog::format::EndReason;
 using memlog::format::Kind;

@@ -5,8 +5,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "record/events.hpp"
-#include "start/real_functions.hpp"
+#include "hooks/hook.hpp"
 
 using memlog::format::Kind;
 using namespace memlog::preload;

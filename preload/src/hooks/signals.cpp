@@ -3,9 +3,8 @@
 // SIGTRAP when no sampler runs, goes straight to the C library.
 #include <signal.h>
 
-#include "record/events.hpp"
+#include "hooks/hook.hpp"
 #include "sample/program_traps.hpp"
-#include "start/real_functions.hpp"
 
 using namespace memlog::preload;
 

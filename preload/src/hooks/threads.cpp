@@ -5,10 +5,9 @@
 
 #include <atomic>
 
-#include "record/events.hpp"
-#include "record/record_writer.hpp"
+#include "hooks/hook.hpp"
 #include "sample/tick_sampler.hpp"
-#include "start/real_functions.hpp"
+#include "start/process_events.hpp"
 
 using namespace memlog::preload;
 

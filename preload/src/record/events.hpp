@@ -1,28 +1,32 @@
-// The recorder's state and the four things a hook asks of it: is it ready, is this thread
-// already inside the recorder, record an event, finish the log.
+// The event path: what a hook asks of the recorder once the real call is made (a free: before
+// it), and what the tick sampler and memlog.h's annotations record. Each record function is a
+// no-op while nothing is recorded or while the thread is inside the recorder (m_busy).
 #pragma once
 
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
 
 #include "memlog/format.hpp"
+#include "record/sequence_counter.hpp"
 #include "record/thread_state.hpp"
-#include "trace/full_trace.hpp"
-
-#define MEMLOG_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace memlog::preload {
 
-enum class Phase : int { Cold = 0, Resolving = 1, Ready = 2 };
-extern std::atomic<int> g_phase;
+// What every event reads besides its thread's state. Set at start-up before the phase turns
+// Ready (start/start_up.cpp), and in a fork child while it has one thread; read without a lock.
+struct Recording {
+    std::atomic<bool> m_on{false};  // a log is open (start/log_lifetime.cpp); relaxed: read on every event
+    bool m_fastPdep = false;        // the encoder's pdep path is the fast one (format.hpp, hasFastPdep)
+    SequenceCounter m_sequence;     // the global order of the events
+};
+extern Recording g_recording;
 
-// Brings the recorder up on the first call from any thread; returns once real functions are
-// known. Only the thread that is resolving them gets false (it must use the bootstrap pool).
-bool ensureReady();
-inline bool isReady() { return g_phase.load(std::memory_order_acquire) == static_cast<int>(Phase::Ready); }
+// Whether this process is being recorded (memlog_recording()).
+inline bool isRecording() { return g_recording.m_on.load(std::memory_order_relaxed); }
 
-// Recording. Each is a no-op when recording is off or the thread is busy.
+// The next sequence number: one add, unlocked while one thread alone records.
+[[gnu::always_inline]] inline uint64_t nextSequence() { return g_recording.m_sequence.take(&t_state); }
+
 void recordAllocation(format::Kind kind, const void* address, uint64_t size, uint64_t alignment);
 // Same layout; the hook calls it before the real free.
 inline void recordRelease(format::Kind kind, const void* address, uint64_t size, uint64_t alignment) {
@@ -42,11 +46,8 @@ ResizeTicket beginResize(format::Kind kind, const void* old = nullptr);
 void finishResize(const ResizeTicket& ticket, format::Kind kind, const void* address, uint64_t size,
                   const void* oldAddress, uint64_t oldSize);
 
-// True for code of the libraries the recorder uses (libunwind): their own mappings are not the
-// program's.
-bool isRecorderHelperCode(const void* returnAddress);
-// True for the recorder's own code (libmemlog.so).
-bool isRecorderCode(uint64_t address);
+// The thread's end (a ThreadExit record), from its pthread key's destructor.
+void recordThreadExit(ThreadState& thread);
 
 // Access samples, from the sampler's signal handler on a thread that is not m_busy: one Access
 // record per access, each with `prototype`'s ip, source and flags and the stack of the
@@ -55,32 +56,13 @@ bool isRecorderCode(uint64_t address);
 struct MemoryAccess;
 uint64_t recordAccesses(ThreadState& thread, const format::AccessRecord& prototype, const MemoryAccess* accesses,
                         uint32_t count, const uint64_t* frames, uint32_t depth);
-// The sampler's counters in the log's header; nullptr while nothing is recorded.
-format::AccessCounters* accessCounters();
 
-// memlog.h's annotations (hooks/annotations.cpp): one Annotation record at its place in the sequence,
-// in the calling thread's chunk; nothing while not recording or inside the recorder.
+// The thread's ThreadStack record, once per log: the reader tells the stack's accesses from other
+// memory by it. False when the log has no room.
+bool writeThreadStack(ThreadState& thread);
+
+// memlog.h's annotations (hooks/annotations.cpp): one Annotation record at its place in the
+// sequence, in the calling thread's chunk; nothing while not recording or inside the recorder.
 void recordAnnotation(format::AnnotationRecord& record);
-// Whether this process is being recorded (memlog_recording()).
-bool isRecording();
-
-// Marks the thread as inside the allocator while a hook's real call runs: a watchpoint that trips
-// there, or a tick, is the allocator's own bookkeeping (free writes its links into the block).
-// In a full trace the allocator's accesses are left out too (TraceQuiet).
-class InAllocator {
-public:
-    InAllocator() : m_was(t_state.m_inAllocator) { t_state.m_inAllocator = true; }
-    ~InAllocator() { t_state.m_inAllocator = m_was; }
-    InAllocator(const InAllocator&) = delete;
-    InAllocator& operator=(const InAllocator&) = delete;
-
-private:
-    bool m_was;
-    TraceQuiet m_quiet;
-};
-
-// The log ends cleanly (exit, _exit, exec). undoEnd reopens it when exec failed.
-void endLog(format::EndReason reason);
-void undoEnd();
 
 }  // namespace memlog::preload

@@ -104,7 +104,8 @@ void writeModuleMap(ThreadState& thread, uint64_t seq, uint64_t tsc) {
     uint32_t mapBytes = 1 + 20;
     dl_iterate_phdr(addRecordBytes, &mapBytes);
     if (uint8_t* out = beginMetaRecord(thread, mapBytes))
-        commitRecord(thread, out, format::encodeMarkPayload(out, seq, tsc, thread.m_writer.m_deltas), format::Kind::ModuleMap);
+        commitRecord(thread, out, format::encodeMarkPayload(out, seq, tsc, thread.m_writer.m_deltas),
+                     format::Kind::ModuleMap);
     WalkContext context{&thread};
     dl_iterate_phdr(writeOneModule, &context);
 }

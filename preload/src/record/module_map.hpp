@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "record/events.hpp"
+#include "record/thread_state.hpp"
 
 namespace memlog::preload {
 

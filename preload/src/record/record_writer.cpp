@@ -8,6 +8,7 @@
 #include "base/header_field.hpp"
 #include "base/system.hpp"
 #include "start/log_file.hpp"
+#include "start/process_events.hpp"
 
 namespace memlog::preload {
 namespace {
@@ -22,23 +23,24 @@ uint32_t chunkBytesFor(uint32_t chunksSoFar, uint32_t needed) {
 }
 
 [[gnu::noinline]] uint8_t* openChunk(ThreadState& thread, uint32_t maxBytes) {
-    thread.m_writer.m_cursor = thread.m_writer.m_limit = nullptr;
+    ThreadState::Writer& writer = thread.m_writer;
+    writer.m_cursor = writer.m_limit = nullptr;
     if (!s_file) return nullptr;
-    const uint32_t bytes = chunkBytesFor(thread.m_writer.m_chunks, maxBytes);
+    const uint32_t bytes = chunkBytesFor(writer.m_chunks, maxBytes);
     uint8_t* chunk = s_file->reserveChunk(bytes);
     if (!chunk) return nullptr;
     if (thread.m_tid == 0) thread.m_tid = sys::threadId();
-    if (thread.m_writer.m_chunks == 0) noteThreadStarted();
+    if (writer.m_chunks == 0) noteThreadStarted();
     auto* header = reinterpret_cast<format::ChunkHeader*>(chunk);
     header->m_bytes = bytes;
     header->m_tid = thread.m_tid;
     header->m_reserved = 0;
     __atomic_store_n(headerField(&header->m_magic), format::kChunkMagic, __ATOMIC_RELEASE);  // valid last
-    thread.m_writer.m_chunks++;
-    thread.m_writer.m_deltas = {};
-    thread.m_writer.m_cursor = chunk + sizeof(format::ChunkHeader);
-    thread.m_writer.m_limit = chunk + bytes;
-    return thread.m_writer.m_cursor;
+    writer.m_chunks++;
+    writer.m_deltas = {};
+    writer.m_cursor = chunk + sizeof(format::ChunkHeader);
+    writer.m_limit = chunk + bytes;
+    return writer.m_cursor;
 }
 
 }  // namespace
@@ -52,8 +54,9 @@ uint8_t* beginRecordInNewChunk(ThreadState& thread, uint32_t maxBytes) {
 }
 
 uint8_t* beginMetaRecord(ThreadState& thread, uint32_t maxBytes) {
-    if (static_cast<uint32_t>(thread.m_writer.m_limit - thread.m_writer.m_cursor) >= maxBytes && thread.m_writer.m_cursor) [[likely]]
-        return thread.m_writer.m_cursor;
+    const ThreadState::Writer& writer = thread.m_writer;
+    if (static_cast<uint32_t>(writer.m_limit - writer.m_cursor) >= maxBytes && writer.m_cursor) [[likely]]
+        return writer.m_cursor;
     uint8_t* room = openChunk(thread, maxBytes);
     if (!room && s_file) __atomic_fetch_add(headerField(&s_file->header()->m_lostMetaRecords), 1, __ATOMIC_RELAXED);
     return room;
@@ -61,6 +64,10 @@ uint8_t* beginMetaRecord(ThreadState& thread, uint32_t maxBytes) {
 
 void countLostEvent() {
     if (s_file) __atomic_fetch_add(headerField(&s_file->header()->m_lostEvents), 1, __ATOMIC_RELAXED);
+}
+
+void countInHeader(uint64_t format::FileHeader::*counter) {
+    if (s_file) __atomic_fetch_add(&(s_file->header()->*counter), 1, __ATOMIC_RELAXED);
 }
 
 }  // namespace memlog::preload

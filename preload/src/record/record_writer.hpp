@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "memlog/format.hpp"
-#include "record/events.hpp"
+#include "record/thread_state.hpp"
 
 namespace memlog::preload {
 
@@ -20,8 +20,9 @@ uint8_t* beginRecordInNewChunk(ThreadState& thread, uint32_t maxBytes);
 // Room for a record of at most `maxBytes`, or nullptr (the event is counted as lost). Inline:
 // thousands of records fit in a chunk, and a call per record was a tenth of a stackless event.
 inline uint8_t* beginRecord(ThreadState& thread, uint32_t maxBytes) {
-    if (static_cast<uint32_t>(thread.m_writer.m_limit - thread.m_writer.m_cursor) >= maxBytes && thread.m_writer.m_cursor) [[likely]]
-        return thread.m_writer.m_cursor;
+    const ThreadState::Writer& writer = thread.m_writer;
+    if (static_cast<uint32_t>(writer.m_limit - writer.m_cursor) >= maxBytes && writer.m_cursor) [[likely]]
+        return writer.m_cursor;
     return beginRecordInNewChunk(thread, maxBytes);
 }
 // The same for a record that is no event of the program (stack, module map, module, thread end,
@@ -38,8 +39,7 @@ inline void commitRecord(ThreadState& thread, uint8_t* start, uint8_t* end, form
 }
 
 void countLostEvent();
-
-// Called on a thread's first chunk: lets the thread-exit hook run for it.
-void noteThreadStarted();
+// One more in a counter of the log's header (nothing while no log is attached).
+void countInHeader(uint64_t format::FileHeader::*counter);
 
 }  // namespace memlog::preload

@@ -22,8 +22,10 @@
 
 #include "base/system.hpp"
 #include "record/events.hpp"
+#include "record/stack_ids.hpp"
 #include "sample/instruction_access.hpp"
 #include "sample/program_traps.hpp"
+#include "start/log_lifetime.hpp"
 #include "start/real_functions.hpp"
 #include "watch/watch_device.hpp"
 #include "watch/watchpoints.hpp"

@@ -5,7 +5,7 @@
 #define MEMLOG_HAVE_VALGRIND 1
 #endif
 
-#include "record/events.hpp"
+#include "record/thread_state.hpp"
 
 namespace memlog::preload {
 
