@@ -144,6 +144,18 @@ bool findMapping(uint64_t address, uint64_t* lo, uint64_t* hi, bool* mainStack) 
     return found;
 }
 
+uint64_t tracerPid() {
+    char status[4096];
+    sys::slurp("/proc/self/status", status, sizeof status);
+    const char* field = std::strstr(status, "TracerPid:");
+    if (!field) return 0;
+    uint64_t pid = 0;
+    for (field += 10; *field == ' ' || *field == '\t'; ++field) {
+    }
+    for (; *field >= '0' && *field <= '9'; ++field) pid = pid * 10 + static_cast<uint64_t>(*field - '0');
+    return pid;
+}
+
 uint32_t threadId() { return static_cast<uint32_t>(call(SYS_gettid)); }
 uint32_t processId() { return static_cast<uint32_t>(call(SYS_getpid)); }
 

@@ -26,6 +26,8 @@ size_t slurp(const char* path, char* buffer, size_t capacity);
 // The mapping of /proc/self/maps that holds `address`: [lo, hi), and whether it is the main
 // thread's stack ("[stack]"). False when there is none or the file cannot be read.
 bool findMapping(uint64_t address, uint64_t* lo, uint64_t* hi, bool* mainStack);
+// The pid of a tracer (a debugger: it owns SIGTRAP and the debug registers), 0 when there is none.
+uint64_t tracerPid();
 uint32_t threadId();
 uint32_t processId();
 uint64_t monotonicNs();

@@ -9,9 +9,9 @@
 #include "record/stack_ids.hpp"
 #include "sample/instruction_access.hpp"
 #include "sample/tick_sampler.hpp"
-#include "start/real_functions.hpp"
 #include "start/start_up.hpp"
 #include "trace/full_trace.hpp"
+#include "watch/heap_watch.hpp"
 
 namespace memlog::preload {
 
@@ -21,21 +21,6 @@ constinit Recording g_recording;
 namespace {
 
 using format::Kind;
-
-// The heap's changes against the words being watched (watch/watchpoints.hpp): a block freed keeps
-// its watch (a use after free would trap) unless its memory may go back to the kernel; memory
-// handed out again ends the watch.
-constexpr uint64_t kMayBeUnmapped = 128 * 1024;  // glibc's mmap threshold starts here
-
-void watchRelease(Kind kind, const void* address, uint64_t size) {
-    const auto start = reinterpret_cast<uint64_t>(address);
-    if (kind == Kind::Munmap) {
-        watchUnmap(start, size);
-        return;
-    }
-    const uint64_t usable = g_real.malloc_usable_size(const_cast<void*>(address));
-    watchFree(start, usable, usable >= kMayBeUnmapped);
-}
 
 // The same bytes either way; pdep where it is fast (format.hpp, hasFastPdep): about half the
 // encoding's cost on this benchmark's machine. Inline: the record's fields stay in registers (out
@@ -76,12 +61,7 @@ bool writeThreadStack(ThreadState& thread) {
 void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t alignment) {
     ThreadState& thread = t_state;
     if (!isRecording() || thread.m_busy) return;
-    if (watchesActive()) [[unlikely]] {
-        if (format::kindInfo(kind).m_family == format::Family::Release)
-            watchRelease(kind, address, size);
-        else
-            watchAllocate(reinterpret_cast<uint64_t>(address), size);
-    }
+    if (watchesActive()) [[unlikely]] watchHeapEvent(kind, address, size);  // watch/heap_watch.hpp
     TraceQuiet quiet;
     thread.m_busy = true;
     format::HeapRecord record;
@@ -107,8 +87,7 @@ ResizeTicket beginResize(Kind kind, const void* old) {
     ThreadState& thread = t_state;
     ResizeTicket ticket;
     if (!isRecording() || thread.m_busy) return ticket;
-    if (old && watchesActive()) [[unlikely]]
-        ticket.m_oldUsable = g_real.malloc_usable_size(const_cast<void*>(old));
+    if (old && watchesActive()) [[unlikely]] ticket.m_oldUsable = usableSizeForWatch(old);
     TraceQuiet quiet;
     thread.m_busy = true;
     // The stack first: it may write records of its own, and a thread's records must keep
@@ -141,14 +120,8 @@ void finishResize(const ResizeTicket& ticket, Kind kind, const void* address, ui
     record.m_oldSize = oldSize;
     writeHeapRecord(thread, record);
     thread.m_busy = wasBusy;
-    if (watchesActive() && address != oldAddress) [[unlikely]] {
-        // Moved: the old block (or mapping) ended inside the call, the new one began.
-        if (kind == Kind::Mremap)
-            watchUnmap(record.m_oldAddr, oldSize);
-        else if (ticket.m_oldUsable)
-            watchFree(record.m_oldAddr, ticket.m_oldUsable, ticket.m_oldUsable >= kMayBeUnmapped);
-        if (address) watchAllocate(record.m_addr, size);
-    }
+    if (watchesActive() && address != oldAddress) [[unlikely]]
+        watchMove(kind, record.m_oldAddr, oldSize, ticket.m_oldUsable, record.m_addr, size);
 }
 
 void recordThreadExit(ThreadState& thread) {

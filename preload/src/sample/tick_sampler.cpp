@@ -27,7 +27,7 @@
 #include "sample/program_traps.hpp"
 #include "start/log_lifetime.hpp"
 #include "start/real_functions.hpp"
-#include "watch/watch_device.hpp"
+#include "watch/heap_watch.hpp"
 #include "watch/watchpoints.hpp"
 
 #ifndef TRAP_PERF
@@ -35,9 +35,6 @@
 #endif
 
 namespace memlog::preload {
-
-std::atomic<bool> g_watching{false};
-
 namespace {
 
 constexpr uint64_t kTickCookie = 0x6b63'6974'676f'6c6d;  // "mlogtick": in the siginfo of our ticks
@@ -50,8 +47,6 @@ SamplerSettings s_settings;
 format::AccessSampler s_mode = format::AccessSampler::Off;
 std::atomic<bool> s_running{false};
 int s_perfFd = -1;
-PerfWatchDevice s_watchDevice;
-Watchpoints s_watchpoints;
 
 void count(uint64_t format::AccessCounters::*field, uint64_t n = 1) {
     if (format::AccessCounters* counters = accessCounters())
@@ -105,8 +100,8 @@ bool startThreadTimer(ThreadState& thread) {
 // --- one sample -------------------------------------------------------------------------------
 
 
-// The callers of the interrupted code, innermost first: the frame-pointer chain (read only
-// within the thread's stack as the maps told it) or libunwind from the signal context.
+}  // namespace
+
 uint32_t captureCallers(ThreadState& thread, ucontext_t& context, uint64_t* frames) {
     const greg_t* registers = context.uc_mcontext.gregs;
     const auto stackPointer = static_cast<uint64_t>(registers[REG_RSP]);
@@ -126,6 +121,8 @@ uint32_t captureCallers(ThreadState& thread, ucontext_t& context, uint64_t* fram
     }
     return depth;
 }
+
+namespace {
 
 void stopStepping(ThreadState& thread, ucontext_t& context) {
     thread.m_sampler.m_stepping = false;
@@ -168,7 +165,7 @@ void takeSample(ThreadState& thread, ucontext_t& context) {
         const uint64_t addr = decoded.m_accesses[0].m_addr;
         if (seq && g_watching.load(std::memory_order_relaxed) && !thread.m_inAllocator &&
             (addr < thread.m_sampler.m_stackLo || addr >= thread.m_sampler.m_stackHi))
-            s_watchpoints.follow(addr, seq, sys::monotonicNs(), thread.m_tid, decoded.m_ip + decoded.m_length);
+            followSampledWord(addr, seq, thread.m_tid, decoded.m_ip + decoded.m_length);
         return;
     }
     case DecodeOutcome::NoAccess:
@@ -208,32 +205,9 @@ void onTick(ThreadState& thread, ucontext_t& context) {
         return;
     }
     if (!thread.m_sampler.m_ready) prepareThread(thread, static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]));
-    if (g_watching.load(std::memory_order_relaxed)) s_watchpoints.expire(sys::monotonicNs());
+    if (g_watching.load(std::memory_order_relaxed)) expireWatches();
     thread.m_sampler.m_stepsLeft = kMaxSteps;
     takeSample(thread, context);
-}
-
-// A watched word was accessed: the trap reports it after the instruction, so the record holds
-// the instruction after the access and the callers of the code that made it.
-void onWatchTrap(ThreadState& thread, ucontext_t& context, uint64_t cookie) {
-    const auto rip = static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RIP]);
-    Watchpoints::Caught caught;
-    const bool inRecorder = thread.m_busy || isRecorderCode(rip);
-    if (s_watchpoints.onTrap(cookie, thread.m_tid, rip, inRecorder, thread.m_inAllocator, &caught) !=
-        Watchpoints::Verdict::Caught)
-        return;
-    if (!thread.m_sampler.m_ready) prepareThread(thread, static_cast<uint64_t>(context.uc_mcontext.gregs[REG_RSP]));
-    thread.m_busy = true;
-    uint64_t frames[format::kMaxStackDepth];
-    const uint32_t depth = captureCallers(thread, context, frames);
-    format::AccessRecord prototype;
-    prototype.m_ip = rip;
-    prototype.m_ipAfter = true;
-    prototype.m_source = format::AccessSource::Watchpoint;
-    prototype.m_armedBy = caught.m_armedBy;
-    const MemoryAccess access{caught.m_word, 8, caught.m_kind};
-    recordAccesses(thread, prototype, &access, 1, frames, depth);
-    thread.m_busy = false;
 }
 
 uint64_t perfData(const siginfo_t* info) {
@@ -310,6 +284,13 @@ void prepareThread(ThreadState& thread, uint64_t stackPointer) {
 }
 
 format::AccessSampler startSampler(const SamplerSettings& settings, char* why, uint32_t capacity) {
+    // A debugger owns SIGTRAP (and single steps): ticks would stop it at every one.
+    if (const uint64_t tracer = sys::tracerPid()) {
+        sys::Line line;
+        line << "the process is traced by pid " << tracer << " (a debugger uses SIGTRAP and single steps)";
+        sys::copyCut(why, capacity, line.text());
+        return format::AccessSampler::Unavailable;
+    }
     s_settings = settings;
     if (!installHandler(why, capacity)) return format::AccessSampler::Unavailable;
     const long fd = openTaskClock();
@@ -329,31 +310,7 @@ format::AccessSampler startSampler(const SamplerSettings& settings, char* why, u
     return s_mode;
 }
 
-format::WatchSampler startWatchpoints(uint32_t trapsPerSecond, char* why, uint32_t capacity) {
-    if (!s_running.load(std::memory_order_relaxed)) {
-        std::strncpy(why, "the tick sampler that finds the words to watch is not running", capacity - 1);
-        return format::WatchSampler::Unavailable;
-    }
-    if (!s_watchDevice.open(why, capacity)) return format::WatchSampler::Unavailable;
-    s_watchpoints.start(&s_watchDevice, trapsPerSecond, nullptr);
-    g_watching.store(true, std::memory_order_release);
-    return format::WatchSampler::ProcessWide;
-}
-
-void setWatchCounters(format::WatchCounters* counters) { s_watchpoints.setCounters(counters); }
-
-bool anyWordWatched() { return s_watchpoints.active(); }
-void watchFree(uint64_t start, uint64_t usable, bool unmapped) {
-    s_watchpoints.onFree(start, usable, unmapped, sys::monotonicNs());
-}
-void watchAllocate(uint64_t start, uint64_t size) { s_watchpoints.onAllocate(start, size); }
-void watchUnmap(uint64_t start, uint64_t length) { s_watchpoints.onUnmap(start, length); }
-
 void stopSampler() {
-    if (g_watching.exchange(false, std::memory_order_acq_rel)) {
-        s_watchpoints.stop();
-        s_watchDevice.close();
-    }
     s_running.store(false, std::memory_order_release);
     if (s_perfFd >= 0) sys::closeFile(s_perfFd);
     s_perfFd = -1;
@@ -363,13 +320,6 @@ void stopSampler() {
 void restartSamplerInForkChild(ThreadState& thread) {
     thread.m_sampler.m_stepping = false;
     thread.m_sampler.m_timer = 0;  // the parent's; timers are not inherited
-    if (g_watching.load(std::memory_order_relaxed)) {
-        // The parent's breakpoints: not inherited by a fork. The child watches with its own.
-        s_watchDevice.close();
-        s_watchpoints.forget();
-        char why[128];
-        if (!s_watchDevice.open(why, sizeof why)) g_watching.store(false, std::memory_order_relaxed);
-    }
     if (!s_running.load(std::memory_order_relaxed)) return;
     if (s_mode == format::AccessSampler::TickPerfClock) {
         sys::closeFile(s_perfFd);  // the parent's event, which this child must not hold open

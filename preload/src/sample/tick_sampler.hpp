@@ -4,7 +4,8 @@
 // touches no memory is stepped over with the trap flag, a few instructions at most.
 #pragma once
 
-#include <atomic>
+#include <ucontext.h>
+
 #include <cstdint>
 
 #include "memlog/format.hpp"
@@ -23,25 +24,16 @@ struct SamplerSettings {
 
 // Starts the ticks: perf's task clock (inherited by every thread the process creates), or a
 // CPU-time timer per thread where perf_event_open is refused. Returns which, or Unavailable
-// with the reason for the user in `why`.
+// with the reason for the user in `why` (a debugger present is one: it owns SIGTRAP).
 format::AccessSampler startSampler(const SamplerSettings& settings, char* why, uint32_t capacity);
 
-// Watchpoints on sampled words (MEMLOG_WATCH=1), once the ticks run: four breakpoint events
-// inherited by every thread created later. Returns ProcessWide, or Unavailable with the reason.
-format::WatchSampler startWatchpoints(uint32_t trapsPerSecond, char* why, uint32_t capacity);
-void setWatchCounters(format::WatchCounters* counters);  // the log header's, once it exists
-
-// The heap's changes, from the hooks, while a watch is on (watchesActive): see watch/watchpoints.hpp.
-// Without MEMLOG_WATCH the hooks' one check is a load of g_watching, inline.
-extern std::atomic<bool> g_watching;  // watchpoints run (startWatchpoints)
-bool anyWordWatched();
-inline bool watchesActive() { return g_watching.load(std::memory_order_relaxed) && anyWordWatched(); }
-void watchFree(uint64_t start, uint64_t usable, bool unmapped);
-void watchAllocate(uint64_t start, uint64_t size);
-void watchUnmap(uint64_t start, uint64_t length);
-
-// No more ticks or watches in this process (the log could not be opened).
+// No more ticks in this process (the log could not be opened).
 void stopSampler();
+
+// The callers of the interrupted code, innermost first: the frame-pointer chain (read only
+// within the thread's stack as the maps told it) or libunwind from the signal context. For the
+// watch traps too (watch/heap_watch.cpp).
+uint32_t captureCallers(ThreadState& thread, ucontext_t& context, uint64_t* frames);
 
 // Once per thread: the FS and GS bases that thread-local operands add, and the stack's extent
 // around `stackPointer` (ThreadState::Sampler::m_stackLo, m_stackHi); sets m_ready.

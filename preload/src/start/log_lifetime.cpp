@@ -10,10 +10,10 @@
 #include "base/system.hpp"
 #include "record/events.hpp"
 #include "record/record_writer.hpp"
-#include "sample/tick_sampler.hpp"
 #include "start/log_file.hpp"
 #include "start/start_up.hpp"
 #include "trace/full_trace.hpp"
+#include "watch/heap_watch.hpp"
 
 namespace memlog::preload {
 

@@ -11,6 +11,7 @@
 #include "sample/tick_sampler.hpp"
 #include "start/log_lifetime.hpp"
 #include "unwind/incremental.hpp"
+#include "watch/heap_watch.hpp"
 
 namespace memlog::preload {
 namespace {
@@ -35,6 +36,7 @@ void onForkChild() {
     thread.m_writer = {};
     thread.m_tid = sys::threadId();
     if (isRecording()) openLog(parentPid);
+    restartWatchingInForkChild();
     restartSamplerInForkChild(thread);
     thread.m_busy = wasBusy;
 }

@@ -16,7 +16,7 @@
 #include "start/process_events.hpp"
 #include "start/real_functions.hpp"
 #include "trace/full_trace.hpp"
-#include "watch/watch_probe.hpp"
+#include "watch/heap_watch.hpp"
 
 namespace memlog::preload {
 
@@ -40,8 +40,9 @@ uint64_t calibrateTsc() {
     return static_cast<uint64_t>((static_cast<__int128>(ticks) << 32) / (nowNs - startNs));
 }
 
-// MEMLOG_ACCESS=1: start the tick sampler. What stops it is said once, on stderr, even when
-// quiet: the user asked for something the recorder cannot give.
+// MEMLOG_ACCESS=1: the tick sampler, then (MEMLOG_WATCH=1) the watchpoints that follow its
+// samples. What stops either is said once, on stderr, even when quiet: the user asked for
+// something the recorder cannot give.
 void startAccessSampling() {
     if (!g_settings.m_access) return;
     LogOrigin& origin = g_origin;
@@ -50,30 +51,16 @@ void startAccessSampling() {
     sampler.m_unwind = g_stacks.m_settings.m_method;
     sampler.m_stackDepth = g_settings.m_stackDepth;
     sampler.m_unwinderCode = g_stacks.m_unwinderCode;
-    // A debugger owns SIGTRAP (and single steps): ticks would stop it at every one.
-    if (const uint64_t tracer = tracerPid()) {
-        origin.m_accessSampler = format::AccessSampler::Unavailable;
-        sys::Line why;
-        why << "the process is traced by pid " << tracer << " (a debugger uses SIGTRAP and single steps)";
-        sys::copyCut(origin.m_accessStatus, sizeof(origin.m_accessStatus), why.text());
-    } else {
-        origin.m_accessSampler = startSampler(sampler, origin.m_accessStatus, sizeof(origin.m_accessStatus));
-    }
+    origin.m_accessSampler = startSampler(sampler, origin.m_accessStatus, sizeof(origin.m_accessStatus));
     if (origin.m_accessSampler == format::AccessSampler::Unavailable)
         (sys::Line() << "memlog: access sampling unavailable: " << origin.m_accessStatus
                      << "; recording allocations only\n")
             .emit();
     if (!g_settings.m_watch) return;
-    // The probe first: on some machines the debug registers open but never fire.
-    if (origin.m_accessSampler == format::AccessSampler::Unavailable)
-        sys::copyCut(origin.m_watchStatus, sizeof(origin.m_watchStatus), origin.m_accessStatus);
-    else if (probeWatchpoints(origin.m_watchStatus, sizeof(origin.m_watchStatus)))
-        origin.m_watchSampler =
-            startWatchpoints(g_settings.m_watchRate, origin.m_watchStatus, sizeof(origin.m_watchStatus));
-    if (origin.m_watchSampler != format::WatchSampler::ProcessWide) {
-        origin.m_watchSampler = format::WatchSampler::Unavailable;
+    origin.m_watchSampler = startWatching(origin.m_accessSampler, origin.m_accessStatus, g_settings.m_watchRate,
+                                          origin.m_watchStatus, sizeof(origin.m_watchStatus));
+    if (origin.m_watchSampler == format::WatchSampler::Unavailable)
         (sys::Line() << "memlog: watchpoints unavailable: " << origin.m_watchStatus << "\n").emit();
-    }
 }
 
 // MEMLOG_FULL_TRACE=1: markers for memlog in Valgrind's output (trace/full_trace.hpp). False for
@@ -110,7 +97,10 @@ void initialize() {
     if (!startFullTrace()) return;
     if (isChosenProcess()) startAccessSampling();
     openLog(0);
-    if (!isRecording()) stopSampler();
+    if (!isRecording()) {
+        stopWatching();
+        stopSampler();
+    }
 }
 
 }  // namespace

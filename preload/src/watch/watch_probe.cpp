@@ -54,18 +54,6 @@ long openProbeEvent() {
 
 }  // namespace
 
-uint64_t tracerPid() {
-    char status[4096];
-    sys::slurp("/proc/self/status", status, sizeof status);
-    const char* field = std::strstr(status, "TracerPid:");
-    if (!field) return 0;
-    uint64_t pid = 0;
-    for (field += 10; *field == ' ' || *field == '\t'; ++field) {
-    }
-    for (; *field >= '0' && *field <= '9'; ++field) pid = pid * 10 + static_cast<uint64_t>(*field - '0');
-    return pid;
-}
-
 bool probeWatchpoints(char* reason, uint32_t capacity) {
     sys::Line why;
     auto fail = [&]() {
@@ -74,7 +62,7 @@ bool probeWatchpoints(char* reason, uint32_t capacity) {
         return false;
     };
     // A debugger owns SIGTRAP and the debug registers; sampling would stop it at every trap.
-    if (const uint64_t tracer = tracerPid()) {
+    if (const uint64_t tracer = sys::tracerPid()) {
         why << "the process is traced by pid " << tracer << " (a debugger uses SIGTRAP and the debug registers)";
         return fail();
     }

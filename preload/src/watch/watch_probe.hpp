@@ -1,14 +1,11 @@
 // Whether hardware watchpoints can sample memory accesses in this process, asked the way a
 // sampler would use them: a breakpoint event on a word of ours that must count our own writes.
-// Costs one perf_event_open and a few syscalls, once, at start-up when MEMLOG_ACCESS=1.
+// Costs one perf_event_open and a few syscalls, once, at start-up when MEMLOG_WATCH=1.
 #pragma once
 
 #include <cstdint>
 
 namespace memlog::preload {
-
-// The pid of a tracer (a debugger: it owns SIGTRAP and the debug registers), 0 when there is none.
-uint64_t tracerPid();
 
 // True when a watchpoint opened and fired. Otherwise false, with a one-line reason for the user
 // (what refused, and what to change where something can be changed) in `reason`.
