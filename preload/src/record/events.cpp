@@ -36,18 +36,8 @@ using format::Kind;
     }
 }
 
-// A full trace places every access, the stack's too; the sampler learns the stack's extent at the
-// thread's first tick, a full trace at its first event.
-void writeTracedThreadStack(ThreadState& thread) {
-    if (thread.m_writer.m_stackRangeWritten) return;
-    if (!thread.m_sampler.m_ready) prepareThread(thread, reinterpret_cast<uint64_t>(__builtin_frame_address(0)));
-    writeThreadStack(thread);
-}
-
 }  // namespace
 
-// The thread's ThreadStack record, once per log: the reader tells the stack's accesses from other
-// memory by it. False when the log has no room.
 bool writeThreadStack(ThreadState& thread) {
     if (thread.m_writer.m_stackRangeWritten) return true;
     uint8_t* out = beginMetaRecord(thread, 1 + 2 * 10);
@@ -72,10 +62,7 @@ void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t al
     record.m_tsc = sys::readTsc();
     record.m_stack = wantsStack(kind) ? currentStack(thread) : 0;
     record.m_seq = nextSequence();  // after the real call returned: see format.hpp
-    if (g_traceMarkers) {
-        noteTracedEvent(record.m_seq, record.m_tsc);
-        writeTracedThreadStack(thread);
-    }
+    if (g_traceMarkers) noteTracedHeapEvent(thread, record.m_seq, record.m_tsc);
     record.m_addr = reinterpret_cast<uintptr_t>(address);
     record.m_size = size;
     record.m_align = alignment;

@@ -63,18 +63,6 @@ void startAccessSampling() {
         (sys::Line() << "memlog: watchpoints unavailable: " << origin.m_watchStatus << "\n").emit();
 }
 
-// MEMLOG_FULL_TRACE=1: markers for memlog in Valgrind's output (trace/full_trace.hpp). False for
-// a process outside Valgrind (the launchers that start it, a child it execs): nothing of it
-// would be in the trace, and it is not recorded at all.
-bool startFullTrace() {
-    if (!g_settings.m_fullTrace) return true;
-    if (!runningOnValgrind()) return false;
-    g_traceMarkers = true;
-    // Room between events for the accesses memlog puts there (trace/full_trace.hpp).
-    g_recording.m_sequence.setStep(format::kTraceSeqStride);
-    return true;
-}
-
 void initialize() {
     readSettings(g_settings);
     LogOrigin& origin = g_origin;
@@ -94,7 +82,7 @@ void initialize() {
     g_recording.m_sequence.start();
     followProcessEvents();
     origin.m_tscPerNsQ32 = calibrateTsc();
-    if (!startFullTrace()) return;
+    if (!startFullTrace(g_settings.m_fullTrace)) return;
     if (isChosenProcess()) startAccessSampling();
     openLog(0);
     if (!isRecording()) {

@@ -1,3 +1,5 @@
+// The markers, printed with Valgrind's client requests (nothing when built without its header),
+// and the full trace's start.
 #include "trace/full_trace.hpp"
 
 #if __has_include(<valgrind/valgrind.h>)
@@ -5,18 +7,31 @@
 #define MEMLOG_HAVE_VALGRIND 1
 #endif
 
-#include "record/thread_state.hpp"
+#include "record/events.hpp"
 
 namespace memlog::preload {
 
 bool g_traceMarkers = false;
 
+namespace {
+
+// True when this process runs under Valgrind (its markers would be seen).
 bool runningOnValgrind() {
 #ifdef MEMLOG_HAVE_VALGRIND
     return RUNNING_ON_VALGRIND != 0;
 #else
     return false;
 #endif
+}
+
+}  // namespace
+
+bool startFullTrace(bool wanted) {
+    if (!wanted) return true;
+    if (!runningOnValgrind()) return false;
+    g_traceMarkers = true;
+    g_recording.m_sequence.setStep(format::kTraceSeqStride);
+    return true;
 }
 
 void enterQuiet() {
