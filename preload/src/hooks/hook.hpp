@@ -15,6 +15,10 @@
 
 namespace memlog::preload {
 
+// Step 1 for a hook with no bootstrap pool to fall back on: false only on the thread that is
+// resolving the real functions.
+inline bool ready() { return isReady() || ensureReady(); }
+
 // Marks the thread as inside the allocator while a hook's real call runs: a watchpoint that trips
 // there, or a tick, is the allocator's own bookkeeping (free writes its links into the block).
 // In a full trace the allocator's accesses are left out too (TraceQuiet).

@@ -10,8 +10,6 @@ using namespace memlog::preload;
 
 namespace {
 
-inline bool ready() { return isReady() || ensureReady(); }
-
 // signal()'s BSD semantics, as glibc gives them: the handler stays, interrupted calls restart.
 sighandler_t exchangeHandler(sighandler_t handler, int flags) {
     struct sigaction action {}, old{};
