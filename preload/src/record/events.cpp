@@ -8,7 +8,6 @@
 #include "record/record_writer.hpp"
 #include "record/stack_ids.hpp"
 #include "sample/instruction_access.hpp"
-#include "sample/tick_sampler.hpp"
 #include "start/start_up.hpp"
 #include "trace/full_trace.hpp"
 #include "watch/heap_watch.hpp"

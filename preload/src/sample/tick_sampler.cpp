@@ -97,18 +97,18 @@ bool startThreadTimer(ThreadState& thread) {
     return true;
 }
 
-// --- one sample -------------------------------------------------------------------------------
-
-
 }  // namespace
+
+// --- one sample -------------------------------------------------------------------------------
 
 uint32_t captureCallers(ThreadState& thread, ucontext_t& context, uint64_t* frames) {
     const greg_t* registers = context.uc_mcontext.gregs;
     const auto stackPointer = static_cast<uint64_t>(registers[REG_RSP]);
     if (s_settings.m_unwind == unwind::Method::FramePointer) {
-        if (stackPointer < thread.m_sampler.m_stackLo || stackPointer >= thread.m_sampler.m_stackHi) return 0;  // another stack
-        return unwind::walkFrameChain(static_cast<uintptr_t>(registers[REG_RBP]), stackPointer, thread.m_sampler.m_stackHi,
-                                      frames, s_settings.m_stackDepth, {});
+        const ThreadState::Sampler& own = thread.m_sampler;
+        if (stackPointer < own.m_stackLo || stackPointer >= own.m_stackHi) return 0;  // another stack
+        return unwind::walkFrameChain(static_cast<uintptr_t>(registers[REG_RBP]), stackPointer, own.m_stackHi, frames,
+                                      s_settings.m_stackDepth, {});
     }
     if (s_settings.m_unwind != unwind::Method::Libunwind) return 0;
     unw_cursor_t cursor;
