@@ -3,7 +3,6 @@
 
 #include <fstream>
 
-#include "timeline/block_model.hpp"
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 
@@ -195,31 +194,16 @@ const SuppressionRule* Suppressions::match(StackView& stack) const {
     return nullptr;
 }
 
-SuppressedLeaks suppressedLeaks(const BlockModel& model, StackNames& names, const Suppressions& suppressions) {
-    std::vector<int8_t> matched;  // by stack: -1 not yet asked, 0 no, 1 yes
-    SuppressedLeaks leaks;
-    model.forEach([&](const Block& block) {
-        if (!block.liveAtEnd()) return;
-        const uint32_t stack = block.stack();
-        if (stack == 0) return;
-        if (stack >= matched.size()) matched.resize(stack + 1, -1);
-        if (matched[stack] < 0) {
-            NamedStack named(names, stack);
-            matched[stack] = suppressions.match(named) ? 1 : 0;
-        }
-        if (matched[stack] == 0) return;
-        leaks.m_bytes += block.size();
-        ++leaks.m_blocks;
-    });
-    return leaks;
+const SuppressionRule* Suppressions::matchStack(StackNames& names, uint32_t stack) const {
+    NamedStack named(names, stack);
+    return match(named);
 }
 
 void applySuppressions(MeasuredLog& measured, StackNames& names, const Suppressions& suppressions) {
     for (size_t id = 1; id < measured.m_stacks.size(); ++id) {
         StackMetrics& metrics = measured.m_stacks[id];
         if (metrics.m_leakedBlocks == 0) continue;
-        NamedStack named(names, static_cast<uint32_t>(id));
-        if (!suppressions.match(named)) continue;
+        if (!suppressions.matchStack(names, static_cast<uint32_t>(id))) continue;
         metrics.m_suppressedBytes += metrics.m_leakedBytes;
         metrics.m_suppressedBlocks += metrics.m_leakedBlocks;
         measured.m_summary.m_leakedBytes -= metrics.m_leakedBytes;

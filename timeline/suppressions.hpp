@@ -3,6 +3,7 @@
 // plus LeakSanitizer-style `leak:PATTERN` lines from a file.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,6 +46,8 @@ public:
     // The first rule that matches a stack (innermost frame first), or nullptr.
     const SuppressionRule* match(const std::vector<unwind::SourceFrame>& frames) const;
     const SuppressionRule* match(StackView& stack) const;
+    // The same for a stack of the log, named through `names` only as far as the rules ask.
+    const SuppressionRule* matchStack(StackNames& names, uint32_t stack) const;
 
 private:
     std::vector<SuppressionRule> m_rules;
@@ -53,15 +56,6 @@ private:
 // LeakSanitizer's pattern: a substring of the function, module or file name; '*' matches any
 // run of characters, '^' at the start and '$' at the end anchor it.
 bool patternMatches(const std::string& pattern, const std::string& text);
-
-// The blocks of a block model still live at its end that a suppression matches: what a
-// picture's header counts apart from the leaks.
-struct SuppressedLeaks {
-    uint64_t m_bytes = 0;
-    uint64_t m_blocks = 0;
-};
-class BlockModel;
-SuppressedLeaks suppressedLeaks(const BlockModel& model, StackNames& names, const Suppressions& suppressions);
 
 // Moves the leaks of every matching stack from leaked to suppressed, in the stacks and the
 // summary alike.

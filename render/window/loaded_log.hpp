@@ -17,6 +17,7 @@
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/stack_sites.hpp"
+#include "timeline/suppressed_leaks.hpp"
 #include "timeline/suppressions.hpp"
 
 namespace memlog::render {

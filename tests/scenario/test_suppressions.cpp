@@ -11,6 +11,7 @@
 #include "timeline/log_reader.hpp"
 #include "timeline/sites.hpp"
 #include "timeline/stat_naming.hpp"
+#include "timeline/suppressed_leaks.hpp"
 #include "timeline/suppressions.hpp"
 #include "timeline/text_format.hpp"
 
