@@ -29,8 +29,8 @@
 #include "render/frame/frame_context.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
-#include "timeline/huge_pages.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/base/huge_pages.hpp"
+#include "timeline/read/log_reader.hpp"
 
 namespace {
 

@@ -21,17 +21,17 @@
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
 #include "unwind/name_cache.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/cache_report.hpp"
-#include "timeline/cut_log.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/huge_pages.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stack_sites.hpp"
-#include "timeline/suppressed_leaks.hpp"
-#include "timeline/suppressions.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/trace/cache_report.hpp"
+#include "timeline/base/sigbus_guard.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/base/huge_pages.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/names/site_index.hpp"
+#include "timeline/model/suppressed_leaks.hpp"
+#include "timeline/names/suppressions.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -278,7 +278,7 @@ int run(TimelineOptions& options) {
 
 int main(int argc, char** argv) {
     // The model's arrays in huge pages, mapped ahead: what the window's frames need
-    // (timeline/huge_pages.hpp); an export's two threads start on them too.
+    // (timeline/base/huge_pages.hpp); an export's two threads start on them too.
     memlog::timeline::setArrayPages(memlog::timeline::ArrayPages::HugeAndAhead);
     using namespace memlog;
     std::vector<std::string> arguments(argv + 1, argv + argc);

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "timeline/bins.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/model/bins.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

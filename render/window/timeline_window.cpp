@@ -13,8 +13,8 @@
 
 #include "render/report/export.hpp"
 #include "render/window/overlays.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

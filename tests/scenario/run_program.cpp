@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "timeline/log_reader.hpp"
+#include "timeline/read/log_reader.hpp"
 
 namespace fs = std::filesystem;
 

@@ -12,7 +12,7 @@
 
 #include "log_builder.hpp"
 #include "run_memlog.hpp"
-#include "timeline/cache_model.hpp"
+#include "timeline/trace/cache_model.hpp"
 
 using namespace memlog::timeline;
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 
 #include "log_builder.hpp"
 #include "run_memlog.hpp"
-#include "timeline/sample_check.hpp"
+#include "timeline/trace/sample_comparison.hpp"
 
 using memlog::test::LogBuilder;
 namespace fs = std::filesystem;

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "log_builder.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/stat_naming.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/sites_beside_suppressions.hpp"
 
 using memlog::test::LogBuilder;
 using namespace memlog::timeline;

@@ -1,14 +1,14 @@
 // memlog accesses: the access samples of a log grouped by allocation site, block, accessing
-// function or global (timeline/access_table.hpp), as a table or CSV.
+// function or global (timeline/accesses/access_table.hpp), as a table or CSV.
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/access_table.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/accesses/access_table.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/array_shape.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/accesses/array_shape.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {

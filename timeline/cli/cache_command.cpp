@@ -1,4 +1,4 @@
-// memlog cache: a cache simulated over every access of a full-trace log (timeline/cache_report).
+// memlog cache: a cache simulated over every access of a full-trace log (timeline/trace/cache_report).
 #include <cinttypes>
 #include <cstdio>
 #include <algorithm>
@@ -6,10 +6,10 @@
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/cache_report.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stack_sites.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/trace/cache_report.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/names/site_index.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {

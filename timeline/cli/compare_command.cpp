@@ -1,12 +1,12 @@
-// memlog compare: what samples said against what a full trace counted (timeline/sample_check).
+// memlog compare: what samples said against what a full trace counted (timeline/trace/sample_comparison).
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sample_check.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/trace/sample_comparison.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {

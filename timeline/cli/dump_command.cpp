@@ -5,10 +5,10 @@
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/access_attribution.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/summary.hpp"
+#include "timeline/replay/access_attribution.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/replay/summary.hpp"
 
 namespace memlog::cli {
 namespace {

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "timeline/log_reader.hpp"
-#include "timeline/summary.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/summary.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stat_naming.hpp"
-#include "timeline/suppressions.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/names/sites_beside_suppressions.hpp"
+#include "timeline/names/suppressions.hpp"
 
 namespace memlog::cli {
 namespace {

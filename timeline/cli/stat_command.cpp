@@ -5,14 +5,14 @@
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/program_hints.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stat_naming.hpp"
-#include "timeline/summary.hpp"
-#include "timeline/suppressions.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/program_hints.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/names/sites_beside_suppressions.hpp"
+#include "timeline/replay/summary.hpp"
+#include "timeline/names/suppressions.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {

@@ -1,13 +1,13 @@
-// memlog uaf: each use after free in a log (timeline/use_after_free.hpp) with the stacks of the
+// memlog uaf: each use after free in a log (timeline/accesses/use_after_free.hpp) with the stacks of the
 // block's allocation, its free and the access that came after.
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/text_format.hpp"
-#include "timeline/use_after_free.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/base/text_format.hpp"
+#include "timeline/accesses/use_after_free.hpp"
 
 namespace memlog::cli {
 namespace {
