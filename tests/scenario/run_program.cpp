@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 namespace fs = std::filesystem;
 

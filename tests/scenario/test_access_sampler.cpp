@@ -13,6 +13,7 @@
 #include "run_program.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 #include "timeline/names/stack_names.hpp"
 
 using namespace memlog::test;

@@ -7,7 +7,7 @@
 #include "run_program.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/read/log_reader.hpp"
-#include "timeline/replay/summary.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 using namespace memlog::test;
 using memlog::timeline::Region;

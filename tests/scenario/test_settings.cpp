@@ -9,6 +9,7 @@
 
 #include "run_program.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;

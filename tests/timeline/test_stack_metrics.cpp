@@ -15,6 +15,7 @@
 #include "log_builder.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/stack_metrics.hpp"
+#include "timeline/replay/block_observer.hpp"
 #include "timeline/replay/summary.hpp"
 
 using memlog::format::Kind;

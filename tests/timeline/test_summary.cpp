@@ -14,6 +14,7 @@
 #include "log_builder.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 #include "timeline/replay/summary.hpp"
 #include "timeline/base/text_format.hpp"
 

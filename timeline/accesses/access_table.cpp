@@ -7,6 +7,7 @@
 #include <map>
 
 #include "timeline/replay/access_attribution.hpp"
+#include "timeline/replay/block_observer.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/base/seeded_hash.hpp"
 #include "timeline/names/stack_names.hpp"

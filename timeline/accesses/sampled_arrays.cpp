@@ -13,7 +13,7 @@
 #include "timeline/base/seeded_hash.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/names/source_names.hpp"
-#include "timeline/replay/summary.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 namespace memlog::timeline {
 namespace {

@@ -8,7 +8,7 @@
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/names/stack_names.hpp"
-#include "timeline/replay/summary.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 namespace memlog::cli {
 namespace {

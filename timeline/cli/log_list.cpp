@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 #include "timeline/replay/summary.hpp"
 #include "timeline/base/text_format.hpp"
 

@@ -4,6 +4,7 @@
 #include "timeline/model/block_model.hpp"
 
 #include "timeline/replay/access_attribution.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 #include "timeline/base/prefault.hpp"
 

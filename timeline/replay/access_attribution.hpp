@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "timeline/replay/summary.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 namespace memlog::timeline {
 

@@ -13,6 +13,7 @@
 #include "timeline/replay/address_table.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/base/seeded_hash.hpp"
+#include "timeline/replay/block_observer.hpp"
 #include "timeline/replay/summary.hpp"
 
 namespace memlog::timeline::tally {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 #include "timeline/replay/heap_replay.hpp"
 
 namespace memlog::timeline {

@@ -6,7 +6,7 @@
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/base/seeded_hash.hpp"
 #include "timeline/names/stack_names.hpp"
-#include "timeline/replay/summary.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 namespace memlog::timeline {
 

@@ -6,7 +6,7 @@
 #include "timeline/read/log_reader.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/names/site_index.hpp"
-#include "timeline/replay/summary.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 namespace memlog::timeline {
 
