@@ -5,6 +5,7 @@
 
 #include "input_file.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/replay/stack_metrics.hpp"
 #include "timeline/replay/summary.hpp"

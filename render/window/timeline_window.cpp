@@ -15,6 +15,7 @@
 #include "render/window/overlays.hpp"
 #include "timeline/base/diagnostics.hpp"
 #include "timeline/base/text_format.hpp"
+#include "timeline/names/accessing_code.hpp"
 
 namespace memlog::render {
 

@@ -14,6 +14,7 @@
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/block_observer.hpp"
+#include "timeline/names/accessing_code.hpp"
 #include "timeline/names/stack_names.hpp"
 
 using namespace memlog::test;

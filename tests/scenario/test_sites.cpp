@@ -12,6 +12,7 @@
 
 #include "run_program.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/names/site_index.hpp"
 

@@ -9,6 +9,7 @@
 #include "run_program.hpp"
 #include "timeline/model/block_model.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/names/sites_beside_suppressions.hpp"
 #include "timeline/model/suppressed_leaks.hpp"

@@ -7,6 +7,7 @@
 
 #include "log_builder.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/names/allocator_plumbing.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "unwind/symbolizer.hpp"
 

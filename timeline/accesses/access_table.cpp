@@ -10,6 +10,7 @@
 #include "timeline/replay/block_observer.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/base/seeded_hash.hpp"
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 
 namespace memlog::timeline {

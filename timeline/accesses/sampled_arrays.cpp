@@ -11,6 +11,8 @@
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/base/seeded_hash.hpp"
+#include "timeline/names/allocator_plumbing.hpp"
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/names/source_names.hpp"
 #include "timeline/replay/block_observer.hpp"

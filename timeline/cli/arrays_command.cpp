@@ -7,8 +7,8 @@
 
 #include "commands.hpp"
 #include "timeline/accesses/array_shape.hpp"
-#include "timeline/read/log_reader.hpp"
 #include "timeline/names/stack_names.hpp"
+#include "timeline/read/log_reader.hpp"
 #include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {

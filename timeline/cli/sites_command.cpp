@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "timeline/base/diagnostics.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/names/sites_beside_suppressions.hpp"
 #include "timeline/names/suppressions.hpp"

@@ -8,6 +8,7 @@
 #include "timeline/base/diagnostics.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/names/program_hints.hpp"
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/names/sites_beside_suppressions.hpp"
 #include "timeline/replay/summary.hpp"

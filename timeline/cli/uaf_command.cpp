@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/base/text_format.hpp"
 #include "timeline/accesses/use_after_free.hpp"

@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 
 namespace memlog::timeline {

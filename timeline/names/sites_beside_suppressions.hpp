@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "timeline/names/site_table.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/replay/stack_metrics.hpp"
 #include "timeline/names/suppressions.hpp"

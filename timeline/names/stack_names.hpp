@@ -1,5 +1,5 @@
 // Call stacks as names: each stack's source frames (from unwind/'s symboliser, through the
-// module map in the log), its allocation site, and the site table.
+// module map in the log) and its allocation site (the rule of allocator_plumbing.hpp).
 #pragma once
 
 #include <cstdint>
@@ -8,22 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "timeline/replay/stack_metrics.hpp"
 #include "timeline/read/stack_records.hpp"
 #include "unwind/symbolizer.hpp"
 
 namespace memlog::timeline {
 
 class LogReader;
-
-// The allocation site of a block: its innermost frame that is not allocator plumbing, the frame
-// a user would point at. Plumbing: code in the C library or libstdc++ (strdup, operator new
-// itself), and the C++ library's templates compiled into the program (std::allocator, the
-// containers' growth and node allocation), recognised by their headers under /usr/include/c++.
-bool isAllocatorPlumbing(const unwind::SourceFrame& frame);
-// The part of it a module's name decides alone: every frame of these modules is plumbing, so a
-// walk can pass over their addresses without naming them (reading their debug information).
-bool isAllocatorPlumbingModule(const std::string& module);
 
 class StackNames {
 public:
@@ -80,46 +70,5 @@ private:
     const LogReader& m_reader;
     std::unique_ptr<unwind::Symbolizer> m_symbolizer;
 };
-
-struct SiteRow {
-    unwind::SourceFrame m_site;
-    std::string m_inlinedIn;  // see StackNames::inlinedIn
-    StackMetrics m_metrics;
-};
-
-// Rows per allocation site, or per the function the sites were inlined into (Caller: an
-// inlined helper's blocks count for the function a user wrote the call in; the row has no line).
-enum class SiteGrouping { Site, Caller };
-
-// Per-site totals, sorted by `by` (largest first), at most `top` rows (0: all).
-std::vector<SiteRow> siteTable(StackNames& names, const std::vector<StackMetrics>& stacks, Metric by, size_t top,
-                               SiteGrouping grouping = SiteGrouping::Site);
-// The same rows unsorted: to be sorted more than one way (the top lists of `memlog stat`).
-std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks,
-                              SiteGrouping grouping = SiteGrouping::Site);
-// The two halves of siteRows. The naming: the rows without their numbers, in the table's order,
-// and the row of each stack that allocated (by stack id); it reads only `m_calls` of the metrics.
-struct NamedSiteRows {
-    static constexpr uint32_t kNoRow = UINT32_MAX;
-    std::vector<SiteRow> m_rows;
-    std::vector<uint32_t> m_rowOfStack;
-};
-NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& stacks,
-                           SiteGrouping grouping = SiteGrouping::Site);
-// The numbers: each stack's metrics added to its row.
-std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetrics>& stacks);
-// The `top` largest rows by `by` (0: all), largest first.
-std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top);
-
-// "grab (inlined in make_large)", or the function alone.
-std::string siteFunctionText(const SiteRow& row);
-
-// "file:line" or the module when there is no line.
-std::string siteLocation(const unwind::SourceFrame& frame);
-
-// The code that made an access sample, as a user reads it: "function (file:line)" of the
-// instruction itself (its innermost inlined frame), else of the stack's innermost frame, else
-// "(unknown code)".
-std::string accessingCode(StackNames& names, uint64_t ip, uint32_t stack);
 
 }  // namespace memlog::timeline
