@@ -7,6 +7,7 @@
 
 #include "timeline/model/bins.hpp"
 #include "timeline/base/text_format.hpp"
+#include "timeline/model/usable_size.hpp"
 
 namespace memlog::render {
 

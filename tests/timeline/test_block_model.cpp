@@ -4,6 +4,7 @@
 
 #include "heap_records.hpp"
 #include "timeline/model/block_model.hpp"
+#include "timeline/model/usable_size.hpp"
 
 using memlog::format::Kind;
 using memlog::test::LogBuilder;

@@ -1,56 +1,19 @@
-// The block model: an observer of the summary's tally (which already knows how allocations,
-// frees, resizes and munmap cuts begin and end blocks) that writes every block down as it
-// begins and closes it when it ends. One pass, no second walk of the log.
+// The block model: an observer of the replay (which already knows how allocations, frees,
+// resizes and munmap cuts begin and end blocks) that writes every block down as it begins and
+// closes it when it ends. One pass, no second walk of the log.
 #include "timeline/model/block_model.hpp"
-
-#include "timeline/replay/access_attribution.hpp"
-#include "timeline/replay/block_observer.hpp"
-
-#include "timeline/base/prefault.hpp"
 
 #include <algorithm>
 #include <new>
 #include <type_traits>
 
-#include "timeline/read/log_reader.hpp"
+#include "timeline/base/prefault.hpp"
 #include "timeline/base/seeded_hash.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/access_attribution.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 namespace memlog::timeline {
-
-namespace {
-
-constexpr uint64_t clampTo(uint64_t value, unsigned bits) {
-    const uint64_t limit = (1ull << bits) - 1;
-    return value < limit ? value : limit;
-}
-
-}  // namespace
-
-Block::Block(const Fields& f) {
-    const uint64_t stack = f.m_stack, endSeq = clampTo(f.m_endSeq, 40);
-    m_word[0] = clampTo(f.m_addr, 48) | clampTo(f.m_thread, 16) << 48;
-    m_word[1] = clampTo(f.m_beginNs, 48) | (stack & 0xffff) << 48;
-    m_word[2] = clampTo(f.m_endNs, 48) | (stack >> 16) << 48;
-    m_word[3] =
-        clampTo(f.m_size, 44) | uint64_t{f.m_mapping} << 44 | uint64_t{f.m_liveAtEnd} << 45 | (endSeq & 0xffff) << 48;
-    m_word[4] = clampTo(f.m_beginSeq, 40) | (endSeq >> 16) << 40;
-}
-
-void Block::close(uint64_t endNs, uint64_t endSeq, bool liveAtEnd) {
-    endSeq = clampTo(endSeq, 40);
-    m_word[2] = (m_word[2] & ~kLow48) | clampTo(endNs, 48);
-    m_word[3] = (m_word[3] & ~(uint64_t{1} << 45) & kLow48) | uint64_t{liveAtEnd} << 45 | (endSeq & 0xffff) << 48;
-    m_word[4] = (m_word[4] & kLow40) | (endSeq >> 16) << 40;
-}
-
-uint64_t estimatedUsableSize(const Block& block) {
-    constexpr uint64_t kPage = 4096, kMmapThreshold = 128 * 1024;
-    const uint64_t size = block.size();
-    if (block.mapping()) return (size + kPage - 1) / kPage * kPage;
-    const uint64_t chunk = std::max<uint64_t>(32, (size + 8 + 15) & ~uint64_t{15});
-    if (size >= kMmapThreshold) return (chunk + 8 + kPage - 1) / kPage * kPage - 16;
-    return chunk - 8;
-}
 
 BlockModel::BlockModel() = default;
 BlockModel::BlockModel(BlockModel&&) noexcept = default;
