@@ -8,6 +8,7 @@
 
 #include "memlog/format.hpp"
 #include "render/report/array_page_shape.hpp"
+#include "timeline/base/number_parsing.hpp"
 #include "timeline/trace/cache_views.hpp"
 
 namespace memlog::cli {

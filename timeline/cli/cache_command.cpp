@@ -9,6 +9,7 @@
 #include "timeline/trace/cache_report.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/names/site_index.hpp"
+#include "timeline/base/number_parsing.hpp"
 #include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {

@@ -1,7 +1,8 @@
+// The simulator: per set its lines in recency order, and a fully associative cache of the same size
+// beside it to tell capacity misses from conflict misses.
 #include "timeline/trace/cache_model.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 namespace memlog::timeline {
 
@@ -18,25 +19,6 @@ std::string geometryProblem(const CacheGeometry& geometry) {
     if (geometry.m_size == 0 || geometry.m_size % perSet) return "the size must be a multiple of ways x line";
     if (!powerOfTwo(geometry.sets())) return "size / (ways x line) must be a power of two (the number of sets)";
     return "";
-}
-
-std::optional<uint64_t> parseByteSize(const std::string& text) {
-    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
-    size_t used = 0;
-    uint64_t value = 0;
-    try {
-        value = std::stoull(text, &used, 10);
-    } catch (...) {
-        return std::nullopt;
-    }
-    const std::string unit = text.substr(used);
-    const int shift = unit.empty()                 ? 0
-                      : unit == "K" || unit == "k" ? 10
-                      : unit == "M" || unit == "m" ? 20
-                      : unit == "G" || unit == "g" ? 30
-                                                   : -1;
-    if (shift < 0 || value > (UINT64_MAX >> shift)) return std::nullopt;
-    return value << shift;
 }
 
 const char* cacheOutcomeName(CacheOutcome outcome) {

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <list>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +26,6 @@ struct CacheGeometry {
 // "" when the geometry is one a cache can have: line a power of two, size a multiple of
 // ways x line, a power-of-two number of sets; else why not.
 std::string geometryProblem(const CacheGeometry& geometry);
-
-// "32K", "8M", "4096": bytes with an optional K, M or G (powers of 1024).
-std::optional<uint64_t> parseByteSize(const std::string& text);
 
 enum class CacheOutcome : uint8_t { Hit, Compulsory, Capacity, Conflict };
 const char* cacheOutcomeName(CacheOutcome outcome);
