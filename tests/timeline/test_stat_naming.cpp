@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "log_builder.hpp"
+#include "runtime_modules.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/names/sites_beside_suppressions.hpp"
 
@@ -21,9 +22,7 @@ namespace {
 std::string writeLog() {
     LogBuilder log;
     auto& thread = log.thread(1, 1u << 20);
-    thread.module("/nonexistent/app", 0x30000, 0x30000, 0x40000)
-        .module("/nonexistent/libstdc++.so.6", 0x50000, 0x50000, 0x60000)
-        .module("/nonexistent/ld-linux-x86-64.so.2", 0x70000, 0x70000, 0x80000);
+    memlog::test::addRuntimeModules(thread);
     uint64_t seq = 1;
     for (uint32_t id = 1; id <= 3000; ++id) {
         const uint64_t site = 0x30010 + 16 * (id % 700), runtime = 0x50010 + 16 * (id % 50);
