@@ -5,6 +5,7 @@
 
 #include "log_builder.hpp"
 #include "run_memlog.hpp"
+#include "timeline/read/log_reader.hpp"
 #include "timeline/trace/sample_comparison.hpp"
 
 using memlog::test::LogBuilder;
@@ -44,8 +45,8 @@ TEST_CASE("compare: each site's and block's share of accesses and of writes, sam
     // Truth: 600 + 200 + 200 accesses; samples: 5 + 3 + 2 (the first block under-sampled).
     writeRun(dir + "/full.memlog", 0x10000, {{500, 100}, {100, 100}, {200, 0}}, true);
     writeRun(dir + "/sampled.memlog", 0x90000, {{5, 0}, {2, 1}, {2, 0}}, false);
-    const auto sites = memlog::timeline::checkSamples(dir + "/sampled.memlog", dir + "/full.memlog",
-                                                     memlog::timeline::AccessGrouping::Site);
+    memlog::timeline::LogReader sampled(dir + "/sampled.memlog"), full(dir + "/full.memlog");
+    const auto sites = memlog::timeline::checkSamples(sampled, full, memlog::timeline::AccessGrouping::Site);
     CHECK(sites.m_sampledTotal == 10);
     CHECK(sites.m_exactTotal == 1000);
     REQUIRE(sites.m_rows.size() == 2);
@@ -55,8 +56,7 @@ TEST_CASE("compare: each site's and block's share of accesses and of writes, sam
     CHECK(sites.m_rows[0].sampledShare(10) == Approx(80));
     CHECK(sites.m_rows[0].exactWriteShare() == Approx(25));
     CHECK(sites.m_rows[0].sampledWriteShare() == Approx(12.5));
-    const auto blocks = memlog::timeline::checkSamples(dir + "/sampled.memlog", dir + "/full.memlog",
-                                                      memlog::timeline::AccessGrouping::Block);
+    const auto blocks = memlog::timeline::checkSamples(sampled, full, memlog::timeline::AccessGrouping::Block);
     REQUIRE(blocks.m_rows.size() == 3);  // matched across runs although their addresses differ
     CHECK(blocks.m_rows[0].m_name.find(" #1") != std::string::npos);
     CHECK(blocks.m_rows[0].m_exact == 600);

@@ -55,7 +55,9 @@ int compareCommand(const Arguments& arguments) {
         (!timeline::parseAccessGrouping(parsed.m_by, by) || by == timeline::AccessGrouping::Global))
         return usageError("compare: --by takes site, function or block", "Try 'memlog compare --help'.");
     try {
-        const timeline::SampleCheck check = timeline::checkSamples(logs[0], logs[1], by);
+        // The comparison walks the logs: opened here, quietly, as it always read them.
+        timeline::OpenedLog sampled(logs[0], {}), full(logs[1], {});
+        const timeline::SampleCheck check = timeline::checkSamples(sampled.reader(), full.reader(), by);
         if (parsed.m_csv)
             std::puts(
                 "name,location,samples,sampled_share,exact_accesses,exact_share,share_difference,sampled_writes_share,"

@@ -134,9 +134,9 @@ int runFullTrace(const std::vector<std::string>& program, std::string output, bo
         // around each marker: accesses made by the recorder's instructions are not the program's.
         std::vector<std::pair<uint64_t, uint64_t>> recorderCode;
         {
-            timeline::LogReader reader(path);
-            reader.forEachEvent([](const timeline::Event&) {});
-            for (const timeline::Module& module : reader.modules())
+            // Quietly: the log was written just now, by this run.
+            const timeline::OpenedLog log(path, {.m_walk = timeline::OpenedLog::Walk::Stacks});
+            for (const timeline::Module& module : log.reader().modules())
                 if (baseName(module.m_path).rfind("libmemlog.so", 0) == 0)
                     recorderCode.push_back({module.m_lo, module.m_hi});
         }

@@ -160,12 +160,6 @@ TableArguments parseTableArguments(const Arguments& arguments, const std::string
     return parsed;
 }
 
-timeline::Suppressions loadSuppressions(const std::string& file) {
-    timeline::Suppressions suppressions;
-    if (!file.empty()) suppressions.load(file);
-    return suppressions;
-}
-
 void printSuppressions(const timeline::Suppressions& suppressions) {
     for (const timeline::SuppressionRule& rule : suppressions.rules()) {
         if (rule.m_builtIn)

@@ -36,8 +36,9 @@ OpenedLog::OpenedLog(const std::string& path, Parts parts, Reporting reporting)
         if (!m_refusal.empty()) return;
     }
     const Clock::time_point walkStarted = Clock::now();
-    walk(progress);
+    const bool walked = walk(progress);
     m_walkSeconds = secondsSince(walkStarted);
+    if (walked) warnOfTheWalk();
     const Clock::time_point namingStarted = Clock::now();
     if (needsNames()) makeNames(progress);
     findSites(progress);
@@ -45,38 +46,40 @@ OpenedLog::OpenedLog(const std::string& path, Parts parts, Reporting reporting)
     m_namingSeconds = secondsSince(namingStarted);
 }
 
+OpenedLog::OpenedLog(const std::string& path, Parts parts) : OpenedLog(path, std::move(parts), Reporting{}) {}
+
 OpenedLog::OpenedLog(OpenedLog&&) noexcept = default;
 OpenedLog& OpenedLog::operator=(OpenedLog&&) noexcept = default;
 OpenedLog::~OpenedLog() = default;
 
-void OpenedLog::walk(const std::function<void(Step, double)>& progress) {
-    if (m_parts.m_walk == Walk::None && !m_parts.m_ownWalk) return;
-    const std::function<void(double)> walked = [&](double fraction) {
+bool OpenedLog::walk(const std::function<void(Step, double)>& progress) {
+    if (m_parts.m_walk == Walk::None && !m_parts.m_ownWalk) return false;
+    const std::function<void(double)> walkProgress = [&](double fraction) {
         if (progress) progress(Step::Walk, fraction);
     };
-    walked(0);
+    walkProgress(0);
     if (m_parts.m_ownWalk) {
-        m_parts.m_ownWalk(*m_reader, walked);
+        m_parts.m_ownWalk(*m_reader, walkProgress);
     } else {
         switch (m_parts.m_walk) {
             case Walk::None:
                 break;
             case Walk::Stacks:
-                m_reader->forEachEvent([](const Event&) {}, walked);
+                m_reader->forEachEvent([](const Event&) {}, walkProgress);
                 break;
             case Walk::Summary:
-                m_summary = summarize(*m_reader, walked);
+                m_summary = summarize(*m_reader, walkProgress);
                 break;
             case Walk::Measure:
-                m_measured = measureStacks(*m_reader, walked);
+                m_measured = measureStacks(*m_reader, walkProgress);
                 break;
             case Walk::Model:
-                m_model = buildBlockModel(*m_reader, walked, m_parts.m_freeStacks);
+                m_model = buildBlockModel(*m_reader, walkProgress, m_parts.m_freeStacks);
                 break;
         }
     }
-    walked(1);
-    warnOfTheWalk();
+    walkProgress(1);
+    return true;
 }
 
 // After the walk, once: a warning names the file and the offset.

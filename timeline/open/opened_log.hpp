@@ -57,27 +57,28 @@ public:
 
     struct Parts {
         // Before the walk: why this log cannot serve the program ("" when it can).
-        std::function<std::string(LogReader&)> m_refuse;
+        std::function<std::string(LogReader&)> m_refuse = {};
         Walk m_walk = Walk::None;
         // Instead of m_walk: the caller's own pass over the records (an analysis that reads the
         // whole log: accessTable, findUsesAfterFree), told where the progress goes.
-        std::function<void(LogReader&, const std::function<void(double)>&)> m_ownWalk;
+        std::function<void(LogReader&, const std::function<void(double)>&)> m_ownWalk = {};
         bool m_freeStacks = false;  // a Model walk: each block's freeing stack too (4 bytes a block)
         Names m_names = Names::None;
         bool m_siteIndex = false;  // every stack's site (colours, bins and legends by site)
-        std::optional<SiteGrouping> m_siteRows;  // a Measure walk: the site table's rows
+        std::optional<SiteGrouping> m_siteRows = {};  // a Measure walk: the site table's rows
         // The leaks of a Measure or a Model walk that these match; read while opening only.
         const Suppressions* m_suppressions = nullptr;
     };
     struct Reporting {
-        std::function<void(Step, double)> m_progress;  // called while opening only
+        std::function<void(Step, double)> m_progress = {};  // called while opening only
         // One line a problem: the walk's warnings and the symboliser's (a binary changed since
         // the recording); kept for names() made later. Nothing is said without it.
-        std::function<void(const std::string&)> m_warn;
+        std::function<void(const std::string&)> m_warn = {};
     };
 
     // Throws LogError for a file that is no readable log and at a corrupt record.
-    OpenedLog(const std::string& path, Parts parts, Reporting reporting = {});
+    OpenedLog(const std::string& path, Parts parts, Reporting reporting);
+    OpenedLog(const std::string& path, Parts parts);  // nothing told: no progress, no warning
     OpenedLog(OpenedLog&&) noexcept;
     OpenedLog& operator=(OpenedLog&&) noexcept;
     ~OpenedLog();
@@ -111,7 +112,7 @@ public:
     SiteIndex takeSiteIndex();
 
 private:
-    void walk(const std::function<void(Step, double)>& progress);
+    bool walk(const std::function<void(Step, double)>& progress);  // false: none asked for
     void warnOfTheWalk() const;
     bool needsNames() const;
     void makeNames(const std::function<void(Step, double)>& progress);

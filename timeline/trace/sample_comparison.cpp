@@ -20,15 +20,14 @@ public:
     std::vector<std::pair<uint64_t, uint32_t>> m_blocks;  // seq, allocating stack, in order
 };
 
-std::map<std::pair<std::string, std::string>, AccessRow> rowsOf(const std::string& path, AccessGrouping by) {
-    LogReader reader(path);
+// The table's walk, and for blocks a second walk of the same log for each block's ordinal.
+std::map<std::pair<std::string, std::string>, AccessRow> rowsOf(LogReader& reader, AccessGrouping by) {
     const AccessTable table = accessTable(reader, by, 0);
     std::map<uint64_t, std::string> blockNames;  // seq -> "site #K"
     if (by == AccessGrouping::Block) {
-        LogReader again(path);
         BlockOrdinals ordinals;
-        summarize(again, {}, &ordinals);
-        StackNames names(again, {});
+        summarize(reader, {}, &ordinals);
+        StackNames names(reader, {});
         std::map<std::string, uint64_t> perSite;
         for (const auto& [seq, stack] : ordinals.m_blocks) {
             const std::string site = siteLabel(names.site(stack));
@@ -48,7 +47,7 @@ std::map<std::pair<std::string, std::string>, AccessRow> rowsOf(const std::strin
 
 }  // namespace
 
-SampleCheck checkSamples(const std::string& sampledLog, const std::string& fullLog, AccessGrouping by) {
+SampleCheck checkSamples(LogReader& sampledLog, LogReader& fullLog, AccessGrouping by) {
     const auto sampled = rowsOf(sampledLog, by), exact = rowsOf(fullLog, by);
     std::map<std::pair<std::string, std::string>, SampleCheckRow> rows;
     SampleCheck check;

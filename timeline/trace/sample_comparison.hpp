@@ -13,6 +13,8 @@
 
 namespace memlog::timeline {
 
+class LogReader;
+
 struct SampleCheckRow {
     std::string m_name;  // site, function, or "site #K" for the K-th block of a site
     std::string m_location;
@@ -37,7 +39,7 @@ struct SampleCheck {
     uint64_t m_sampledTotal = 0, m_exactTotal = 0;
 };
 
-// Throws LogError on a bad log.
-SampleCheck checkSamples(const std::string& sampledLog, const std::string& fullLog, AccessGrouping by);
+// Walks each log (twice, by block). Throws LogError on a bad log.
+SampleCheck checkSamples(LogReader& sampledLog, LogReader& fullLog, AccessGrouping by);
 
 }  // namespace memlog::timeline
