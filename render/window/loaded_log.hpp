@@ -14,11 +14,10 @@
 #include "render/frame/frame_context.hpp"
 #include "timeline/model/address_ranges.hpp"
 #include "timeline/model/block_model.hpp"
-#include "timeline/read/log_reader.hpp"
-#include "timeline/names/stack_names.hpp"
-#include "timeline/names/site_index.hpp"
 #include "timeline/model/suppressed_leaks.hpp"
-#include "timeline/names/suppressions.hpp"
+#include "timeline/names/site_index.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/read/log_reader.hpp"
 
 namespace memlog::render {
 
