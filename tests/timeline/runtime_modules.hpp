@@ -1,6 +1,7 @@
 // The module map of a program beside its C++ runtime and the loader, none of them on this machine
-// (naming them warns, once a module): the logs of the naming's tests (test_stat_naming.cpp,
-// test_opened_log.cpp), whose runtime stacks under the loader a built-in suppression matches.
+// (naming them warns, once a module): the logs of the naming's tests
+// (test_sites_beside_suppressions.cpp, test_opened_log.cpp), whose runtime stacks under the loader
+// a built-in suppression matches.
 #pragma once
 
 #include "log_builder.hpp"

@@ -41,7 +41,7 @@ std::string writeLog() {
         thread.malloc(seq++, addr, 8 + id % 40, id);
         if (id % 4 == 0) thread.free(seq++, addr);
     }
-    const std::string path = "/tmp/memlog-stat-naming-" + std::to_string(getpid()) + ".memlog";
+    const std::string path = "/tmp/memlog-sites-beside-suppressions-" + std::to_string(getpid()) + ".memlog";
     log.write(path);
     return path;
 }
