@@ -64,9 +64,9 @@ NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& s
             row.m_site = std::move(of.m_site);
             row.m_inlinedIn = std::move(of.m_inlinedIn);
         }
-        auto [at, added] = rowOfKey.try_emplace({row.m_site.m_function, row.m_site.m_file, row.m_site.m_line,
-                                                 row.m_inlinedIn},
-                                                static_cast<uint32_t>(named.m_rows.size()));
+        auto [at, added] =
+            rowOfKey.try_emplace({row.m_site.m_function, row.m_site.m_file, row.m_site.m_line, row.m_inlinedIn},
+                                 static_cast<uint32_t>(named.m_rows.size()));
         if (added) {
             named.m_rows.push_back(std::move(row));
             frameFrom.push_back(0);

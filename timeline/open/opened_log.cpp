@@ -114,7 +114,8 @@ void OpenedLog::findSites(const std::function<void(Step, double)>& progress) {
     if (!m_parts.m_siteIndex && !m_parts.m_siteRows) return;
     if (progress) progress(Step::Sites, 0);
     if (m_parts.m_siteIndex)
-        m_siteIndex = indexSites(*m_names, m_model ? m_model->stackCount() : static_cast<uint32_t>(m_reader->stacks().size()));
+        m_siteIndex =
+            indexSites(*m_names, m_model ? m_model->stackCount() : static_cast<uint32_t>(m_reader->stacks().size()));
     if (m_parts.m_siteRows) {
         if (!m_measured) notBuilt("a Measure walk (for the site rows)");
         // With suppressions, both at once: the suppressions step is this one.
