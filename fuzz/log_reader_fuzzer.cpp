@@ -4,8 +4,8 @@
 #include <cstdint>
 
 #include "input_file.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/read/log_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static memlog::fuzz::InputFile file;

@@ -4,11 +4,12 @@
 #include <cstdint>
 
 #include "input_file.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stack_metrics.hpp"
-#include "timeline/summary.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/site_table.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/replay/stack_metrics.hpp"
+#include "timeline/replay/summary.hpp"
+#include "timeline/base/text_format.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace memlog::timeline;

@@ -8,8 +8,8 @@
 
 #include "log_builder.hpp"
 #include "memlog/format.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/read/log_reader.hpp"
 
 namespace memlog::test {
 

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "timeline/block_model.hpp"
+#include "timeline/model/block_model.hpp"
 
 namespace memlog::test {
 

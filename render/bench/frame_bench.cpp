@@ -29,8 +29,8 @@
 #include "render/frame/frame_context.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
-#include "timeline/huge_pages.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/base/huge_pages.hpp"
+#include "timeline/open/opened_log.hpp"
 
 namespace {
 
@@ -177,10 +177,7 @@ void savePng(const Settings& settings, const std::string& name, const timeline::
 int run(const Settings& settings) {
     auto start = Clock::now();
     timeline::BlockModel model;
-    {
-        timeline::LogReader reader(settings.m_log);
-        model = timeline::buildBlockModel(reader);
-    }
+    model = timeline::OpenedLog(settings.m_log, {.m_walk = timeline::OpenedLog::Walk::Model}).takeModel();
     const double modelMs = millisecondsSince(start);
     const double modelMiB = statusMiB("VmRSS");
     render::FrameContext frame(model, nullptr);

@@ -21,16 +21,16 @@
 #include "render/window/sdl_window.hpp"
 #include "render/window/timeline_window.hpp"
 #include "unwind/name_cache.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/cache_report.hpp"
-#include "timeline/cut_log.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/huge_pages.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stack_sites.hpp"
-#include "timeline/suppressions.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/base/huge_pages.hpp"
+#include "timeline/base/sigbus_guard.hpp"
+#include "timeline/base/text_format.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/names/site_index.hpp"
+#include "timeline/names/suppressions.hpp"
+#include "timeline/open/opened_log.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/trace/cache_report.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -92,20 +92,32 @@ std::optional<uint64_t> onAxis(const XValue& value, timeline::XAxis axis, const 
     return value.m_value;
 }
 
+// The parts of the log every picture needs: a cache, and a working set, need every access, and
+// a log without them is refused before it is read.
+timeline::OpenedLog::Parts pictureParts(const TimelineOptions& options) {
+    timeline::OpenedLog::Parts parts;
+    if (options.m_report.m_cache || options.m_view != ViewKind::Time) parts.m_refuse = timeline::cacheRefusal;
+    return parts;
+}
+
+// Why the log was refused, said as the option that asked for what it lacks.
+int refused(const TimelineOptions& options, const std::string& refusal) {
+    return fail(std::string(options.m_view == ViewKind::Memory       ? "--view memory"
+                            : options.m_view == ViewKind::WorkingSet ? "--view working-set"
+                                                                     : "--cache") +
+                ": " + options.m_log + ": " + refusal);
+}
+
 // Without --export: the window. A missing display or an unreadable log is found before any
 // window opens; the rest of the log is read behind a progress bar.
 int runWindow(TimelineOptions& options) {
     if (const std::string problem = render::SdlWindow::displayProblem(); !problem.empty())
         return fail(problem + ": the window needs one; use --export REPORT.png to write the picture to a file");
     {
-        timeline::LogReader check(options.m_log);  // throws LogError: bad magic, version, chunks
-        if (options.m_report.m_cache || options.m_view != ViewKind::Time) {
-            if (const std::string refusal = timeline::cacheRefusal(check); !refusal.empty())
-                return fail(std::string(options.m_view == ViewKind::Memory       ? "--view memory"
-                                        : options.m_view == ViewKind::WorkingSet ? "--view working-set"
-                                                                                 : "--cache") +
-                            ": " + options.m_log + ": " + refusal);
-        }
+        // Opened and let go (the window's loader opens it again): throws LogError for bad magic,
+        // version or chunks.
+        const timeline::OpenedLog check(options.m_log, pictureParts(options));
+        if (!check.refusal().empty()) return refused(options, check.refusal());
     }
     render::WindowOptions window;
     window.m_log = options.m_log;
@@ -162,11 +174,13 @@ int runWindow(TimelineOptions& options) {
 // --array: the array page instead of the heap's report.
 int runArrayPage(const TimelineOptions& options, OutputFile& output) {
     const ArrayViewOptions& given = *options.m_array;
-    timeline::LogReader reader(options.m_log);
-    reader.forEachEvent([](const timeline::Event&) {});
-    timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
+    timeline::OpenedLog log(
+        options.m_log,
+        {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::AsAsked},
+        {.m_warn = [](const std::string& problem) { diagnostics::warn(problem); }});
     std::string error;
-    const std::optional<timeline::SampledArray> array = timeline::findArray(reader, names, given.m_spec, &error);
+    const std::optional<timeline::SampledArray> array =
+        timeline::findArray(log.reader(), log.names(), given.m_spec, &error);
     if (!array) return fail("--array " + given.m_spec + ": " + error);
     render::ArrayPageOptions page;
     page.m_width = options.m_report.m_width;
@@ -178,7 +192,7 @@ int runArrayPage(const TimelineOptions& options, OutputFile& output) {
     page.m_fade = std::min<uint32_t>(3, std::max<uint32_t>(given.m_frames, 1));
     const size_t slash = options.m_log.rfind('/');
     page.m_logName = slash == std::string::npos ? options.m_log : options.m_log.substr(slash + 1);
-    for (const timeline::Annotation& annotation : reader.annotations())
+    for (const timeline::Annotation& annotation : log.reader().annotations())
         if (annotation.m_what == format::AnnotationKind::Phase)
             page.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
     const render::GivenShape shape{given.m_elementSize, given.m_rows, given.m_columns, given.m_depth};
@@ -201,31 +215,23 @@ int run(TimelineOptions& options) {
     timeline::BlockModel model;
     std::optional<timeline::SiteIndex> sites;
     {
-        timeline::LogReader reader(options.m_log);
-        // A cache, and a working set, need every access: refused before the log is read.
-        if (report.m_cache || options.m_view != ViewKind::Time) {
-            if (const std::string refusal = timeline::cacheRefusal(reader); !refusal.empty())
-                return fail(std::string(options.m_view == ViewKind::Memory       ? "--view memory"
-                                        : options.m_view == ViewKind::WorkingSet ? "--view working-set"
-                                                                                 : "--cache") +
-                            ": " + options.m_log + ": " + refusal);
-        }
-        model = timeline::buildBlockModel(reader);
-        for (const timeline::Annotation& annotation : reader.annotations())
+        const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
+        timeline::OpenedLog::Parts parts = pictureParts(options);
+        parts.m_walk = timeline::OpenedLog::Walk::Model;
+        parts.m_siteIndex = needSites;
+        // The header counts the runtime's one-time blocks among those live at the end apart.
+        const timeline::Suppressions builtIn;
+        parts.m_suppressions = &builtIn;
+        timeline::OpenedLog log(options.m_log, std::move(parts),
+                                {.m_warn = [](const std::string& problem) { diagnostics::warn(problem); }});
+        if (!log.refusal().empty()) return refused(options, log.refusal());
+        for (const timeline::Annotation& annotation : log.reader().annotations())
             if (annotation.m_what == format::AnnotationKind::Phase)
                 report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
-        if (const auto skipped = reader.whatWasSkipped()) diagnostics::warn(*skipped);
-        if (const auto stopped = reader.whereReadingStopped()) diagnostics::warn(*stopped);
-        const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
-        // Names also tell the runtime's one-time blocks among those live at the end.
-        if (needSites || model.summary().m_leakedBlocks) {
-            timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
-            if (needSites) sites = timeline::indexSites(names, model.stackCount());
-            const timeline::SuppressedLeaks suppressed =
-                timeline::suppressedLeaks(model, names, timeline::Suppressions());
-            report.m_suppressedBytes = suppressed.m_bytes;
-            report.m_suppressedBlocks = suppressed.m_blocks;
-        }
+        report.m_suppressedBytes = log.suppressedLeaks().m_bytes;
+        report.m_suppressedBlocks = log.suppressedLeaks().m_blocks;
+        if (needSites) sites = log.takeSiteIndex();
+        model = log.takeModel();
     }  // the log is unmapped before drawing: memory holds the model, not the file
     if (options.m_view != ViewKind::Time) {
         const render::CachePageOptions page{report.m_width, report.m_height, options.m_log, report.m_fullPaths};
@@ -277,7 +283,7 @@ int run(TimelineOptions& options) {
 
 int main(int argc, char** argv) {
     // The model's arrays in huge pages, mapped ahead: what the window's frames need
-    // (timeline/huge_pages.hpp); an export's two threads start on them too.
+    // (timeline/base/huge_pages.hpp); an export's two threads start on them too.
     memlog::timeline::setArrayPages(memlog::timeline::ArrayPages::HugeAndAhead);
     using namespace memlog;
     std::vector<std::string> arguments(argv + 1, argv + argc);

@@ -8,7 +8,8 @@
 
 #include "memlog/format.hpp"
 #include "render/report/array_page_shape.hpp"
-#include "timeline/cache_views.hpp"
+#include "timeline/base/number_parsing.hpp"
+#include "timeline/trace/cache_views.hpp"
 
 namespace memlog::cli {
 

@@ -12,7 +12,7 @@
 
 #include "render/frame/draft_budget.hpp"
 #include "render/frame/frame_plan.hpp"
-#include "timeline/model_index.hpp"
+#include "timeline/model/model_index.hpp"
 
 namespace memlog::render {
 

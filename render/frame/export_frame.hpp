@@ -10,7 +10,7 @@
 #include "render/frame/frame_plan.hpp"
 #include "render/raster/block_colouring.hpp"
 #include "render/raster/tile_raster.hpp"
-#include "timeline/block_model.hpp"
+#include "timeline/model/block_model.hpp"
 
 namespace memlog::render {
 

@@ -23,8 +23,8 @@
 #include "render/frame/view_cache.hpp"
 #include "render/raster/block_colouring.hpp"
 #include "render/raster/tile_raster.hpp"
-#include "timeline/bins.hpp"
-#include "timeline/model_index.hpp"
+#include "timeline/model/bins.hpp"
+#include "timeline/model/model_index.hpp"
 
 namespace memlog::render {
 

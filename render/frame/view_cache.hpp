@@ -9,7 +9,7 @@
 
 #include "render/frame/frame_plan.hpp"
 #include "render/raster/pixel_buffer.hpp"
-#include "timeline/bins.hpp"
+#include "timeline/model/bins.hpp"
 
 namespace memlog::render {
 

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "render/raster/x_scale.hpp"
-#include "timeline/seeded_hash.hpp"
+#include "timeline/base/seeded_hash.hpp"
 
 namespace memlog::render {
 

@@ -14,7 +14,7 @@
 #include "render/raster/colour_map.hpp"
 #include "render/raster/pixel_buffer.hpp"
 #include "render/raster/view_layer.hpp"
-#include "timeline/access_marks.hpp"
+#include "timeline/model/access_marks.hpp"
 
 namespace memlog::render {
 

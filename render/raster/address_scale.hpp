@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "timeline/address_ranges.hpp"
+#include "timeline/model/address_ranges.hpp"
 
 namespace memlog::render {
 

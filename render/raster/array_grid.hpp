@@ -9,8 +9,8 @@
 
 #include "render/raster/colour_map.hpp"
 #include "render/raster/pixel_buffer.hpp"
-#include "timeline/array_cells.hpp"
-#include "timeline/array_playback.hpp"
+#include "timeline/accesses/array_cells.hpp"
+#include "timeline/accesses/array_playback.hpp"
 
 namespace memlog::render {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "render/raster/frame_colours.hpp"
-#include "timeline/block_index.hpp"
+#include "timeline/model/block_index.hpp"
 
 namespace memlog::render {
 

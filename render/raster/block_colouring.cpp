@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "timeline/bins.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/model/bins.hpp"
+#include "timeline/base/text_format.hpp"
+#include "timeline/model/usable_size.hpp"
 
 namespace memlog::render {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "render/raster/colour_map.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/stack_sites.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/names/site_index.hpp"
 
 namespace memlog::render {
 

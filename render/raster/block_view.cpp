@@ -9,7 +9,7 @@
 
 #include "render/raster/coverage_accumulator.hpp"
 #include "render/raster/x_scale.hpp"
-#include "timeline/seeded_hash.hpp"
+#include "timeline/base/seeded_hash.hpp"
 
 namespace memlog::render {
 

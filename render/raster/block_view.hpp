@@ -12,9 +12,9 @@
 #include "render/raster/cushion.hpp"
 #include "render/raster/pixel_buffer.hpp"
 #include "render/raster/x_scale.hpp"
-#include "timeline/access_marks.hpp"
-#include "timeline/bins.hpp"
-#include "timeline/block_model.hpp"
+#include "timeline/model/access_marks.hpp"
+#include "timeline/model/bins.hpp"
+#include "timeline/model/block_model.hpp"
 
 namespace memlog::render {
 

@@ -1,4 +1,4 @@
-// Pixels of the cache views (timeline/cache_views.hpp): grids of hit and miss counts (the main
+// Pixels of the cache views (timeline/trace/cache_views.hpp): grids of hit and miss counts (the main
 // memory display and its strip charts), their bar graphs, and the working set of cache lines.
 #pragma once
 
@@ -6,7 +6,7 @@
 
 #include "render/raster/colour_map.hpp"
 #include "render/raster/pixel_buffer.hpp"
-#include "timeline/cache_views.hpp"
+#include "timeline/trace/cache_views.hpp"
 
 namespace memlog::render {
 

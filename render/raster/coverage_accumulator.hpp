@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "render/raster/power_table.hpp"
-#include "timeline/huge_pages.hpp"
+#include "timeline/base/huge_pages.hpp"
 
 namespace memlog::render {
 

@@ -12,8 +12,8 @@
 #include "render/raster/colour_map.hpp"
 #include "render/raster/coverage_accumulator.hpp"
 #include "render/raster/power_table.hpp"
-#include "timeline/block_index.hpp"
-#include "timeline/huge_pages.hpp"
+#include "timeline/model/block_index.hpp"
+#include "timeline/base/huge_pages.hpp"
 
 namespace memlog::render {
 

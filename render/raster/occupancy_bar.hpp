@@ -7,7 +7,7 @@
 
 #include "render/raster/cushion.hpp"
 #include "render/raster/pixel_buffer.hpp"
-#include "timeline/occupancy.hpp"
+#include "timeline/model/occupancy.hpp"
 
 namespace memlog::render {
 

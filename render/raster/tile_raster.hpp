@@ -15,7 +15,7 @@
 #include "render/raster/coverage_accumulator.hpp"
 #include "render/raster/frame_colours.hpp"
 #include "render/raster/tiles.hpp"
-#include "timeline/model_index.hpp"
+#include "timeline/model/model_index.hpp"
 
 namespace memlog::render {
 

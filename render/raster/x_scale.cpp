@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "timeline/text_format.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "timeline/block_model.hpp"
+#include "timeline/model/block_model.hpp"
 
 namespace memlog::render {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "render/frame/array_plan.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

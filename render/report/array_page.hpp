@@ -14,9 +14,9 @@
 #include "render/raster/array_grid.hpp"
 #include "render/report/cairo_draw.hpp"
 #include "render/report/phase_marks.hpp"
-#include "timeline/array_cells.hpp"
-#include "timeline/array_playback.hpp"
-#include "timeline/sampled_arrays.hpp"
+#include "timeline/accesses/array_cells.hpp"
+#include "timeline/accesses/array_playback.hpp"
+#include "timeline/accesses/sampled_arrays.hpp"
 
 namespace memlog::render {
 

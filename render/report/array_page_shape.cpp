@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "timeline/array_shape.hpp"
+#include "timeline/accesses/array_shape.hpp"
 
 namespace memlog::render {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "render/report/array_page.hpp"
-#include "timeline/sampled_arrays.hpp"
+#include "timeline/accesses/sampled_arrays.hpp"
 
 namespace memlog::render {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "render/raster/x_scale.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

@@ -7,7 +7,7 @@
 
 #include "render/raster/address_scale.hpp"
 #include "render/report/cairo_draw.hpp"
-#include "timeline/block_model.hpp"
+#include "timeline/model/block_model.hpp"
 
 namespace memlog::render {
 

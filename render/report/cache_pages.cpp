@@ -8,7 +8,7 @@
 
 #include "render/raster/cache_display.hpp"
 #include "render/report/axes.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

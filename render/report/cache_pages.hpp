@@ -1,6 +1,6 @@
 // The cache views of a full trace, each a page of its own: CS348C's main memory display with its
 // four summary charts, and ExpertMemer's working set of cache lines. The counts come from
-// timeline/cache_views.hpp, the pixels from raster/cache_display.hpp; here the layout and text.
+// timeline/trace/cache_views.hpp, the pixels from raster/cache_display.hpp; here the layout and text.
 #pragma once
 
 #include <cairo.h>
@@ -12,8 +12,8 @@
 #include "render/raster/cache_display.hpp"
 #include "render/report/export.hpp"
 #include "render/report/legend.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/cache_views.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/trace/cache_views.hpp"
 
 namespace memlog::render {
 

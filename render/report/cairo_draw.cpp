@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "timeline/text_format.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "render/report/cairo_draw.hpp"
-#include "timeline/block_model.hpp"
+#include "timeline/model/block_model.hpp"
 
 namespace memlog::render {
 

@@ -13,8 +13,8 @@
 #include "render/raster/occupancy_bar.hpp"
 #include "render/raster/x_scale.hpp"
 #include "render/report/axes.hpp"
-#include "timeline/cache_views.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/trace/cache_views.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

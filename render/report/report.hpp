@@ -18,9 +18,9 @@
 #include "render/report/legend.hpp"
 #include "render/report/phase_marks.hpp"
 #include "render/report/report_layout.hpp"
-#include "timeline/bins.hpp"
-#include "timeline/cache_model.hpp"
-#include "timeline/occupancy.hpp"
+#include "timeline/model/bins.hpp"
+#include "timeline/trace/cache_model.hpp"
+#include "timeline/model/occupancy.hpp"
 
 namespace memlog::render {
 

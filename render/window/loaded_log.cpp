@@ -4,6 +4,9 @@
 
 #include <sys/stat.h>
 
+#include "timeline/names/suppressions.hpp"
+#include "timeline/open/opened_log.hpp"
+
 namespace memlog::render {
 
 using timeline::Block;
@@ -30,18 +33,34 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     };
     auto log = std::make_unique<LoadedLog>();
     log->m_version = fileVersion(path);
-    log->m_reader = std::make_unique<timeline::LogReader>(path);
-    tell("reading the log", 0);
-    log->m_model = timeline::buildBlockModel(
-        *log->m_reader, [&](double f) { tell("reading the log", 0.6 * f); }, true);
-    // What the reader skipped or where it stopped, said like the stacks' problems (on stderr).
-    if (const auto skipped = log->m_reader->whatWasSkipped()) log->m_warnings.push_back(*skipped);
-    if (const auto stopped = log->m_reader->whereReadingStopped()) log->m_warnings.push_back(*stopped);
-    tell("naming the stacks", 0.6);
-    log->m_names = std::make_unique<timeline::StackNames>(
-        *log->m_reader, [&](const std::string& problem) { log->m_warnings.push_back(problem); });
-    log->m_sites = timeline::indexSites(*log->m_names, log->m_model.stackCount());
-    log->m_suppressed = timeline::suppressedLeaks(log->m_model, *log->m_names, timeline::Suppressions());
+    {
+        // The model with its freeing stacks (for brushing), the names kept for brushing, the
+        // sites, the runtime's one-time blocks among the leaks; the warnings (the reader's and the
+        // stacks' problems) kept for the window to say.
+        const timeline::Suppressions builtIn;
+        LoadedLog* const loaded = log.get();
+        timeline::OpenedLog opened(path,
+                                   {.m_walk = timeline::OpenedLog::Walk::Model,
+                                    .m_freeStacks = true,
+                                    .m_names = timeline::OpenedLog::Names::AsAsked,
+                                    .m_siteIndex = true,
+                                    .m_suppressions = &builtIn},
+                                   {.m_progress =
+                                        [&](timeline::OpenedLog::Step step, double fraction) {
+                                            if (step == timeline::OpenedLog::Step::Walk)
+                                                tell("reading the log", 0.6 * fraction);
+                                            else
+                                                tell("naming the stacks", 0.6);
+                                        },
+                                    .m_warn = [loaded](const std::string& problem) {
+                                        loaded->m_warnings.push_back(problem);
+                                    }});
+        log->m_model = opened.takeModel();
+        log->m_sites = opened.takeSiteIndex();
+        log->m_suppressed = opened.suppressedLeaks();
+        log->m_names = opened.takeNames();
+        log->m_reader = opened.takeReader();
+    }
     tell("compacting addresses", 0.75);
     timeline::AddressRanges::Builder ranges;
     log->m_model.forEach([&](const Block& b) { ranges.add(b.addr(), b.endAddr()); });

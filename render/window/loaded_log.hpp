@@ -12,12 +12,12 @@
 #include <thread>
 
 #include "render/frame/frame_context.hpp"
-#include "timeline/address_ranges.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stack_sites.hpp"
-#include "timeline/suppressions.hpp"
+#include "timeline/model/address_ranges.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/model/suppressed_leaks.hpp"
+#include "timeline/names/site_index.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/read/log_reader.hpp"
 
 namespace memlog::render {
 

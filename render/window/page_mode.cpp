@@ -12,10 +12,10 @@
 #include "render/raster/x_scale.hpp"
 #include "render/window/overlays.hpp"
 #include "render/window/timeline_window.hpp"
-#include "timeline/cache_report.hpp"
-#include "timeline/cache_views.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/trace/cache_report.hpp"
+#include "timeline/trace/cache_views.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

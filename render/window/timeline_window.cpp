@@ -13,8 +13,9 @@
 
 #include "render/report/export.hpp"
 #include "render/window/overlays.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/base/text_format.hpp"
+#include "timeline/names/accessing_code.hpp"
 
 namespace memlog::render {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "render/raster/address_scale.hpp"
-#include "timeline/address_ranges.hpp"
-#include "timeline/block_model.hpp"
+#include "timeline/model/address_ranges.hpp"
+#include "timeline/model/block_model.hpp"
 
 namespace memlog::render {
 

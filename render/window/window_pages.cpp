@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "render/report/cairo_draw.hpp"
-#include "timeline/cache_views.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/trace/cache_views.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

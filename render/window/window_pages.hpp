@@ -14,9 +14,9 @@
 #include "render/report/array_page_shape.hpp"
 #include "render/report/cache_pages.hpp"
 #include "render/window/playback_clock.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/cache_model.hpp"
-#include "timeline/sampled_arrays.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/trace/cache_model.hpp"
+#include "timeline/accesses/sampled_arrays.hpp"
 
 namespace memlog::render {
 

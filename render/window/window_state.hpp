@@ -12,8 +12,8 @@
 #include "render/raster/block_colouring.hpp"
 #include "render/raster/cushion.hpp"
 #include "render/report/report_layout.hpp"
-#include "timeline/bins.hpp"
-#include "timeline/block_model.hpp"
+#include "timeline/model/bins.hpp"
+#include "timeline/model/block_model.hpp"
 
 namespace memlog::render {
 

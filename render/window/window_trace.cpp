@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "render/window/timeline_window.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::render {
 

@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "render/window/control_strip.hpp"
-#include "timeline/bins.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/model/bins.hpp"
+#include "timeline/base/text_format.hpp"
 #include "window_checks.hpp"
 
 using namespace memlog;

@@ -16,7 +16,7 @@
 #include "render/report/array_page_shape.hpp"
 #include "render/report/cache_pages.hpp"
 #include "scenario/run_program.hpp"
-#include "timeline/sampled_arrays.hpp"
+#include "timeline/accesses/sampled_arrays.hpp"
 #include "window_checks.hpp"
 
 using namespace memlog;

@@ -14,7 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "timeline/log_reader.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "timeline/summary.hpp"
+#include "timeline/replay/summary.hpp"
 
 namespace memlog::test {
 

@@ -11,9 +11,11 @@
 #include <map>
 
 #include "run_program.hpp"
-#include "timeline/access_attribution.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
+#include "timeline/replay/access_attribution.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
+#include "timeline/names/accessing_code.hpp"
+#include "timeline/names/stack_names.hpp"
 
 using namespace memlog::test;
 using memlog::format::AccessSampler;

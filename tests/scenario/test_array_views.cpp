@@ -17,12 +17,12 @@
 #include "render/report/array_page.hpp"
 #include "render/report/report.hpp"
 #include "run_program.hpp"
-#include "timeline/array_cells.hpp"
-#include "timeline/array_playback.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sampled_arrays.hpp"
-#include "timeline/sites.hpp"
+#include "timeline/accesses/array_cells.hpp"
+#include "timeline/accesses/array_playback.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/accesses/sampled_arrays.hpp"
+#include "timeline/names/stack_names.hpp"
 
 using namespace memlog::test;
 using namespace memlog::timeline;

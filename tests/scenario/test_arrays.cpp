@@ -10,10 +10,10 @@
 #include <tuple>
 
 #include "run_program.hpp"
-#include "timeline/array_cells.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sampled_arrays.hpp"
-#include "timeline/sites.hpp"
+#include "timeline/accesses/array_cells.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/accesses/sampled_arrays.hpp"
+#include "timeline/names/stack_names.hpp"
 
 using namespace memlog::test;
 using namespace memlog::timeline;

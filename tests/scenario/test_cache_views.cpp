@@ -15,8 +15,8 @@
 #include "render/report/cache_pages.hpp"
 #include "render/report/report.hpp"
 #include "run_program.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/read/log_reader.hpp"
 
 using namespace memlog;
 using namespace memlog::test;

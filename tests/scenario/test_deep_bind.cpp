@@ -8,7 +8,7 @@
 #include <set>
 
 #include "run_program.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/read/log_reader.hpp"
 
 using namespace memlog::test;
 using memlog::format::Kind;

@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "run_program.hpp"
-#include "timeline/access_attribution.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/summary.hpp"
+#include "timeline/replay/access_attribution.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 using namespace memlog::test;
 using memlog::timeline::Region;

@@ -6,7 +6,8 @@
 #include <fstream>
 
 #include "run_program.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;

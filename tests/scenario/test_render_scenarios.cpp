@@ -9,8 +9,8 @@
 #include <set>
 
 #include "run_program.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/read/log_reader.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;

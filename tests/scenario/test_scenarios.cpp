@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "run_program.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/base/text_format.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;

@@ -8,7 +8,8 @@
 #include <set>
 
 #include "run_program.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;

@@ -11,9 +11,10 @@
 #include <sstream>
 
 #include "run_program.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stack_sites.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/site_table.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/names/site_index.hpp"
 
 using namespace memlog::test;
 using memlog::timeline::Metric;

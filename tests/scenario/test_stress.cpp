@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "run_program.hpp"
-#include "timeline/summary.hpp"
+#include "timeline/replay/summary.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;

@@ -7,12 +7,14 @@
 
 #include "render/report/report.hpp"
 #include "run_program.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stat_naming.hpp"
-#include "timeline/suppressions.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/site_table.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/names/sites_beside_suppressions.hpp"
+#include "timeline/model/suppressed_leaks.hpp"
+#include "timeline/names/suppressions.hpp"
+#include "timeline/base/text_format.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;
@@ -112,7 +114,7 @@ TEST_CASE("sqlite3's stdio buffer and passwd lookup are suppressed, the total of
 }
 
 // `memlog stat` names the sites on a second thread, with a symboliser of its own, while the
-// suppressions name the C library's frames (timeline/stat_naming.hpp): two libdw sessions on
+// suppressions name the C library's frames (timeline/names/sites_beside_suppressions.hpp): two libdw sessions on
 // the same real debug information at once. What they leave must be what one thread leaves.
 TEST_CASE("on a real log, suppressions and sites named side by side leave what one after the other leaves") {
     using namespace memlog::timeline;

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "run_program.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/read/log_reader.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;

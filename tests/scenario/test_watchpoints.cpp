@@ -11,10 +11,10 @@
 #include "watch/watch_probe.hpp"
 #include "run_program.hpp"
 #include "render/report/report.hpp"
-#include "timeline/block_model.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/text_format.hpp"
-#include "timeline/use_after_free.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/base/text_format.hpp"
+#include "timeline/accesses/use_after_free.hpp"
 
 using namespace memlog::test;
 namespace fs = std::filesystem;

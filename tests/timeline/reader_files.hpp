@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "log_builder.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/read/log_reader.hpp"
 
 namespace memlog::test {
 

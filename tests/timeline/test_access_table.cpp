@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "log_builder.hpp"
-#include "timeline/access_table.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/accesses/access_table.hpp"
+#include "timeline/read/log_reader.hpp"
 
 using memlog::test::LogBuilder;
 using memlog::timeline::AccessGrouping;

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "timeline/address_ranges.hpp"
+#include "timeline/model/address_ranges.hpp"
 
 using memlog::timeline::AddressRange;
 using memlog::timeline::AddressRanges;

@@ -5,7 +5,7 @@
 #include <random>
 #include <unordered_map>
 
-#include "timeline/address_table.hpp"
+#include "timeline/replay/address_table.hpp"
 
 using memlog::timeline::AddressTable;
 

@@ -1,8 +1,8 @@
 // A playback's slices and the access filter, on made-up samples with known answers.
 #include <catch2/catch.hpp>
 
-#include "timeline/array_cells.hpp"
-#include "timeline/array_playback.hpp"
+#include "timeline/accesses/array_cells.hpp"
+#include "timeline/accesses/array_playback.hpp"
 
 using namespace memlog::timeline;
 using memlog::format::AccessKind;

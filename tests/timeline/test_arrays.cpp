@@ -2,9 +2,9 @@
 // the shape guessed from the samples, on made-up samples with known answers.
 #include <catch2/catch.hpp>
 
-#include "timeline/array_cells.hpp"
-#include "timeline/array_shape.hpp"
-#include "timeline/source_names.hpp"
+#include "timeline/accesses/array_cells.hpp"
+#include "timeline/accesses/array_shape.hpp"
+#include "timeline/names/source_names.hpp"
 
 using namespace memlog::timeline;
 

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "heap_records.hpp"
-#include "timeline/bins.hpp"
+#include "timeline/model/bins.hpp"
 
 using memlog::format::Kind;
 using memlog::test::LogBuilder;

@@ -6,8 +6,8 @@
 #include <random>
 #include <set>
 
-#include "timeline/block_index.hpp"
-#include "timeline/prefault.hpp"
+#include "timeline/model/block_index.hpp"
+#include "timeline/base/prefault.hpp"
 
 using memlog::timeline::BlockIndex;
 using memlog::timeline::IndexBox;

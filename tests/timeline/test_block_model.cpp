@@ -3,7 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "heap_records.hpp"
-#include "timeline/block_model.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/model/usable_size.hpp"
 
 using memlog::format::Kind;
 using memlog::test::LogBuilder;

@@ -2,7 +2,7 @@
 // memory display's cells, sets, rows and strip charts, and the working set's columns.
 #include <catch2/catch.hpp>
 
-#include "timeline/cache_views.hpp"
+#include "timeline/trace/cache_views.hpp"
 
 using namespace memlog::timeline;
 

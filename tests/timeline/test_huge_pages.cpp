@@ -1,5 +1,5 @@
 // The arrays made once per log and read by every frame, and the reader's table of live blocks,
-// are asked to be backed by huge pages (timeline/huge_pages.hpp): the mapping that holds them
+// are asked to be backed by huge pages (timeline/base/huge_pages.hpp): the mapping that holds them
 // carries the kernel's "hg" flag (MADV_HUGEPAGE) in /proc/self/smaps. Whether the kernel then gives 2 MiB pages is its
 // choice; without the advice, with THP in its default "madvise" mode, it never does.
 #include <catch2/catch.hpp>
@@ -10,10 +10,10 @@
 #include <string>
 
 #include "random_heap.hpp"
-#include "timeline/address_table.hpp"
-#include "timeline/block_index.hpp"
-#include "timeline/huge_pages.hpp"
-#include "timeline/model_index.hpp"
+#include "timeline/replay/address_table.hpp"
+#include "timeline/model/block_index.hpp"
+#include "timeline/base/huge_pages.hpp"
+#include "timeline/model/model_index.hpp"
 
 using namespace memlog;
 

@@ -1,7 +1,7 @@
 // The rule that decides whether memlog stat decodes and names on a second thread.
 #include <catch2/catch.hpp>
 
-#include "timeline/idle_core.hpp"
+#include "timeline/base/idle_core.hpp"
 
 using memlog::timeline::aCoreIsIdle;
 

@@ -1,7 +1,7 @@
 // Lackey's trace with the recorder's markers, read into accesses among the events.
 #include <catch2/catch.hpp>
 
-#include "timeline/lackey_trace.hpp"
+#include "timeline/trace/lackey_trace.hpp"
 
 using namespace memlog;
 using timeline::LackeyTrace;

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "reader_files.hpp"
-#include "timeline/cut_log.hpp"
-#include "timeline/stack_metrics.hpp"
+#include "timeline/base/sigbus_guard.hpp"
+#include "timeline/replay/stack_metrics.hpp"
 
 using memlog::timeline::Event;
 using memlog::timeline::LogError;

@@ -7,8 +7,8 @@
 #include <random>
 
 #include "random_heap.hpp"
-#include "timeline/model_index.hpp"
-#include "timeline/occupancy.hpp"
+#include "timeline/model/model_index.hpp"
+#include "timeline/model/occupancy.hpp"
 
 using namespace memlog;
 using timeline::Block;

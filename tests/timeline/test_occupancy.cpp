@@ -4,7 +4,7 @@
 #include <random>
 
 #include "heap_records.hpp"
-#include "timeline/occupancy.hpp"
+#include "timeline/model/occupancy.hpp"
 
 using memlog::test::LogBuilder;
 using memlog::test::modelOf;

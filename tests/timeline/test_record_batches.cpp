@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "log_builder.hpp"
-#include "timeline/event_ring.hpp"
-#include "timeline/log_reader.hpp"
+#include "timeline/read/event_ring.hpp"
+#include "timeline/read/log_reader.hpp"
 
 using memlog::test::LogBuilder;
 using memlog::timeline::AccessSample;

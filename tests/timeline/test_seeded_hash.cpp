@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "timeline/seeded_hash.hpp"
+#include "timeline/base/seeded_hash.hpp"
 
 using memlog::timeline::NumberSet;
 

@@ -6,8 +6,9 @@
 #include <unistd.h>
 
 #include "log_builder.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/allocator_plumbing.hpp"
+#include "timeline/names/stack_names.hpp"
 #include "unwind/symbolizer.hpp"
 
 using memlog::test::LogBuilder;

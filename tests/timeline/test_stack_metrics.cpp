@@ -13,9 +13,10 @@
 
 #include "heap_records.hpp"
 #include "log_builder.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/stack_metrics.hpp"
-#include "timeline/summary.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/stack_metrics.hpp"
+#include "timeline/replay/block_observer.hpp"
+#include "timeline/replay/summary.hpp"
 
 using memlog::format::Kind;
 using memlog::test::LogBuilder;

@@ -12,10 +12,11 @@
 
 #include "heap_records.hpp"
 #include "log_builder.hpp"
-#include "timeline/access_attribution.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/summary.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/replay/access_attribution.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/block_observer.hpp"
+#include "timeline/replay/summary.hpp"
+#include "timeline/base/text_format.hpp"
 
 using memlog::format::Kind;
 using memlog::test::LogBuilder;

@@ -6,10 +6,10 @@
 #include <fstream>
 
 #include "log_builder.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stack_metrics.hpp"
-#include "timeline/suppressions.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/replay/stack_metrics.hpp"
+#include "timeline/names/suppressions.hpp"
 
 using memlog::timeline::patternMatches;
 using memlog::timeline::Suppressions;

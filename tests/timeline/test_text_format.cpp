@@ -1,7 +1,7 @@
 // validUtf8: text from logs and binaries made safe for Cairo and JSON, byte by byte.
 #include <catch2/catch.hpp>
 
-#include "timeline/text_format.hpp"
+#include "timeline/base/text_format.hpp"
 
 using memlog::timeline::validUtf8;
 

@@ -1,14 +1,15 @@
 // memlog accesses: the access samples of a log grouped by allocation site, block, accessing
-// function or global (timeline/access_table.hpp), as a table or CSV.
+// function or global (timeline/accesses/access_table.hpp), as a table or CSV.
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/access_table.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/accesses/access_table.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -113,15 +114,12 @@ int accessesCommand(const Arguments& arguments) {
     const size_t top = parsed.m_top;
     const bool csv = parsed.m_csv;
     try {
-        timeline::LogReader reader(path);
+        // The table's pass is the walk (it names what it found at its end).
         timeline::AccessTable table;
-        {
-            ProgressBar bar("reading " + path);
-            table = timeline::accessTable(
-                reader, by, top, [&](double f) { bar.update(f); },
-                [](const std::string& problem) { diagnostics::warn(problem); });
-        }
-        warnWhereReadingStopped(reader);
+        openLog(path, {.m_ownWalk = [&](timeline::LogReader& reader, const std::function<void(double)>& progress) {
+                    table = timeline::accessTable(reader, by, top, progress,
+                                                  [](const std::string& problem) { diagnostics::warn(problem); });
+                }});
         if (table.m_samples == 0 && !csv)
             std::fprintf(stderr,
                          "memlog: %s has no access samples (record with MEMLOG_ACCESS=1 or `memlog run --access`)\n",

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/array_shape.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/accesses/array_shape.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -49,11 +49,9 @@ int arraysCommand(const Arguments& arguments) {
     if (parsed.m_exit >= 0) return parsed.m_exit;
     if (!parsed.m_by.empty()) return usageError("arrays: unknown option '--by'", "Try 'memlog arrays --help'.");
     try {
-        timeline::LogReader reader(parsed.m_path);
-        reader.forEachEvent([](const timeline::Event&) {});
-        warnWhereReadingStopped(reader);
-        auto names = nameStacks(reader);
-        const auto arrays = timeline::sampledArrays(reader, *names);
+        timeline::OpenedLog log = openLog(parsed.m_path, {.m_walk = timeline::OpenedLog::Walk::Stacks,
+                                                          .m_names = timeline::OpenedLog::Names::Every});
+        const auto arrays = timeline::sampledArrays(log.reader(), log.names());
         if (parsed.m_csv)
             std::puts(
                 "name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"

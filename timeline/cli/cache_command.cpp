@@ -1,4 +1,4 @@
-// memlog cache: a cache simulated over every access of a full-trace log (timeline/cache_report).
+// memlog cache: a cache simulated over every access of a full-trace log (timeline/trace/cache_report).
 #include <cinttypes>
 #include <cstdio>
 #include <algorithm>
@@ -6,10 +6,11 @@
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/cache_report.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stack_sites.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/trace/cache_report.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/names/site_index.hpp"
+#include "timeline/base/number_parsing.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -183,19 +184,19 @@ int cacheCommand(const Arguments& arguments) {
     if (const std::string problem = timeline::geometryProblem(geometry); !problem.empty())
         return usageError("cache: " + problem, hint);
     try {
-        timeline::LogReader reader(path);
-        if (const std::string refusal = timeline::cacheRefusal(reader); !refusal.empty()) {
-            std::fprintf(stderr, "memlog: cache: %s: %s\n", path.c_str(), refusal.c_str());
+        // A first walk reads the module map for the names; the simulation is a second.
+        timeline::OpenedLog log = openLog(path, {.m_refuse = timeline::cacheRefusal,
+                                                 .m_walk = timeline::OpenedLog::Walk::Stacks,
+                                                 .m_names = timeline::OpenedLog::Names::Every});
+        if (!log.refusal().empty()) {
+            std::fprintf(stderr, "memlog: cache: %s: %s\n", path.c_str(), log.refusal().c_str());
             return 2;
         }
-        reader.forEachEvent([](const timeline::Event&) {});  // the module map, for the names
-        warnWhereReadingStopped(reader);
-        auto names = nameStacks(reader);
-        const timeline::CacheReport report = timeline::simulateCache(reader, *names, geometry);
+        const timeline::CacheReport report = timeline::simulateCache(log.reader(), log.names(), geometry);
         if (json)
-            printJson(report, *names);
+            printJson(report, log.names());
         else
-            printText(report, *names, top);
+            printText(report, log.names(), top);
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());
         return 2;

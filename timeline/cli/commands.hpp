@@ -2,15 +2,13 @@
 // status: 0 success, 1 failure of the work, 2 bad usage or bad input (after one line on stderr).
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
+#include "timeline/open/opened_log.hpp"
+
 namespace memlog::timeline {
-class LogReader;
-class StackNames;
 class Suppressions;
-struct MeasuredLog;
 }  // namespace memlog::timeline
 
 namespace memlog::cli {
@@ -32,12 +30,10 @@ int compareCommand(const Arguments& arguments);
 int runFullTrace(const std::vector<std::string>& program, std::string output, bool quiet);
 int lsCommand(const Arguments& arguments);
 
-// Names for the stacks of a log that has been walked; problems (a changed binary) go to stderr.
-std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader);
-
-// After a walk: a warning naming the file and the offset for data skipped (a damaged chunk
-// header) and for a torn tail, each once.
-void warnWhereReadingStopped(const timeline::LogReader& reader);
+// A log opened for a command (timeline/open/opened_log.hpp): a progress bar on stderr while the
+// walk reads and while every stack is named, the warnings (the walk's, a changed binary) on
+// stderr. Throws LogError.
+timeline::OpenedLog openLog(const std::string& path, timeline::OpenedLog::Parts parts);
 
 // The built-in suppressions plus those of `file` (when not empty); throws LogError on a bad file.
 timeline::Suppressions loadSuppressions(const std::string& file);

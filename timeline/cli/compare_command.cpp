@@ -1,12 +1,12 @@
-// memlog compare: what samples said against what a full trace counted (timeline/sample_check).
+// memlog compare: what samples said against what a full trace counted (timeline/trace/sample_comparison).
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sample_check.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/trace/sample_comparison.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -55,7 +55,9 @@ int compareCommand(const Arguments& arguments) {
         (!timeline::parseAccessGrouping(parsed.m_by, by) || by == timeline::AccessGrouping::Global))
         return usageError("compare: --by takes site, function or block", "Try 'memlog compare --help'.");
     try {
-        const timeline::SampleCheck check = timeline::checkSamples(logs[0], logs[1], by);
+        // The comparison walks the logs: opened here, quietly, as it always read them.
+        timeline::OpenedLog sampled(logs[0], {}), full(logs[1], {});
+        const timeline::SampleCheck check = timeline::checkSamples(sampled.reader(), full.reader(), by);
         if (parsed.m_csv)
             std::puts(
                 "name,location,samples,sampled_share,exact_accesses,exact_share,share_difference,sampled_writes_share,"

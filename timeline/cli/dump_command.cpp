@@ -2,13 +2,15 @@
 // CSV or as an aligned table.
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
-#include "timeline/access_attribution.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/summary.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/access_attribution.hpp"
+#include "timeline/replay/block_observer.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -80,6 +82,30 @@ private:
     timeline::StackNames& m_names;
 };
 
+// Every heap event as a row, after the header; with `siteOf` (by stack id), its site.
+void printEvents(timeline::LogReader& reader, bool csv, const std::vector<std::string>* siteOf) {
+    const bool symbolize = siteOf != nullptr;
+    if (csv)
+        std::fputs(symbolize ? "seq,time_ns,tid,kind,addr,size,old_addr,stack_id,site\n"
+                             : "seq,time_ns,tid,kind,addr,size,old_addr,stack_id\n",
+                   stdout);
+    else
+        std::printf("%10s %14s %8s %-14s %18s %12s %18s %8s%s\n", "seq", "time_ns", "tid", "kind", "addr", "size",
+                    "old_addr", "stack", symbolize ? "  site" : "");
+    const char* rowFormat = csv ? "%" PRIu64 ",%" PRIu64 ",%u,%s,0x%" PRIx64 ",%" PRIu64 ",0x%" PRIx64 ",%u"
+                                : "%10" PRIu64 " %14" PRIu64 " %8u %-14s 0x%016" PRIx64 " %12" PRIu64
+                                  " 0x%016" PRIx64 " %8u";
+    reader.forEachEvent([&](const timeline::Event& e) {
+        std::printf(rowFormat, e.m_seq, e.m_timeNs, e.m_tid, format::kindInfo(e.m_kind).m_name, e.m_addr, e.m_size,
+                    e.m_oldAddr, e.m_stack);
+        if (symbolize) {
+            std::fputs(csv ? "," : "  ", stdout);
+            std::fputs(e.m_stack < siteOf->size() ? (*siteOf)[e.m_stack].c_str() : "", stdout);
+        }
+        std::fputc('\n', stdout);
+    });
+}
+
 }  // namespace
 
 int dumpCommand(const Arguments& arguments) {
@@ -100,22 +126,17 @@ int dumpCommand(const Arguments& arguments) {
     static char buffer[1 << 20];
     std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
     try {
-        timeline::LogReader reader(path);
-        // Sites and globals' names need the stacks and the module map, which a first walk collects.
-        std::unique_ptr<timeline::StackNames> names;
-        std::vector<std::string> siteOf;
-        if (symbolize || accesses) {
-            reader.forEachEvent([](const timeline::Event&) {});
-            names = nameStacks(reader);
+        if (!symbolize && !accesses) {
+            // The rows are the walk.
+            openLog(path, {.m_ownWalk = [&](timeline::LogReader& reader, const std::function<void(double)>&) {
+                               printEvents(reader, csv, nullptr);
+                           }});
+            return std::fflush(stdout) == 0 ? 0 : 1;
         }
-        if (symbolize)
-            for (size_t id = 0; id < reader.stacks().size(); ++id)
-                siteOf.push_back(csvField(names->site(static_cast<uint32_t>(id)).m_function));
-        auto site = [&](uint32_t stack) {
-            if (!symbolize) return;
-            std::fputs(csv ? "," : "  ", stdout);
-            std::fputs(stack < siteOf.size() ? siteOf[stack].c_str() : "", stdout);
-        };
+        // Sites and globals' names need the stacks and the module map, which a first walk
+        // collects; the rows come from a second.
+        timeline::OpenedLog log = openLog(
+            path, {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::Every});
         if (accesses) {
             if (csv)
                 std::printf("seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source%s\n",
@@ -124,28 +145,14 @@ int dumpCommand(const Arguments& arguments) {
                 std::printf("%10s %14s %8s %-9s %18s %5s %-6s %10s %10s %-20s %18s %8s %s%s\n", "seq", "time_ns", "tid",
                             "kind", "addr", "size", "region", "block_seq", "offset", "symbol", "ip", "stack", "source",
                             symbolize ? "  site" : "");
-            AccessRows rows(csv, symbolize, *names);
-            timeline::summarize(reader, {}, &rows);
-            warnWhereReadingStopped(reader);
+            AccessRows rows(csv, symbolize, log.names());
+            timeline::summarize(log.reader(), {}, &rows);
             return std::fflush(stdout) == 0 ? 0 : 1;
         }
-        if (csv)
-            std::fputs(symbolize ? "seq,time_ns,tid,kind,addr,size,old_addr,stack_id,site\n"
-                                 : "seq,time_ns,tid,kind,addr,size,old_addr,stack_id\n",
-                       stdout);
-        else
-            std::printf("%10s %14s %8s %-14s %18s %12s %18s %8s%s\n", "seq", "time_ns", "tid", "kind", "addr", "size",
-                        "old_addr", "stack", symbolize ? "  site" : "");
-        const char* rowFormat = csv ? "%" PRIu64 ",%" PRIu64 ",%u,%s,0x%" PRIx64 ",%" PRIu64 ",0x%" PRIx64 ",%u"
-                                    : "%10" PRIu64 " %14" PRIu64 " %8u %-14s 0x%016" PRIx64 " %12" PRIu64
-                                      " 0x%016" PRIx64 " %8u";
-        reader.forEachEvent([&](const timeline::Event& e) {
-            std::printf(rowFormat, e.m_seq, e.m_timeNs, e.m_tid, format::kindInfo(e.m_kind).m_name, e.m_addr, e.m_size,
-                        e.m_oldAddr, e.m_stack);
-            site(e.m_stack);
-            std::fputc('\n', stdout);
-        });
-        warnWhereReadingStopped(reader);
+        std::vector<std::string> siteOf;
+        for (size_t id = 0; id < log.reader().stacks().size(); ++id)
+            siteOf.push_back(csvField(log.names().site(static_cast<uint32_t>(id)).m_function));
+        printEvents(log.reader(), csv, &siteOf);
     } catch (const timeline::LogError& error) {
         std::fflush(stdout);
         std::fprintf(stderr, "memlog: %s\n", error.what());

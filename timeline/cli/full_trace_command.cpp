@@ -1,6 +1,6 @@
 // memlog run --full-trace: the program under Valgrind's lackey with the recorder preloaded;
 // lackey's trace comes through a pipe, its accesses are placed among the recorder's events
-// (timeline/lackey_trace) and appended to the recorder's log (timeline/trace_log_writer).
+// (timeline/trace/lackey_trace) and appended to the recorder's log (timeline/trace/trace_log_writer).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "timeline/lackey_trace.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/text_format.hpp"
-#include "timeline/trace_log_writer.hpp"
+#include "timeline/trace/lackey_trace.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/base/text_format.hpp"
+#include "timeline/trace/trace_log_writer.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -134,9 +134,9 @@ int runFullTrace(const std::vector<std::string>& program, std::string output, bo
         // around each marker: accesses made by the recorder's instructions are not the program's.
         std::vector<std::pair<uint64_t, uint64_t>> recorderCode;
         {
-            timeline::LogReader reader(path);
-            reader.forEachEvent([](const timeline::Event&) {});
-            for (const timeline::Module& module : reader.modules())
+            // Quietly: the log was written just now, by this run.
+            const timeline::OpenedLog log(path, {.m_walk = timeline::OpenedLog::Walk::Stacks});
+            for (const timeline::Module& module : log.reader().modules())
                 if (baseName(module.m_path).rfind("libmemlog.so", 0) == 0)
                     recorderCode.push_back({module.m_lo, module.m_hi});
         }

@@ -1,10 +1,10 @@
-// memlog import: a trace from another tool as a .memlog log of accesses (timeline/dinero_import).
+// memlog import: a trace from another tool as a .memlog log of accesses (timeline/trace/dinero_import).
 #include <cstdio>
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/dinero_import.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/trace/dinero_import.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {

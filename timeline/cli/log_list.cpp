@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "timeline/log_reader.hpp"
-#include "timeline/summary.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/open/opened_log.hpp"
+#include "timeline/replay/summary.hpp"
+#include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 
@@ -14,16 +15,16 @@ LogLine describeLog(const std::string& path) {
     LogLine line;
     line.m_path = path;
     try {
-        timeline::LogReader reader(path);
-        const format::FileHeader& header = reader.header();
+        // Quietly: a list says a log is unreadable in its line, and nothing of a torn tail.
+        timeline::OpenedLog log(path, {.m_walk = timeline::OpenedLog::Walk::Summary});
+        const format::FileHeader& header = log.reader().header();
         const std::string exe(header.m_exe, strnlen(header.m_exe, sizeof header.m_exe));
         line.m_program = exe.substr(exe.rfind('/') + 1);
         if (line.m_program.empty()) line.m_program = "?";
         line.m_pid = header.m_pid;
         line.m_startNs = header.m_startRealtimeNs;
-        const timeline::Summary summary = timeline::summarize(reader);
-        line.m_events = summary.m_events;
-        line.m_peakBytes = summary.m_peakBytes;
+        line.m_events = log.summary().m_events;
+        line.m_peakBytes = log.summary().m_peakBytes;
     } catch (const timeline::LogError& error) {
         line.m_error = error.what();
     }

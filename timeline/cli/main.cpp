@@ -7,11 +7,11 @@
 
 #include "commands.hpp"
 #include "memlog/format.hpp"
-#include "timeline/cut_log.hpp"
-#include "timeline/text_format.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/suppressions.hpp"
+#include "timeline/base/sigbus_guard.hpp"
+#include "timeline/base/text_format.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/names/suppressions.hpp"
 #include "unwind/name_cache.hpp"
 
 namespace {
@@ -158,12 +158,6 @@ TableArguments parseTableArguments(const Arguments& arguments, const std::string
     }
     if (parsed.m_path.empty()) parsed.m_exit = usageError(command + ": which log?", usage);
     return parsed;
-}
-
-timeline::Suppressions loadSuppressions(const std::string& file) {
-    timeline::Suppressions suppressions;
-    if (!file.empty()) suppressions.load(file);
-    return suppressions;
 }
 
 void printSuppressions(const timeline::Suppressions& suppressions) {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "timeline/diagnostics.hpp"
+#include "timeline/base/diagnostics.hpp"
 #include "log_list.hpp"
 
 namespace memlog::cli {

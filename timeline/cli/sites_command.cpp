@@ -6,11 +6,10 @@
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stat_naming.hpp"
-#include "timeline/suppressions.hpp"
+#include "timeline/names/site_table.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/names/suppressions.hpp"
+#include "timeline/read/log_reader.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -58,19 +57,6 @@ std::string flameFrame(const std::string& name) {
 
 }  // namespace
 
-std::unique_ptr<timeline::StackNames> nameStacks(timeline::LogReader& reader) {
-    auto names =
-        std::make_unique<timeline::StackNames>(reader, [](const std::string& problem) { diagnostics::warn(problem); });
-    ProgressBar bar("symbolising");
-    names->resolveAll([&](double f) { bar.update(f); });
-    return names;
-}
-
-void warnWhereReadingStopped(const timeline::LogReader& reader) {
-    if (const auto skipped = reader.whatWasSkipped()) diagnostics::warn(*skipped);
-    if (const auto stopped = reader.whereReadingStopped()) diagnostics::warn(*stopped);
-}
-
 int sitesCommand(const Arguments& arguments) {
     const TableArguments parsed = parseTableArguments(arguments, "sites", "--by", true, kSitesHelp,
                                                       "usage: memlog sites FILE [--by METRIC] [--top N] [--csv]");
@@ -84,14 +70,12 @@ int sitesCommand(const Arguments& arguments) {
     const size_t top = parsed.m_top;
     const bool csv = parsed.m_csv;
     try {
-        timeline::LogReader reader(path);
-        ProgressBar bar("reading " + path);
         const timeline::Suppressions suppressions = loadSuppressions(parsed.m_suppressions);
-        timeline::MeasuredLog measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
-        warnWhereReadingStopped(reader);
-        auto names = nameStacks(reader);
-        const auto table = timeline::topRows(
-            timeline::suppressAndNameSites(reader, measured, *names, suppressions, grouping), by, top);
+        timeline::OpenedLog log = openLog(path, {.m_walk = timeline::OpenedLog::Walk::Measure,
+                                                 .m_names = timeline::OpenedLog::Names::Every,
+                                                 .m_siteRows = grouping,
+                                                 .m_suppressions = &suppressions});
+        const auto table = timeline::topRows(log.siteRows(), by, top);
         if (csv) {
             std::puts(
                 "function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,suppressed_bytes,"
@@ -129,20 +113,18 @@ int flameCommand(const Arguments& arguments) {
         return usageError("flame: --metric takes calls, bytes, peak or leaked", "Try 'memlog flame --help'.");
     const std::string& path = parsed.m_path;
     try {
-        timeline::LogReader reader(path);
-        ProgressBar bar("reading " + path);
         const timeline::Suppressions suppressions = loadSuppressions(parsed.m_suppressions);
-        timeline::MeasuredLog measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
-        warnWhereReadingStopped(reader);
-        auto names = nameStacks(reader);
-        timeline::applySuppressions(measured, *names, suppressions);
+        timeline::OpenedLog log = openLog(path, {.m_walk = timeline::OpenedLog::Walk::Measure,
+                                                 .m_names = timeline::OpenedLog::Names::Every,
+                                                 .m_suppressions = &suppressions});
+        const std::vector<timeline::StackMetrics>& stacks = log.measured().m_stacks;
         // Different raw stacks can name the same frames (two return addresses on one line):
         // add them up under one line.
         std::map<std::string, uint64_t> lines;
-        for (size_t id = 0; id < measured.m_stacks.size(); ++id) {
-            const uint64_t value = timeline::metricValue(measured.m_stacks[id], metric);
+        for (size_t id = 0; id < stacks.size(); ++id) {
+            const uint64_t value = timeline::metricValue(stacks[id], metric);
             if (value == 0) continue;
-            const auto frames = names->frames(static_cast<uint32_t>(id));
+            const auto frames = log.names().frames(static_cast<uint32_t>(id));
             std::string line;
             for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame)
                 line += (line.empty() ? "" : ";") + flameFrame(frame->m_function);

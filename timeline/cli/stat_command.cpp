@@ -5,14 +5,12 @@
 #include <string>
 
 #include "commands.hpp"
-#include "timeline/diagnostics.hpp"
-#include "timeline/log_reader.hpp"
-#include "timeline/program_hints.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/stat_naming.hpp"
-#include "timeline/summary.hpp"
-#include "timeline/suppressions.hpp"
-#include "timeline/text_format.hpp"
+#include "timeline/base/diagnostics.hpp"
+#include "timeline/names/program_hints.hpp"
+#include "timeline/names/site_table.hpp"
+#include "timeline/names/suppressions.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/summary.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -300,31 +298,28 @@ int statCommand(const Arguments& arguments) {
             printSuppressions(suppressions);
             return 0;
         }
-        timeline::LogReader reader(path);
-        timeline::MeasuredLog measured;
-        using Clock = std::chrono::steady_clock;
-        const auto started = Clock::now();
-        {
-            ProgressBar bar("reading " + path);
-            measured = timeline::measureStacks(reader, [&](double f) { bar.update(f); });
-        }
-        const auto read = Clock::now();
-        warnWhereReadingStopped(reader);
         // Only the frames the top lists and the suppressions ask for are named, as they ask: a
         // site is a stack's first frames, and naming every frame of every stack first loaded the
         // debug information of modules no site is in (the C library's, behind main).
-        timeline::StackNames names(reader, [](const std::string& problem) { diagnostics::warn(problem); });
-        const TopSites top = topSites(timeline::suppressAndNameSites(reader, measured, names, suppressions));
-        const std::vector<std::string> hints = timeline::programHints(names, measured.m_stacks);
-        const double readSeconds = std::chrono::duration<double>(read - started).count();
-        const double nameSeconds = std::chrono::duration<double>(Clock::now() - read).count();
+        timeline::OpenedLog log = openLog(path, {.m_walk = timeline::OpenedLog::Walk::Measure,
+                                                 .m_names = timeline::OpenedLog::Names::AsAsked,
+                                                 .m_siteRows = timeline::SiteGrouping::Site,
+                                                 .m_suppressions = &suppressions});
+        const timeline::MeasuredLog& measured = log.measured();
+        const TopSites top = topSites(log.siteRows());
+        using Clock = std::chrono::steady_clock;
+        const auto hintsStarted = Clock::now();
+        const std::vector<std::string> hints = timeline::programHints(log.names(), measured.m_stacks);
+        const double readSeconds = log.walkSeconds();
+        const double nameSeconds =
+            log.namingSeconds() + std::chrono::duration<double>(Clock::now() - hintsStarted).count();
         char timing[256];
         std::snprintf(timing, sizeof timing,
                       "read %" PRIu64 " events in %.3f s (%.1f M events/s, %s), named %zu stacks in %.3f s",
                       measured.m_summary.m_events, readSeconds,
                       readSeconds > 0 ? static_cast<double>(measured.m_summary.m_events) / readSeconds / 1e6 : 0.0,
                       measured.m_decodedAlongside ? "decoded on a second thread" : "on one thread",
-                      reader.stacks().size(), nameSeconds);
+                      log.reader().stacks().size(), nameSeconds);
         diagnostics::debug(timing);
         if (json) {
             printJson(measured.m_summary);

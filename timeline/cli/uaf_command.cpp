@@ -1,13 +1,16 @@
-// memlog uaf: each use after free in a log (timeline/use_after_free.hpp) with the stacks of the
+// memlog uaf: each use after free in a log (timeline/accesses/use_after_free.hpp) with the stacks of the
 // block's allocation, its free and the access that came after.
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
-#include "timeline/sites.hpp"
-#include "timeline/text_format.hpp"
-#include "timeline/use_after_free.hpp"
+#include "timeline/names/site_table.hpp"
+#include "timeline/names/stack_names.hpp"
+#include "timeline/base/text_format.hpp"
+#include "timeline/accesses/use_after_free.hpp"
 
 namespace memlog::cli {
 namespace {
@@ -53,16 +56,18 @@ int uafCommand(const Arguments& arguments) {
     if (parsed.m_exit >= 0) return parsed.m_exit;
     if (!parsed.m_by.empty()) return usageError("uaf: unknown option '--by'", "Try 'memlog uaf --help'.");
     try {
-        timeline::LogReader reader(parsed.m_path);
-        const auto uses = timeline::findUsesAfterFree(reader);
-        warnWhereReadingStopped(reader);
+        std::vector<timeline::UseAfterFree> uses;
+        timeline::OpenedLog log =
+            openLog(parsed.m_path, {.m_ownWalk = [&](timeline::LogReader& reader, const std::function<void(double)>&) {
+                        uses = timeline::findUsesAfterFree(reader);
+                    }});
         uint64_t accesses = 0;
         for (const auto& use : uses) accesses += use.m_accesses;
         std::printf("%s: %s used after free (%s accesses sampled)\n", parsed.m_path.c_str(),
                     uses.size() == 1 ? "1 block" : (timeline::countText(uses.size()) + " blocks").c_str(),
                     timeline::countText(accesses).c_str());
         if (uses.empty()) return 0;
-        auto names = nameStacks(reader);
+        timeline::StackNames& names = log.names();  // only for a log with uses to show
         size_t shown = 0;
         for (const auto& use : uses) {
             if (parsed.m_top && shown++ == parsed.m_top) {
@@ -80,10 +85,10 @@ int uafCommand(const Arguments& arguments) {
                     .c_str(),
                 timeline::hexText(first.m_addr).c_str(), first.m_tid, format::accessSourceName(first.m_source),
                 timeline::countText(use.m_accesses).c_str(), timeline::countText(use.m_byWatchpoint).c_str());
-            printStack(*names, "allocated", use.m_allocationStack);
-            printStack(*names, "freed", use.m_freeStack);
+            printStack(names, "allocated", use.m_allocationStack);
+            printStack(names, "freed", use.m_freeStack);
             // A watchpoint's trap reports the instruction after the access: its function is the one.
-            printStack(*names, "used", first.m_stack, first.m_ipAfter ? first.m_ip - 1 : first.m_ip);
+            printStack(names, "used", first.m_stack, first.m_ipAfter ? first.m_ip - 1 : first.m_ip);
         }
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());

@@ -187,7 +187,7 @@ static_assert(sizeof(ChunkHeader) == 16);
 // accesses memlog run --full-trace appends after the run. The reader merges them like threads.
 inline constexpr uint32_t kTraceStream = 1;
 // In a full trace the recorder's sequence numbers step by this, leaving room for the accesses
-// memlog places between two events (preload/src/trace/full_trace.hpp, timeline/lackey_trace.hpp).
+// memlog places between two events (preload/src/trace/full_trace.hpp, timeline/trace/lackey_trace.hpp).
 inline constexpr uint64_t kTraceSeqStride = uint64_t{1} << 32;
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,64 @@
+// Bins for correlated views: the blocks split by size class, thread, address region or
+// allocation site, one view per bin (Moreta & Telea's bins, section 4.1.4). Threads, regions
+// and sites are many: the largest by area (bytes x time) get bins of their own, the rest share
+// one "other" bin.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "timeline/model/address_ranges.hpp"
+#include "timeline/model/block_model.hpp"
+
+namespace memlog::timeline {
+
+struct SiteIndex;
+
+enum class BinKind { Size, Thread, Region, Site };
+bool parseBinKind(const std::string& name, BinKind& kind);  // "size", "thread", "region", "site"
+
+class Bins {
+public:
+    static constexpr size_t kMaxBins = 8;
+
+    // Empty bins are left out; `sites` is needed for BinKind::Site only.
+    static Bins make(BinKind kind, const BlockModel& model, XAxis axis, const SiteIndex* sites = nullptr);
+
+    BinKind kind() const { return m_kind; }
+    size_t count() const { return m_labels.size(); }
+    const std::string& label(size_t bin) const { return m_labels[bin]; }
+    // The bin of a block, or -1 when it is in none (never for a block of the model made from).
+    int binOf(const Block& block) const;
+
+private:
+    BinKind m_kind = BinKind::Size;
+    std::vector<std::string> m_labels;
+    std::vector<int> m_binOfKey;  // key: size class, thread index, region or site
+    const SiteIndex* m_sites = nullptr;
+    AddressRanges m_regions;
+};
+
+// The size classes of BinKind::Size: upper bounds, the last open-ended.
+inline constexpr uint64_t kSizeClassBounds[] = {32, 128, 512, 2048, 8192, 32768, 131072, UINT64_MAX};
+size_t sizeClassOf(uint64_t size);
+
+// Keys (0 .. keyCount-1) in decreasing order of the area their blocks cover on `axis`, those
+// that cover nothing left out. `keyOf` maps a block to its key.
+template <typename KeyOf>
+std::vector<uint32_t> keysByArea(const BlockModel& model, XAxis axis, size_t keyCount, KeyOf&& keyOf) {
+    std::vector<double> area(keyCount, 0.0);
+    model.forEach([&](const Block& block) {
+        const uint32_t key = keyOf(block);
+        if (key < keyCount)
+            area[key] += static_cast<double>(std::max<uint64_t>(block.size(), 1)) *
+                         static_cast<double>(std::max<uint64_t>(block.to(axis) - block.from(axis), 1));
+    });
+    std::vector<uint32_t> keys;
+    for (uint32_t key = 0; key < keyCount; ++key)
+        if (area[key] > 0) keys.push_back(key);
+    std::stable_sort(keys.begin(), keys.end(), [&](uint32_t a, uint32_t b) { return area[a] > area[b]; });
+    return keys;
+}
+
+}  // namespace memlog::timeline

@@ -1,0 +1,222 @@
+// The block model: an observer of the replay (which already knows how allocations, frees,
+// resizes and munmap cuts begin and end blocks) that writes every block down as it begins and
+// closes it when it ends. One pass, no second walk of the log.
+#include "timeline/model/block_model.hpp"
+
+#include <algorithm>
+#include <new>
+#include <type_traits>
+
+#include "timeline/base/prefault.hpp"
+#include "timeline/base/seeded_hash.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/access_attribution.hpp"
+#include "timeline/replay/block_observer.hpp"
+
+namespace memlog::timeline {
+
+BlockModel::BlockModel() = default;
+BlockModel::BlockModel(BlockModel&&) noexcept = default;
+BlockModel& BlockModel::operator=(BlockModel&&) noexcept = default;
+BlockModel::~BlockModel() = default;
+
+size_t BlockModel::append(const Block& block) {
+    if ((m_size & kChunkMask) == 0) {
+        void* chunk = allocateHuge(kChunkBlocks * sizeof(Block));
+        if (!chunk) throw std::bad_alloc();
+        static_assert(std::is_trivially_default_constructible_v<Block> && std::is_trivially_destructible_v<Block>);
+        m_chunks.emplace_back(static_cast<Block*>(chunk));
+        prefault(m_chunks.back().get(), kChunkBlocks * sizeof(Block));
+    }
+    at(m_size) = block;
+    if (m_size == 0 || block.beginSeq() < m_firstSeq) m_firstSeq = block.beginSeq();
+    if (m_size == 0 || block.beginNs() < m_firstNs) m_firstNs = block.beginNs();
+    return m_size++;
+}
+
+void BlockModel::finish(const Summary& summary, const std::vector<uint32_t>& threads, uint64_t endNs, uint64_t endSeq,
+                        uint32_t stackCount) {
+    m_summary = summary;
+    m_threads = threads;
+    m_endNs = endNs;
+    m_endSeq = endSeq;
+    m_stackCount = std::max<uint32_t>(stackCount, 1);
+}
+
+XWindow BlockModel::extent(XAxis axis) const {
+    if (axis == XAxis::Time) return {m_firstNs, std::max(m_endNs, m_firstNs + 1)};
+    return {m_firstSeq, std::max(m_endSeq, m_firstSeq + 1)};
+}
+
+uint64_t BlockModel::seqAtTime(uint64_t ns) const {
+    uint64_t seq = m_endSeq;
+    forEach([&](const Block& b) {
+        if (b.beginNs() >= ns) seq = std::min(seq, b.beginSeq());
+        if (!b.liveAtEnd() && b.endNs() >= ns) seq = std::min(seq, b.endSeq());
+    });
+    return seq;
+}
+
+std::optional<size_t> BlockModel::blockAt(XAxis axis, uint64_t x, uint64_t addr) const {
+    // Live blocks never overlap, so at most one block holds the point.
+    for (size_t i = 0; i < m_size; ++i) {
+        const Block& b = (*this)[i];
+        if (b.from(axis) <= x && x < b.to(axis) && b.addr() <= addr && addr < b.endAddr()) return i;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+// Open blocks by start address (the low bit tells mappings from heap blocks): open addressing
+// with backward-shift deletion, so the table stays as small as the live set.
+class OpenBlocks {
+public:
+    OpenBlocks() : m_slots(1u << 12) {}
+
+    void insert(uint64_t key, uint64_t index) {
+        if ((m_used + 1) * 4 > m_slots.size() * 3) grow();
+        size_t i = slotOf(key);
+        while (m_slots[i].m_key != kEmpty && m_slots[i].m_key != key) i = (i + 1) & mask();
+        if (m_slots[i].m_key == kEmpty) ++m_used;
+        m_slots[i] = {key, index};
+    }
+
+    // The index stored under `key`, removed from the table; or nullopt.
+    std::optional<uint64_t> take(uint64_t key) {
+        size_t i = slotOf(key);
+        while (m_slots[i].m_key != key) {
+            if (m_slots[i].m_key == kEmpty) return std::nullopt;
+            i = (i + 1) & mask();
+        }
+        const uint64_t index = m_slots[i].m_index;
+        // Backward shift: pull later entries of the probe run into the hole.
+        for (size_t hole = i, j = (i + 1) & mask();; j = (j + 1) & mask()) {
+            if (m_slots[j].m_key == kEmpty) {
+                m_slots[hole].m_key = kEmpty;
+                break;
+            }
+            const size_t home = slotOf(m_slots[j].m_key);
+            if (((j - home) & mask()) >= ((j - hole) & mask())) {
+                m_slots[hole] = m_slots[j];
+                hole = j;
+            }
+        }
+        --m_used;
+        return index;
+    }
+
+    template <typename Visit>
+    void forEach(Visit&& visit) const {
+        for (const Slot& slot : m_slots)
+            if (slot.m_key != kEmpty) visit(slot.m_index);
+    }
+
+private:
+    static constexpr uint64_t kEmpty = UINT64_MAX;
+    struct Slot {
+        uint64_t m_key = kEmpty;
+        uint64_t m_index = 0;
+    };
+    size_t mask() const { return m_slots.size() - 1; }
+    size_t slotOf(uint64_t key) const { return static_cast<size_t>((key * 0x9e37'79b9'7f4a'7c15ull) >> 20) & mask(); }
+    void grow() {
+        std::vector<Slot> old(m_slots.size() * 2);
+        old.swap(m_slots);
+        m_used = 0;
+        for (const Slot& slot : old)
+            if (slot.m_key != kEmpty) insert(slot.m_key, slot.m_index);
+    }
+    std::vector<Slot> m_slots;
+    size_t m_used = 0;
+};
+
+class ModelBuilder final : public BlockObserver {
+public:
+    ModelBuilder(BlockModel& model, bool keepFreeStacks) : m_model(model), m_keepFreeStacks(keepFreeStacks) {}
+
+    void begin(const BlockChange& change) override {
+        // A piece that munmap left keeps the thread of the mapping it came from.
+        const uint32_t thread = change.m_piece ? m_lastEndedThread : threadIndex(change.m_tid);
+        const size_t index = m_model.append(Block({change.m_addr, change.m_size, change.m_timeNs, 0, change.m_seq, 0,
+                                                   change.m_stack, thread, change.m_mapping, false}));
+        m_open.insert(keyOf(change), index);
+        note(change);
+    }
+
+    void end(const BlockChange& change) override {
+        if (const auto index = m_open.take(keyOf(change))) {
+            Block& block = m_model.at(*index);
+            block.close(std::max(change.m_timeNs, block.beginNs()), std::max(change.m_seq, block.beginSeq()), false);
+            m_lastEndedThread = block.thread();
+            if (m_keepFreeStacks) {
+                if (m_freeStacks.size() <= *index) m_freeStacks.resize(m_model.size(), 0);
+                m_freeStacks[*index] = change.m_callStack;
+            }
+        }
+        note(change);
+    }
+
+    void access(const AccessSample& sample, const Attribution& where) override {
+        m_marks.push_back({sample.m_seq, sample.m_timeNs, sample.m_addr, where.m_blockSeq, sample.m_tid,
+                           sample.writes(), sample.m_stack, sample.m_ip, sample.m_kind,
+                           static_cast<uint32_t>(sample.m_size), sample.m_source, sample.m_armedBy,
+                           where.m_region == Region::Freed && !sample.m_inAllocator});
+    }
+
+    // Closes what is still live at the end of the log.
+    void finish(const Summary& summary, uint64_t endNs, uint32_t stackCount) {
+        endNs = std::max(endNs, m_lastNs);
+        const uint64_t endSeq = m_lastSeq + 1;
+        m_open.forEach([&](uint64_t index) { m_model.at(index).close(endNs, endSeq, true); });
+        m_model.finish(summary, m_threads, endNs, endSeq, stackCount);
+        m_model.setAccessMarks(std::move(m_marks));
+        if (m_keepFreeStacks) {
+            m_freeStacks.resize(m_model.size(), 0);
+            m_model.setFreeStacks(std::move(m_freeStacks));
+        }
+    }
+
+private:
+    static uint64_t keyOf(const BlockChange& change) { return change.m_addr << 1 | uint64_t{change.m_mapping}; }
+
+    void note(const BlockChange& change) {
+        m_lastNs = std::max(m_lastNs, change.m_timeNs);
+        m_lastSeq = std::max(m_lastSeq, change.m_seq);
+    }
+
+    uint32_t threadIndex(uint32_t tid) {
+        if (tid == m_lastTid && !m_threads.empty()) return m_lastThread;
+        auto [it, added] = m_threadIndex.try_emplace(tid, static_cast<uint32_t>(m_threads.size()));
+        if (added) m_threads.push_back(tid);
+        m_lastTid = tid;
+        m_lastThread = it->second;
+        return it->second;
+    }
+
+    BlockModel& m_model;
+    bool m_keepFreeStacks;
+    std::vector<uint32_t> m_freeStacks;
+    OpenBlocks m_open;
+    NumberMap<uint32_t, uint32_t> m_threadIndex;
+    std::vector<uint32_t> m_threads;
+    uint32_t m_lastTid = 0, m_lastThread = 0, m_lastEndedThread = 0;
+    uint64_t m_lastNs = 0, m_lastSeq = 0;
+    std::vector<AccessMark> m_marks;
+};
+
+}  // namespace
+
+BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress, bool keepFreeStacks) {
+    BlockModel model;
+    ModelBuilder builder(model, keepFreeStacks);
+    const Summary summary = summarize(reader, progress, &builder);
+    const format::FileHeader& header = reader.header();
+    uint64_t endNs = 0;
+    if (reader.lastTsc() >= reader.firstTsc() && reader.lastTsc() > header.m_startTsc)
+        endNs = format::tscToNs(header, reader.lastTsc()) - header.m_startNs;
+    builder.finish(summary, endNs, static_cast<uint32_t>(reader.stacks().size()));
+    return model;
+}
+
+}  // namespace memlog::timeline

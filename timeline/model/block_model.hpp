@@ -1,0 +1,98 @@
+// The heap as blocks in time x address: every block (block.hpp) from the moment it began to the
+// moment it ended (or the end of the log), built in one streaming pass over the log, kept in
+// chunks of huge pages. The picture (render/) and brushing read it. Nothing here draws.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "timeline/base/huge_pages.hpp"
+#include "timeline/model/access_marks.hpp"
+#include "timeline/model/block.hpp"
+#include "timeline/model/x_axis.hpp"
+#include "timeline/replay/summary.hpp"
+
+namespace memlog::timeline {
+
+class LogReader;
+
+class BlockModel {
+public:
+    BlockModel();
+    BlockModel(BlockModel&&) noexcept;
+    BlockModel& operator=(BlockModel&&) noexcept;
+    ~BlockModel();
+
+    // Blocks in the order they began.
+    size_t size() const { return m_size; }
+    const Block& operator[](size_t index) const { return m_chunks[index >> kChunkBits][index & kChunkMask]; }
+    template <typename Visit>
+    void forEach(Visit&& visit) const {
+        for (size_t chunk = 0, left = m_size; left > 0; ++chunk) {
+            const size_t count = left < kChunkBlocks ? left : kChunkBlocks;
+            const Block* blocks = m_chunks[chunk].get();
+            for (size_t i = 0; i < count; ++i) visit(blocks[i]);
+            left -= count;
+        }
+    }
+
+    const Summary& summary() const { return m_summary; }
+    const std::vector<uint32_t>& threads() const { return m_threads; }  // thread ids by index
+    uint64_t endNs() const { return m_endNs; }  // the last record of the log: live blocks end here
+    // The whole log on that axis: from the first block's beginning (a program's start-up
+    // before its first allocation is not worth a third of a picture) to the end of the log.
+    XWindow extent(XAxis axis) const;
+    uint32_t stackCount() const { return m_stackCount; }  // stack ids are below this
+
+    // Access samples to draw over the blocks (empty until the log carries them: access_marks.hpp).
+    const std::vector<AccessMark>& accessMarks() const { return m_accessMarks; }
+    void setAccessMarks(std::vector<AccessMark> marks) { m_accessMarks = std::move(marks); }
+
+    // The first block event (a begin or an end) at or after `ns`, as a sequence number: where a
+    // time lands on the event axis. The end of the log when nothing comes after.
+    uint64_t seqAtTime(uint64_t ns) const;
+
+    // The stack of the call that ended block `index` (its free, or the realloc that moved it);
+    // 0 for a block never freed, a free without a stack, or a model built without them.
+    uint32_t freeStack(size_t index) const { return index < m_freeStacks.size() ? m_freeStacks[index] : 0; }
+
+    // The block at (x, addr), if any: for brushing. A linear scan (about 50 ms for ten million
+    // blocks), enough for a click.
+    std::optional<size_t> blockAt(XAxis axis, uint64_t x, uint64_t addr) const;
+
+    // Building (buildBlockModel, tests): blocks are appended as they begin and closed as they end.
+    size_t append(const Block& block);
+    Block& at(size_t index) { return m_chunks[index >> kChunkBits][index & kChunkMask]; }
+    void finish(const Summary& summary, const std::vector<uint32_t>& threads, uint64_t endNs, uint64_t endSeq,
+                uint32_t stackCount);
+    void setFreeStacks(std::vector<uint32_t> stacks) { m_freeStacks = std::move(stacks); }
+
+private:
+    // Fixed chunks rather than one vector: growing never copies, so the peak stays at the
+    // blocks themselves (a doubling vector would briefly hold 1.5 times as many).
+    static constexpr size_t kChunkBits = 16, kChunkBlocks = size_t{1} << kChunkBits, kChunkMask = kChunkBlocks - 1;
+    // In huge pages (timeline/base/huge_pages.hpp).
+    struct FreeChunk {
+        void operator()(Block* blocks) const { freeHuge(blocks, kChunkBlocks * sizeof(Block)); }
+    };
+    std::vector<std::unique_ptr<Block[], FreeChunk>> m_chunks;
+    size_t m_size = 0;
+    Summary m_summary;
+    std::vector<uint32_t> m_threads;
+    uint64_t m_endNs = 0;
+    uint64_t m_firstNs = 0, m_firstSeq = 0, m_endSeq = 0;
+    uint32_t m_stackCount = 1;
+    std::vector<AccessMark> m_accessMarks;
+    std::vector<uint32_t> m_freeStacks;  // by block index, when kept
+};
+
+// Reads the whole log once. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.
+// `keepFreeStacks`: also remember each block's freeing stack (4 bytes a block more), for the
+// window's brushing; a report does not need them.
+BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress = {},
+                           bool keepFreeStacks = false);
+
+}  // namespace memlog::timeline

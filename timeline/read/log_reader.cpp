@@ -1,0 +1,167 @@
+// Opening a .memlog file: map it, check its header, find its chunks and group them by thread.
+// Decoding and merging the records is the walk's (log_walk.cpp). Streaming: nothing is kept
+// per event, so memory stays small on logs of hundreds of millions of events.
+#include "timeline/read/log_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "timeline/base/sigbus_guard.hpp"
+#include "timeline/read/reader_state.hpp"
+
+namespace memlog::timeline {
+
+LogError::LogError(const std::string& path, uint64_t offset, const std::string& reason)
+    : std::runtime_error(path + ": offset " + std::to_string(offset) + ": " + reason), m_path(path), m_offset(offset) {}
+
+namespace {
+
+// The recorder's chunks are 4, 8, 16 or 64 KiB (preload/src/record/record_writer.cpp: chunkBytesFor),
+// a full trace's 64 KiB; the tests build chunks up to 1 MiB. A size that is not a power of two in
+// that range is a damaged header: its chunk is skipped and told, rather than trusted to find the
+// next chunk (a high bit flipped in a 64 KiB size would otherwise hide every chunk after it).
+constexpr uint32_t kMaxChunkBytes = 1u << 20;
+bool plausibleChunkBytes(uint32_t bytes) {
+    return bytes >= format::kPageBytes && bytes <= kMaxChunkBytes && (bytes & (bytes - 1)) == 0;
+}
+
+}  // namespace
+
+LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
+    Impl& impl = *m_impl;
+    impl.m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (impl.m_fd < 0) {
+        const std::string reason = std::strerror(errno);
+        delete m_impl;
+        throw LogError(path, 0, "cannot open: " + reason);
+    }
+    struct stat info {};
+    if (fstat(impl.m_fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(impl.m_fd);
+        delete m_impl;
+        throw LogError(path, 0, "not a regular file");
+    }
+    impl.m_size = static_cast<uint64_t>(info.st_size);
+    auto fail = [&](uint64_t offset, const std::string& reason) {
+        unwatchMapping(impl.m_watched);
+        if (impl.m_data) munmap(const_cast<uint8_t*>(impl.m_data), impl.m_size);
+        ::close(impl.m_fd);
+        delete m_impl;
+        throw LogError(path, offset, reason);
+    };
+    if (impl.m_size < sizeof(format::kMagic)) fail(impl.m_size, "too short to be a memlog log");
+    void* mapped = mmap(nullptr, impl.m_size, PROT_READ, MAP_PRIVATE, impl.m_fd, 0);
+    if (mapped == MAP_FAILED) fail(0, std::string("cannot map: ") + std::strerror(errno));
+    impl.m_data = static_cast<const uint8_t*>(mapped);
+    impl.m_watched = watchMapping(impl.m_data, impl.m_size, m_path.c_str());
+    madvise(mapped, impl.m_size, MADV_SEQUENTIAL);
+    if (std::memcmp(impl.m_data, format::kMagic, sizeof(format::kMagic)) != 0) fail(0, "not a memlog log (bad magic)");
+    if (impl.m_size < sizeof(format::FileHeader)) fail(impl.m_size, "file header cut short");
+    std::memcpy(&impl.m_header, impl.m_data, sizeof(format::FileHeader));
+    if (impl.m_header.m_version < format::kOldestReadableVersion || impl.m_header.m_version > format::kFormatVersion)
+        fail(offsetof(format::FileHeader, m_version),
+             "unsupported format version " + std::to_string(impl.m_header.m_version) + " (this memlog reads " +
+                 std::to_string(format::kOldestReadableVersion) + " to " + std::to_string(format::kFormatVersion) +
+                 ")");
+    if (impl.m_header.m_headerBytes != format::kHeaderBytes)
+        fail(offsetof(format::FileHeader, m_headerBytes), "bad header size");
+
+    // Chunks start on page boundaries; a page that is not one is skipped: quietly when it is empty
+    // (reserved but unwritten space), told when it is not (a damaged chunk header, or the records
+    // behind one). A header with an impossible size is damaged too: trusting it to find the next
+    // chunk would skip, or cut, the chunks it claims.
+    std::map<std::pair<uint32_t, uint32_t>, size_t> threadIndex;  // by thread and stream
+    uint64_t skippingFrom = 0;  // where the pages being skipped begin; 0: none
+    std::string skippingWhat;
+    auto endSkip = [&](uint64_t at) {
+        if (skippingFrom) impl.noteSkip(skippingFrom, at, skippingWhat);
+        skippingFrom = 0;
+    };
+    uint64_t offset = format::kHeaderBytes;
+    for (; offset + sizeof(format::ChunkHeader) <= impl.m_size;) {
+        format::ChunkHeader chunk;
+        std::memcpy(&chunk, impl.m_data + offset, sizeof chunk);
+        const uint64_t pageEnd = std::min(offset + format::kPageBytes, impl.m_size);
+        if (chunk.m_magic != format::kChunkMagic || !plausibleChunkBytes(chunk.m_bytes)) {
+            // A header being written has its fields before its magic and no record yet.
+            const bool empty =
+                chunk.m_magic == 0 && allZero(impl.m_data + offset + sizeof chunk, impl.m_data + pageEnd);
+            if (!empty) {
+                // A live log's writer may have finished that header since: its magic is stored
+                // before any record, so records seen mean the magic is visible on a second look.
+                std::memcpy(&chunk, impl.m_data + offset, sizeof chunk);
+                if (chunk.m_magic == format::kChunkMagic && plausibleChunkBytes(chunk.m_bytes)) continue;
+                if (!skippingFrom) {
+                    skippingFrom = offset;
+                    skippingWhat =
+                        chunk.m_magic == format::kChunkMagic
+                            ? "a chunk header with an impossible size (" + std::to_string(chunk.m_bytes) + ")"
+                            : std::string("a page that is neither a chunk nor empty (a damaged chunk header?)");
+                }
+            } else {
+                endSkip(offset);
+            }
+            offset += format::kPageBytes;
+            continue;
+        }
+        endSkip(offset);
+        auto [it, added] = threadIndex.try_emplace({chunk.m_tid, chunk.m_reserved}, impl.m_threads.size());
+        if (added) impl.m_threads.emplace_back().m_tid = chunk.m_tid;
+        impl.m_threads[it->second].m_chunks.push_back(
+            {offset, std::min(offset + chunk.m_bytes, impl.m_size), offset + chunk.m_bytes > impl.m_size});
+        offset += chunk.m_bytes;
+    }
+    endSkip(impl.m_size);
+}
+
+LogReader::~LogReader() {
+    unwatchMapping(m_impl->m_watched);
+    if (m_impl->m_data) munmap(const_cast<uint8_t*>(m_impl->m_data), m_impl->m_size);
+    if (m_impl->m_fd >= 0) ::close(m_impl->m_fd);
+    delete m_impl;
+}
+
+const format::FileHeader& LogReader::header() const { return m_impl->m_header; }
+bool LogReader::complete() const { return m_impl->m_header.m_flags & format::kFlagCleanEnd; }
+uint64_t LogReader::fileBytes() const { return m_impl->m_size; }
+const StackRecords& LogReader::stacks() const { return m_impl->m_stacks; }
+const std::vector<Module>& LogReader::modules() const { return m_impl->m_modules; }
+const std::vector<ThreadStackRange>& LogReader::threadStacks() const { return m_impl->m_threadStacks; }
+const std::vector<Annotation>& LogReader::annotations() const { return m_impl->m_annotations; }
+uint64_t LogReader::lostEvents() const { return m_impl->m_header.m_lostEvents + m_impl->m_lostRecords; }
+uint32_t LogReader::threadCount() const {
+    std::set<uint32_t> threads;  // a thread may have two streams (format::kTraceStream)
+    for (const ThreadCursor& cursor : m_impl->m_threads) threads.insert(cursor.m_tid);
+    return static_cast<uint32_t>(threads.size());
+}
+uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }
+uint64_t LogReader::lastTsc() const { return m_impl->m_lastTsc; }
+std::optional<std::string> LogReader::whatWasSkipped() const {
+    const Impl& impl = *m_impl;
+    if (impl.m_skippedPlaces == 0) return std::nullopt;
+    std::string text = m_path + ": offset " + std::to_string(impl.m_skippedAt) + ": " + impl.m_skipReason + "; " +
+                       std::to_string(impl.m_skippedTo - impl.m_skippedAt) + " bytes skipped, " +
+                       (impl.m_skippedTo == impl.m_size ? std::string("to the end of the file")
+                                                        : "read on from offset " + std::to_string(impl.m_skippedTo));
+    if (impl.m_skippedPlaces > 1)
+        text += " (and " + std::to_string(impl.m_skippedPlaces - 1) +
+                (impl.m_skippedPlaces == 2 ? " more such place: " : " more such places: ") +
+                std::to_string(impl.m_skippedBytes) + " bytes skipped in all)";
+    return text;
+}
+
+std::optional<std::string> LogReader::whereReadingStopped() const {
+    if (m_impl->m_stopReason.empty()) return std::nullopt;
+    return m_path + ": offset " + std::to_string(m_impl->m_stoppedAt) + ": " + m_impl->m_stopReason +
+           "; read up to here";
+}
+
+}  // namespace memlog::timeline

@@ -1,0 +1,65 @@
+// summarize(): the replay of heap_replay.hpp over a whole log, for observers of any kind (one
+// virtual call per change), with the access samples placed among the blocks when the log has any.
+#include "timeline/replay/heap_replay.hpp"
+
+#include <memory>
+
+#include "timeline/read/log_reader.hpp"
+#include "timeline/replay/access_attribution.hpp"
+#include "timeline/replay/block_observer.hpp"
+
+namespace memlog::timeline {
+
+namespace {
+
+// Tells two observers of every change: the attribution of access samples, then the caller's.
+class BothObservers final : public BlockObserver {
+public:
+    BothObservers(BlockObserver& first, BlockObserver* second) : m_first(first), m_second(second) {}
+    void begin(const BlockChange& change) override {
+        m_first.begin(change);
+        if (m_second) m_second->begin(change);
+    }
+    void end(const BlockChange& change) override {
+        m_first.end(change);
+        if (m_second) m_second->end(change);
+    }
+
+private:
+    BlockObserver& m_first;
+    BlockObserver* m_second;
+};
+
+}  // namespace
+
+namespace tally {
+
+// Only a log whose sampler ran has samples to place: the others skip the ordered block map.
+bool sampled(const LogReader& reader) {
+    const format::FileHeader& header = reader.header();
+    return header.m_accessSampler != format::AccessSampler::Off &&
+           header.m_accessSampler != format::AccessSampler::Unavailable;
+}
+
+}  // namespace tally
+
+Summary summarize(LogReader& reader, const std::function<void(double)>& progress, BlockObserver* observer) {
+    Summary summary = tally::startSummary(reader);
+    std::unique_ptr<AccessAttribution> attribution =
+        tally::sampled(reader) ? std::make_unique<AccessAttribution>(reader) : nullptr;
+    std::unique_ptr<BothObservers> both =
+        attribution ? std::make_unique<BothObservers>(*attribution, observer) : nullptr;
+    tally::Tally<BlockObserver> tally(summary, both ? both.get() : observer, attribution.get(), observer);
+    tally.m_keepTicks = reader.header().m_watchSampler == format::WatchSampler::ProcessWide;
+    reader.forEachRecord(
+        [&](const Event& event) {
+            ++summary.m_events;
+            tally.event(event);
+        },
+        [&](const AccessSample& sample) { tally.access(sample); }, progress);
+    tally.finish();
+    tally::finishSummary(summary, reader);
+    return summary;
+}
+
+}  // namespace memlog::timeline
