@@ -114,7 +114,10 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
         }
         endSkip(offset);
         auto [it, added] = threadIndex.try_emplace({chunk.m_tid, chunk.m_reserved}, impl.m_threads.size());
-        if (added) impl.m_threads.emplace_back().m_tid = chunk.m_tid;
+        if (added) {
+            impl.m_threads.emplace_back().m_tid = chunk.m_tid;
+            impl.m_threads.back().m_stream = chunk.m_reserved;
+        }
         impl.m_threads[it->second].m_chunks.push_back(
             {offset, std::min(offset + chunk.m_bytes, impl.m_size), offset + chunk.m_bytes > impl.m_size});
         offset += chunk.m_bytes;
@@ -127,6 +130,10 @@ LogReader::~LogReader() {
     if (m_impl->m_data) munmap(const_cast<uint8_t*>(m_impl->m_data), m_impl->m_size);
     if (m_impl->m_fd >= 0) ::close(m_impl->m_fd);
     delete m_impl;
+}
+
+void LogReader::leaveOutTraces() {
+    std::erase_if(m_impl->m_threads, [](const ThreadCursor& cursor) { return cursor.m_stream == format::kTraceStream; });
 }
 
 const format::FileHeader& LogReader::header() const { return m_impl->m_header; }

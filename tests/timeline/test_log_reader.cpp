@@ -177,7 +177,7 @@ TEST_CASE("a version this reader does not know is refused, naming the versions i
         LogReader reader(path);
         FAIL("version 9 was accepted");
     } catch (const memlog::timeline::LogError& error) {
-        CHECK(std::string(error.what()).find("unsupported format version 9 (this memlog reads 2 to 4)") !=
+        CHECK(std::string(error.what()).find("unsupported format version 9 (this memlog reads 2 to 5)") !=
               std::string::npos);
     }
     unlink(path.c_str());
