@@ -6,6 +6,7 @@
 #endif
 
 #include "recorder.hpp"
+#include "trace_requests.h"
 
 namespace memlog::preload {
 
@@ -24,7 +25,7 @@ void enterQuiet() {
     if (thread.m_quietDepth++ != 0) return;
     thread.m_tracedSeq = 0;
 #ifdef MEMLOG_HAVE_VALGRIND
-    VALGRIND_PRINTF("memlog<\n");
+    VALGRIND_DO_CLIENT_REQUEST_STMT(MEMLOG_TRACE_QUIET, 0, 0, 0, 0, 0);
 #endif
 }
 
@@ -32,11 +33,7 @@ void leaveQuiet() {
     ThreadState& thread = t_state;
     if (thread.m_quietDepth == 0 || --thread.m_quietDepth != 0) return;
 #ifdef MEMLOG_HAVE_VALGRIND
-    if (thread.m_tracedSeq)
-        VALGRIND_PRINTF("memlog> %llu %llu\n", static_cast<unsigned long long>(thread.m_tracedSeq),
-                        static_cast<unsigned long long>(thread.m_tracedTsc));
-    else
-        VALGRIND_PRINTF("memlog>\n");
+    VALGRIND_DO_CLIENT_REQUEST_STMT(MEMLOG_TRACE_LOUD, thread.m_tracedSeq, thread.m_tracedTsc, 0, 0, 0);
 #endif
 }
 
@@ -46,6 +43,21 @@ void noteTracedEvent(uint64_t seq, uint64_t tsc) {
         thread.m_tracedSeq = seq;
         thread.m_tracedTsc = tsc;
     }
+}
+
+void announceTraceLog(const char* path, uint64_t* tail, uint64_t seq, uint64_t tsc, uint64_t codeLo, uint64_t codeHi) {
+    const memlog_trace_log log{path, tail, seq, tsc, codeLo, codeHi};
+#ifdef MEMLOG_HAVE_VALGRIND
+    VALGRIND_DO_CLIENT_REQUEST_STMT(MEMLOG_TRACE_LOG, &log, 0, 0, 0, 0);
+#else
+    (void)log;
+#endif
+}
+
+void flushTrace() {
+#ifdef MEMLOG_HAVE_VALGRIND
+    VALGRIND_DO_CLIENT_REQUEST_STMT(MEMLOG_TRACE_FLUSH, 0, 0, 0, 0, 0);
+#endif
 }
 
 }  // namespace memlog::preload

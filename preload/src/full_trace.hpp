@@ -1,10 +1,10 @@
 // A full trace (MEMLOG_FULL_TRACE=1, set by `memlog run --full-trace`, which runs the program
-// under Valgrind's lackey tool): lackey prints every load and store; the recorder drops markers
-// into the same stream through Valgrind's client requests. "memlog<" and "memlog>" bracket the
-// recorder's own work and the allocator's, whose accesses are not the program's; each event's
-// marker gives its sequence number and time, so that memlog puts the program's accesses in
-// their place among the events. Sequence numbers then step by format::kTraceSeqStride, leaving
-// room for the accesses between two events.
+// under memlog's Valgrind tool, preload/trace_tool/): the tool writes every access into this
+// process's log; the recorder tells it, through Valgrind's client requests
+// (trace_tool/trace_requests.h), where the log is, and brackets its own work and the
+// allocator's, whose accesses are not the program's. Closing a bracket gives the last event
+// recorded inside, so that the tool numbers the accesses after it. Sequence numbers then step by
+// format::kTraceSeqStride, leaving room for the accesses between two events.
 #pragma once
 
 #include <cstdint>
@@ -13,14 +13,20 @@ namespace memlog::preload {
 
 extern bool g_traceMarkers;  // set once at start-up, before any other thread runs
 
-// True when this process runs under Valgrind (its markers would be seen).
+// True when this process runs under Valgrind (its requests would be heard).
 bool runningOnValgrind();
 
-// Brackets; nested brackets of a thread print only the outermost pair. The closing marker
+// Brackets; nested brackets of a thread send only the outermost pair. The closing request
 // carries the thread's last event (seq, tsc) when it recorded one inside.
 void enterQuiet();
 void leaveQuiet();
 void noteTracedEvent(uint64_t seq, uint64_t tsc);
+
+// The log just opened: the tool's chunks go into it, reserved at its `tail` word; `seq` is a
+// number just taken (the accesses from here come after it); [codeLo, codeHi) is the recorder.
+void announceTraceLog(const char* path, uint64_t* tail, uint64_t seq, uint64_t tsc, uint64_t codeLo, uint64_t codeHi);
+// The log ends (exit, _exit, exec): the tool writes what it holds now.
+void flushTrace();
 
 class TraceQuiet {
 public:

@@ -26,6 +26,9 @@ public:
     // grow it again through the slow path.
     void trimToData();
     uint64_t dataEnd() const { return m_tail.load(std::memory_order_acquire) & ~kClosed; }
+    // The tail itself, for memlog's Valgrind tool (full_trace.hpp), which reserves its chunks by
+    // adding to it between the program's instructions, never during one.
+    uint64_t* tailWord() { return reinterpret_cast<uint64_t*>(&m_tail); }
 
     // In a fork child: forget the parent's file without touching it.
     void abandon();
@@ -41,6 +44,7 @@ private:
     uint8_t* m_base = nullptr;
     uint64_t m_capacity = 0;             // bytes of reserved address space
     std::atomic<uint64_t> m_tail{0};     // next free file offset (| kClosed after a trim)
+    static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t));
     std::atomic<uint64_t> m_mapped{0};   // file bytes mapped and backed
     std::atomic<int> m_growLock{0};
 };

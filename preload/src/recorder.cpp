@@ -120,7 +120,9 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     copyCut(header.m_exe, sizeof(header.m_exe), s_exePath);
     copyCut(header.m_commandLine, sizeof(header.m_commandLine), s_commandLine);
     header.m_accessSampler = s_accessSampler;
-    header.m_accessRate = s_accessSampler == format::AccessSampler::Off ? 0 : s_settings.m_accessRate;
+    header.m_accessRate = s_accessSampler == format::AccessSampler::Off || s_accessSampler == format::AccessSampler::FullTrace
+                              ? 0
+                              : s_settings.m_accessRate;
     copyCut(header.m_accessStatus, sizeof(header.m_accessStatus), s_accessStatus);
     header.m_watchSampler = s_watchSampler;
     header.m_watchRate = s_watchSampler == format::WatchSampler::Off ? 0 : s_settings.m_watchRate;
@@ -170,6 +172,9 @@ void openLog(uint32_t parentPid) {
     attachWriter(&s_file);
     s_recording.store(true, std::memory_order_relaxed);
     appendToRunList(s_outputPath);
+    if (g_traceMarkers)
+        announceTraceLog(s_outputPath, s_file.tailWord(), s_sequence.take(&t_state), sys::readTsc(), s_ownCode.m_lo,
+                         s_ownCode.m_hi);
     if (!s_settings.m_quiet)
         (sys::Line() << "memlog: recording " << s_programName << " (pid " << uint64_t(sys::processId()) << ") to "
                      << s_outputPath << "\n")
@@ -227,13 +232,14 @@ void watchRelease(Kind kind, const void* address, uint64_t size) {
     watchFree(start, usable, usable >= kMayBeUnmapped);
 }
 
-// MEMLOG_FULL_TRACE=1: markers for memlog in Valgrind's output (full_trace.hpp). False for a
-// process outside Valgrind (the launchers that start it, a child it execs): nothing of it would
-// be in the trace, and it is not recorded at all.
+// MEMLOG_FULL_TRACE=1: requests to memlog's Valgrind tool (full_trace.hpp). False for a process
+// outside Valgrind (the launchers that start it): nothing of it would be in the trace, and it is
+// not recorded at all.
 bool startFullTrace() {
     if (!s_settings.m_fullTrace) return true;
     if (!runningOnValgrind()) return false;
     g_traceMarkers = true;
+    s_accessSampler = format::AccessSampler::FullTrace;
     // Room between events for the accesses memlog puts there (full_trace.hpp).
     s_sequence.setStep(format::kTraceSeqStride);
     return true;
@@ -524,6 +530,7 @@ void finishResize(const ResizeTicket& ticket, Kind kind, const void* address, ui
 void endLog(format::EndReason reason) {
     if (!s_recording.load(std::memory_order_relaxed)) return;
     TraceQuiet quiet;
+    if (g_traceMarkers) flushTrace();  // the trace's chunks in the file before it is cut to its data
     format::FileHeader& header = *s_file.header();
     header.m_endTsc = sys::readTsc();
     header.m_endNs = sys::monotonicNs();
