@@ -21,6 +21,7 @@ LogLine describeLog(const std::string& path) {
         if (line.m_program.empty()) line.m_program = "?";
         line.m_pid = header.m_pid;
         line.m_startNs = header.m_startRealtimeNs;
+        reader.leaveOutTraces();  // a full trace's accesses are not counted here: its events are
         const timeline::Summary summary = timeline::summarize(reader);
         line.m_events = summary.m_events;
         line.m_peakBytes = summary.m_peakBytes;
