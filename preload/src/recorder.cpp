@@ -240,6 +240,7 @@ bool startFullTrace() {
     if (!runningOnValgrind()) return false;
     g_traceMarkers = true;
     s_accessSampler = format::AccessSampler::FullTrace;
+    s_file.leaveUnpopulated();
     // Room between events for the accesses memlog puts there (full_trace.hpp).
     s_sequence.setStep(format::kTraceSeqStride);
     return true;
