@@ -132,7 +132,6 @@ Stream* newStream(uint32_t tid) {
     stream->m_osTid = tool_os_tid();
     stream->m_buffer = static_cast<uint8_t*>(tool_alloc(kChunkBytes));
     stream->m_cursor = stream->m_buffer + sizeof(ChunkHeader);
-    stream->m_icount = memlog_icount;
     // The thread's stack, so that readers tell its accesses from other memory even when the
     // recorder never saw the thread (it recorded no event).
     uint64_t lo = 0, hi = 0;
@@ -431,6 +430,7 @@ void trace_flush(void) {
 // The parent's streams and log stay the parent's: the child forgets them unwritten and waits
 // for its own log (its recorder announces it from its fork handler).
 void trace_fork_child(uint32_t tid) {
+    const uint64_t instructions = memlog_icount;  // the forking thread's: the child's thread goes on
     s_run.m_active = false;
     for (Stream*& stream : s_streams) {
         if (stream) freeStream(stream);
@@ -444,6 +444,7 @@ void trace_fork_child(uint32_t tid) {
     s_recorded = s_leftOut = s_lost = 0;
     for (uint64_t& count : s_counts) count = 0;
     trace_thread_runs(tid);
+    memlog_icount = instructions;
 }
 
 void trace_fini(uint64_t counts[4]) {

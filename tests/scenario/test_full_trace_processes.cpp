@@ -84,6 +84,23 @@ TEST_CASE("full trace: four threads, each array's accesses exact and all by its 
     }
     const Outcome stat = memlogRun({"stat", log, "--json"});
     CHECK(jsonNumber(stat.m_stdout, "threads") == 5);
+    // Each thread counts its own instructions: from its own start, never backwards.
+    std::map<uint32_t, uint64_t> first, last;
+    uint64_t backwards = 0;
+    memlog::timeline::LogReader reader(log);
+    reader.forEachRecord({}, [&](const memlog::timeline::AccessSample& sample) {
+        first.try_emplace(sample.m_tid, sample.m_instructions);
+        backwards += sample.m_instructions < last[sample.m_tid];
+        last[sample.m_tid] = sample.m_instructions;
+    });
+    CHECK(backwards == 0);
+    REQUIRE(first.size() == 5);
+    for (const uint32_t owner : owners) {
+        INFO("thread " << owner << ": instructions " << first[owner] << " to " << last[owner]);
+        CHECK(first[owner] < 1000);  // a few hundred of the C library's before the thread's first access
+        CHECK(last[owner] > 3 * 4 * 1000);  // its loops: at least 3 instructions an access, 4,000 accesses or more
+    }
+    CHECK(first[pid] < last[pid]);
     fs::remove_all(outcome.m_directory);
 }
 
