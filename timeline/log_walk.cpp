@@ -142,8 +142,7 @@ template <typename Impl>
                 module.m_validFromSeq = impl.m_moduleMapSeq;
                 impl.m_modules.push_back(std::move(module));
             }
-        } else if ((kind == Kind::TraceBlock || kind == Kind::TraceRun || kind == Kind::TraceEnd) &&
-                   impl.m_header.m_version >= 5) {
+        } else if (format::isTraceKind(tag & format::kKindMask) && impl.m_header.m_version >= 5) {
             if (!cursor.m_trace) cursor.m_trace = std::make_unique<TraceDecoder>();
             ok = cursor.m_trace->record(tag, &p, cursor.m_end);  // a run's accesses: at the loop's top
         } else if (kind == Kind::Lost) {
@@ -169,7 +168,7 @@ template <typename Impl>
                            std::string("corrupt ") +
                                (format::isHeapKind(tag & format::kKindMask) ? format::kindInfo(kind).m_name
                                 : kind == Kind::Access                      ? "access"
-                                : kind == Kind::TraceRun || kind == Kind::TraceBlock ? "trace"
+                                : format::isTraceKind(tag & format::kKindMask) ? "trace"
                                                                             : "meta") +
                                " record");
         }

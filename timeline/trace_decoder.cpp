@@ -9,6 +9,7 @@ bool TraceDecoder::record(uint8_t tag, const uint8_t** cursor, const uint8_t* en
         case Kind::TraceBlock:
             return block(cursor, end);
         case Kind::TraceRun:
+        case Kind::TraceRunPredicted:
             return run(tag, cursor, end);
         case Kind::TraceEnd:
             m_ended = true;
@@ -38,8 +39,13 @@ bool TraceDecoder::block(const uint8_t** cursor, const uint8_t* end) {
 
 bool TraceDecoder::run(uint8_t tag, const uint8_t** cursor, const uint8_t* end) {
     format::TraceRunHead head;
-    if (!format::decodeTraceRunHead(cursor, end, tag, head) || head.m_block == 0 || head.m_block > m_blocks.size())
-        return false;
+    if (!format::decodeTraceRunHead(cursor, end, tag, head)) return false;
+    if (format::predictedRun(tag)) {
+        if (m_lastBlock == 0 || m_blocks[m_lastBlock - 1].m_next == 0) return false;
+        head.m_block = m_blocks[m_lastBlock - 1].m_next;
+        head.m_start = m_blocks[m_lastBlock - 1].m_nextStart;
+    }
+    if (head.m_block == 0 || head.m_block > m_blocks.size()) return false;
     Block& block = m_blocks[head.m_block - 1];
     const auto ops = static_cast<uint32_t>(block.m_ops.size());
     if ((tag & format::kTraceRunReached) && (head.m_reached == 0 || head.m_reached > ops)) return false;
@@ -50,6 +56,11 @@ bool TraceDecoder::run(uint8_t tag, const uint8_t** cursor, const uint8_t* end) 
     m_nextSeq += head.m_seqDelta;
     m_tsc += static_cast<uint64_t>(head.m_tscDelta);
     m_instructions += head.m_start;
+    if (m_lastBlock) {
+        m_blocks[m_lastBlock - 1].m_next = head.m_block;
+        m_blocks[m_lastBlock - 1].m_nextStart = head.m_start;
+    }
+    m_lastBlock = head.m_block;
     m_ended = false;
     return true;
 }

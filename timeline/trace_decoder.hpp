@@ -32,6 +32,8 @@ private:
     struct Block {
         std::vector<format::TraceOp> m_ops;
         std::vector<uint64_t> m_last;  // each op's last address
+        uint64_t m_next = 0;           // the block that followed it last time (its id), and
+        uint64_t m_nextStart = 0;      // the instructions from its start to that block's
     };
     bool block(const uint8_t** cursor, const uint8_t* end);
     bool run(uint8_t tag, const uint8_t** cursor, const uint8_t* end);
@@ -40,6 +42,7 @@ private:
     uint64_t m_nextSeq = 0;
     uint64_t m_tsc = 0;
     uint64_t m_instructions = 0;  // the thread's count at the current run's start
+    uint64_t m_lastBlock = 0;     // the id of the last run's block (0: none yet)
     bool m_ended = false;
     // The run being read.
     Block* m_run = nullptr;

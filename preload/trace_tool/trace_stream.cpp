@@ -35,6 +35,10 @@ constexpr uint32_t runRoom(uint32_t ops) {
 struct StreamBlock {
     const memlog_block* m_block;
     uint32_t m_id;
+    // The block that followed this one last time, and the instructions from this one's start to
+    // its: a run that repeats both is written as TraceRunPredicted.
+    StreamBlock* m_next;
+    uint64_t m_nextStart;
     uint64_t m_last[];
 };
 
@@ -50,6 +54,7 @@ struct Stream {
     uint64_t m_tsc;
     uint64_t m_instructions;
     uint32_t m_blocks;
+    StreamBlock* m_lastBlock;  // the last run's
     uint64_t m_icount;  // the thread's instructions while another thread runs
     StreamBlock** m_table;  // open addressing by block pointer
     uint32_t m_capacity;
@@ -68,7 +73,11 @@ struct OpenRun {
     uint8_t* m_headEnd;
     uint64_t* m_lastBase;
     uint64_t m_firstSeq;
-    uint64_t m_previousInstructions, m_previousTsc, m_previousSeq;  // to take back an empty run
+    // To take back an empty run: the stream's state before it, and its prediction.
+    uint64_t m_previousInstructions, m_previousTsc, m_previousSeq;
+    StreamBlock* m_previousLastBlock;
+    StreamBlock* m_previousNext;
+    uint64_t m_previousNextStart;
 };
 
 Stream* s_streams[MEMLOG_MAX_THREADS];
@@ -241,6 +250,11 @@ void closeRun() {
         stream.m_instructions = s_run.m_previousInstructions;
         stream.m_tsc = s_run.m_previousTsc;
         stream.m_nextSeq = s_run.m_previousSeq;
+        stream.m_lastBlock = s_run.m_previousLastBlock;
+        if (StreamBlock* last = s_run.m_previousLastBlock) {
+            last->m_next = s_run.m_previousNext;
+            last->m_nextStart = s_run.m_previousNextStart;
+        }
         return;
     }
     uint8_t tag = s_run.m_tag;
@@ -309,13 +323,24 @@ void memlog_run_open(memlog_block* block) {
     room(*stream, runRoom(block->ops) + (entry ? 0 : memlog::format::traceBlockMaxBytes(block->ops)));
     if (!entry) entry = declareBlock(*stream, block);
     TraceRunHead head;
-    uint8_t tag = static_cast<uint8_t>(memlog::format::Kind::TraceRun);
     head.m_block = entry->m_id;
     s_run.m_previousInstructions = stream->m_instructions;
     s_run.m_previousTsc = stream->m_tsc;
     s_run.m_previousSeq = stream->m_nextSeq;
     head.m_start = memlog_icount - stream->m_instructions;
     stream->m_instructions = memlog_icount;
+    StreamBlock* last = stream->m_lastBlock;
+    const bool predicted = last && last->m_next == entry && last->m_nextStart == head.m_start;
+    uint8_t tag = static_cast<uint8_t>(predicted ? memlog::format::Kind::TraceRunPredicted
+                                                 : memlog::format::Kind::TraceRun);
+    s_run.m_previousLastBlock = last;
+    s_run.m_previousNext = last ? last->m_next : nullptr;
+    s_run.m_previousNextStart = last ? last->m_nextStart : 0;
+    if (last) {
+        last->m_next = entry;
+        last->m_nextStart = head.m_start;
+    }
+    stream->m_lastBlock = entry;
     // Numbers until the next event: the last one (s_seqCap) is kept for runs that find too few
     // left, whose accesses all take it (hold).
     uint64_t first = s_seqNext;

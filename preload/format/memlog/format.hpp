@@ -39,7 +39,8 @@ namespace memlog::format {
 // ---------------------------------------------------------------------------------------------
 
 inline constexpr char kMagic[8] = {'M', 'E', 'M', 'L', 'O', 'G', '\0', '\x1a'};
-// 5: full traces from memlog's Valgrind tool: TraceBlock, TraceRun, TraceEnd (format_trace.hpp).
+// 5: full traces from memlog's Valgrind tool: TraceBlock, TraceRun, TraceRunPredicted, TraceEnd
+//    (format_trace.hpp).
 // 4: a heap record's tag may leave out its sequence delta (1) and its stack (none).
 // 3: access samples re-laid for ticks (size, read-write, source; the reader finds the block),
 //    thread stack ranges, the sampler's counters. 2: watchpoint samples that named their block.
@@ -250,6 +251,7 @@ enum class Kind : uint8_t {
     TraceBlock = 18,  // the memory operations of a block of code
     TraceRun = 19,    // one execution of a block: its addresses
     TraceEnd = 20,    // the thread's trace ends here
+    TraceRunPredicted = 21,  // a run of the block the stream predicts
     // meta records
     Annotation = 23,   // what the program said through memlog.h: a name, an array's shape, a phase
     Stack = 24,      // varint id, varint depth, depth x zigzag(frame - previous frame), first frame vs 0
@@ -259,7 +261,7 @@ enum class Kind : uint8_t {
     Lost = 28,       // varint count: events this thread dropped since its last Lost record
     Access = 29,     // one sampled memory access, in the sequence like a heap event (AccessRecord)
     ThreadStack = 30,  // varint lo, varint hi: the writing thread's stack, [lo, hi)
-    KindCount = 31,    // 21, 22 and 31 are free: a reader meeting them has found corruption
+    KindCount = 31,    // 22 and 31 are free: a reader meeting them has found corruption
 };
 inline constexpr uint8_t kKindMask = 0x1f;
 // A heap record's tag flags (above).

@@ -59,6 +59,12 @@ namespace memlog::format {
 // thread's count at the run's start plus the op's index plus one: the accessing instruction is
 // that many instructions into the thread. Its time is the stream's.
 //
+// TraceRunPredicted: a TraceRun without its block and start: the block that followed the
+// previous run's block the last time it ran, this many instructions after it as then (a loop,
+// a call returning where it did). Both kinds move the prediction on: the block of each run is
+// the next prediction for the block of the run before it, with its start. About four runs in
+// five of sqlite3's and python3's are predicted, which saves three bytes each.
+//
 // TraceEnd: no payload: the thread's trace ends here (the thread, the process or the image
 // ended). More records may follow it (an exec that failed).
 // ---------------------------------------------------------------------------------------------
@@ -120,7 +126,8 @@ inline bool decodeTraceOp(const uint8_t** cursor, const uint8_t* end, const Trac
     return true;
 }
 
-// A TraceRun record's fields before its addresses.
+// A TraceRun or TraceRunPredicted record's fields before its addresses (the second has no
+// block and start: the stream's prediction gives them).
 struct TraceRunHead {
     uint64_t m_block = 0;
     uint64_t m_start = 0;     // instructions since the previous run's start
@@ -131,10 +138,20 @@ struct TraceRunHead {
 };
 inline constexpr uint32_t kMaxTraceRunHeadBytes = 1 + 5 * 10;
 
-// Writes the head after out[0] as `tag`'s flags say; the tag goes in last (commit).
+inline constexpr bool isTraceKind(uint8_t kind) {
+    return kind >= static_cast<uint8_t>(Kind::TraceBlock) && kind <= static_cast<uint8_t>(Kind::TraceRunPredicted);
+}
+inline constexpr bool predictedRun(uint8_t tag) {
+    return (tag & kKindMask) == static_cast<uint8_t>(Kind::TraceRunPredicted);
+}
+
+// Writes the head after out[0] as `tag`'s kind and flags say; the tag goes in last (commit).
 inline uint8_t* encodeTraceRunHead(uint8_t* out, uint8_t tag, const TraceRunHead& head) {
-    uint8_t* p = putVarint(out + 1, head.m_block);
-    p = putVarint(p, head.m_start);
+    uint8_t* p = out + 1;
+    if (!predictedRun(tag)) {
+        p = putVarint(p, head.m_block);
+        p = putVarint(p, head.m_start);
+    }
     if (tag & kTraceRunSeq) p = putVarint(p, head.m_seqDelta << 1 | (head.m_hold ? 1 : 0));
     if (tag & kTraceRunTime) p = putSigned(p, head.m_tscDelta);
     if (tag & kTraceRunReached) p = putVarint(p, head.m_reached);
@@ -144,7 +161,8 @@ inline uint8_t* encodeTraceRunHead(uint8_t* out, uint8_t tag, const TraceRunHead
 inline bool decodeTraceRunHead(const uint8_t** cursor, const uint8_t* end, uint8_t tag, TraceRunHead& head) {
     head = TraceRunHead{};
     uint64_t value;
-    if (!getVarint(cursor, end, &head.m_block) || !getVarint(cursor, end, &head.m_start)) return false;
+    if (!predictedRun(tag) && (!getVarint(cursor, end, &head.m_block) || !getVarint(cursor, end, &head.m_start)))
+        return false;
     if (tag & kTraceRunSeq) {
         if (!getVarint(cursor, end, &value)) return false;
         head.m_seqDelta = value >> 1;
