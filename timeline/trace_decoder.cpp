@@ -1,3 +1,4 @@
+// A full trace's stream decoded: blocks kept as declared, runs read one access at a time.
 #include "timeline/trace_decoder.hpp"
 
 namespace memlog::timeline {

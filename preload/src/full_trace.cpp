@@ -45,8 +45,9 @@ void noteTracedEvent(uint64_t seq, uint64_t tsc) {
     }
 }
 
-void announceTraceLog(const char* path, uint64_t* tail, uint64_t seq, uint64_t tsc, uint64_t codeLo, uint64_t codeHi) {
-    const memlog_trace_log log{path, tail, seq, tsc, codeLo, codeHi};
+void announceTraceLog(const char* path, uint64_t* tail, uint64_t seq, uint64_t tsc, TraceCode recorder,
+                      TraceCode unwinder) {
+    const memlog_trace_log log{path, tail, seq, tsc, recorder.m_lo, recorder.m_hi, unwinder.m_lo, unwinder.m_hi};
 #ifdef MEMLOG_HAVE_VALGRIND
     VALGRIND_DO_CLIENT_REQUEST_STMT(MEMLOG_TRACE_LOG, &log, 0, 0, 0, 0);
 #else

@@ -23,8 +23,13 @@ void leaveQuiet();
 void noteTracedEvent(uint64_t seq, uint64_t tsc);
 
 // The log just opened: the tool's chunks go into it, reserved at its `tail` word; `seq` is a
-// number just taken (the accesses from here come after it); [codeLo, codeHi) is the recorder.
-void announceTraceLog(const char* path, uint64_t* tail, uint64_t seq, uint64_t tsc, uint64_t codeLo, uint64_t codeHi);
+// number just taken (the accesses from here come after it); `log` gives the recorder's code and
+// its unwinder's, which the tool leaves out (trace_requests.h).
+struct TraceCode {
+    uint64_t m_lo, m_hi;
+};
+void announceTraceLog(const char* path, uint64_t* tail, uint64_t seq, uint64_t tsc, TraceCode recorder,
+                      TraceCode unwinder);
 // The log ends (exit, _exit, exec): the tool writes what it holds now.
 void flushTrace();
 

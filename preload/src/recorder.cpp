@@ -173,8 +173,8 @@ void openLog(uint32_t parentPid) {
     s_recording.store(true, std::memory_order_relaxed);
     appendToRunList(s_outputPath);
     if (g_traceMarkers)
-        announceTraceLog(s_outputPath, s_file.tailWord(), s_sequence.take(&t_state), sys::readTsc(), s_ownCode.m_lo,
-                         s_ownCode.m_hi);
+        announceTraceLog(s_outputPath, s_file.tailWord(), s_sequence.take(&t_state), sys::readTsc(),
+                         {s_ownCode.m_lo, s_ownCode.m_hi}, {s_unwinderCode.m_lo, s_unwinderCode.m_hi});
     if (!s_settings.m_quiet)
         (sys::Line() << "memlog: recording " << s_programName << " (pid " << uint64_t(sys::processId()) << ") to "
                      << s_outputPath << "\n")

@@ -3,7 +3,8 @@
  * memlog_block, and the block rewritten to call memlog_run_open at its start and memlog_op with
  * each operation's address; the thread's instruction count grows at the block's exits by the
  * instructions run so far (a load, an add and a store, no call). The recorder's own code
- * (libmemlog.so, told by MEMLOG_TRACE_LOG) is neither traced nor counted. */
+ * (libmemlog.so) and its unwinder's (libunwind), told by MEMLOG_TRACE_LOG, are neither traced
+ * nor counted. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_machine.h"
@@ -13,14 +14,17 @@
 #include "tool.h"
 #include "tool_valgrind.h"
 
-static Addr s_recorderLo, s_recorderHi;
+static Addr s_excludedLo[2], s_excludedHi[2];
 
-void tool_exclude_code(Addr lo, Addr hi) {
-    s_recorderLo = lo;
-    s_recorderHi = hi;
+void tool_exclude_code(int range, Addr lo, Addr hi) {
+    s_excludedLo[range] = lo;
+    s_excludedHi[range] = hi;
 }
 
-static Bool isRecorderCode(Addr address) { return address >= s_recorderLo && address < s_recorderHi; }
+static Bool isRecorderCode(Addr address) {
+    return (address >= s_excludedLo[0] && address < s_excludedHi[0]) ||
+           (address >= s_excludedLo[1] && address < s_excludedHi[1]);
+}
 
 /* An operation as the first pass finds it: where its address and guard are in the IR. */
 typedef struct {

@@ -79,10 +79,13 @@ static Bool handleRequest(ThreadId tid, UWord* arguments, UWord* result) {
         case MEMLOG_TRACE_LOG: {
             const struct memlog_trace_log* log = (const struct memlog_trace_log*)arguments[1];
             trace_log_opened(tid, log->path, log->tail, log->seq, log->tsc);
-            if (log->code_hi > log->code_lo) {
-                tool_exclude_code(log->code_lo, log->code_hi);
+            /* Blocks made before are made again, now without the recorder's code. */
+            tool_exclude_code(0, log->code_lo, log->code_hi);
+            tool_exclude_code(1, log->helper_lo, log->helper_hi);
+            if (log->code_hi > log->code_lo)
                 VG_(discard_translations_safely)(log->code_lo, log->code_hi - log->code_lo, "memlog");
-            }
+            if (log->helper_hi > log->helper_lo)
+                VG_(discard_translations_safely)(log->helper_lo, log->helper_hi - log->helper_lo, "memlog");
             break;
         }
         case MEMLOG_TRACE_QUIET:

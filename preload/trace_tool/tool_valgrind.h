@@ -7,8 +7,8 @@ IRSB* tool_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestLayout
                       const VexGuestExtents* extents, const VexArchInfo* archInfo, IRType guestWord,
                       IRType hostWord);
 
-/* The recorder's code, left out from now on (blocks made before are made again). */
-void tool_exclude_code(Addr lo, Addr hi);
+/* The recorder's code (range 0) or its unwinder's (range 1), left out from now on. */
+void tool_exclude_code(int range, Addr lo, Addr hi);
 
 /* --count-only=yes: count what would be traced, write nothing (the floor of the tool's cost). */
 Bool tool_count_only(void);

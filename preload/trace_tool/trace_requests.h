@@ -31,10 +31,13 @@ struct memlog_trace_log {
     uint64_t* tail;
     uint64_t seq;  /* a sequence number just taken: the accesses from here are numbered after it */
     uint64_t tsc;
-    /* The recorder's own code [code_lo, code_hi): its instructions and accesses are not the
-     * program's, and are neither counted nor traced. */
+    /* The recorder's own code [code_lo, code_hi) and its unwinder's [helper_lo, helper_hi)
+     * (libunwind): their instructions and accesses are not the program's, and are neither
+     * counted nor traced. */
     uint64_t code_lo;
     uint64_t code_hi;
+    uint64_t helper_lo;
+    uint64_t helper_hi;
 };
 
 #endif
