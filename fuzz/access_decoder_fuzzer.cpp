@@ -1,4 +1,4 @@
-// The access decoder's glue around Zydis (preload/src/instruction_access.cpp): any registers and
+// The access decoder's glue around Zydis (preload/src/sample/instruction_access.cpp): any registers and
 // up to 15 bytes of code. Whatever it makes of them must be self-consistent: the accesses it
 // reports fit its arrays and have sizes, a decoded instruction has a length within the bytes
 // given, and more bytes are asked for only when fewer than an instruction's longest were given.
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "instruction_access.hpp"
+#include "sample/instruction_access.hpp"
 
 using namespace memlog::preload;
 

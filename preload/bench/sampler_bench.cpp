@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "instruction_access.hpp"
+#include "sample/instruction_access.hpp"
 #include "unwind/capture.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // memlog-watch-bench: what the watchpoints cost on this machine, with the recorder's own device
-// (preload/src/watch_device.cpp): one re-target of the four inherited events (arm, then disarm)
+// (preload/src/watch/watch_device.cpp): one re-target of the four inherited events (arm, then disarm)
 // with 0, 1, 4 and 16 other threads alive (the kernel walks every thread's copy), and one
 // trapped access delivered as SIGTRAP to a handler that only counts. Where the debug registers
 // do not fire it says so and exits 77.
@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "access_probe.hpp"
-#include "watch_device.hpp"
+#include "watch/watch_device.hpp"
+#include "watch/watch_probe.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "instruction_access.hpp"
+#include "sample/instruction_access.hpp"
 
 using namespace memlog::preload;
 using memlog::format::AccessKind;

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "log_file.hpp"
+#include "start/log_file.hpp"
 
 namespace fs = std::filesystem;
 using memlog::preload::LogFile;

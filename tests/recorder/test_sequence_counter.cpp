@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "sequence_counter.hpp"
+#include "record/sequence_counter.hpp"
 
 using memlog::preload::SequenceCounter;
 

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "stack_table.hpp"
+#include "record/stack_table.hpp"
 
 using memlog::preload::StackTable;
 

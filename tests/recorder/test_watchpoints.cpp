@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "watchpoints.hpp"
+#include "watch/watchpoints.hpp"
 
 using memlog::format::AccessKind;
 using memlog::format::WatchCounters;

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <set>
 
-#include "access_probe.hpp"
+#include "watch/watch_probe.hpp"
 #include "run_program.hpp"
 #include "render/report/report.hpp"
 #include "timeline/block_model.hpp"

@@ -190,7 +190,7 @@ static_assert(sizeof(ChunkHeader) == 16);
 // --full-trace appended after the run). The reader merges them like threads.
 inline constexpr uint32_t kTraceStream = 1;
 // In a full trace the recorder's sequence numbers step by this, leaving room for the accesses
-// the tool numbers between two events (preload/src/full_trace.hpp, format_trace.hpp).
+// the tool numbers between two events (preload/src/trace/full_trace.hpp, format_trace.hpp).
 inline constexpr uint64_t kTraceSeqStride = uint64_t{1} << 32;
 
 // ---------------------------------------------------------------------------------------------
