@@ -81,8 +81,9 @@ The same settings as environment variables, for LD_PRELOAD without this launcher
 MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1,
 MEMLOG_ACCESS=1, MEMLOG_ACCESS_RATE, MEMLOG_WATCH=1, MEMLOG_WATCH_RATE, MEMLOG_UNWIND_CHECK=1,
 MEMLOG_UNWIND_INCREMENTAL=0 (README.md).
-MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so. `memlog ls DIR`
-lists the logs of a folder as the closing list does.
+MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so, MEMLOG_TRACE_TOOL_DIR
+the folder of memlog's Valgrind tool. `memlog ls DIR` lists the logs of a folder as
+the closing list does.
 )";
 
 std::string findLibrary() {
