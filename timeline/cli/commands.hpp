@@ -26,8 +26,14 @@ int arraysCommand(const Arguments& arguments);
 int importCommand(const Arguments& arguments);
 int cacheCommand(const Arguments& arguments);
 int compareCommand(const Arguments& arguments);
-// memlog run --full-trace, once run has set the recorder's environment: the program's exit status.
-int runFullTrace(const std::vector<std::string>& program, std::string output, bool quiet);
+// memlog run --full-trace (full_trace_command.cpp): `program` becomes the command line that runs
+// it under memlog's Valgrind tool, and the environment says where the tool is. -1 when ready;
+// else the exit status after one line on stderr (Valgrind or the tool missing).
+int prepareFullTrace(std::vector<std::string>& program);
+// One line on the full traces among `logs`: their accesses and those left out.
+void printFullTraces(const std::vector<std::string>& logs);
+// A file in memlog's library folder, beside this executable (build/lib, or PREFIX/<libdir>).
+std::string findBesideMemlog(const std::string& relative);
 int lsCommand(const Arguments& arguments);
 
 // A log opened for a command (timeline/open/opened_log.hpp): a progress bar on stderr while the

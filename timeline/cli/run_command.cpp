@@ -67,13 +67,13 @@ The exit status is PROGRAM's (a program killed by a signal kills memlog alike).
   --watch-rate N           at most N watchpoint traps a second, 1..100000
                            (default 500; implies --watch)
   --full-trace             record every load and store of the program, not
-                           samples: it runs under Valgrind's lackey tool (about
-                           100 times slower; for small programs, teaching, and
-                           checking samples), and memlog puts each access in
-                           its place among the allocations; memlog cache then
-                           simulates a cache over them. Forked children and
-                           exec'd programs are not traced (nor recorded); the
-                           accesses of all threads count as the main thread's
+                           samples: it runs under memlog's own Valgrind tool
+                           (about 30 to 100 times slower), which writes each
+                           access, with its thread and the thread's instruction
+                           count, in its place among the allocations; memlog
+                           cache then simulates a cache over them. Forked
+                           children and exec'd programs are traced too, each
+                           into its own log. Needs Valgrind (Debian: valgrind)
   -q, --quiet              no "recording" lines and no list of logs on stderr
   -v, --verbose            the launcher's details on stderr (what it set)
 
@@ -81,25 +81,14 @@ The same settings as environment variables, for LD_PRELOAD without this launcher
 MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1,
 MEMLOG_ACCESS=1, MEMLOG_ACCESS_RATE, MEMLOG_WATCH=1, MEMLOG_WATCH_RATE, MEMLOG_UNWIND_CHECK=1,
 MEMLOG_UNWIND_INCREMENTAL=0 (README.md).
-MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so. `memlog ls DIR`
-lists the logs of a folder as the closing list does.
+MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so, MEMLOG_TRACE_TOOL_DIR
+the folder of memlog's Valgrind tool. `memlog ls DIR` lists the logs of a folder as
+the closing list does.
 )";
 
-// Beside this executable: build/bin -> build/lib; installed, PREFIX/bin -> PREFIX/<libdir>
-// (lib/x86_64-linux-gnu when the prefix is /usr on Debian).
 std::string findLibrary() {
     if (const char* library = std::getenv("MEMLOG_LIBRARY"); library && *library) return library;
-    char self[PATH_MAX];
-    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length <= 0) return {};
-    self[length] = '\0';
-    std::string dir(self);
-    dir.erase(dir.rfind('/'));
-    for (const std::string libdir : {"lib", MEMLOG_INSTALL_LIBDIR}) {
-        const std::string candidate = dir + "/../" + libdir + "/libmemlog.so";
-        if (access(candidate.c_str(), R_OK) == 0) return candidate;
-    }
-    return dir + "/../lib/libmemlog.so";
+    return findBesideMemlog("libmemlog.so");
 }
 
 // A whole decimal number in [low, high].
@@ -174,7 +163,7 @@ bool exchangeNames(const std::string& a, const std::string& b) {
 // later ones got numbered neighbours), then one line per log. `target` is the -o name when it
 // names one file; empty when it holds %p (then the launched pid's first log has the name).
 void finishRun(const std::string& listPath, pid_t launched, bool renameLast, const std::string& target, bool quiet,
-               const std::string& cwd) {
+               const std::string& cwd, bool fullTrace) {
     std::vector<LogLine> lines;
     for (const std::string& path : readRunList(listPath)) lines.push_back(describeLog(path));
     size_t first = lines.size(), last = lines.size(), named = lines.size();
@@ -200,6 +189,11 @@ void finishRun(const std::string& listPath, pid_t launched, bool renameLast, con
                          std::strerror(errno));
     }
     if (quiet || lines.empty()) return;
+    if (fullTrace) {
+        std::vector<std::string> paths;
+        for (const LogLine& line : lines) paths.push_back(line.m_path);
+        printFullTraces(paths);
+    }
     for (LogLine& line : lines)
         if (line.m_path.starts_with(cwd + "/")) line.m_path.erase(0, cwd.size() + 1);
     orderLogLines(lines, last);
@@ -208,6 +202,22 @@ void finishRun(const std::string& listPath, pid_t launched, bool renameLast, con
 }
 
 }  // namespace
+
+// Beside this executable: build/bin -> build/lib; installed, PREFIX/bin -> PREFIX/<libdir>
+// (lib/x86_64-linux-gnu when the prefix is /usr on Debian).
+std::string findBesideMemlog(const std::string& relative) {
+    char self[PATH_MAX];
+    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0) return {};
+    self[length] = '\0';
+    std::string dir(self);
+    dir.erase(dir.rfind('/'));
+    for (const std::string libdir : {"lib", MEMLOG_INSTALL_LIBDIR}) {
+        const std::string candidate = dir + "/../" + libdir + "/" + relative;
+        if (access(candidate.c_str(), R_OK) == 0) return candidate;
+    }
+    return dir + "/../lib/" + relative;
+}
 
 int runCommand(const Arguments& arguments) {
     std::string output, unwind, depth, accessRate, watchRate;
@@ -311,7 +321,9 @@ int runCommand(const Arguments& arguments) {
     const std::string combined = existing && *existing ? preload + ":" + existing : preload;
     setenv("LD_PRELOAD", combined.c_str(), 1);
 
-    if (fullTrace) return runFullTrace({arguments.begin() + static_cast<long>(i), arguments.end()}, logTemplate, quiet);
+    std::vector<std::string> program(arguments.begin() + static_cast<long>(i), arguments.end());
+    if (fullTrace)
+        if (const int status = prepareFullTrace(program); status >= 0) return status;
     const char* temporary = std::getenv("TMPDIR");
     std::string listPath = std::string(temporary && *temporary ? temporary : "/tmp") + "/memlog-run.XXXXXX";
     const int listFd = mkstemp(listPath.data());
@@ -324,7 +336,7 @@ int runCommand(const Arguments& arguments) {
     diagnostics::debug("run: LD_PRELOAD=" + combined + " MEMLOG_OUT=" + logTemplate +
                        (listPath.empty() ? "" : " MEMLOG_RUN_LIST=" + listPath));
     std::vector<char*> argv;
-    for (size_t k = i; k < arguments.size(); ++k) argv.push_back(const_cast<char*>(arguments[k].c_str()));
+    for (std::string& word : program) argv.push_back(word.data());
     argv.push_back(nullptr);
     int execError[2];
     if (pipe2(execError, O_CLOEXEC) != 0) return usageError(std::string("run: pipe: ") + std::strerror(errno), nullptr);
@@ -357,7 +369,7 @@ int runCommand(const Arguments& arguments) {
     if (!listPath.empty()) {
         const bool renameLast = named && output.find("%e") == std::string::npos;
         const std::string target = named && output.find('%') == std::string::npos ? logTemplate : "";
-        finishRun(listPath, s_child, renameLast, target, quiet, cwd);
+        finishRun(listPath, s_child, renameLast, target, quiet, cwd, fullTrace);
         unlink(listPath.c_str());
     }
     return passOnStatus(status);

@@ -39,14 +39,14 @@ bool parseNumber(const char* text, uint64_t& value) {
 }
 
 // Every MEMLOG_ name that memlog's parts read: the recorder's settings, and those of the launcher
-// (MEMLOG_RUN_LIST, MEMLOG_ONLY_PID, MEMLOG_LIBRARY), the command line tools (MEMLOG_LOG_LEVEL,
+// (MEMLOG_RUN_LIST, MEMLOG_ONLY_PID, MEMLOG_LIBRARY, MEMLOG_TRACE_TOOL_DIR), the command line tools (MEMLOG_LOG_LEVEL,
 // MEMLOG_CACHE_DIR) and the tests (MEMLOG_UPDATE_GOLDEN), which a program's environment may
 // carry along.
 constexpr const char* kKnownVariables[] = {
     "MEMLOG_OUT", "MEMLOG_QUIET", "MEMLOG_UNWIND", "MEMLOG_STACK_DEPTH", "MEMLOG_FREE_STACKS",
     "MEMLOG_UNWIND_INCREMENTAL", "MEMLOG_UNWIND_CHECK", "MEMLOG_ACCESS", "MEMLOG_ACCESS_RATE",
     "MEMLOG_WATCH", "MEMLOG_WATCH_RATE", "MEMLOG_FULL_TRACE", "MEMLOG_RUN_LIST", "MEMLOG_ONLY_PID",
-    "MEMLOG_LIBRARY", "MEMLOG_LOG_LEVEL", "MEMLOG_CACHE_DIR", "MEMLOG_UPDATE_GOLDEN",
+    "MEMLOG_LIBRARY", "MEMLOG_LOG_LEVEL", "MEMLOG_CACHE_DIR", "MEMLOG_UPDATE_GOLDEN", "MEMLOG_TRACE_TOOL_DIR",
 };
 
 // A misspelt setting (MEMLOG_OUTPUT for MEMLOG_OUT) would otherwise do nothing, silently.
