@@ -292,8 +292,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                 !parseUnsigned(value.substr(second + 1), line) || ways > UINT32_MAX || line > UINT32_MAX)
                 return error("--cache " + value + ": give SIZE:WAYS:LINE, such as 32K:8:64");
             const timeline::CacheGeometry geometry{*size, static_cast<uint32_t>(ways), static_cast<uint32_t>(line)};
-            if (const std::string problem = timeline::geometryProblem(geometry); !problem.empty())
-                return error("--cache " + value + ": " + problem);
+            if (const std::string_view problem = timeline::geometryProblem(geometry); !problem.empty())
+                return error("--cache " + value + ": " + std::string(problem));
             if (geometry.m_line > timeline::kLargestViewLine)
                 return error("--cache " + value + ": lines of at most 4096 bytes");
             report.m_cache = geometry;

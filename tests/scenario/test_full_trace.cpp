@@ -89,7 +89,7 @@ TEST_CASE("full trace: the column order's strides conflict in the cache, the row
         REQUIRE(outcome.m_logs.size() == 1);
         Run cache;
         cache.m_preload = false;
-        cache.m_argv = {memlogCli(), "cache", outcome.m_logs[0], "--size", "32K", "--ways", "8", "--json"};
+        cache.m_argv = {memlogCli(), "cache", outcome.m_logs[0], "--cache", "32K:8:64", "--json"};
         const Outcome printed = runProgram(cache);
         CHECK(printed.m_exitStatus == 0);
         json[order] = printed.m_stdout;

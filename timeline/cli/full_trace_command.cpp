@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "memlog/recorder_settings.hpp"
 #include "timeline/trace/lackey_trace.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/base/text_format.hpp"
@@ -67,8 +68,9 @@ int runFullTrace(const std::vector<std::string>& program, std::string output, bo
             "install valgrind)",
             nullptr);
     if (output.empty()) output = "%e.%p.memlog";
-    setenv("MEMLOG_OUT", output.c_str(), 1);
-    setenv("MEMLOG_FULL_TRACE", "1", 1);
+    const options::Row& fullTraceRow = options::recorderSetting(options::Setting::FullTrace).m_row;
+    setenv(options::recorderSetting(options::Setting::Out).m_row.m_name, output.c_str(), 1);
+    setenv(fullTraceRow.m_name, timeline::switchedValue(fullTraceRow), 1);
     int fds[2];
     if (pipe(fds) != 0) return usageError(std::string("run: cannot make a pipe: ") + std::strerror(errno), nullptr);
     // Like a shell: ^C and ^\ are for the program; this process stays to keep its trace.
