@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "timeline/base/text_format.hpp"
 #include "timeline/open/opened_log.hpp"
 
 namespace memlog::timeline {
@@ -26,6 +27,9 @@ int arraysCommand(const Arguments& arguments);
 int importCommand(const Arguments& arguments);
 int cacheCommand(const Arguments& arguments);
 int compareCommand(const Arguments& arguments);
+int diffCommand(const Arguments& arguments);
+int pprofCommand(const Arguments& arguments);
+int traceEventsCommand(const Arguments& arguments);
 // memlog run --full-trace (full_trace_command.cpp): `program` becomes the command line that runs
 // it under memlog's Valgrind tool, and the environment says where the tool is. -1 when ready;
 // else the exit status after one line on stderr (Valgrind or the tool missing).
@@ -50,7 +54,10 @@ void printSuppressions(const timeline::Suppressions& suppressions);
 std::string csvField(const std::string& text);
 
 // A JSON string literal: quoted, with quotes, backslashes and control characters escaped.
-std::string jsonString(const std::string& text);
+using timeline::jsonString;
+
+// Writes `data` to `path` (stdout for "-") once it is whole: 0, or 1 after one line on stderr.
+int writeOutput(const std::string& path, const std::string& data);
 
 // One line on stderr, "memlog: <message>", and the exit status for bad usage.
 int usageError(const std::string& message, const char* hint);
