@@ -193,7 +193,7 @@ TEST_CASE("full trace: the column order's strides conflict in the cache, the row
     for (const std::string order : {"row", "col", "blocked"}) {
         const Outcome outcome = fullTrace({scenarioPath("matrix_multiply"), order, "64"});
         REQUIRE(outcome.m_logs.size() == 1);
-        const Outcome printed = memlogRun({"cache", outcome.m_logs[0], "--size", "32K", "--ways", "8", "--json"});
+        const Outcome printed = memlogRun({"cache", outcome.m_logs[0], "--cache", "32K:8:64", "--json"});
         CHECK(printed.m_exitStatus == 0);
         json[order] = printed.m_stdout;
         fs::remove_all(outcome.m_directory);

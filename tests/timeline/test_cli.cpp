@@ -183,7 +183,7 @@ TEST_CASE("usage errors exit 2 and --help tells the commands") {
     for (const char* command : {"diff", "pprof", "trace-events"}) CHECK(help.m_stdout.find(command) != std::string::npos);
     for (const char* wrong : {"diff one.memlog", "diff a b c", "diff a b --by module", "diff a b --sort size",
                               "diff a b --json --csv", "diff a b --top many", "pprof a", "pprof a -o",
-                              "pprof a -o b --at soon", "pprof a -o b --at 12", "trace-events a",
+                              "pprof a -o b --at soon", "pprof a -o b --at 5min", "trace-events a",
                               "trace-events a -o b --points 5"}) {
         INFO(wrong);
         const Result r = runMemlog(wrong);
@@ -191,7 +191,7 @@ TEST_CASE("usage errors exit 2 and --help tells the commands") {
         CHECK(r.m_stdout.empty());
         CHECK(r.m_stderr.rfind("memlog: ", 0) == 0);
     }
-    CHECK(runMemlog("pprof --help").m_stdout.find("--at TIME") != std::string::npos);
+    CHECK(runMemlog("pprof --help").m_stdout.find("--at MOMENT") != std::string::npos);
     CHECK(runMemlog("diff --help").m_stdout.find("--sort METRIC") != std::string::npos);
     CHECK(runMemlog("trace-events --help").m_stdout.find("Perfetto") != std::string::npos);
 }

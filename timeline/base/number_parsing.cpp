@@ -1,43 +1,50 @@
-// Numbers as users type them on command lines.
+// Numbers as people type them: thin wrappers over memlog/option_row.hpp's reader.
 #include "timeline/base/number_parsing.hpp"
 
-#include <cctype>
-#include <cmath>
-#include <cstdlib>
+#include <algorithm>
+
+#include "memlog/option_row.hpp"
 
 namespace memlog::timeline {
+namespace {
 
-std::optional<uint64_t> parseByteSize(const std::string& text) {
-    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
-    size_t used = 0;
+template <size_t N>
+std::optional<uint64_t> quantity(const std::string& text, const options::Unit (&units)[N], bool fraction) {
     uint64_t value = 0;
-    try {
-        value = std::stoull(text, &used, 10);
-    } catch (...) {
-        return std::nullopt;
-    }
-    const std::string unit = text.substr(used);
-    const int shift = unit.empty()                 ? 0
-                      : unit == "K" || unit == "k" ? 10
-                      : unit == "M" || unit == "m" ? 20
-                      : unit == "G" || unit == "g" ? 30
-                                                   : -1;
-    if (shift < 0 || value > (UINT64_MAX >> shift)) return std::nullopt;
-    return value << shift;
+    if (!options::readNumber(text.c_str(), units, N, fraction, value)) return std::nullopt;
+    return value;
 }
 
-std::optional<uint64_t> parseDuration(const std::string& text) {
-    if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.') ||
-        text.find_first_of("xX") != std::string::npos)  // strtod reads hex too
-        return std::nullopt;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    const std::string unit = end;
-    const double scale = unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 0;
-    const double ns = std::round(value * scale);
-    // strtod takes "inf" and "nan" too: the first character ruled them out.
-    if (scale == 0 || !std::isfinite(ns) || ns < 0 || ns >= 1.8e19) return std::nullopt;
-    return static_cast<uint64_t>(ns);
+}  // namespace
+
+std::optional<uint64_t> parseCount(const std::string& text) { return quantity(text, options::kCountUnits, false); }
+
+std::optional<uint64_t> parseByteSize(const std::string& text) { return quantity(text, options::kByteUnits, false); }
+
+std::optional<uint64_t> parseDuration(const std::string& text) { return quantity(text, options::kTimeUnits, true); }
+
+std::optional<double> parseReal(const std::string& text) {
+    double value = 0;
+    if (!options::readReal(text.c_str(), value)) return std::nullopt;
+    return value;
+}
+
+std::optional<uint64_t> parseHex(const std::string& text) {
+    uint64_t value = 0;
+    if (!options::readHex(text.c_str(), value)) return std::nullopt;
+    return value;
+}
+
+std::optional<std::vector<uint64_t>> parseCountList(const std::string& text, char separator) {
+    std::vector<uint64_t> counts;
+    for (size_t at = 0;;) {
+        const size_t end = std::min(text.find(separator, at), text.size());
+        const auto count = parseCount(text.substr(at, end - at));
+        if (!count) return std::nullopt;
+        counts.push_back(*count);
+        if (end == text.size()) return counts;
+        at = end + 1;
+    }
 }
 
 }  // namespace memlog::timeline

@@ -14,9 +14,16 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog arrays FILE [--top N] [--csv]
+constexpr options::Row kOptions[] = {
+    topRow("20", "at most N arrays, 0 for all"),
+    {.m_name = "--csv",
+     .m_help = "rows of name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
+               "element_confidence,row_confidence"},
+};
 
-The heap blocks and globals of a .memlog log that access samples fell in
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog arrays FILE [--top N] [--csv]",
+    .m_about = R"(The heap blocks and globals of a .memlog log that access samples fell in
 (MEMLOG_ACCESS=1), most sampled first, seen as arrays: each one's name (from
 memlog_name() in memlog.h, else the variable its allocating source line assigns
 it to, else its allocation site and ordinal, site=FUNCTION:K; a global: its
@@ -24,11 +31,8 @@ symbol), how to choose it for memtimeline --array (seq=N for a block), its size,
 its samples, and its shape: the one memlog_array() gave, else a guess from the
 samples with how sure it is (the element size from the accesses' sizes, the
 row length from instructions that walk its columns).
-
-  --top N   at most N arrays (default 20; 0 for all)
-  --csv     rows of name,name_from,choose,addr,size,samples,element_size,rows,
-            columns,depth,shape_from,element_confidence,row_confidence
-)";
+)",
+    .m_options = kOptions};
 
 std::string shapeText(const timeline::ArrayShape& shape) {
     if (shape.m_columns == 0) return "?";
@@ -44,15 +48,16 @@ std::string chooser(const timeline::SampledArray& array) {
 }  // namespace
 
 int arraysCommand(const Arguments& arguments) {
-    const TableArguments parsed =
-        parseTableArguments(arguments, "arrays", "--by", true, kHelp, "usage: memlog arrays FILE [--top N] [--csv]");
-    if (parsed.m_exit >= 0) return parsed.m_exit;
-    if (!parsed.m_by.empty()) return usageError("arrays: unknown option '--by'", "Try 'memlog arrays --help'.");
+    const CommandLine line = readCommandLine("arrays", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const std::string& path = line.m_options.operands()[0];
+    const size_t top = line.m_options.number("--top");
+    const bool csv = line.m_options.given("--csv");
     try {
-        timeline::OpenedLog log = openLog(parsed.m_path, {.m_walk = timeline::OpenedLog::Walk::Stacks,
-                                                          .m_names = timeline::OpenedLog::Names::Every});
+        timeline::OpenedLog log =
+            openLog(path, {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::Every});
         const auto arrays = timeline::sampledArrays(log.reader(), log.names());
-        if (parsed.m_csv)
+        if (csv)
             std::puts(
                 "name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
                 "element_confidence,row_confidence");
@@ -61,7 +66,7 @@ int arraysCommand(const Arguments& arguments) {
                         "shape", "name from; shape from");
         size_t shown = 0;
         for (const auto& array : arrays) {
-            if (parsed.m_top && shown++ == parsed.m_top) break;
+            if (top && shown++ == top) break;
             timeline::ShapeGuess guess;
             std::string shapeFrom;
             if (array.m_annotatedShape) {
@@ -72,7 +77,7 @@ int arraysCommand(const Arguments& arguments) {
                 guess = timeline::inferShape(array);
                 shapeFrom = "guessed: " + guess.m_how;
             }
-            if (parsed.m_csv) {
+            if (csv) {
                 std::printf("%s,%s,%s,0x%" PRIx64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                             ",%s,%.2f,%.2f\n",
                             csvField(array.m_name).c_str(), csvField(array.m_nameFrom).c_str(),
@@ -91,9 +96,8 @@ int arraysCommand(const Arguments& arguments) {
                         timeline::countText(array.m_samples.size()).c_str(), shape.c_str(), array.m_nameFrom.c_str(),
                         shapeFrom.c_str());
         }
-        if (arrays.empty() && !parsed.m_csv)
-            std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1)\n",
-                         parsed.m_path.c_str());
+        if (arrays.empty() && !csv)
+            std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1)\n", path.c_str());
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());
         return 2;

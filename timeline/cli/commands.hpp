@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "timeline/base/option_table.hpp"
 #include "timeline/base/text_format.hpp"
 #include "timeline/open/opened_log.hpp"
 
@@ -62,28 +63,34 @@ int writeOutput(const std::string& path, const std::string& data);
 // One line on stderr, "memlog: <message>", and the exit status for bad usage.
 int usageError(const std::string& message, const char* hint);
 
-// The arguments of `memlog stat` and `memlog dump`: one log and at most one flag.
-struct FileArguments {
-    std::string m_path;
-    bool m_flag = false;  // the command's one option (--json, --csv)
-    int m_exit = -1;  // >= 0: stop and exit with this (help printed, or a usage error)
+// A command's arguments read through its syntax (timeline/base/option_table.hpp): --help prints
+// the help; a mistake prints "memlog: COMMAND: mistake" and the hint (the usage for a missing
+// operand, else "Try 'memlog COMMAND --help'."). Either way m_exit is then the status.
+struct CommandLine {
+    timeline::ParsedOptions m_options;
+    int m_exit = -1;  // >= 0: stop and exit with this
 };
-FileArguments parseFileArguments(const Arguments& arguments, const std::string& command, const char* flag,
-                                 const char* help);
+CommandLine readCommandLine(const std::string& command, const timeline::CommandSyntax& syntax,
+                            const Arguments& arguments);
 
-// The arguments of the table commands (`memlog sites`, `memlog accesses`): one log, an option
-// that chooses the rows (`byOption`: --by or --metric, its value left to the command), --top N
-// and --csv (where `csvAllowed`).
-struct TableArguments {
-    std::string m_path;
-    std::string m_by;  // empty: not given
-    size_t m_top = 20;
-    bool m_csv = false;
-    std::string m_suppressions;  // --suppressions FILE (sites and flame)
-    int m_exit = -1;  // >= 0: stop and exit with this (help printed, or a usage error)
-};
-TableArguments parseTableArguments(const Arguments& arguments, const std::string& command, const char* byOption,
-                                   bool csvAllowed, const char* help, const char* usage);
+// Rows more than one command has.
+constexpr options::Row topRow(const char* byDefault, const char* help) {
+    return {
+        .m_name = "--top", .m_kind = options::Kind::Count, .m_default = byDefault, .m_valueName = "N", .m_help = help};
+}
+// -o, --output FILE: where a command writes what it made.
+constexpr options::Row outputRow(const char* valueName, const char* help) {
+    return {.m_name = "--output",
+            .m_short = "-o",
+            .m_kind = options::Kind::Path,
+            .m_valueName = valueName,
+            .m_help = help};
+}
+inline constexpr options::Row kSuppressionsRow{
+    .m_name = "--suppressions",
+    .m_kind = options::Kind::Path,
+    .m_valueName = "FILE",
+    .m_help = "more suppressions, LeakSanitizer's way (see `memlog stat --help`)"};
 
 // A progress bar on stderr for long reads; silent unless stderr is a terminal.
 class ProgressBar {

@@ -2,7 +2,6 @@
 // whole logs' numbers first.
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "commands.hpp"
@@ -13,11 +12,35 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp =
-    R"help(usage: memlog diff BASE NEW [--by site|function|caller] [--top N]
-                     [--sort calls|bytes|peak|leaked] [--json|--csv]
+constexpr options::Row kOptions[] = {
+    {.m_name = "--by",
+     .m_kind = options::Kind::Choice,
+     .m_choices = "site|function|caller",
+     .m_default = "site",
+     .m_valueName = "GROUP",
+     .m_help = "a row per allocation site; per function that allocated (its lines added up); or per function "
+               "that is not inlined (an inline helper's blocks count for the function it was inlined into)"},
+    {.m_name = "--sort",
+     .m_kind = options::Kind::Choice,
+     .m_choices = "calls|bytes|peak|leaked",
+     .m_default = "bytes",
+     .m_valueName = "METRIC",
+     .m_help = "rows by the largest change of this value, up or down"},
+    topRow("20", "at most N rows, 0 for all"),
+    {.m_name = "--json",
+     .m_help = "one JSON object: the logs, totals (duration_ns_base, duration_ns_new, duration_ns_delta, "
+               "events_..., peak_bytes_..., peak_blocks_..., leaked_bytes_..., leaked_blocks_...) and rows "
+               "(function, file, line, module, inlined_in, only_in, then calls_base, calls_new, calls_delta "
+               "and the same for bytes, peak_bytes, leaked_bytes and leaked_blocks)"},
+    {.m_name = "--csv",
+     .m_help = "the rows alone: function,location,module,inlined_in,only_in,calls_base,calls_new,calls_delta,... "
+               "as in --json"},
+};
 
-Compares the allocation sites of two logs (BASE, then NEW: a run before and
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog diff BASE NEW [--by site|function|caller] [--top N]\n"
+               "                     [--sort calls|bytes|peak|leaked] [--json|--csv]",
+    .m_about = R"(Compares the allocation sites of two logs (BASE, then NEW: a run before and
 after a change): the rows `memlog sites` prints for each, matched by function,
 source file name, line and module file name (never by address: two runs, or
 two builds, place code apart), and for each row the base value, the new value
@@ -27,27 +50,12 @@ one run has is marked (in: base or new). First the whole logs: duration,
 events, peak bytes, peak blocks (the most live at once), leaked bytes and
 blocks. Blocks that a runtime keeps by design are suppressed, as in `memlog
 sites`.
-
-  --by site       one row per allocation site (default)
-  --by function   one row per function that allocated, its lines added up
-  --by caller     one row per function that is not inlined (an inline
-                  helper's blocks count for the function it was inlined into)
-  --sort METRIC   rows by the largest change of calls, bytes (default), peak
-                  or leaked, up or down
-  --top N         at most N rows (default 20; 0 for all)
-  --json          one JSON object: the logs, totals (duration_ns_base,
-                  duration_ns_new, duration_ns_delta, events_..., peak_bytes_...,
-                  peak_blocks_..., leaked_bytes_..., leaked_blocks_...) and rows
-                  (function, file, line, module, inlined_in, only_in, then
-                  calls_base, calls_new, calls_delta and the same for bytes,
-                  peak_bytes, leaked_bytes and leaked_blocks)
-  --csv           the rows only: function,location,module,inlined_in,only_in,
-                  calls_base,calls_new,calls_delta,... as in --json
-
-Exit status: 0 done, 2 bad usage or a log that cannot be read.
-)help";
-
-constexpr const char* kUsage = "usage: memlog diff BASE NEW [--by G] [--top N] [--sort METRIC] [--json|--csv]";
+)",
+    .m_options = kOptions,
+    .m_notes = "Exit status: 0 done, 2 bad usage or a log that cannot be read.\n",
+    .m_minOperands = 2,
+    .m_maxOperands = 2,
+    .m_wrongOperands = "two logs: BASE and NEW"};
 
 struct DiffArguments {
     std::string m_base, m_new;
@@ -60,57 +68,22 @@ struct DiffArguments {
 
 DiffArguments parseDiffArguments(const Arguments& arguments) {
     DiffArguments parsed;
-    const char* hint = "Try 'memlog diff --help'.";
-    const auto fail = [&](const std::string& message) {
-        parsed.m_exit = usageError("diff: " + message, hint);
-        return parsed;
-    };
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        const bool valued = argument == "--by" || argument == "--top" || argument == "--sort";
-        if (valued && i + 1 >= arguments.size()) return fail(argument + " needs a value");
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            parsed.m_exit = 0;
-            return parsed;
-        } else if (argument == "--by") {
-            const std::string& by = arguments[++i];
-            if (by == "site")
-                parsed.m_by = timeline::DiffGrouping::Site;
-            else if (by == "function")
-                parsed.m_by = timeline::DiffGrouping::Function;
-            else if (by == "caller")
-                parsed.m_by = timeline::DiffGrouping::Caller;
-            else
-                return fail("--by takes site, function or caller");
-        } else if (argument == "--sort") {
-            if (!timeline::parseMetric(arguments[++i], parsed.m_sort))
-                return fail("--sort takes calls, bytes, peak or leaked");
-        } else if (argument == "--top") {
-            char* end = nullptr;
-            const std::string& value = arguments[++i];
-            const long n = std::strtol(value.c_str(), &end, 10);
-            if (value.empty() || n < 0 || *end) return fail("--top takes a number");
-            parsed.m_top = static_cast<size_t>(n);
-        } else if (argument == "--json") {
-            parsed.m_json = true;
-        } else if (argument == "--csv") {
-            parsed.m_csv = true;
-        } else if (!argument.empty() && argument[0] == '-') {
-            return fail("unknown option '" + argument + "'");
-        } else if (parsed.m_base.empty()) {
-            parsed.m_base = argument;
-        } else if (parsed.m_new.empty()) {
-            parsed.m_new = argument;
-        } else {
-            return fail("two logs: BASE and NEW");
-        }
-    }
-    if (parsed.m_json && parsed.m_csv) return fail("--json or --csv, not both");
-    if (parsed.m_new.empty()) {
-        parsed.m_exit = usageError("diff: two logs: BASE and NEW", kUsage);
-        return parsed;
-    }
+    const CommandLine line = readCommandLine("diff", kSyntax, arguments);
+    parsed.m_exit = line.m_exit;
+    if (parsed.m_exit >= 0) return parsed;
+    const timeline::ParsedOptions& options = line.m_options;
+    parsed.m_base = options.operands()[0];
+    parsed.m_new = options.operands()[1];
+    const std::string by = options.text("--by");
+    parsed.m_by = by == "function" ? timeline::DiffGrouping::Function
+                  : by == "caller" ? timeline::DiffGrouping::Caller
+                                   : timeline::DiffGrouping::Site;
+    timeline::parseMetric(options.text("--sort"), parsed.m_sort);
+    parsed.m_top = options.number("--top");
+    parsed.m_json = options.given("--json");
+    parsed.m_csv = options.given("--csv");
+    if (parsed.m_json && parsed.m_csv)
+        parsed.m_exit = usageError("diff: --json or --csv, not both", "Try 'memlog diff --help'.");
     return parsed;
 }
 

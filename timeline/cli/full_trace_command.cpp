@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "memlog/recorder_settings.hpp"
+#include "timeline/base/option_table.hpp"
 #include "timeline/open/opened_log.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/base/text_format.hpp"
@@ -43,7 +45,7 @@ int prepareFullTrace(std::vector<std::string>& program) {
             "install valgrind)",
             nullptr);
     // The tool's folder also holds links to Valgrind's own files: VALGRIND_LIB names it.
-    const char* given = std::getenv("MEMLOG_TRACE_TOOL_DIR");
+    const char* given = std::getenv(options::recorderSetting(options::Setting::TraceToolDir).m_row.m_name);
     const std::string tool = given && *given ? std::string(given) + "/memlog-amd64-linux"
                                              : findBesideMemlog("memlog/valgrind/memlog-amd64-linux");
     if (access(tool.c_str(), X_OK) != 0)
@@ -52,7 +54,8 @@ int prepareFullTrace(std::vector<std::string>& program) {
             "Valgrind's tool SDK (Debian: apt-get install valgrind) and build memlog again",
             nullptr);
     setenv("VALGRIND_LIB", tool.substr(0, tool.rfind('/')).c_str(), 1);
-    setenv("MEMLOG_FULL_TRACE", "1", 1);
+    const options::Row& fullTraceRow = options::recorderSetting(options::Setting::FullTrace).m_row;
+    setenv(fullTraceRow.m_name, timeline::switchedValue(fullTraceRow), 1);
     // The C library's and libstdc++'s clean-ups at exit are Valgrind's doing, not the program's.
     std::vector<std::string> words = {valgrind,           "--tool=memlog",         "--trace-children=yes",
                                       "--run-libc-freeres=no", "--run-cxx-freeres=no", "-q", "--"};

@@ -12,9 +12,29 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog pprof LOG -o FILE [--at end|peak|TIME]
+// --at: "end", "peak", or a time since the start.
+const char* momentMistake(const char* text) {
+    const std::string value = text;
+    return value == "end" || value == "peak" || timeline::parseDuration(value)
+               ? nullptr
+               : "end, peak or a time since the log's start (250ms, 1.5s, or nanoseconds)";
+}
 
-Writes a heap profile of LOG in pprof's format (profile.proto, gzip-compressed)
+constexpr options::Row kOptions[] = {
+    outputRow("FILE", "the profile to write (replaced if it exists; - for stdout)"),
+    {.m_name = "--at",
+     .m_kind = options::Kind::Text,
+     .m_default = "end",
+     .m_valueName = "MOMENT",
+     .m_help = "what is in use: at the end of the log (what leaked, suppressed or not), at the peak (when the "
+               "live bytes first reached their highest: a stack's inuse_space is then `sites`' peak), or at a "
+               "time since the log's start (250ms, 1.5s)",
+     .m_check = momentMistake},
+};
+
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog pprof LOG -o FILE [--at end|peak|TIME]",
+    .m_about = R"(Writes a heap profile of LOG in pprof's format (profile.proto, gzip-compressed)
 for `go tool pprof`, and for the profile stores that take pprof (Pyroscope,
 Parca, Grafana). One sample per call stack, with four values:
   alloc_objects   blocks it allocated over the whole log (`memlog sites`' calls)
@@ -26,20 +46,15 @@ library's allocator templates are left out, as `memlog sites` leaves them out.
 Inlined functions are lines of their caller's location; each module is a
 mapping with its build id. Frames are named from the log's module map, so
 pprof needs no binaries.
-
-  -o, --output FILE   the profile to write (replaced if it exists; - for stdout)
-  --at end            in use when the log ends: what leaked, suppressed or
-                      not (default)
-  --at peak           in use when the live bytes first reached their peak (the
-                      inuse_space of a stack is `sites`' peak)
-  --at TIME           in use TIME after the log's start: 250ms, 1.5s, 40us
-
+)",
+    .m_options = kOptions,
+    .m_notes = R"(
   go tool pprof -http=:8080 FILE        pprof's web view
   go tool pprof -sample_index=alloc_space -top FILE
 
 Exit status: 0 done, 2 bad usage or a log that cannot be read (nothing is
 written), 1 the file cannot be written.
-)";
+)"};
 
 struct PprofArguments {
     std::string m_log, m_output;
@@ -49,45 +64,20 @@ struct PprofArguments {
 
 PprofArguments parsePprofArguments(const Arguments& arguments) {
     PprofArguments parsed;
-    const char* hint = "Try 'memlog pprof --help'.";
-    const auto fail = [&](const std::string& message) {
-        parsed.m_exit = usageError("pprof: " + message, hint);
-        return parsed;
-    };
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        const bool valued = argument == "-o" || argument == "--output" || argument == "--at";
-        if (valued && i + 1 >= arguments.size()) return fail(argument + " needs a value");
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            parsed.m_exit = 0;
-            return parsed;
-        } else if (argument == "-o" || argument == "--output") {
-            parsed.m_output = arguments[++i];
-        } else if (argument == "--at") {
-            const std::string& at = arguments[++i];
-            if (at == "end") {
-                parsed.m_at.m_kind = timeline::ProfileMoment::Kind::End;
-            } else if (at == "peak") {
-                parsed.m_at.m_kind = timeline::ProfileMoment::Kind::Peak;
-            } else if (const auto ns = timeline::parseDuration(at)) {
-                parsed.m_at = {timeline::ProfileMoment::Kind::Time, *ns};
-            } else {
-                return fail("--at takes end, peak or a time since the start (250ms, 1.5s)");
-            }
-        } else if (!argument.empty() && argument[0] == '-') {
-            return fail("unknown option '" + argument + "'");
-        } else if (parsed.m_log.empty()) {
-            parsed.m_log = argument;
-        } else {
-            return fail("one log at a time");
-        }
-    }
-    if (parsed.m_log.empty()) {
-        parsed.m_exit = usageError("pprof: which log?", "usage: memlog pprof LOG -o FILE [--at end|peak|TIME]");
+    const CommandLine line = readCommandLine("pprof", kSyntax, arguments);
+    parsed.m_exit = line.m_exit;
+    if (parsed.m_exit >= 0) return parsed;
+    parsed.m_log = line.m_options.operands()[0];
+    parsed.m_output = line.m_options.text("--output");
+    if (parsed.m_output.empty()) {
+        parsed.m_exit = usageError("pprof: where to? (-o FILE)", "Try 'memlog pprof --help'.");
         return parsed;
     }
-    if (parsed.m_output.empty()) return fail("where to? (-o FILE)");
+    const std::string at = line.m_options.text("--at");
+    if (at == "peak")
+        parsed.m_at.m_kind = timeline::ProfileMoment::Kind::Peak;
+    else if (at != "end")
+        parsed.m_at = {timeline::ProfileMoment::Kind::Time, *timeline::parseDuration(at)};
     return parsed;
 }
 

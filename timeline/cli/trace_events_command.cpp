@@ -9,11 +9,14 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog trace-events LOG -o FILE.json
+constexpr options::Row kOptions[] = {
+    outputRow("FILE", "the file to write (replaced if it exists; - for stdout)"),
+};
 
-Writes LOG as trace-event JSON, for Perfetto (ui.perfetto.dev), chrome://tracing
-and the tools that read Chrome's trace format, beside a CPU trace of the same
-run:
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog trace-events LOG -o FILE.json",
+    .m_about = R"(Writes LOG as trace-event JSON, for Perfetto (ui.perfetto.dev), chrome://tracing
+and the tools that read Chrome's trace format:
   counters   live bytes and live blocks of the process, and of each of its 16
              threads with the highest peaks of their own (a block counts for
              the thread that allocated it until it is freed), in microseconds
@@ -26,12 +29,11 @@ a thread), each keeping the times of its highest and lowest values, so that the
 peak is in the file as `memlog stat` gives it; an instant may stand for the
 others of its kind in its interval (args.count). The file's size is bounded
 whatever the log's.
-
-  -o, --output FILE   the file to write (replaced if it exists; - for stdout)
-
-Exit status: 0 done, 2 bad usage or a log that cannot be read (nothing is
+)",
+    .m_options = kOptions,
+    .m_notes = R"(Exit status: 0 done, 2 bad usage or a log that cannot be read (nothing is
 written), 1 the file cannot be written.
-)";
+)"};
 
 struct TraceEventArguments {
     std::string m_log, m_output;
@@ -40,33 +42,13 @@ struct TraceEventArguments {
 
 TraceEventArguments parseTraceEventArguments(const Arguments& arguments) {
     TraceEventArguments parsed;
-    const char* hint = "Try 'memlog trace-events --help'.";
-    const auto fail = [&](const std::string& message) {
-        parsed.m_exit = usageError("trace-events: " + message, hint);
-        return parsed;
-    };
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            parsed.m_exit = 0;
-            return parsed;
-        } else if (argument == "-o" || argument == "--output") {
-            if (i + 1 >= arguments.size()) return fail(argument + " needs a file");
-            parsed.m_output = arguments[++i];
-        } else if (argument != "-" && !argument.empty() && argument[0] == '-') {
-            return fail("unknown option '" + argument + "'");
-        } else if (parsed.m_log.empty()) {
-            parsed.m_log = argument;
-        } else {
-            return fail("one log at a time");
-        }
-    }
-    if (parsed.m_log.empty()) {
-        parsed.m_exit = usageError("trace-events: which log?", "usage: memlog trace-events LOG -o FILE.json");
-        return parsed;
-    }
-    if (parsed.m_output.empty()) return fail("where to? (-o FILE.json)");
+    const CommandLine line = readCommandLine("trace-events", kSyntax, arguments);
+    parsed.m_exit = line.m_exit;
+    if (parsed.m_exit >= 0) return parsed;
+    parsed.m_log = line.m_options.operands()[0];
+    parsed.m_output = line.m_options.text("--output");
+    if (parsed.m_output.empty())
+        parsed.m_exit = usageError("trace-events: where to? (-o FILE.json)", "Try 'memlog trace-events --help'.");
     return parsed;
 }
 
