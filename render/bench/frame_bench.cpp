@@ -7,7 +7,7 @@
 //
 // usage: memtimeline-frame-bench LOG [OPTIONS] (--help lists them)
 // --pause: idle that long before each frame, as a window does between inputs (after an idle
-// spell the scheduler places threads differently: see render/frame/other_core.hpp).
+// spell the scheduler places threads differently: see timeline/base/other_core.hpp).
 // --drafts: the frames with level of detail may be drafts, as the window's answers to input
 // are (a view of more than DraftPolicy::kDraftAbove blocks, or --draft-above, folds more;
 // see draftFold).

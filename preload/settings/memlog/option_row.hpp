@@ -97,12 +97,14 @@ constexpr bool readDecimal(const char* text, bool fraction, Decimal& number) {
 constexpr bool readNumber(const char* text, const Unit* units, size_t unitCount, bool fraction, uint64_t& value) {
     Decimal number;
     if (!readDecimal(text, fraction, number)) return false;
-    const Unit* unit = nullptr;
-    for (size_t i = 0; i < unitCount && !unit; ++i)
-        if (sameText(number.m_rest, units[i].m_name)) unit = &units[i];
-    if (!unit) return false;
+    // An index, not a pointer: GCC's undefined-behaviour sanitizer makes a pointer's comparison
+    // with null non-constant, and the recorder's settings are checked at compile time.
+    size_t found = unitCount;
+    for (size_t i = 0; i < unitCount && found == unitCount; ++i)
+        if (sameText(number.m_rest, units[i].m_name)) found = i;
+    if (found == unitCount) return false;
     uint64_t product = 0, divisor = 1;
-    if (__builtin_mul_overflow(number.m_digits, unit->m_scale, &product)) return false;
+    if (__builtin_mul_overflow(number.m_digits, units[found].m_scale, &product)) return false;
     for (uint32_t i = 0; i < number.m_places; ++i) divisor *= 10;  // at most 10^19: fits
     value = product / divisor + (product % divisor >= divisor - divisor / 2 && divisor > 1);
     return true;
