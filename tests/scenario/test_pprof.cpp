@@ -24,6 +24,7 @@ namespace {
 void skipWithoutGo() {
     if (std::system("go version >/dev/null 2>&1") == 0) return;
     std::printf("skipped: no go to run `go tool pprof` (scripts/deps installs golang-go)\n");
+    std::fflush(stdout);  // _Exit flushes nothing: the reason would be lost
     std::_Exit(77);
 }
 
