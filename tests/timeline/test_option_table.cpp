@@ -150,7 +150,7 @@ TEST_CASE("option table: --help lines come from the rows, with range, choices an
         CHECK(line.find_first_not_of(' ', 2 + label.size()) == column);
         std::string text = line.size() > column ? line.substr(column) : std::string();
         for (size_t at = help.find(line) + line.size() + 1;
-             help.compare(at, column + 1, std::string(column, ' ') + help[at + column]) == 0 &&
+             at + column < help.size() && help.compare(at, column, std::string(column, ' ')) == 0 &&
              help[at + column] != ' ';
              at = help.find('\n', at) + 1)
             text += " " + help.substr(at + column, help.find('\n', at) - at - column);

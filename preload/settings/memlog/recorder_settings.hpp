@@ -195,27 +195,37 @@ inline constexpr RecorderSetting kRecorderSettings[] = {
 
 constexpr const RecorderSetting& recorderSetting(Setting id) { return kRecorderSettings[static_cast<size_t>(id)]; }
 
-// The row of a variable, nullptr for a name that is none of them.
-constexpr const RecorderSetting* findRecorderSetting(const char* name, size_t length) {
-    for (const RecorderSetting& setting : kRecorderSettings) {
-        const char* known = setting.m_row.m_name;
+constexpr size_t kRecorderSettingCount = sizeof kRecorderSettings / sizeof *kRecorderSettings;
+
+// The index of a variable's row, kRecorderSettingCount for a name that is none of them. An index
+// rather than a pointer for the compile-time check below: GCC's undefined-behaviour sanitizer
+// makes a pointer's comparison with null non-constant.
+constexpr size_t recorderSettingIndex(const char* name, size_t length) {
+    for (size_t i = 0; i < kRecorderSettingCount; ++i) {
+        const char* known = kRecorderSettings[i].m_row.m_name;
         size_t at = 0;
         while (at < length && known[at] == name[at]) ++at;
-        if (at == length && !known[at]) return &setting;
+        if (at == length && !known[at]) return i;
     }
-    return nullptr;
+    return kRecorderSettingCount;
+}
+
+// The row of a variable, nullptr for a name that is none of them.
+constexpr const RecorderSetting* findRecorderSetting(const char* name, size_t length) {
+    const size_t i = recorderSettingIndex(name, length);
+    return i < kRecorderSettingCount ? &kRecorderSettings[i] : nullptr;
 }
 
 constexpr bool recorderSettingsHold() {
-    for (size_t i = 0; i < sizeof kRecorderSettings / sizeof *kRecorderSettings; ++i) {
+    for (size_t i = 0; i < kRecorderSettingCount; ++i) {
         const RecorderSetting& setting = kRecorderSettings[i];
         if (static_cast<size_t>(setting.m_id) != i) return false;  // kRecorderSettings[id] is id's row
         Value value;
         if (setting.m_row.m_default && !readValue(setting.m_row, setting.m_row.m_default, value)) return false;
         if (setting.m_runImplies) {
-            const RecorderSetting* implied =
-                findRecorderSetting(setting.m_runImplies, textLength(setting.m_runImplies));
-            if (!implied || implied->m_row.m_kind != Kind::Switch) return false;
+            const size_t implied = recorderSettingIndex(setting.m_runImplies, textLength(setting.m_runImplies));
+            if (implied == kRecorderSettingCount || kRecorderSettings[implied].m_row.m_kind != Kind::Switch)
+                return false;
         }
     }
     return true;
