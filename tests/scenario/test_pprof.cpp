@@ -40,7 +40,7 @@ struct RawProfile {
         std::array<uint64_t, 4> m_values{};
         std::vector<uint64_t> m_locations;  // leaf first
     };
-    std::string m_comment, m_types;
+    std::string m_comment, m_types, m_time, m_duration;  // Time: and Duration: as pprof prints them
     std::vector<Sample> m_samples;
     std::map<uint64_t, std::vector<Line>> m_locations;  // lines innermost first
     std::vector<std::string> m_mappings;
@@ -61,6 +61,10 @@ RawProfile readProfile(const std::string& file) {
         std::smatch m;
         if (line.rfind("Comment: ", 0) == 0) {
             raw.m_comment = line.substr(9);
+        } else if (line.rfind("Time: ", 0) == 0) {
+            raw.m_time = line.substr(6);
+        } else if (line.rfind("Duration: ", 0) == 0) {
+            raw.m_duration = line.substr(10);
         } else if (line == "Samples:" || line == "Locations" || line == "Mappings") {
             section = line;
         } else if (section == "Samples:" && raw.m_types.empty()) {
@@ -166,6 +170,10 @@ TEST_CASE("pprof at the end: the four sample types equal memlog sites row by row
     const RawProfile raw = recorded.profile({});
     CHECK(raw.m_types == "alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes[dflt]");
     CHECK(raw.m_comment.find("in use at the end of the log") != std::string::npos);
+    // time_nanos and duration_nanos: pprof prints each only when it is set (not 0).
+    CHECK(raw.m_time.rfind("20", 0) == 0);  // a date: the recording's start
+    CHECK(!raw.m_duration.empty());
+    CHECK(raw.m_duration.find_first_of("123456789") != std::string::npos);
     const auto profiled = valuesBySite(raw);
     const auto sites = programSites(recorded.m_log);
     REQUIRE(sites.size() == 4);  // churn, grab_bytes in two functions, leak_nodes
