@@ -287,7 +287,8 @@ constexpr timeline::CommandSyntax kSyntax{
     .m_usage =
         "memtimeline LOG [OPTIONS]                  explore LOG in a window\n"
         "       memtimeline LOG --export REPORT [OPTIONS]  write a report to a file\n"
-        "       memtimeline BASE --compare NEW --export REPORT [OPTIONS]  two runs on one page",
+        "       memtimeline BASE --compare NEW --export REPORT [OPTIONS]\n"
+        "                                                  two runs on one page",
     .m_about = R"(Draws a .memlog log as MemoView draws a heap: x is time, y is address, every
 block a rectangle from its allocation to its free (or the end of the log),
 with an occupancy bar, a context view, a legend and a header. The address
