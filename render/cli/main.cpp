@@ -16,6 +16,7 @@
 #include "render/report/array_page.hpp"
 #include "render/report/array_page_shape.hpp"
 #include "render/report/cache_pages.hpp"
+#include "render/report/compare_page.hpp"
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
 #include "render/window/sdl_window.hpp"
@@ -100,12 +101,12 @@ timeline::OpenedLog::Parts pictureParts(const TimelineOptions& options) {
     return parts;
 }
 
-// Why the log was refused, said as the option that asked for what it lacks.
-int refused(const TimelineOptions& options, const std::string& refusal) {
+// Why the log at `path` was refused, said as the option that asked for what it lacks.
+int refused(const TimelineOptions& options, const std::string& path, const std::string& refusal) {
     return fail(std::string(options.m_view == ViewKind::Memory       ? "--view memory"
                             : options.m_view == ViewKind::WorkingSet ? "--view working-set"
                                                                      : "--cache") +
-                ": " + options.m_log + ": " + refusal);
+                ": " + path + ": " + refusal);
 }
 
 // Without --export: the window. A missing display or an unreadable log is found before any
@@ -117,7 +118,7 @@ int runWindow(TimelineOptions& options) {
         // Opened and let go (the window's loader opens it again): throws LogError for bad magic,
         // version or chunks.
         const timeline::OpenedLog check(options.m_log, pictureParts(options));
-        if (!check.refusal().empty()) return refused(options, check.refusal());
+        if (!check.refusal().empty()) return refused(options, options.m_log, check.refusal());
     }
     render::WindowOptions window;
     window.m_log = options.m_log;
@@ -205,34 +206,93 @@ int runArrayPage(const TimelineOptions& options, OutputFile& output) {
     return 0;
 }
 
+// A log read for a report: its model, its sites when the colours or bins need them; its path,
+// phases and suppressed leaks set in `report`. The log is unmapped on return: memory holds the
+// model, not the file.
+struct ReportedLog {
+    timeline::BlockModel m_model;
+    std::optional<timeline::SiteIndex> m_sites;
+    std::string m_refusal;  // not empty: the log lacks what the options ask for
+    const timeline::SiteIndex* sites() const { return m_sites ? &*m_sites : nullptr; }
+};
+
+ReportedLog readForReport(const std::string& path, const TimelineOptions& options, render::ReportOptions& report) {
+    ReportedLog read;
+    report.m_logPath = path;
+    const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
+    timeline::OpenedLog::Parts parts = pictureParts(options);
+    parts.m_walk = timeline::OpenedLog::Walk::Model;
+    parts.m_siteIndex = needSites;
+    // The header counts the runtime's one-time blocks among those live at the end apart.
+    const timeline::Suppressions builtIn;
+    parts.m_suppressions = &builtIn;
+    timeline::OpenedLog log(path, std::move(parts),
+                            {.m_warn = [](const std::string& problem) { diagnostics::warn(problem); }});
+    read.m_refusal = log.refusal();
+    if (!read.m_refusal.empty()) return read;
+    for (const timeline::Annotation& annotation : log.reader().annotations())
+        if (annotation.m_what == format::AnnotationKind::Phase)
+            report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
+    report.m_suppressedBytes = log.suppressedLeaks().m_bytes;
+    report.m_suppressedBlocks = log.suppressedLeaks().m_blocks;
+    if (needSites) read.m_sites = log.takeSiteIndex();
+    read.m_model = log.takeModel();
+    return read;
+}
+
+// --compare: the base (LOG) above the new run on one page, on one time scale.
+int runCompare(const TimelineOptions& options, OutputFile& output) {
+    render::ComparedRun base{nullptr, nullptr, options.m_report}, next{nullptr, nullptr, options.m_report};
+    const ReportedLog baseLog = readForReport(options.m_log, options, base.m_options);
+    if (!baseLog.m_refusal.empty()) return refused(options, options.m_log, baseLog.m_refusal);
+    const ReportedLog nextLog = readForReport(options.m_compare, options, next.m_options);
+    if (!nextLog.m_refusal.empty()) return refused(options, options.m_compare, nextLog.m_refusal);
+    base.m_model = &baseLog.m_model;
+    base.m_sites = baseLog.sites();
+    next.m_model = &nextLog.m_model;
+    next.m_sites = nextLog.sites();
+    if (options.m_rangeFrom || options.m_rangeTo) {
+        // Times since each run started: the same numbers on both runs' axes.
+        timeline::XWindow window = render::ComparePage::sharedWindow(baseLog.m_model, nextLog.m_model);
+        if (options.m_rangeFrom) {
+            const auto from = onAxis(*options.m_rangeFrom, timeline::XAxis::Time, baseLog.m_model, "--range");
+            if (!from) return 2;
+            window.m_from = *from;
+        }
+        if (options.m_rangeTo) {
+            const auto to = onAxis(*options.m_rangeTo, timeline::XAxis::Time, baseLog.m_model, "--range");
+            if (!to) return 2;
+            window.m_to = *to;
+        }
+        const uint64_t end = render::ComparePage::sharedWindow(baseLog.m_model, nextLog.m_model).m_to;
+        if (window.m_from >= end)
+            return fail("--range starts after both runs end (at " + timeline::durationText(static_cast<double>(end)) + ")");
+        if (window.m_from >= window.m_to) return fail("--range: FROM must come before TO");
+        base.m_options.m_window = window;
+    }
+    for (const XValue& cursor : options.m_cursors) {
+        const auto at = onAxis(cursor, timeline::XAxis::Time, baseLog.m_model, "--cursor");
+        if (!at) return 2;
+        base.m_options.m_cursors.push_back(*at);
+        next.m_options.m_cursors.push_back(*at);
+    }
+    const render::ComparePage page(std::move(base), std::move(next));
+    render::exportPage(page, options.m_format, output.file(), options.m_export);
+    if (!output.commit()) return fail("cannot write " + options.m_export + ": " + output.error());
+    return 0;
+}
+
 int run(TimelineOptions& options) {
     if (options.m_export.empty()) return runWindow(options);
     OutputFile output(options.m_export);
     if (!output.file()) return fail("cannot write " + options.m_export + ": " + output.error());
     if (options.m_array) return runArrayPage(options, output);
+    if (!options.m_compare.empty()) return runCompare(options, output);
     render::ReportOptions& report = options.m_report;
-    report.m_logPath = options.m_log;
-    timeline::BlockModel model;
-    std::optional<timeline::SiteIndex> sites;
-    {
-        const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
-        timeline::OpenedLog::Parts parts = pictureParts(options);
-        parts.m_walk = timeline::OpenedLog::Walk::Model;
-        parts.m_siteIndex = needSites;
-        // The header counts the runtime's one-time blocks among those live at the end apart.
-        const timeline::Suppressions builtIn;
-        parts.m_suppressions = &builtIn;
-        timeline::OpenedLog log(options.m_log, std::move(parts),
-                                {.m_warn = [](const std::string& problem) { diagnostics::warn(problem); }});
-        if (!log.refusal().empty()) return refused(options, log.refusal());
-        for (const timeline::Annotation& annotation : log.reader().annotations())
-            if (annotation.m_what == format::AnnotationKind::Phase)
-                report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
-        report.m_suppressedBytes = log.suppressedLeaks().m_bytes;
-        report.m_suppressedBlocks = log.suppressedLeaks().m_blocks;
-        if (needSites) sites = log.takeSiteIndex();
-        model = log.takeModel();
-    }  // the log is unmapped before drawing: memory holds the model, not the file
+    ReportedLog read = readForReport(options.m_log, options, report);
+    if (!read.m_refusal.empty()) return refused(options, options.m_log, read.m_refusal);
+    const timeline::BlockModel& model = read.m_model;
+    const timeline::SiteIndex* sites = read.sites();
     if (options.m_view != ViewKind::Time) {
         const render::CachePageOptions page{report.m_width, report.m_height, options.m_log, report.m_fullPaths};
         const timeline::CacheGeometry cache = report.m_cache.value_or(timeline::CacheGeometry{});
@@ -272,7 +332,7 @@ int run(TimelineOptions& options) {
         if (!at) return 2;
         report.m_cursors.push_back(*at);
     }
-    const render::Report drawn(model, sites ? &*sites : nullptr, report);
+    const render::Report drawn(model, sites, report);
     render::exportReport(drawn, options.m_format, output.file(), options.m_export);
     if (!output.commit()) return fail("cannot write " + options.m_export + ": " + output.error());
     return 0;

@@ -100,6 +100,13 @@ constexpr Row kOptions[] = {
      .m_valueName = "REPORT",
      .m_help = "write the report to REPORT: .png, .svg or .pdf (by the name) and open no window",
      .m_check = exportMistake},
+    {.m_name = "--compare",
+     .m_kind = Kind::Path,
+     .m_valueName = "NEW",
+     .m_help = "two runs on one page, LOG (the base) above NEW: one time scale, the time since each run started "
+               "(to the later end, or --range), each with its own address axis, one site in one colour in both "
+               "(sites matched by function, file and line, not by address); with --export, on the time axis, "
+               "without --bins, --array or --view"},
     {.m_name = "--size",
      .m_kind = Kind::Text,
      .m_default = "1600x1000",
@@ -279,7 +286,9 @@ constexpr Row kOptions[] = {
 constexpr timeline::CommandSyntax kSyntax{
     .m_usage =
         "memtimeline LOG [OPTIONS]                  explore LOG in a window\n"
-        "       memtimeline LOG --export REPORT [OPTIONS]  write a report to a file",
+        "       memtimeline LOG --export REPORT [OPTIONS]  write a report to a file\n"
+        "       memtimeline BASE --compare NEW --export REPORT [OPTIONS]\n"
+        "                                                  two runs on one page",
     .m_about = R"(Draws a .memlog log as MemoView draws a heap: x is time, y is address, every
 block a rectangle from its allocation to its free (or the end of the log),
 with an occupancy bar, a context view, a legend and a header. The address
@@ -418,6 +427,17 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         if (options.m_rangeFrom || options.m_rangeTo || !options.m_cursors.empty() || options.m_report.m_addrLo != 0 ||
             options.m_report.m_addrHi != UINT64_MAX)
             return error(std::string(view) + " sums the whole run: it takes no --range, --addr or --cursor");
+    }
+    if (given.given("--compare")) {
+        options.m_compare = given.text("--compare");
+        const char* single = options.m_export.empty()                          ? "the window"
+                             : options.m_array                                 ? "--array"
+                             : options.m_view != ViewKind::Time                ? "--view"
+                             : report.m_bins                                   ? "--bins"
+                             : report.m_axis == timeline::XAxis::Events        ? "--x events"
+                                                                               : nullptr;
+        if (single) return error(std::string("--compare draws two runs with --export, on the time axis; not with ") + single);
+        if (report.m_height < 300) return error("--compare halves the page: --size of at least 300 high");
     }
     if (options.m_report.m_cache && !options.m_report.m_accessMarks && options.m_view == ViewKind::Time)
         return error("--cache colours the accesses: it cannot go with --accesses off");

@@ -34,6 +34,7 @@ struct ArrayViewOptions {
 
 struct TimelineOptions {
     std::string m_log;
+    std::string m_compare;  // --compare NEW: LOG is the base
     std::string m_export;
     render::OutputFormat m_format = render::OutputFormat::Png;
     render::ReportOptions m_report;

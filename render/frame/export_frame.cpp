@@ -38,7 +38,7 @@ std::vector<FramePlan> drawExport(const timeline::BlockModel& model, const Block
 
 const BlockColouring& ExportViews::colouring(timeline::XAxis axis, ColourBy by, timeline::XWindow window) {
     m_axis = axis;
-    m_colouring = BlockColouring::make(by, m_model, axis, window, m_sites);
+    m_colouring = BlockColouring::make(by, m_model, axis, window, m_sites, m_siteOrder);
     return m_colouring;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "render/frame/frame_plan.hpp"
@@ -21,11 +22,13 @@ std::vector<FramePlan> drawExport(const timeline::BlockModel& model, const Block
                                   std::vector<ViewRequest> requests);
 
 // One picture's views over a model without an index: the colouring of the blocks in the
-// window, bins and what the views hold by walks, the views by drawExport. The model and sites
-// must outlive it.
+// window, bins and what the views hold by walks, the views by drawExport. The model, sites and
+// site order (BlockColouring::make's: two runs on one page) must outlive it.
 class ExportViews final : public ViewSource {
 public:
-    ExportViews(const timeline::BlockModel& model, const timeline::SiteIndex* sites) : m_model(model), m_sites(sites) {}
+    ExportViews(const timeline::BlockModel& model, const timeline::SiteIndex* sites,
+                const std::vector<std::string>* siteOrder = nullptr)
+        : m_model(model), m_sites(sites), m_siteOrder(siteOrder) {}
 
     const BlockColouring& colouring(timeline::XAxis axis, ColourBy by, timeline::XWindow window) override;
     const timeline::Bins& bins(timeline::BinKind kind) override;
@@ -38,6 +41,7 @@ public:
 private:
     const timeline::BlockModel& m_model;
     const timeline::SiteIndex* m_sites;
+    const std::vector<std::string>* m_siteOrder;
     timeline::XAxis m_axis = timeline::XAxis::Time;
     BlockColouring m_colouring;
     std::optional<timeline::Bins> m_bins;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <unordered_map>
 
 #include "timeline/model/bins.hpp"
 #include "timeline/base/text_format.hpp"
@@ -66,7 +68,8 @@ uint32_t BlockColouring::keyOf(const Block& block) const {
 }
 
 BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& model, timeline::XAxis axis,
-                                    timeline::XWindow window, const timeline::SiteIndex* sites) {
+                                    timeline::XWindow window, const timeline::SiteIndex* sites,
+                                    const std::vector<std::string>* siteOrder) {
     BlockColouring colouring;
     colouring.m_by = by;
     colouring.m_axis = axis;
@@ -75,6 +78,10 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
     colouring.m_extentEnd = extent.m_to;
     colouring.m_extentWidth = std::max<uint64_t>(extent.width(), 1);
     const bool time = axis == timeline::XAxis::Time;
+    if (by == ColourBy::Site && sites && siteOrder) {
+        colouring.rankSites(model, window, *siteOrder);
+        return colouring;
+    }
     if (colouring.categorical()) {
         const size_t keyCount = by == ColourBy::Thread ? model.threads().size() : sites ? sites->m_sites.size() : 1;
         const auto ranked = timeline::keysByArea(model, axis, keyCount, [&](const Block& b) {
@@ -145,6 +152,56 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
             break;
     }
     return colouring;
+}
+
+// The sites on show get the slots of their labels in `siteOrder`; the legend lists them in slot
+// order, and counts the sites on show past the palette as others.
+void BlockColouring::rankSites(const timeline::BlockModel& model, timeline::XWindow window,
+                               const std::vector<std::string>& siteOrder) {
+    std::unordered_map<std::string, size_t> slotOfLabel;
+    for (size_t slot = 0; slot < std::min(siteOrder.size(), kPaletteSize); ++slot)
+        slotOfLabel.emplace(siteOrder[slot], slot);
+    const size_t keyCount = m_sites->m_sites.size();
+    m_slotOfKey.assign(keyCount, static_cast<uint8_t>(kPaletteSize));
+    std::map<size_t, std::string> named;  // slot -> label, the legend's order
+    size_t others = 0;
+    for (const uint32_t key : timeline::keysByArea(model, m_axis, keyCount, [&](const Block& b) {
+             return overlaps(b, m_axis, window) ? keyOf(b) : UINT32_MAX;
+         })) {
+        const std::string label = timeline::siteLabel(m_sites->m_sites[key]);
+        const auto found = slotOfLabel.find(label);
+        if (found == slotOfLabel.end()) {
+            ++others;
+            continue;
+        }
+        m_slotOfKey[key] = static_cast<uint8_t>(found->second);
+        named.emplace(found->second, label);
+    }
+    for (const auto& [slot, label] : named) m_categories.push_back({categoryColour(slot), label});
+    if (others) m_categories.push_back({kOtherColour, std::to_string(others) + (others == 1 ? " other site" : " other sites")});
+}
+
+std::vector<std::string> sharedSiteOrder(std::span<const ColouredRun> runs, timeline::XAxis axis,
+                                         timeline::XWindow window) {
+    std::unordered_map<std::string, double> areaOfLabel;
+    for (const ColouredRun& run : runs) {
+        if (!run.m_sites) continue;
+        const timeline::SiteIndex& sites = *run.m_sites;
+        const std::vector<double> area =
+            timeline::areaByKey(*run.m_model, axis, sites.m_sites.size(), [&](const Block& b) {
+                const bool known = b.stack() < sites.m_siteOfStack.size() && overlaps(b, axis, window);
+                return known ? sites.m_siteOfStack[b.stack()] : UINT32_MAX;
+            });
+        for (size_t key = 0; key < area.size(); ++key)
+            if (area[key] > 0) areaOfLabel[timeline::siteLabel(sites.m_sites[key])] += area[key];
+    }
+    std::vector<std::pair<std::string, double>> ranked(areaOfLabel.begin(), areaOfLabel.end());
+    // Ties by label: the order, and so the colours, do not depend on the table's.
+    std::sort(ranked.begin(), ranked.end(),
+              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    std::vector<std::string> labels;
+    for (auto& [label, area] : ranked) labels.push_back(std::move(label));
+    return labels;
 }
 
 double BlockColouring::scaleValue(const Block& b) const {

@@ -3,6 +3,7 @@
 // map, scaled to the blocks on show. Also says what each colour means, for the legend.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,11 @@ class BlockColouring {
 public:
     // Categories are ranked by the area their blocks cover in `window`; the first
     // kPaletteSize get colours, the rest grey. `sites` is needed for ColourBy::Site only.
+    // With `siteOrder` (sites by label, sharedSiteOrder's), a site's colour is its place in that
+    // order instead, so that two runs' pictures give one site one colour.
     static BlockColouring make(ColourBy by, const timeline::BlockModel& model, timeline::XAxis axis,
-                               timeline::XWindow window, const timeline::SiteIndex* sites);
+                               timeline::XWindow window, const timeline::SiteIndex* sites,
+                               const std::vector<std::string>* siteOrder = nullptr);
 
     ColourBy by() const { return m_by; }
     bool categorical() const { return m_by == ColourBy::Thread || m_by == ColourBy::Site; }
@@ -42,6 +46,8 @@ public:
     std::string highLabel() const { return m_highLabel; }
 
 private:
+    void rankSites(const timeline::BlockModel& model, timeline::XWindow window,
+                   const std::vector<std::string>& siteOrder);
     uint32_t keyOf(const timeline::Block& block) const;
     double scaleValue(const timeline::Block& block) const;  // before fitting to [m_low, m_high]
     ColourBy m_by = ColourBy::Size;
@@ -53,5 +59,16 @@ private:
     uint64_t m_extentEnd = 0, m_extentWidth = 1;
     std::string m_lowLabel, m_highLabel;
 };
+
+// Runs drawn side by side (memtimeline --compare): each with its model and sites.
+struct ColouredRun {
+    const timeline::BlockModel* m_model;
+    const timeline::SiteIndex* m_sites;
+};
+// The labels of the runs' sites in decreasing order of the area their blocks cover in `window`,
+// summed over the runs by label (siteLabel: function, file and line): a site is matched by its
+// name, never by its stack or address, which two runs or two builds do not share.
+std::vector<std::string> sharedSiteOrder(std::span<const ColouredRun> runs, timeline::XAxis axis,
+                                         timeline::XWindow window);
 
 }  // namespace memlog::render

@@ -21,7 +21,8 @@ using timeline::Block;
 Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sites, ReportOptions options)
     : m_model(model),
       m_options(std::move(options)),
-      m_exportViews(m_options.m_frame ? nullptr : std::make_unique<ExportViews>(model, sites)),
+      m_exportViews(m_options.m_frame ? nullptr : std::make_unique<ExportViews>(
+                                                       model, sites, m_options.m_siteOrder.empty() ? nullptr : &m_options.m_siteOrder)),
       m_source(m_options.m_frame ? *m_options.m_frame : *m_exportViews) {
     const timeline::XWindow extent = model.extent(m_options.m_axis);
     m_window = m_options.m_window.value_or(extent);
@@ -186,7 +187,8 @@ std::vector<std::string> Report::headerLines() const {
     const std::string exe = s.m_exe.empty() ? "(unknown program)" : s.m_exe;
     const std::string name = exe.substr(exe.rfind('/') == std::string::npos ? 0 : exe.rfind('/') + 1);
     std::vector<std::string> lines;
-    lines.push_back("memlog \u00b7 " + name + "  (pid " + std::to_string(s.m_pid) + ")");
+    const std::string run = m_options.m_runName.empty() ? "" : m_options.m_runName + ": ";
+    lines.push_back(run + "memlog \u00b7 " + name + "  (pid " + std::to_string(s.m_pid) + ")");
     const auto counted = timeline::countedText;
     const uint64_t suppressedBytes = std::min(m_options.m_suppressedBytes, s.m_leakedBytes);
     const uint64_t suppressedBlocks = std::min(m_options.m_suppressedBlocks, s.m_leakedBlocks);
@@ -329,8 +331,9 @@ void Report::paintContext(cairo_t* cr) const {
     strokeRect(cr, area, kFrameColour);
     // The shown window, framed in red as MemoView's slider.
     const XScale scale(spec.m_window, area.m_width);
-    const double left = area.m_x + scale.x(static_cast<double>(m_window.m_from));
-    const double right = area.m_x + scale.x(static_cast<double>(m_window.m_to));
+    // Clamped: a window past the log's end (the shorter of two runs compared) ends at the frame.
+    const double left = std::clamp(area.m_x + scale.x(static_cast<double>(m_window.m_from)), area.m_x, area.right());
+    const double right = std::clamp(area.m_x + scale.x(static_cast<double>(m_window.m_to)), area.m_x, area.right());
     double top = area.m_y, bottom = area.bottom();
     if (const auto shown = m_views.front().m_scale.shownAddresses()) {
         top = area.m_y + m_contextScale.nearestY(shown->second);

@@ -51,6 +51,10 @@ struct ReportOptions {
     uint64_t m_suppressedBytes = 0, m_suppressedBlocks = 0;
     bool m_fullPaths = false;  // --paths full: the header shows the program's and
                                // the log's paths, not only their names
+    // Two runs on one page (compare_page.hpp): the header's first words ("base", "new"), and the
+    // sites in palette order by label, shared by both reports (one site, one colour).
+    std::string m_runName;
+    std::vector<std::string> m_siteOrder;
     // Where the views come from: the window's frame context, kept between frames (its index,
     // colours, bins and kept views, over the whole log); null: an export's, made for this
     // report (ExportViews: walks over the log). What the caller allows of each view's plan

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "heap_records.hpp"
+#include "render/report/compare_page.hpp"
 #include "render_helpers.hpp"
 #include "run_program.hpp"
 
@@ -95,6 +96,52 @@ TEST_CASE("memtimeline --export writes a PNG of the requested size, silently") {
     struct stat info {};
     REQUIRE(stat((ran->m_dir + "/report.png").c_str(), &info) == 0);
     CHECK((info.st_mode & 0004) != 0);  // an ordinary readable file, not the temporary's 0600
+}
+
+TEST_CASE("memtimeline BASE --compare NEW writes the compare page: the two runs' pixels as the page paints them") {
+    const auto writeTwoRuns = [](const std::string& dir) {
+        writeSampleLog(dir);  // the base
+        LogBuilder next;  // the new run: other addresses, a bigger block, longer
+        next.thread(1).malloc(1, 0x6000'0000, 1 << 14).malloc(2, 0x6000'8000, 300).free(30, 0x6000'0000);
+        next.write(dir + "/next.memlog");
+    };
+    const auto ran = memtimeline({"{dir}/app.memlog", "--compare", "{dir}/next.memlog", "--export", "{dir}/two.png",
+                                  "--size", "800x600", "--color-by", "size"},
+                                 writeTwoRuns);
+    INFO(ran->m_outcome.m_stderr);
+    REQUIRE(ran->m_outcome.m_exitStatus == 0);
+    CHECK(ran->m_outcome.m_stderr.empty());
+    cairo_surface_t* png = cairo_image_surface_create_from_png((ran->m_dir + "/two.png").c_str());
+    REQUIRE(cairo_surface_status(png) == CAIRO_STATUS_SUCCESS);
+    const test::Image written = test::imageOf(png);
+    cairo_surface_destroy(png);
+    // The same page painted here from the same logs, pixel for pixel.
+    const auto modelAt = [](const std::string& path) {
+        timeline::LogReader reader(path);
+        return timeline::buildBlockModel(reader);
+    };
+    const timeline::BlockModel base = modelAt(ran->m_dir + "/app.memlog"), next = modelAt(ran->m_dir + "/next.memlog");
+    render::ReportOptions options;
+    options.m_width = 800;
+    options.m_height = 600;
+    options.m_colourBy = render::ColourBy::Size;
+    render::ReportOptions nextOptions = options;
+    options.m_logPath = ran->m_dir + "/app.memlog";
+    nextOptions.m_logPath = ran->m_dir + "/next.memlog";
+    const render::ComparePage page({&base, nullptr, options}, {&next, nullptr, nextOptions});
+    cairo_surface_t* painted = render::renderPageImage(page);
+    const test::Image expected = test::imageOf(painted);
+    cairo_surface_destroy(painted);
+    REQUIRE(written.m_width == 800);
+    REQUIRE(written.m_height == 600);
+    size_t differing = 0;
+    for (size_t i = 0; i < expected.m_pixels.size(); ++i) differing += written.m_pixels[i] != expected.m_pixels[i];
+    CHECK(differing == 0);
+    // And it is two reports: the new run's header begins below the rule, the base's above it.
+    CHECK(page.next().headerLines()[0].rfind("new: ", 0) == 0);
+    CHECK(page.base().headerLines()[2].find("log app.memlog") != std::string::npos);
+    CHECK(page.next().headerLines()[2].find("log next.memlog") != std::string::npos);
+    CHECK(test::channelDistance(written.at(400, page.nextTop()), render::toArgb(render::Rgb{0.35, 0.35, 0.35})) <= 1);
 }
 
 TEST_CASE("memtimeline writes SVG and PDF by the file name, bins in both layouts") {
@@ -232,6 +279,16 @@ TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--view", "working-set", "--idle", "soon"},
          "--idle soon: a time above 0"},
         {{"{dir}/app.memlog", "{dir}/other.memlog", "--export", "{dir}/r.png"}, "one log at a time"},
+        {{"{dir}/app.memlog", "--compare", "{dir}/app.memlog"},
+         "--compare draws two runs with --export, on the time axis; not with the window"},
+        {{"{dir}/app.memlog", "--compare", "{dir}/app.memlog", "--export", "{dir}/r.png", "--bins", "size"},
+         "not with --bins"},
+        {{"{dir}/app.memlog", "--compare", "{dir}/app.memlog", "--export", "{dir}/r.png", "--x", "events"},
+         "not with --x events"},
+        {{"{dir}/app.memlog", "--compare", "{dir}/app.memlog", "--export", "{dir}/r.png", "--size", "800x250"},
+         "--compare halves the page: --size of at least 300 high"},
+        {{"{dir}/app.memlog", "--compare", "{dir}/nothing.memlog", "--export", "{dir}/r.png"},
+         "nothing.memlog: offset 0: cannot open"},
     };
     for (const Case& c : cases) {
         INFO(c.m_expected);

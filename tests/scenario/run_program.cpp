@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -21,9 +22,33 @@ namespace fs = std::filesystem;
 
 namespace memlog::test {
 
+Outcome recordQuietly(const std::vector<std::string>& argv) {
+    Run run;
+    run.m_argv = argv;
+    run.m_env["MEMLOG_QUIET"] = "1";
+    return runProgram(run);
+}
+
+Outcome runWithoutRecorder(const std::vector<std::string>& argv) {
+    Run run;
+    run.m_argv = argv;
+    run.m_preload = false;
+    Outcome outcome = runProgram(run);
+    fs::remove_all(outcome.m_directory);
+    return outcome;
+}
+
 std::string recorderLibrary() { return MEMLOG_TEST_LIBRARY; }
 std::string scenarioPath(const std::string& name) { return std::string(MEMLOG_TEST_SCENARIOS) + "/" + name; }
 std::string memlogCli() { return MEMLOG_TEST_CLI; }
+
+uint32_t scenarioLine(const std::string& file, const std::string& marker) {
+    std::ifstream source(std::string(MEMLOG_TEST_SOURCE_DIR) + "/scenarios/" + file);
+    std::string line;
+    for (uint32_t number = 1; std::getline(source, line); ++number)
+        if (line.find(marker) != std::string::npos) return number;
+    return 0;
+}
 
 namespace {
 

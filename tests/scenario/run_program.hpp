@@ -31,11 +31,17 @@ struct Run {
 };
 
 Outcome runProgram(const Run& run);
+// `argv` under the recorder, quiet (MEMLOG_QUIET=1), in a fresh directory that the caller removes.
+Outcome recordQuietly(const std::vector<std::string>& argv);
+// `argv` without the recorder (memlog itself, go, nm): its outcome, its directory already removed.
+Outcome runWithoutRecorder(const std::vector<std::string>& argv);
 
 // Build outputs, from the compile definitions of the test target.
 std::string recorderLibrary();
 std::string scenarioPath(const std::string& name);
 std::string memlogCli();
+// The line of a scenario's source file (scenarios/FILE) that holds `marker` ("site:grab"), 0 for none.
+uint32_t scenarioLine(const std::string& file, const std::string& marker);
 
 // Reads and summarises a log (throws LogError on a bad one).
 timeline::Summary summaryOf(const std::string& path);

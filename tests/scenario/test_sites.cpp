@@ -24,12 +24,9 @@ namespace {
 
 // The line of `marker` in a scenario's source file.
 uint32_t markerLine(const std::string& file, const std::string& marker) {
-    std::ifstream source(std::string(MEMLOG_TEST_SOURCE_DIR) + "/scenarios/" + file);
-    std::string line;
-    for (uint32_t number = 1; std::getline(source, line); ++number)
-        if (line.find(marker) != std::string::npos) return number;
-    FAIL("no marker " << marker << " in " << file);
-    return 0;
+    const uint32_t line = scenarioLine(file, marker);
+    if (line == 0) FAIL("no marker " << marker << " in " << file);
+    return line;
 }
 
 struct Recorded {

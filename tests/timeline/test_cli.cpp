@@ -154,7 +154,9 @@ TEST_CASE("bad input: one line naming the file and the offset, exit status 2") {
     const std::string path = "/tmp/memlog-cli-" + std::to_string(getpid()) + ".bad";
     std::ofstream(path) << "this is not a log at all, just some text";
     for (const std::string& command :
-         std::vector<std::string>{"stat " + path, "dump " + path + " --csv", "stat /nonexistent.memlog"}) {
+         std::vector<std::string>{"stat " + path, "dump " + path + " --csv", "stat /nonexistent.memlog",
+                                  "diff " + path + " " + path, "pprof " + path + " -o /dev/null",
+                                  "trace-events " + path + " -o /dev/null"}) {
         INFO(command);
         const Result r = runMemlog(command);
         CHECK(r.m_status == 2);
@@ -178,6 +180,20 @@ TEST_CASE("usage errors exit 2 and --help tells the commands") {
     for (const char* command : {"run", "stat", "dump", "ls", "--verbose", "--quiet", "MEMLOG_LOG_LEVEL"})
         CHECK(help.m_stdout.find(command) != std::string::npos);
     CHECK(runMemlog("-v").m_status == 2);  // an option and no command: the usage
+    for (const char* command : {"diff", "pprof", "trace-events"}) CHECK(help.m_stdout.find(command) != std::string::npos);
+    for (const char* wrong : {"diff one.memlog", "diff a b c", "diff a b --by module", "diff a b --sort size",
+                              "diff a b --json --csv", "diff a b --top many", "pprof a", "pprof a -o",
+                              "pprof a -o b --at soon", "pprof a -o b --at 5min", "trace-events a",
+                              "trace-events a -o b --points 5"}) {
+        INFO(wrong);
+        const Result r = runMemlog(wrong);
+        CHECK(r.m_status == 2);
+        CHECK(r.m_stdout.empty());
+        CHECK(r.m_stderr.rfind("memlog: ", 0) == 0);
+    }
+    CHECK(runMemlog("pprof --help").m_stdout.find("--at MOMENT") != std::string::npos);
+    CHECK(runMemlog("diff --help").m_stdout.find("--sort METRIC") != std::string::npos);
+    CHECK(runMemlog("trace-events --help").m_stdout.find("Perfetto") != std::string::npos);
 }
 
 TEST_CASE("memlog run records a program into the named file and keeps its exit status") {
@@ -207,7 +223,7 @@ TEST_CASE("every reader reads a log cut inside its last record up to the tear an
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                                 static_cast<std::streamsize>(bytes.size()));
     for (const char* command : {"stat", "stat --json", "dump", "dump --csv", "sites", "flame", "accesses", "uaf",
-                                "arrays"}) {
+                                "arrays", "pprof -o /dev/null", "trace-events -o /dev/null"}) {
         INFO(command);
         const Result r = runMemlog(std::string(command) + " " + path);
         CHECK(r.m_status == 0);
@@ -242,7 +258,7 @@ TEST_CASE("every reader skips a damaged chunk header in the middle of a log and 
                              "skipped, read on from offset " +
                              std::to_string(second + 4096) + "\n";
     for (const char* command : {"stat", "stat --json", "dump", "dump --csv", "sites", "flame", "accesses", "uaf",
-                                "arrays"}) {
+                                "arrays", "pprof -o /dev/null", "trace-events -o /dev/null"}) {
         INFO(command);
         const Result r = runMemlog(std::string(command) + " " + path);
         CHECK(r.m_status == 0);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -116,6 +117,42 @@ TEST_CASE("double, unknown and mismatched frees are anomalies, not calls") {
     CHECK(calls(s, Kind::Free) == 1);
     CHECK(calls(s, Kind::Delete) == 1);  // it did free the block
     CHECK(s.m_leakedBytes == 5);
+}
+
+TEST_CASE("an observer is told each anomaly with its kind, moment, thread and address, as they are counted") {
+    using memlog::timeline::AnomalyAt;
+    using memlog::timeline::AnomalyKind;
+    LogBuilder log;
+    log.header().m_accessSampler = memlog::format::AccessSampler::TickThreadTimers;
+    auto& t = log.thread(1);
+    t.malloc(1, 0x1000, 10).free(2, 0x1000).free(3, 0x1000);  // double free at 3
+    t.free(4, 0x9999);                                         // unknown free at 4
+    t.heap(record(Kind::NewArray, 5, 0x2000, 40)).heap(record(Kind::Delete, 6, 0x2000, 0));  // mismatched at 6
+    t.heap(resize(Kind::Realloc, 7, 8, 0x7777, 0x3000, 5));    // unknown realloc at 7
+    log.thread(2).read(9, 0x1000);                             // use after free at 9, by thread 2
+    struct Told final : memlog::timeline::BlockObserver {
+        std::vector<AnomalyAt> m_told;
+        void begin(const memlog::timeline::BlockChange&) override {}
+        void end(const memlog::timeline::BlockChange&) override {}
+        void anomaly(const AnomalyAt& anomaly) override { m_told.push_back(anomaly); }
+    } told;
+    const Summary s = summarise(log, &told);
+    REQUIRE(told.m_told.size() == s.m_anomalies.total());
+    REQUIRE(told.m_told.size() == 5);
+    const std::vector<std::tuple<AnomalyKind, uint64_t, uint32_t, uint64_t>> expected = {
+        {AnomalyKind::DoubleFree, 3, 1, 0x1000},     {AnomalyKind::UnknownFree, 4, 1, 0x9999},
+        {AnomalyKind::MismatchedFree, 6, 1, 0x2000}, {AnomalyKind::UnknownRealloc, 7, 1, 0x7777},
+        {AnomalyKind::UseAfterFree, 9, 2, 0x1000}};
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const auto& [kind, seq, tid, addr] = expected[i];
+        INFO(i);
+        CHECK(told.m_told[i].m_kind == kind);
+        CHECK(told.m_told[i].m_seq == seq);
+        CHECK(told.m_told[i].m_timeNs == seq * LogBuilder::kTicksPerSeq);  // one tick a ns, from 0
+        CHECK(told.m_told[i].m_tid == tid);
+        CHECK(told.m_told[i].m_addr == addr);
+    }
+    CHECK(std::string(memlog::timeline::anomalyName(AnomalyKind::DoubleFree)) == "double free");
 }
 
 TEST_CASE("munmap cuts recorded mappings, other munmaps are ignored") {

@@ -108,4 +108,21 @@ std::string validUtf8(const std::string& text) {
     return out;
 }
 
+std::string jsonString(const std::string& text) {
+    std::string out = "\"";
+    for (const unsigned char c : validUtf8(text)) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+            out += escaped;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
 }  // namespace memlog::timeline

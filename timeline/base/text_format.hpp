@@ -20,5 +20,8 @@ std::string peakText(uint64_t peakBytes, uint64_t blocksAtPeak, uint64_t peakBlo
 // byte that does not belong to a well-formed character becomes U+FFFD. Cairo refuses to draw
 // invalid text at all, and JSON must not carry it.
 std::string validUtf8(const std::string& text);
+// A JSON string literal of `text` (as valid UTF-8): quoted, with quotes, backslashes and control
+// characters escaped. The programs' --json outputs and the exports' JSON files share it.
+std::string jsonString(const std::string& text);
 
 }  // namespace memlog::timeline

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "timeline/base/option_table.hpp"
+#include "timeline/base/text_format.hpp"
 #include "timeline/open/opened_log.hpp"
 
 namespace memlog::timeline {
@@ -27,6 +28,9 @@ int arraysCommand(const Arguments& arguments);
 int importCommand(const Arguments& arguments);
 int cacheCommand(const Arguments& arguments);
 int compareCommand(const Arguments& arguments);
+int diffCommand(const Arguments& arguments);
+int pprofCommand(const Arguments& arguments);
+int traceEventsCommand(const Arguments& arguments);
 // memlog run --full-trace (full_trace_command.cpp): `program` becomes the command line that runs
 // it under memlog's Valgrind tool, and the environment says where the tool is. -1 when ready;
 // else the exit status after one line on stderr (Valgrind or the tool missing).
@@ -51,7 +55,10 @@ void printSuppressions(const timeline::Suppressions& suppressions);
 std::string csvField(const std::string& text);
 
 // A JSON string literal: quoted, with quotes, backslashes and control characters escaped.
-std::string jsonString(const std::string& text);
+using timeline::jsonString;
+
+// Writes `data` to `path` (stdout for "-") once it is whole: 0, or 1 after one line on stderr.
+int writeOutput(const std::string& path, const std::string& data);
 
 // One line on stderr, "memlog: <message>", and the exit status for bad usage.
 int usageError(const std::string& message, const char* hint);
@@ -70,6 +77,14 @@ CommandLine readCommandLine(const std::string& command, const timeline::CommandS
 constexpr options::Row topRow(const char* byDefault, const char* help) {
     return {
         .m_name = "--top", .m_kind = options::Kind::Count, .m_default = byDefault, .m_valueName = "N", .m_help = help};
+}
+// -o, --output FILE: where a command writes what it made.
+constexpr options::Row outputRow(const char* valueName, const char* help) {
+    return {.m_name = "--output",
+            .m_short = "-o",
+            .m_kind = options::Kind::Path,
+            .m_valueName = valueName,
+            .m_help = help};
 }
 inline constexpr options::Row kSuppressionsRow{
     .m_name = "--suppressions",

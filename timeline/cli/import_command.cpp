@@ -10,11 +10,7 @@ namespace memlog::cli {
 namespace {
 
 constexpr options::Row kOptions[] = {
-    {.m_name = "--output",
-     .m_short = "-o",
-     .m_kind = options::Kind::Path,
-     .m_valueName = "OUT",
-     .m_help = "the log to write (replaced if it exists)"},
+    outputRow("OUT", "the log to write (replaced if it exists)"),
 };
 
 constexpr timeline::CommandSyntax kSyntax{

@@ -1,4 +1,5 @@
 // memlog: record a program's heap, and read what was recorded.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,6 +44,9 @@ commands:
   cache FILE [--cache S:W:L]          a cache simulated over a full trace: hits, misses
   import TRACE.din -o OUT             a Dinero trace as a log of accesses
   compare SAMPLED FULL [--by G]       samples against a full trace of the same program
+  diff BASE NEW [--by G] [--sort M]   two runs' allocation sites side by side, with changes
+  pprof FILE -o OUT [--at MOMENT]     a pprof heap profile (go tool pprof, Pyroscope)
+  trace-events FILE -o OUT.json       counters and instants for Perfetto, chrome://tracing
 
 %s
 
@@ -76,21 +80,14 @@ int usageError(const std::string& message, const char* hint) {
     return 2;
 }
 
-std::string jsonString(const std::string& text) {
-    std::string out = "\"";
-    for (const unsigned char c : timeline::validUtf8(text)) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-            out += escaped;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
+int writeOutput(const std::string& path, const std::string& data) {
+    const bool toStdout = path == "-";
+    FILE* out = toStdout ? stdout : std::fopen(path.c_str(), "wb");
+    const bool written = out && std::fwrite(data.data(), 1, data.size(), out) == data.size();
+    const bool closed = out && (toStdout ? std::fflush(out) : std::fclose(out)) == 0;
+    if (written && closed) return 0;
+    std::fprintf(stderr, "memlog: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+    return 1;
 }
 
 std::string csvField(const std::string& text) {
@@ -187,6 +184,9 @@ int main(int argc, char** argv) {
     if (command == "import") return importCommand(arguments);
     if (command == "cache") return cacheCommand(arguments);
     if (command == "compare") return compareCommand(arguments);
+    if (command == "diff") return diffCommand(arguments);
+    if (command == "pprof") return pprofCommand(arguments);
+    if (command == "trace-events") return traceEventsCommand(arguments);
     if (command == "ls") return lsCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }

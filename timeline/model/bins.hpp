@@ -47,10 +47,10 @@ std::vector<int> binsOfMarks(const BlockModel& model, const Bins& bins);
 inline constexpr uint64_t kSizeClassBounds[] = {32, 128, 512, 2048, 8192, 32768, 131072, UINT64_MAX};
 size_t sizeClassOf(uint64_t size);
 
-// Keys (0 .. keyCount-1) in decreasing order of the area their blocks cover on `axis`, those
-// that cover nothing left out. `keyOf` maps a block to its key.
+// The area (bytes x axis units) the blocks of each key (0 .. keyCount-1) cover on `axis`.
+// `keyOf` maps a block to its key; a key of keyCount or more is counted nowhere.
 template <typename KeyOf>
-std::vector<uint32_t> keysByArea(const BlockModel& model, XAxis axis, size_t keyCount, KeyOf&& keyOf) {
+std::vector<double> areaByKey(const BlockModel& model, XAxis axis, size_t keyCount, KeyOf&& keyOf) {
     std::vector<double> area(keyCount, 0.0);
     model.forEach([&](const Block& block) {
         const uint32_t key = keyOf(block);
@@ -58,6 +58,14 @@ std::vector<uint32_t> keysByArea(const BlockModel& model, XAxis axis, size_t key
             area[key] += static_cast<double>(std::max<uint64_t>(block.size(), 1)) *
                          static_cast<double>(std::max<uint64_t>(block.to(axis) - block.from(axis), 1));
     });
+    return area;
+}
+
+// Keys (0 .. keyCount-1) in decreasing order of the area their blocks cover on `axis`, those
+// that cover nothing left out. `keyOf` maps a block to its key.
+template <typename KeyOf>
+std::vector<uint32_t> keysByArea(const BlockModel& model, XAxis axis, size_t keyCount, KeyOf&& keyOf) {
+    const std::vector<double> area = areaByKey(model, axis, keyCount, keyOf);
     std::vector<uint32_t> keys;
     for (uint32_t key = 0; key < keyCount; ++key)
         if (area[key] > 0) keys.push_back(key);

@@ -28,6 +28,20 @@ struct BlockChange {
     uint32_t m_callStack = 0;  // the stack of the call that made the change (an end: the free's)
 };
 
+// The anomalies of summary.hpp's Anomalies, one at a time.
+enum class AnomalyKind : uint8_t { UnknownFree, DoubleFree, UnknownRealloc, MismatchedFree, AccessOutsideBlock, UseAfterFree };
+const char* anomalyName(AnomalyKind kind);  // "double free", as `memlog stat` lists them
+
+// An anomaly where the replay met it: the call's (or the access sample's) moment and thread, and
+// the address it named.
+struct AnomalyAt {
+    AnomalyKind m_kind = AnomalyKind::UnknownFree;
+    uint64_t m_seq = 0;
+    uint64_t m_timeNs = 0;
+    uint32_t m_tid = 0;
+    uint64_t m_addr = 0;
+};
+
 // Told of every block as it begins and ends. A munmap that cuts a mapping ends the whole
 // mapping and begins the pieces that remain (m_piece), at the same moment.
 class BlockObserver {
@@ -40,6 +54,8 @@ public:
         (void)sample;
         (void)where;
     }
+    // Each anomaly as summarize() counts it (rare: a virtual call costs nothing here).
+    virtual void anomaly(const AnomalyAt& anomaly) { (void)anomaly; }
 };
 
 // Reads the whole log. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.

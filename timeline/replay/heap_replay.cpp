@@ -10,6 +10,24 @@
 
 namespace memlog::timeline {
 
+const char* anomalyName(AnomalyKind kind) {
+    switch (kind) {
+        case AnomalyKind::UnknownFree:
+            return "unknown free";
+        case AnomalyKind::DoubleFree:
+            return "double free";
+        case AnomalyKind::UnknownRealloc:
+            return "unknown realloc";
+        case AnomalyKind::MismatchedFree:
+            return "mismatched free";
+        case AnomalyKind::AccessOutsideBlock:
+            return "access outside a block";
+        case AnomalyKind::UseAfterFree:
+            return "use after free";
+    }
+    return "anomaly";
+}
+
 namespace {
 
 // Tells two observers of every change: the attribution of access samples, then the caller's.

@@ -114,11 +114,14 @@ public:
         if (where.m_region == Region::Freed && !sample.m_inAllocator) {
             ++m_summary.m_anomalies.m_useAfterFree;
             m_usedAfterFree.insert(where.m_blockSeq);
+            tell({AnomalyKind::UseAfterFree, sample.m_seq, sample.m_timeNs, sample.m_tid, sample.m_addr});
         }
         noteWatch(sample);
         if (sample.m_blockSeq != 0 && (where.m_region != Region::Heap || where.m_offset != sample.m_offset ||
-                                       where.m_offset + sample.m_size > where.m_blockSize))
+                                       where.m_offset + sample.m_size > where.m_blockSize)) {
             ++m_summary.m_anomalies.m_accessOutsideBlock;
+            tell({AnomalyKind::AccessOutsideBlock, sample.m_seq, sample.m_timeNs, sample.m_tid, sample.m_addr});
+        }
         if (m_caller) m_caller->access(sample, where);
     }
 
@@ -166,6 +169,12 @@ private:
         bool operator>(const Pending& other) const { return m_seq > other.m_seq; }
     };
 
+    // An anomaly of the event being applied (or of a sample: `anomaly` names its own moment).
+    void tell(const AnomalyAt& anomaly) const {
+        if (m_caller) m_caller->anomaly(anomaly);
+    }
+    void tell(AnomalyKind kind, uint64_t addr) const { tell({kind, m_seq, m_timeNs, m_tid, addr}); }
+
     // The change at the moment being applied.
     BlockChange change(uint64_t addr, uint64_t size, uint32_t stack, bool mapping) const {
         return {addr, size, m_seq, m_timeNs, stack, m_tid, mapping, false, m_callStack};
@@ -205,13 +214,19 @@ private:
     bool endBlock(uint64_t addr, Allocator releaser) {
         AddressTable::Entry* entry = m_blocks.find(addr);
         if (!entry || !entry->m_live) {
-            if (entry || m_blocks.endedBefore(addr))
+            if (entry || m_blocks.endedBefore(addr)) {
                 ++m_summary.m_anomalies.m_doubleFree;
-            else
+                tell(AnomalyKind::DoubleFree, addr);
+            } else {
                 ++m_summary.m_anomalies.m_unknownFree;
+                tell(AnomalyKind::UnknownFree, addr);
+            }
             return false;
         }
-        if (static_cast<Allocator>(entry->m_allocator) != releaser) ++m_summary.m_anomalies.m_mismatchedFree;
+        if (static_cast<Allocator>(entry->m_allocator) != releaser) {
+            ++m_summary.m_anomalies.m_mismatchedFree;
+            tell(AnomalyKind::MismatchedFree, addr);
+        }
         entry->m_live = false;
         shrink(change(addr, entry->m_size, entry->m_stack, false));
         return true;
@@ -290,6 +305,7 @@ private:
                 shrink(change(event.m_oldAddr, entry->m_size, entry->m_stack, false));
             } else {
                 ++m_summary.m_anomalies.m_unknownRealloc;
+                tell(AnomalyKind::UnknownRealloc, event.m_oldAddr);
             }
         }
         if (event.m_addr)
@@ -321,7 +337,7 @@ private:
     Summary& m_summary;
     Observer* m_observer;  // every change: the attribution and the caller's observer
     AccessAttribution* m_attribution;  // null for a log without samples
-    BlockObserver* m_caller;  // the caller's, for the samples
+    BlockObserver* m_caller;  // the caller's, for the samples and the anomalies
     uint64_t m_seq = 0;  // of the event being applied
     uint64_t m_timeNs = 0;
     uint32_t m_tid = 0;

@@ -1,0 +1,212 @@
+// memlog diff: two runs' allocation sites side by side (timeline/export/site_diff), with the
+// whole logs' numbers first.
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "commands.hpp"
+#include "timeline/export/site_diff.hpp"
+#include "timeline/names/suppressions.hpp"
+#include "timeline/read/log_reader.hpp"
+
+namespace memlog::cli {
+namespace {
+
+constexpr options::Row kOptions[] = {
+    {.m_name = "--by",
+     .m_kind = options::Kind::Choice,
+     .m_choices = "site|function|caller",
+     .m_default = "site",
+     .m_valueName = "GROUP",
+     .m_help = "a row per allocation site; per function that allocated (its lines added up); or per function "
+               "that is not inlined (an inline helper's blocks count for the function it was inlined into)"},
+    {.m_name = "--sort",
+     .m_kind = options::Kind::Choice,
+     .m_choices = "calls|bytes|peak|leaked",
+     .m_default = "bytes",
+     .m_valueName = "METRIC",
+     .m_help = "rows by the largest change of this value, up or down"},
+    topRow("20", "at most N rows, 0 for all"),
+    {.m_name = "--json",
+     .m_help = "one JSON object: the logs, totals (duration_ns_base, duration_ns_new, duration_ns_delta, "
+               "events_..., peak_bytes_..., peak_blocks_..., leaked_bytes_..., leaked_blocks_...) and rows "
+               "(function, file, line, module, inlined_in, only_in, then calls_base, calls_new, calls_delta "
+               "and the same for bytes, peak_bytes, leaked_bytes and leaked_blocks)"},
+    {.m_name = "--csv",
+     .m_help = "the rows alone: function,location,module,inlined_in,only_in,calls_base,calls_new,calls_delta,... "
+               "as in --json"},
+};
+
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog diff BASE NEW [--by site|function|caller] [--top N]\n"
+               "                     [--sort calls|bytes|peak|leaked] [--json|--csv]",
+    .m_about = R"(Compares the allocation sites of two logs (BASE, then NEW: a run before and
+after a change): the rows `memlog sites` prints for each, matched by function,
+source file name, line and module file name (never by address: two runs, or
+two builds, place code apart), and for each row the base value, the new value
+and the change of: calls (blocks allocated), bytes, peak (the site's bytes
+live when its run's heap peaked), leaked bytes and leaked blocks. A row only
+one run has is marked (in: base or new). First the whole logs: duration,
+events, peak bytes, peak blocks (the most live at once), leaked bytes and
+blocks. Blocks that a runtime keeps by design are suppressed, as in `memlog
+sites`.
+)",
+    .m_options = kOptions,
+    .m_notes = "Exit status: 0 done, 2 bad usage or a log that cannot be read.\n",
+    .m_minOperands = 2,
+    .m_maxOperands = 2,
+    .m_wrongOperands = "two logs: BASE and NEW"};
+
+struct DiffArguments {
+    std::string m_base, m_new;
+    timeline::DiffGrouping m_by = timeline::DiffGrouping::Site;
+    timeline::Metric m_sort = timeline::Metric::Bytes;
+    size_t m_top = 20;
+    bool m_json = false, m_csv = false;
+    int m_exit = -1;  // >= 0: stop and exit with this (help printed, or a usage error)
+};
+
+DiffArguments parseDiffArguments(const Arguments& arguments) {
+    DiffArguments parsed;
+    const CommandLine line = readCommandLine("diff", kSyntax, arguments);
+    parsed.m_exit = line.m_exit;
+    if (parsed.m_exit >= 0) return parsed;
+    const timeline::ParsedOptions& options = line.m_options;
+    parsed.m_base = options.operands()[0];
+    parsed.m_new = options.operands()[1];
+    const std::string by = options.text("--by");
+    parsed.m_by = by == "function" ? timeline::DiffGrouping::Function
+                  : by == "caller" ? timeline::DiffGrouping::Caller
+                                   : timeline::DiffGrouping::Site;
+    timeline::parseMetric(options.text("--sort"), parsed.m_sort);
+    parsed.m_top = options.number("--top");
+    parsed.m_json = options.given("--json");
+    parsed.m_csv = options.given("--csv");
+    if (parsed.m_json && parsed.m_csv)
+        parsed.m_exit = usageError("diff: --json or --csv, not both", "Try 'memlog diff --help'.");
+    return parsed;
+}
+
+// A log's summary and its site rows, grouped for the diff (per function: per site, added up later).
+struct Run {
+    timeline::Summary m_summary;
+    std::vector<timeline::SiteRow> m_rows;
+};
+
+Run openRun(const std::string& path, timeline::DiffGrouping by, const timeline::Suppressions& suppressions) {
+    timeline::OpenedLog log = openLog(
+        path, {.m_walk = timeline::OpenedLog::Walk::Measure,
+               .m_siteRows = by == timeline::DiffGrouping::Caller ? timeline::SiteGrouping::Caller
+                                                                  : timeline::SiteGrouping::Site,
+               .m_suppressions = &suppressions});
+    return {log.summary(), log.siteRows()};
+}
+
+const char* onlyIn(const timeline::SiteDiffRow& row) { return !row.m_inBase ? "new" : !row.m_inNew ? "base" : ""; }
+
+void printJson(const DiffArguments& parsed, const Run& base, const Run& newer,
+               const std::vector<timeline::SiteDiffRow>& rows, size_t matched) {
+    const auto logJson = [](const std::string& path, const timeline::Summary& s) {
+        return "{\"log\":" + jsonString(path) + ",\"exe\":" + jsonString(s.m_exe) + ",\"pid\":" + std::to_string(s.m_pid) +
+               "}";
+    };
+    std::printf("{\"base\":%s,\"new\":%s,\"by\":\"%s\",\"sort\":\"%s\",\"totals\":{",
+                logJson(parsed.m_base, base.m_summary).c_str(), logJson(parsed.m_new, newer.m_summary).c_str(),
+                parsed.m_by == timeline::DiffGrouping::Site       ? "site"
+                : parsed.m_by == timeline::DiffGrouping::Function ? "function"
+                                                                  : "caller",
+                timeline::metricName(parsed.m_sort));
+    bool first = true;
+    for (const timeline::TotalColumn& column : timeline::kTotalColumns) {
+        const uint64_t b = base.m_summary.*column.m_value, n = newer.m_summary.*column.m_value;
+        std::printf("%s\"%s_base\":%" PRIu64 ",\"%s_new\":%" PRIu64 ",\"%s_delta\":%" PRId64, first ? "" : ",",
+                    column.m_name, b, column.m_name, n, column.m_name, timeline::difference(b, n));
+        first = false;
+    }
+    std::printf("},\"rows_matched\":%zu,\"rows\":[", matched);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const timeline::SiteDiffRow& row = rows[i];
+        std::printf("%s{\"function\":%s,\"file\":%s,\"line\":%u,\"module\":%s,\"inlined_in\":%s,\"only_in\":%s",
+                    i ? "," : "", jsonString(row.m_site.m_function).c_str(), jsonString(row.m_site.m_file).c_str(),
+                    row.m_site.m_line, jsonString(row.m_site.m_module).c_str(),
+                    row.m_inlinedIn.empty() ? "null" : jsonString(row.m_inlinedIn).c_str(),
+                    *onlyIn(row) ? ("\"" + std::string(onlyIn(row)) + "\"").c_str() : "null");
+        for (const timeline::DiffColumn& column : timeline::kDiffColumns)
+            std::printf(",\"%s_base\":%" PRIu64 ",\"%s_new\":%" PRIu64 ",\"%s_delta\":%" PRId64, column.m_name,
+                        row.m_base.*column.m_value, column.m_name, row.m_new.*column.m_value, column.m_name,
+                        timeline::changeOf(row, column));
+        std::printf("}");
+    }
+    std::printf("]}\n");
+}
+
+void printCsv(const std::vector<timeline::SiteDiffRow>& rows) {
+    std::printf("function,location,module,inlined_in,only_in");
+    for (const timeline::DiffColumn& column : timeline::kDiffColumns)
+        std::printf(",%s_base,%s_new,%s_delta", column.m_name, column.m_name, column.m_name);
+    std::printf("\n");
+    for (const timeline::SiteDiffRow& row : rows) {
+        std::printf("%s,%s,%s,%s,%s", csvField(row.m_site.m_function).c_str(),
+                    csvField(timeline::siteLocation(row.m_site)).c_str(), csvField(row.m_site.m_module).c_str(),
+                    csvField(row.m_inlinedIn).c_str(), onlyIn(row));
+        for (const timeline::DiffColumn& column : timeline::kDiffColumns)
+            std::printf(",%" PRIu64 ",%" PRIu64 ",%" PRId64, row.m_base.*column.m_value, row.m_new.*column.m_value,
+                        timeline::changeOf(row, column));
+        std::printf("\n");
+    }
+}
+
+void printText(const DiffArguments& parsed, const Run& base, const Run& newer,
+               const std::vector<timeline::SiteDiffRow>& rows, size_t matched) {
+    std::printf("base  %s: %s (pid %u)\nnew   %s: %s (pid %u)\n\n", parsed.m_base.c_str(),
+                base.m_summary.m_exe.c_str(), base.m_summary.m_pid, parsed.m_new.c_str(),
+                newer.m_summary.m_exe.c_str(), newer.m_summary.m_pid);
+    std::printf("%-14s %16s %16s %16s\n", "", "base", "new", "change");
+    for (const timeline::TotalColumn& column : timeline::kTotalColumns) {
+        const uint64_t b = base.m_summary.*column.m_value, n = newer.m_summary.*column.m_value;
+        std::printf("%-14s %16" PRIu64 " %16" PRIu64 " %16s\n", column.m_title, b, n,
+                    timeline::signedText(timeline::difference(b, n)).c_str());
+    }
+    const timeline::DiffColumn& sorted = timeline::diffColumn(parsed.m_sort);
+    std::printf("\n%zu of %zu rows, by the size of the change of %s\n", rows.size(), matched, sorted.m_name);
+    // The chosen value of each run, then the change of every value.
+    std::printf("%29s | %-66s |\n", sorted.m_name, "change");
+    std::printf("%14s %14s | %10s %14s %14s %14s %8s | %-4s  %-40s %s\n", "base", "new", "calls", "bytes", "peak",
+                "leaked", "blocks", "in", "function", "location");
+    for (const timeline::SiteDiffRow& row : rows) {
+        std::printf("%14" PRIu64 " %14" PRIu64 " |", row.m_base.*sorted.m_value, row.m_new.*sorted.m_value);
+        const int widths[] = {10, 14, 14, 14, 8};
+        for (size_t c = 0; c < std::size(timeline::kDiffColumns); ++c)
+            std::printf(" %*s", widths[c], timeline::signedText(timeline::changeOf(row, timeline::kDiffColumns[c])).c_str());
+        timeline::SiteRow shown{row.m_site, row.m_inlinedIn, {}};
+        std::printf(" | %-4s  %-40s %s\n", row.m_inBase && row.m_inNew ? "both" : onlyIn(row),
+                    timeline::siteFunctionText(shown).c_str(), timeline::siteLocation(row.m_site).c_str());
+    }
+}
+
+}  // namespace
+
+int diffCommand(const Arguments& arguments) {
+    const DiffArguments parsed = parseDiffArguments(arguments);
+    if (parsed.m_exit >= 0) return parsed.m_exit;
+    try {
+        const timeline::Suppressions suppressions = loadSuppressions("");
+        const Run base = openRun(parsed.m_base, parsed.m_by, suppressions);
+        const Run newer = openRun(parsed.m_new, parsed.m_by, suppressions);
+        std::vector<timeline::SiteDiffRow> rows = timeline::diffSiteRows(base.m_rows, newer.m_rows, parsed.m_by);
+        const size_t matched = rows.size();
+        rows = timeline::topChanges(std::move(rows), parsed.m_sort, parsed.m_top);
+        if (parsed.m_json)
+            printJson(parsed, base, newer, rows, matched);
+        else if (parsed.m_csv)
+            printCsv(rows);
+        else
+            printText(parsed, base, newer, rows, matched);
+    } catch (const timeline::LogError& error) {
+        std::fprintf(stderr, "memlog: %s\n", error.what());
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace memlog::cli

@@ -1,0 +1,85 @@
+// Two runs' site tables side by side (`memlog diff`): the rows of each log's site table (the rows
+// `memlog sites` prints) matched by what a rebuild keeps, never by address: the function, the
+// source file's name, the line, the module's file name and, for an inlined site, the function it
+// was inlined into. Rows only one run has are kept and marked.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "timeline/names/site_table.hpp"
+#include "timeline/replay/stack_metrics.hpp"
+#include "timeline/replay/summary.hpp"
+
+namespace memlog::timeline {
+
+// A row's numbers in one run. One struct, so that an estimate's interval joins them in one place
+// (sampled capture, issue 41).
+struct SiteValues {
+    uint64_t m_calls = 0;
+    uint64_t m_bytes = 0;
+    uint64_t m_peakBytes = 0;  // the site's bytes live when its run's heap peaked (`sites`' peak)
+    uint64_t m_leakedBytes = 0;
+    uint64_t m_leakedBlocks = 0;
+};
+
+// A value of both runs: what a text, JSON or CSV row prints, in this order.
+struct DiffColumn {
+    const char* m_name;  // JSON and CSV: <name>_base, <name>_new, <name>_delta
+    uint64_t SiteValues::*m_value;
+};
+inline constexpr DiffColumn kDiffColumns[] = {
+    {"calls", &SiteValues::m_calls},
+    {"bytes", &SiteValues::m_bytes},
+    {"peak_bytes", &SiteValues::m_peakBytes},
+    {"leaked_bytes", &SiteValues::m_leakedBytes},
+    {"leaked_blocks", &SiteValues::m_leakedBlocks},
+};
+const DiffColumn& diffColumn(Metric metric);  // calls, bytes, peak_bytes, leaked_bytes
+
+struct SiteDiffRow {
+    unwind::SourceFrame m_site;  // the new run's frame when both have the row
+    std::string m_inlinedIn;
+    bool m_inBase = false;
+    bool m_inNew = false;
+    SiteValues m_base;
+    SiteValues m_new;
+};
+
+// New minus base, and its size for sorting (a difference of two uint64 fits neither type alone).
+int64_t changeOf(const SiteDiffRow& row, const DiffColumn& column);
+uint64_t sizeOfChange(const SiteDiffRow& row, const DiffColumn& column);
+
+// How the rows are grouped: the site table's rows (per site, or per calling function: compare
+// them as `SiteGrouping` made them), or per function (a site table's rows of one function added
+// up over its lines and the functions it was inlined into).
+enum class DiffGrouping { Site, Function, Caller };
+
+// The rows matched, in the order of their keys; rows of one run with one key are added up.
+std::vector<SiteDiffRow> diffSiteRows(const std::vector<SiteRow>& base, const std::vector<SiteRow>& newer,
+                                      DiffGrouping grouping);
+// The `top` rows (0: all) with the largest change of `by`, in either direction, largest first;
+// ties keep the order of their keys.
+std::vector<SiteDiffRow> topChanges(std::vector<SiteDiffRow> rows, Metric by, size_t top);
+
+// The whole logs' numbers the head of a diff compares.
+struct TotalColumn {
+    const char* m_name;  // JSON: <name>_base, <name>_new, <name>_delta
+    const char* m_title;  // text
+    uint64_t Summary::*m_value;
+};
+inline constexpr TotalColumn kTotalColumns[] = {
+    {"duration_ns", "duration (ns)", &Summary::m_durationNs},
+    {"events", "events", &Summary::m_events},
+    {"peak_bytes", "peak bytes", &Summary::m_peakBytes},
+    {"peak_blocks", "peak blocks", &Summary::m_peakBlocks},
+    {"leaked_bytes", "leaked bytes", &Summary::m_leakedBytes},
+    {"leaked_blocks", "leaked blocks", &Summary::m_leakedBlocks},
+};
+
+// "+12", "-3", "0": a change as the tables print it.
+std::string signedText(int64_t change);
+int64_t difference(uint64_t base, uint64_t newer);  // newer - base, saturated at int64's ends
+
+}  // namespace memlog::timeline
