@@ -1,9 +1,11 @@
 /* An array of N doubles written once, element by element, then read once: ground truth for a
  * full trace, which must count exactly N writes and then N reads of 8 bytes in the block.
- * Usage: known_accesses [N=1000] [SPIN=0]. Log: malloc 1 of N*8 bytes, free 1. The accesses go
- * through a volatile pointer, so that the compiler makes each one a single 8-byte load or store.
+ * Usage: known_accesses [N=1000] [SPIN=0] [ROUNDS=1]. Log: malloc 1 of N*8 bytes, free 1. The
+ * accesses go through a volatile pointer, so that the compiler makes each one a single 8-byte load or store.
  * SPIN: that many turns of a loop in registers after each access (no memory touched), so that
- * the accesses spread over the run's time as a program's work would, not in a burst of 100 us. */
+ * the accesses spread over the run's time as a program's work would, not in a burst of 100 us.
+ * ROUNDS: the writes and reads that many times over (ROUNDS*N of each): a trace as long as
+ * wanted over the same memory, for the readers' memory tests. */
 #include <stdlib.h>
 
 #include "scenario.h"
@@ -36,9 +38,16 @@ int main(int argc, char** argv) {
     const size_t n = argc > 1 ? (size_t)atol(argv[1]) : 1000;
     s_spin = argc > 2 ? (unsigned long)atol(argv[2]) : 0;
     double* a = scenario_keep(malloc(n * sizeof(double)));
-    write_each(a, n);
-    const double sum = read_each(a, n);
+    const size_t rounds = argc > 3 ? (size_t)atol(argv[3]) : 1;
+    double sum = 0;
+    for (size_t round = 0; round < rounds; ++round) {
+        write_each(a, n);
+        sum += read_each(a, n);
+    }
     free(a);
-    scenario_say(sum >= 0 ? "written once, read once\n" : "negative\n");
+    if (rounds == 1)
+        scenario_say(sum >= 0 ? "written once, read once\n" : "negative\n");
+    else
+        scenario_say(sum >= 0 ? "written and read, round after round\n" : "negative\n");
     return 0;
 }

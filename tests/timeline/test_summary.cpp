@@ -401,3 +401,37 @@ TEST_CASE("a log of 20,000 live blocks, reused addresses and every kind of bad f
     CHECK(s.m_anomalies.m_mismatchedFree == r.m_anomalies.m_mismatchedFree);
     CHECK(s.m_anomalies.m_unknownRealloc == r.m_anomalies.m_unknownRealloc);
 }
+
+TEST_CASE("an address's place follows the blocks: in a gap, a block, freed, handed out again smaller") {
+    // The attribution keeps the places it found until a block begins or ends: each change here
+    // must move the same address to its new place.
+    LogBuilder log;
+    log.header().m_accessSampler = memlog::format::AccessSampler::TickPerfClock;
+    log.thread(1).read(1, 0x1010).malloc(2, 0x1000, 64).read(3, 0x1010).read(4, 0x1030).free(5, 0x1000);
+    log.thread(1).read(6, 0x1010).malloc(7, 0x1000, 8).read(8, 0x1010).read(9, 0x1004).read(10, 0x1010);
+    std::vector<memlog::timeline::Attribution> where;
+    struct Places final : memlog::timeline::BlockObserver {
+        std::vector<memlog::timeline::Attribution>* m_where;
+        void begin(const memlog::timeline::BlockChange&) override {}
+        void end(const memlog::timeline::BlockChange&) override {}
+        void access(const memlog::timeline::AccessSample&, const memlog::timeline::Attribution& at) override {
+            m_where->push_back(at);
+        }
+    } places;
+    places.m_where = &where;
+    summarise(log, &places);
+    using memlog::timeline::Region;
+    REQUIRE(where.size() == 7);
+    CHECK(where[0].m_region == Region::Other);  // no block yet
+    CHECK(where[1].m_region == Region::Heap);
+    CHECK(where[1].m_blockSeq == 2);
+    CHECK(where[1].m_offset == 0x10);
+    CHECK(where[2].m_offset == 0x30);  // the same block, its own offset
+    CHECK(where[3].m_region == Region::Freed);
+    CHECK(where[3].m_blockSeq == 2);
+    CHECK(where[4].m_region == Region::Other);  // handed out again, 8 bytes: the freed block forgotten
+    CHECK(where[5].m_region == Region::Heap);
+    CHECK(where[5].m_blockSeq == 7);
+    CHECK(where[5].m_offset == 4);
+    CHECK(where[6].m_region == Region::Other);
+}

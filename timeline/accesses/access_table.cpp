@@ -1,11 +1,14 @@
-// One walk keeps every sample (about 80 bytes each: samples are thousands to millions, never
-// the billions of a heap) with where it fell, and counts each stack's blocks; the names come
-// after the walk, when the module map is whole, and rows that name the same thing are merged.
+// The samples are grouped as the walk meets them, never kept: each goes to its row (named on
+// the spot, so a first walk reads the stacks and the module map: for a full trace the
+// recorder's records alone), its bytes to TouchedBytes. Memory follows the rows, the blocks and
+// the lines touched, whatever the number of accesses (a full trace's hundreds of millions).
 #include "timeline/accesses/access_table.hpp"
 
 #include <algorithm>
 #include <map>
 
+#include "timeline/accesses/touched_bytes.hpp"
+#include "timeline/base/answer_memo.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/replay/block_observer.hpp"
 #include "timeline/read/log_reader.hpp"
@@ -16,44 +19,9 @@
 namespace memlog::timeline {
 namespace {
 
-struct Kept {
-    uint64_t m_timeNs;
-    uint64_t m_addr;
-    uint64_t m_size;
-    uint64_t m_ip;  // the accessing instruction
-    Attribution m_where;
-    bool m_reads;
-    bool m_writes;
-};
-
 struct BlockCount {
     uint64_t m_blocks = 0;
     uint64_t m_bytes = 0;
-};
-
-class Gather final : public BlockObserver {
-public:
-    void begin(const BlockChange& change) override {
-        BlockCount& count = m_perStack[change.m_stack];
-        ++count.m_blocks;
-        count.m_bytes += change.m_size;
-        if (change.m_size >= kLargeBlock)
-            m_large.push_back({change.m_seq, change.m_addr, change.m_size, change.m_stack});
-    }
-    void end(const BlockChange&) override {}
-    void access(const AccessSample& sample, const Attribution& where) override {
-        // A watchpoint's trap reports the instruction after the access.
-        const uint64_t ip = sample.m_ipAfter ? sample.m_ip - 1 : sample.m_ip;
-        m_kept.push_back({sample.m_timeNs, sample.m_addr, sample.m_size, ip, where, sample.reads(), sample.writes()});
-    }
-
-    struct Large {
-        uint64_t m_seq, m_addr, m_size;
-        uint32_t m_stack;
-    };
-    NumberMap<uint32_t, BlockCount> m_perStack;
-    std::vector<Large> m_large;
-    std::vector<Kept> m_kept;
 };
 
 // "function file:line", or the function alone.
@@ -68,31 +36,128 @@ std::string withoutOffset(const std::string& symbol) {
     return plus == std::string::npos ? symbol : symbol.substr(0, plus);
 }
 
-// A row being built: its samples' byte ranges, each within a space (a heap block's first
-// sequence number; 0 for absolute addresses), become the distinct bytes touched.
-struct Building {
-    AccessRow m_row;
-    std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> m_ranges;  // space, first byte, end
-    NumberSet<uint32_t> m_stacks;  // by site: the stacks it gathers
-};
+constexpr uint32_t kNoRow = UINT32_MAX;
 
-uint64_t distinctBytes(std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>& ranges) {
-    std::sort(ranges.begin(), ranges.end());
-    uint64_t total = 0, space = 0, reached = 0;
-    bool any = false;
-    for (const auto& [rangeSpace, from, to] : ranges) {
-        if (!any || rangeSpace != space || from >= reached) {
-            total += to - from;
-            reached = to;
-        } else if (to > reached) {
-            total += to - reached;
-            reached = to;
-        }
-        space = rangeSpace;
-        any = true;
+class Gather final : public BlockObserver {
+public:
+    Gather(AccessGrouping by, StackNames& names) : m_by(by), m_names(names) {}
+
+    void begin(const BlockChange& change) override {
+        BlockCount& count = m_perStack[change.m_stack];
+        ++count.m_blocks;
+        count.m_bytes += change.m_size;
+        if (change.m_size >= kLargeBlock)
+            m_large.push_back({change.m_seq, change.m_addr, change.m_size, change.m_stack});
+        m_liveSeq[change.m_addr] = change.m_seq;
     }
-    return total;
-}
+    void end(const BlockChange& change) override {
+        const auto it = m_liveSeq.find(change.m_addr);
+        if (it == m_liveSeq.end()) return;
+        m_touched.close(it->second);  // no sample falls in it any more: its lines are counted
+        m_liveSeq.erase(it);
+    }
+    void access(const AccessSample& sample, const Attribution& where) override {
+        ++m_samples;
+        const bool heap = where.m_region == Region::Heap;
+        if (heap && where.m_blockSeq != m_lastSampledBlock) {  // one lookup a run of samples in a block
+            m_sampledBlocks.try_emplace(where.m_blockSeq, where.m_blockStack, where.m_blockSize);
+            m_lastSampledBlock = where.m_blockSeq;
+        }
+        const uint32_t index = rowOf(sample, where);
+        if (index == kNoRow) return;
+        Row& row = m_rows[index];
+        if (row.m_row.m_samples == 0) {
+            row.m_row.m_firstNs = sample.m_timeNs;
+            if (m_by == AccessGrouping::Block) {
+                row.m_row.m_blockSeq = where.m_blockSeq;
+                row.m_row.m_blockAddr = where.m_blockAddr;
+                row.m_row.m_blockSize = where.m_blockSize;
+                row.m_row.m_location = siteText(m_names.site(where.m_blockStack));
+            }
+        }
+        ++row.m_row.m_samples;
+        row.m_row.m_reads += sample.reads();
+        row.m_row.m_writes += sample.writes();
+        row.m_row.m_firstNs = std::min(row.m_row.m_firstNs, sample.m_timeNs);
+        row.m_row.m_lastNs = std::max(row.m_row.m_lastNs, sample.m_timeNs);
+        const uint64_t space = heap ? where.m_blockSeq : 0;
+        m_touched.touch(index, space, heap ? where.m_offset : sample.m_addr, sample.m_size);
+        if (heap && m_by == AccessGrouping::Site) row.m_stacks.insert(where.m_blockStack);
+    }
+
+    struct Large {
+        uint64_t m_seq, m_addr, m_size;
+        uint32_t m_stack;
+    };
+    struct Row {
+        AccessRow m_row;
+        NumberSet<uint32_t> m_stacks;  // by site: the stacks it gathers
+    };
+
+    // The row named `name` at `location`, made when new.
+    uint32_t rowNamed(const std::string& name, const std::string& location) {
+        const auto [it, added] = m_byName.try_emplace(name + '\t' + location, static_cast<uint32_t>(m_rows.size()));
+        if (added) {
+            Row& row = m_rows.emplace_back();
+            row.m_row.m_name = name;
+            row.m_row.m_location = location;
+        }
+        return it->second;
+    }
+
+    AccessGrouping m_by;
+    StackNames& m_names;
+    uint64_t m_samples = 0;
+    NumberMap<uint32_t, BlockCount> m_perStack;
+    std::vector<Large> m_large;
+    NumberMap<uint64_t, uint64_t> m_liveSeq;  // live blocks: address to sequence number
+    NumberMap<uint64_t, std::pair<uint32_t, uint64_t>> m_sampledBlocks;  // seq: stack, size
+    uint64_t m_lastSampledBlock = 0;
+    std::vector<Row> m_rows;
+    std::map<std::string, uint32_t> m_byName;  // "name\tlocation": the rows in the table's order
+    TouchedBytes m_touched;  // by row
+
+private:
+    // The row of a sample, or kNoRow for one this grouping leaves out. Each name is asked once
+    // per instruction, stack, block or address (the memos): a full trace comes back to the same
+    // ones millions of times.
+    uint32_t rowOf(const AccessSample& sample, const Attribution& where) {
+        const bool heap = where.m_region == Region::Heap;
+        if (m_by == AccessGrouping::Function) {
+            // A watchpoint's trap reports the instruction after the access.
+            const uint64_t ip = sample.m_ipAfter ? sample.m_ip - 1 : sample.m_ip;
+            return m_rowOfAddress.get(ip, [&](uint64_t at) {
+                const auto& frames = m_names.instruction(at);
+                return frames.empty() ? rowNamed("", "") : rowNamed(frames.front().m_function, siteLocation(frames.front()));
+            });
+        }
+        if (heap && m_by == AccessGrouping::Block) {
+            const auto [it, added] = m_rowOfBlock.try_emplace(where.m_blockSeq, 0);
+            if (added) it->second = rowNamed(std::to_string(where.m_blockSeq), "");
+            return it->second;
+        }
+        if (heap && m_by == AccessGrouping::Site) {
+            const auto [it, added] = m_rowOfStack.try_emplace(where.m_blockStack, 0);
+            if (added) {
+                const unwind::SourceFrame site = m_names.site(where.m_blockStack);
+                it->second = rowNamed(site.m_function, siteLocation(site));
+            }
+            return it->second;
+        }
+        if (where.m_region == Region::Global && m_by != AccessGrouping::Block) {
+            return m_rowOfAddress.get(sample.m_addr, [&](uint64_t at) {
+                const std::string name = withoutOffset(m_names.globalName(at));
+                return rowNamed(m_by == AccessGrouping::Site ? "global " + name : name, "");
+            });
+        }
+        if (m_by == AccessGrouping::Site) return rowNamed(where.m_region == Region::Stack ? "(stack)" : "(other)", "");
+        return kNoRow;  // by block: only heap samples; by global: only globals
+    }
+
+    AnswerMemo<uint32_t> m_rowOfAddress;  // by function: instruction; by global or site: a global's byte
+    NumberMap<uint32_t, uint32_t> m_rowOfStack;
+    NumberMap<uint64_t, uint32_t> m_rowOfBlock;
+};
 
 }  // namespace
 
@@ -112,79 +177,29 @@ bool parseAccessGrouping(const std::string& text, AccessGrouping& grouping) {
 
 AccessTable accessTable(LogReader& reader, AccessGrouping by, size_t top, const std::function<void(double)>& progress,
                         const std::function<void(const std::string&)>& warn) {
-    Gather gather;
-    summarize(reader, progress, &gather);
+    // The names, before the walk of the samples: the stacks and the module map of a first walk
+    // that reads the recorder's records alone (a full trace's accesses left out).
+    reader.leaveOutTraces(true);
+    reader.forEachEvent([](const Event&) {});
+    reader.leaveOutTraces(false);
     StackNames names(reader, warn);
+    Gather gather(by, names);
+    summarize(reader, progress, &gather);
     AccessTable table;
-    table.m_samples = gather.m_kept.size();
-
-    std::map<std::string, Building> rows;
-    NumberMap<uint64_t, std::pair<uint32_t, uint64_t>> sampledBlocks;  // seq: stack, size
-    for (const Kept& kept : gather.m_kept) {
-        const Attribution& where = kept.m_where;
-        const bool heap = where.m_region == Region::Heap;
-        if (heap) sampledBlocks[where.m_blockSeq] = {where.m_blockStack, where.m_blockSize};
-        std::string key, name, location;
-        if (by == AccessGrouping::Function) {
-            const auto& frames = names.instruction(kept.m_ip);
-            if (!frames.empty()) {
-                name = frames.front().m_function;
-                location = siteLocation(frames.front());
-            }
-        } else if (heap && by == AccessGrouping::Block) {
-            name = std::to_string(where.m_blockSeq);
-        } else if (heap && by == AccessGrouping::Site) {
-            const unwind::SourceFrame site = names.site(where.m_blockStack);
-            name = site.m_function;
-            location = siteLocation(site);
-        } else if (where.m_region == Region::Global && by != AccessGrouping::Block) {
-            name = withoutOffset(names.globalName(kept.m_addr));
-            if (by == AccessGrouping::Site) name = "global " + name;
-        } else if (by == AccessGrouping::Site) {
-            name = where.m_region == Region::Stack ? "(stack)" : "(other)";
-        } else {
-            continue;  // by block: only heap samples; by global: only globals
-        }
-        key = name + '\t' + location;
-        Building& building = rows[key];
-        AccessRow& row = building.m_row;
-        if (row.m_samples == 0) {
-            row.m_name = name;
-            row.m_location = location;
-            row.m_firstNs = kept.m_timeNs;
-            if (by == AccessGrouping::Block) {
-                row.m_blockSeq = where.m_blockSeq;
-                row.m_blockAddr = where.m_blockAddr;
-                row.m_blockSize = where.m_blockSize;
-                row.m_location = siteText(names.site(where.m_blockStack));
-            }
-        }
-        ++row.m_samples;
-        row.m_reads += kept.m_reads;
-        row.m_writes += kept.m_writes;
-        row.m_firstNs = std::min(row.m_firstNs, kept.m_timeNs);
-        row.m_lastNs = std::max(row.m_lastNs, kept.m_timeNs);
-        const uint64_t space = heap ? where.m_blockSeq : 0;
-        const uint64_t from = heap ? where.m_offset : kept.m_addr;
-        building.m_ranges.emplace_back(space, from, from + kept.m_size);
-        if (heap && by == AccessGrouping::Site) building.m_stacks.insert(where.m_blockStack);
-    }
+    table.m_samples = gather.m_samples;
 
     if (by == AccessGrouping::Site) {
         // Every stack that allocated belongs to a site row, sampled or not.
         for (const auto& [stack, count] : gather.m_perStack) {
             const unwind::SourceFrame site = names.site(stack);
-            Building& building = rows[site.m_function + '\t' + siteLocation(site)];
-            building.m_row.m_name = site.m_function;
-            building.m_row.m_location = siteLocation(site);
-            building.m_stacks.insert(stack);
+            gather.m_rows[gather.rowNamed(site.m_function, siteLocation(site))].m_stacks.insert(stack);
         }
         NumberMap<uint32_t, BlockCount> sampledPerStack;
-        for (const auto& [seq, block] : sampledBlocks) {
+        for (const auto& [seq, block] : gather.m_sampledBlocks) {
             ++sampledPerStack[block.first].m_blocks;
             sampledPerStack[block.first].m_bytes += block.second;
         }
-        for (auto& [key, building] : rows)
+        for (Gather::Row& building : gather.m_rows)
             for (uint32_t stack : building.m_stacks) {
                 const BlockCount all = gather.m_perStack[stack], sampled = sampledPerStack[stack];
                 building.m_row.m_blocks += all.m_blocks;
@@ -193,21 +208,20 @@ AccessTable accessTable(LogReader& reader, AccessGrouping by, size_t top, const 
                 building.m_row.m_unsampledBytes += all.m_bytes - std::min(all.m_bytes, sampled.m_bytes);
             }
         for (const Gather::Large& large : gather.m_large)
-            if (!sampledBlocks.count(large.m_seq))
+            if (!gather.m_sampledBlocks.count(large.m_seq))
                 table.m_largestUnsampled.push_back({large.m_seq, large.m_addr, large.m_size, ""});
         std::stable_sort(table.m_largestUnsampled.begin(), table.m_largestUnsampled.end(),
                          [](const UnsampledBlock& a, const UnsampledBlock& b) { return a.m_size > b.m_size; });
         if (top && table.m_largestUnsampled.size() > top) table.m_largestUnsampled.resize(top);
         NumberMap<uint64_t, uint32_t> stackOf;
         for (const Gather::Large& large : gather.m_large) stackOf[large.m_seq] = large.m_stack;
-        for (UnsampledBlock& block : table.m_largestUnsampled) {
-            block.m_site = siteText(names.site(stackOf[block.m_seq]));
-        }
+        for (UnsampledBlock& block : table.m_largestUnsampled) block.m_site = siteText(names.site(stackOf[block.m_seq]));
     }
 
-    for (auto& [key, building] : rows) {
-        building.m_row.m_bytesTouched = distinctBytes(building.m_ranges);
-        table.m_rows.push_back(std::move(building.m_row));
+    const std::vector<uint64_t> touched = gather.m_touched.finish(gather.m_rows.size());
+    for (const auto& [key, index] : gather.m_byName) {
+        gather.m_rows[index].m_row.m_bytesTouched = touched[index];
+        table.m_rows.push_back(std::move(gather.m_rows[index].m_row));
     }
     std::stable_sort(table.m_rows.begin(), table.m_rows.end(), [](const AccessRow& a, const AccessRow& b) {
         if (a.m_samples != b.m_samples) return a.m_samples > b.m_samples;

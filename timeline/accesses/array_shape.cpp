@@ -25,9 +25,16 @@ std::string percent(double share) { return std::to_string(static_cast<int>(std::
 
 ShapeGuess inferShape(const SampledArray& array) {
     ShapeGuess guess;
+    // The element size from every sample: the walk's counts when it kept only the first ones.
+    const bool allKept = array.m_sampleCount <= array.m_samples.size();
     std::map<uint64_t, uint64_t> sizes;
-    for (const ArraySample& sample : array.m_samples)
-        if (sample.m_size <= 16) ++sizes[sample.m_size];
+    if (allKept) {
+        for (const ArraySample& sample : array.m_samples)
+            if (sample.m_size <= 16) ++sizes[sample.m_size];
+    } else {
+        for (uint64_t size = 0; size <= 16; ++size)
+            if (array.m_bySize[size]) sizes[size] = array.m_bySize[size];
+    }
     uint64_t element = array.m_sourceElementSize;
     std::string elementFrom = "sizeof(" + array.m_sourceType + ") on the allocating line";
     if (element == 0 && !sizes.empty()) {
@@ -45,12 +52,16 @@ ShapeGuess inferShape(const SampledArray& array) {
         guess.m_how = "no shape: the block's size is larger than a process's address space";
         return guess;
     }
-    uint64_t agreeing = 0;
-    for (const ArraySample& sample : array.m_samples)
-        if (sample.m_size == element && sample.m_offset % element == 0) ++agreeing;
+    uint64_t agreeing = 0, all = array.m_samples.size();
+    if (allKept || element > 16) {
+        for (const ArraySample& sample : array.m_samples)
+            if (sample.m_size == element && sample.m_offset % element == 0) ++agreeing;
+    } else {
+        agreeing = array.m_alignedBySize[element];
+        all = array.m_sampleCount;
+    }
     guess.m_shape.m_elementSize = element;
-    guess.m_elementConfidence =
-        array.m_samples.empty() ? 0 : static_cast<double>(agreeing) / static_cast<double>(array.m_samples.size());
+    guess.m_elementConfidence = all == 0 ? 0 : static_cast<double>(agreeing) / static_cast<double>(all);
     const uint64_t count = array.m_size / element;
     guess.m_how = "element " + std::to_string(element) + " bytes (" + elementFrom + "; " +
                   percent(guess.m_elementConfidence) + " of samples " + std::to_string(element) + "-byte and aligned)";

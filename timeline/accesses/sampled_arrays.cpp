@@ -9,6 +9,7 @@
 
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/base/answer_memo.hpp"
 #include "timeline/base/number_parsing.hpp"
 #include "timeline/base/seeded_hash.hpp"
 #include "timeline/names/allocator_plumbing.hpp"
@@ -69,8 +70,14 @@ public:
             array = global(sample.m_addr);
         }
         if (!array) return;
+        const uint64_t offset = sample.m_addr - array->m_addr;
+        if (sample.m_size <= 16) {
+            ++array->m_bySize[sample.m_size];
+            array->m_alignedBySize[sample.m_size] += sample.m_size && offset % sample.m_size == 0;
+        }
+        if (array->m_sampleCount++ >= keptSamplesOf(array->m_size)) return;
         const uint64_t ip = sample.m_ipAfter ? sample.m_ip - 1 : sample.m_ip;
-        array->m_samples.push_back({sample.m_seq, sample.m_timeNs, sample.m_addr - array->m_addr, ip,
+        array->m_samples.push_back({sample.m_seq, sample.m_timeNs, offset, ip,
                                     static_cast<uint32_t>(sample.m_size), sample.m_tid, sample.m_kind});
     }
 
@@ -122,7 +129,10 @@ private:
     SampledArray* global(uint64_t addr) {
         const bool wantedGlobal = m_wanted.m_by == Wanted::By::Global || m_wanted.m_by == Wanted::By::Address;
         if (m_wanted.m_by != Wanted::By::Everything && !wantedGlobal) return nullptr;
-        const auto symbol = m_names.dataSymbolAt(addr);
+        // The symbol tables' answer, once per address (a full trace's globals are read millions
+        // of times, and each question of libdw costs microseconds).
+        const auto& symbol =
+            m_symbolAt.get(addr, [&](uint64_t at) { return m_names.dataSymbolAt(at); });
         if (!symbol) return nullptr;
         if (m_wanted.m_by == Wanted::By::Global && symbol->m_name != m_wanted.m_name) return nullptr;
         if (m_wanted.m_by == Wanted::By::Address && m_wanted.m_value - symbol->m_start >= symbol->m_size)
@@ -139,6 +149,7 @@ private:
     std::unordered_map<std::string, uint64_t> m_ordinals;  // blocks allocated so far, by site
     NumberMap<uint64_t, size_t> m_index;  // block seq: index in m_arrays
     NumberMap<uint64_t, size_t> m_globals;  // a global's address: index
+    AnswerMemo<std::optional<unwind::Symbolizer::DataSymbol>> m_symbolAt;
     std::vector<SampledArray> m_arrays;
 };
 
@@ -205,7 +216,7 @@ std::vector<SampledArray> gather(LogReader& reader, StackNames& names, const Wan
 std::vector<SampledArray> sampledArrays(LogReader& reader, StackNames& names) {
     std::vector<SampledArray> arrays = gather(reader, names, Wanted{});
     std::stable_sort(arrays.begin(), arrays.end(), [](const SampledArray& a, const SampledArray& b) {
-        return a.m_samples.size() > b.m_samples.size();
+        return a.m_sampleCount > b.m_sampleCount;
     });
     return arrays;
 }

@@ -50,8 +50,22 @@ struct SampledArray {
     uint64_t m_sourceElementSize = 0;  // sizeof(T) on the allocating line, when it shows one
     std::string m_sourceType;  // ... and T
     std::optional<ArrayShape> m_annotatedShape;  // memlog_array()
-    std::vector<ArraySample> m_samples;  // in sequence order
+    // In sequence order: every sample up to keptSamplesOf(m_size), then none (a full trace's
+    // array keeps its first accesses for the shape and the views, not its millions).
+    std::vector<ArraySample> m_samples;
+    uint64_t m_sampleCount = 0;  // all of them, kept or not
+    // Of all of them, by size (1 to 16 bytes): how many, and how many at an offset that size
+    // divides (the element size's evidence, exact however many were kept).
+    uint64_t m_bySize[17] = {};
+    uint64_t m_alignedBySize[17] = {};
 };
+
+// The samples an array of `size` bytes keeps: 4096, and one a 4 bytes past 16 KiB (each cell
+// of a 4-byte array once), at most 2^20 (48 MiB). Sampled logs stay far below.
+inline uint64_t keptSamplesOf(uint64_t size) {
+    constexpr uint64_t kLeast = 4096, kMost = uint64_t{1} << 20;
+    return size / 4 < kLeast ? kLeast : size / 4 > kMost ? kMost : size / 4;
+}
 
 // Every block and global with at least one sample, most sampled first.
 std::vector<SampledArray> sampledArrays(LogReader& reader, StackNames& names);

@@ -32,7 +32,12 @@ its samples, and its shape: the one memlog_array() gave, else a guess from the
 samples with how sure it is (the element size from the accesses' sizes, the
 row length from instructions that walk its columns).
 )",
-    .m_options = kOptions};
+    .m_options = kOptions,
+    .m_notes = R"(A full trace (memlog run --full-trace) counts every access of an array and
+tells its element size from all of them; the row length and memtimeline's
+array views rest on its first accesses: 4096, or one per 4 bytes of a larger
+array, at most 2^20 (memory follows the arrays, not the trace's length).
+)"};
 
 std::string shapeText(const timeline::ArrayShape& shape) {
     if (shape.m_columns == 0) return "?";
@@ -78,10 +83,10 @@ int arraysCommand(const Arguments& arguments) {
                 shapeFrom = "guessed: " + guess.m_how;
             }
             if (csv) {
-                std::printf("%s,%s,%s,0x%" PRIx64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                std::printf("%s,%s,%s,0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                             ",%s,%.2f,%.2f\n",
                             csvField(array.m_name).c_str(), csvField(array.m_nameFrom).c_str(),
-                            csvField(chooser(array)).c_str(), array.m_addr, array.m_size, array.m_samples.size(),
+                            csvField(chooser(array)).c_str(), array.m_addr, array.m_size, array.m_sampleCount,
                             guess.m_shape.m_elementSize, guess.m_shape.m_rows, guess.m_shape.m_columns,
                             guess.m_shape.m_depth, csvField(shapeFrom).c_str(), guess.m_elementConfidence,
                             guess.m_rowConfidence);
@@ -93,7 +98,7 @@ int arraysCommand(const Arguments& arguments) {
             std::printf("%-24s %-12s %14s %10s %9s %-12s  %s; %s\n", array.m_name.c_str(), chooser(array).c_str(),
                         timeline::hexText(array.m_addr).c_str(),
                         timeline::bytesText(static_cast<double>(array.m_size)).c_str(),
-                        timeline::countText(array.m_samples.size()).c_str(), shape.c_str(), array.m_nameFrom.c_str(),
+                        timeline::countText(array.m_sampleCount).c_str(), shape.c_str(), array.m_nameFrom.c_str(),
                         shapeFrom.c_str());
         }
         if (arrays.empty() && !csv)

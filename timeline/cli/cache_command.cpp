@@ -23,8 +23,8 @@ constexpr options::Row kOptions[] = {
      .m_check = timeline::cacheGeometryMistake},
     topRow("10", "at most N rows in each list, 0 for all"),
     {.m_name = "--json",
-     .m_help = "one JSON object: accesses, hits, misses, compulsory, capacity, conflict, and blocks, globals and "
-               "sets lists"},
+     .m_help = "one JSON object: memory_accesses (the program's), then in line accesses: accesses, hits, "
+               "misses, compulsory, capacity, conflict, and blocks, globals and sets lists"},
 };
 
 constexpr timeline::CommandSyntax kSyntax{
@@ -34,7 +34,8 @@ memlog run --full-trace, or memlog import), in the log's order: set-associative,
 least recently used, write-allocate. Each miss is compulsory (the line was never
 touched before), capacity (a fully associative cache of the same size misses
 too) or conflict (only the mapping of lines to sets made it miss). Prints the
-totals, the totals per region (heap, global, stack, other), the heap blocks and
+program's accesses (as memlog stat counts them), then in line accesses (one
+across two lines counts twice) the totals, the totals per region (heap, global, stack, other), the heap blocks and
 globals with the most misses, and the sets with the most misses.
 )",
     .m_options = kOptions,
@@ -70,6 +71,8 @@ void printText(const timeline::CacheReport& report, timeline::StackNames& names,
     std::printf("cache        %s, %u %s, %u-byte lines, %s sets; least recently used, write-allocate\n",
                 timeline::bytesText(static_cast<double>(g.m_size)).c_str(), g.m_ways, g.m_ways == 1 ? "way" : "ways",
                 g.m_line, timeline::countText(g.sets()).c_str());
+    std::printf("accesses     %s by the program; below, an access across two lines counts twice\n",
+                timeline::countText(report.m_memoryAccesses).c_str());
     std::printf("total        %s\n", countsText(report.m_total).c_str());
     std::printf("heap         %s\n", countsText(report.m_heap).c_str());
     std::printf("global       %s\n", countsText(report.m_global).c_str());
@@ -114,8 +117,9 @@ void printText(const timeline::CacheReport& report, timeline::StackNames& names,
 
 void printJson(const timeline::CacheReport& report, timeline::StackNames& names) {
     const timeline::CacheGeometry& g = report.m_geometry;
-    std::printf("{\"cache\":{\"size\":%" PRIu64 ",\"ways\":%u,\"line\":%u,\"sets\":%" PRIu64 "},%s", g.m_size, g.m_ways,
-                g.m_line, g.sets(), countsJson(report.m_total).c_str());
+    std::printf("{\"cache\":{\"size\":%" PRIu64 ",\"ways\":%u,\"line\":%u,\"sets\":%" PRIu64
+                "},\"memory_accesses\":%" PRIu64 ",%s",
+                g.m_size, g.m_ways, g.m_line, g.sets(), report.m_memoryAccesses, countsJson(report.m_total).c_str());
     std::printf(",\"blocks\":[");
     for (size_t i = 0; i < report.m_blocks.size(); ++i) {
         const auto& row = report.m_blocks[i];

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/base/answer_memo.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/replay/block_observer.hpp"
 
@@ -55,8 +56,12 @@ public:
     void end(const timeline::BlockChange&) override {}
     void access(const timeline::AccessSample& a, const timeline::Attribution& where) override {
         const bool heap = where.m_region == timeline::Region::Heap || where.m_region == timeline::Region::Freed;
-        const std::string symbol =
-            where.m_region == timeline::Region::Global ? m_names.globalName(a.m_addr) : std::string();
+        // A global's name once per address: a full trace reads the same ones millions of times.
+        static const std::string kNone;
+        const std::string& symbol =
+            where.m_region == timeline::Region::Global
+                ? m_globalNames.get(a.m_addr, [&](uint64_t addr) { return m_names.globalName(addr); })
+                : kNone;
         std::string blockSeq, offset;
         if (heap) {
             blockSeq = std::to_string(where.m_blockSeq);
@@ -86,6 +91,7 @@ private:
     bool m_csv;
     bool m_symbolize;
     timeline::StackNames& m_names;
+    timeline::AnswerMemo<std::string> m_globalNames;
 };
 
 // Every heap event as a row, after the header; with `siteOf` (by stack id), its site.

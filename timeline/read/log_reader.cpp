@@ -140,9 +140,7 @@ LogReader::~LogReader() {
     delete m_impl;
 }
 
-void LogReader::leaveOutTraces() {
-    std::erase_if(m_impl->m_threads, [](const ThreadCursor& cursor) { return cursor.m_stream == format::kTraceStream; });
-}
+void LogReader::leaveOutTraces(bool leave) { m_impl->m_leaveOutTraces = leave; }
 
 const format::FileHeader& LogReader::header() const { return m_impl->m_header; }
 bool LogReader::complete() const { return m_impl->m_header.m_flags & format::kFlagCleanEnd; }
@@ -154,7 +152,8 @@ const std::vector<Annotation>& LogReader::annotations() const { return m_impl->m
 uint64_t LogReader::lostEvents() const { return m_impl->m_header.m_lostEvents + m_impl->m_lostRecords; }
 uint32_t LogReader::threadCount() const {
     std::set<uint32_t> threads;  // a thread may have two streams (format::kTraceStream)
-    for (const ThreadCursor& cursor : m_impl->m_threads) threads.insert(cursor.m_tid);
+    for (const ThreadCursor& cursor : m_impl->m_threads)
+        if (!m_impl->leftOut(cursor)) threads.insert(cursor.m_tid);
     return static_cast<uint32_t>(threads.size());
 }
 uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }

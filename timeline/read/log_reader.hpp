@@ -20,9 +20,6 @@ class LogError : public std::runtime_error {
 public:
     LogError(const std::string& path, uint64_t offset, const std::string& reason);
     const std::string& path() const { return m_path; }
-    // Before a walk: the walks read the recorder's records only, not a full trace's accesses
-    // (a list of logs that wants their events and peaks, not hundreds of millions of accesses).
-    void leaveOutTraces();
     uint64_t offset() const { return m_offset; }
 
 private:
@@ -122,8 +119,10 @@ public:
 
     const std::string& path() const { return m_path; }
     // Before a walk: the walks read the recorder's records only, not a full trace's accesses
-    // (a list of logs that wants their events and peaks, not hundreds of millions of accesses).
-    void leaveOutTraces();
+    // (a list of logs that wants their events and peaks, not hundreds of millions of accesses;
+    // a reader that wants the stacks and the module map before its own walk of the accesses).
+    // False: the walks read them again.
+    void leaveOutTraces(bool leave = true);
     const format::FileHeader& header() const;
     bool complete() const;  // the recorder wrote a clean end
     uint64_t fileBytes() const;

@@ -384,7 +384,7 @@ template <typename Deliver>
 void LogReader::walk(Deliver& deliver, const std::function<void(double)>& progress) {
     Impl& impl = *m_impl;
     for (ThreadCursor& cursor : impl.m_threads) {
-        cursor.m_nextChunk = 0;
+        cursor.m_nextChunk = impl.leftOut(cursor) ? cursor.m_chunks.size() : 0;  // nothing to read
         cursor.m_at = cursor.m_end = nullptr;
         cursor.m_trace.reset();
     }

@@ -89,6 +89,7 @@ struct LogReader::Impl {
     uint64_t m_stacksRead = 0;
     uint64_t m_moduleMapSeq = 0;
     uint64_t m_bytesDone = 0;
+    bool m_leaveOutTraces = false;  // LogReader::leaveOutTraces: a walk passes the trace streams by
     static constexpr uint64_t kDropAtOnce = 8 << 20;
     uint64_t m_readFrom = 0, m_readTo = 0;  // chunks read whose pages dropRead has not dropped yet
     uint64_t m_firstTsc = UINT64_MAX;
@@ -135,6 +136,10 @@ struct LogReader::Impl {
         if (m_readTo > m_readFrom)
             madvise(const_cast<uint8_t*>(m_data) + m_readFrom, m_readTo - m_readFrom, MADV_DONTNEED);
         m_readFrom = m_readTo = 0;
+    }
+
+    bool leftOut(const ThreadCursor& cursor) const {
+        return m_leaveOutTraces && cursor.m_stream == format::kTraceStream;
     }
 
     void noteStop(uint64_t offset, const std::string& reason) {

@@ -1,8 +1,10 @@
 // Live blocks in an ordered map: a sample is placed with one lookup of the block that starts at
-// or below its address. Logs without samples never build it (summarize makes this observer
-// only for logs whose sampler ran).
+// or below its address, and the range around it that has the same answer is kept until the
+// blocks change. Logs without samples never build it (summarize makes this observer only for
+// logs whose sampler ran).
 #include "timeline/replay/access_attribution.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 #include "timeline/read/log_reader.hpp"
@@ -26,6 +28,7 @@ const char* regionName(Region region) {
 }
 
 void AccessAttribution::begin(const BlockChange& change) {
+    forgetPlaces();
     reuse(change.m_addr, change.m_size);
     m_live[change.m_addr] = {change.m_size, change.m_seq, change.m_stack};
 }
@@ -33,6 +36,7 @@ void AccessAttribution::begin(const BlockChange& change) {
 void AccessAttribution::end(const BlockChange& change) {
     const auto it = m_live.find(change.m_addr);
     if (it == m_live.end()) return;
+    forgetPlaces();
     if (it->second.m_size) m_freed[change.m_addr] = {it->second, change.m_seq, change.m_timeNs, change.m_callStack};
     m_live.erase(it);
 }
@@ -43,66 +47,139 @@ void AccessAttribution::reuse(uint64_t addr, uint64_t size) {
     while (it != m_freed.end() && it->first < addr + size) it = m_freed.erase(it);
 }
 
-bool AccessAttribution::inModule(uint64_t addr) const {
-    for (const Module& module : m_reader.modules())
-        if (addr >= module.m_lo && addr < module.m_hi) return true;
+namespace {
+
+// One past the last byte of [start, start + size), at most the end of the address space.
+uint64_t endOf(uint64_t start, uint64_t size) { return start + size < start ? UINT64_MAX : start + size; }
+
+// The entry of an ordered map by start address whose range holds `addr`, or none; [*lo, *hi)
+// narrowed to the range where that stays the answer: the entry's own range (up to the next
+// start), or the gap between the entry below and the next one.
+template <typename Map, typename EndOf>
+typename Map::const_iterator holding(const Map& map, uint64_t addr, uint64_t* lo, uint64_t* hi, EndOf endOf) {
+    auto it = map.upper_bound(addr);
+    if (it != map.end()) *hi = std::min(*hi, it->first);
+    if (it == map.begin()) return map.end();
+    --it;
+    const uint64_t end = endOf(it->first, it->second);
+    if (addr < end) {
+        *lo = std::max(*lo, it->first);
+        *hi = std::min(*hi, end);
+        return it;
+    }
+    *lo = std::max(*lo, end);
+    return map.end();
+}
+
+// A known place's answer for `addr`: in a block, its offset there.
+Attribution placed(const Attribution& where, uint64_t addr) {
+    Attribution result = where;
+    if (where.m_region == Region::Heap || where.m_region == Region::Freed) result.m_offset = addr - where.m_blockAddr;
+    return result;
+}
+
+}  // namespace
+
+bool AccessAttribution::inModule(uint64_t addr, uint64_t* lo, uint64_t* hi) const {
+    for (const Module& module : m_reader.modules()) {
+        if (addr >= module.m_lo && addr < module.m_hi) {
+            *lo = std::max(*lo, module.m_lo);
+            *hi = std::min(*hi, module.m_hi);
+            return true;
+        }
+        if (module.m_lo > addr)
+            *hi = std::min(*hi, module.m_lo);
+        else
+            *lo = std::max(*lo, module.m_hi);
+    }
     return false;
 }
 
-bool AccessAttribution::onStack(uint64_t addr, uint32_t* owner) {
+bool AccessAttribution::onStack(uint64_t addr, uint32_t* owner, uint64_t* lo, uint64_t* hi) {
     const auto& ranges = m_reader.threadStacks();
     for (; m_stacksSeen < ranges.size(); ++m_stacksSeen) {
         const ThreadStackRange& range = ranges[m_stacksSeen];
         m_stacks[range.m_lo] = {range.m_hi, range.m_tid};  // a stack reused by a later thread: the later one
     }
-    auto it = m_stacks.upper_bound(addr);
-    if (it == m_stacks.begin()) return false;
-    --it;
-    if (addr >= it->second.first) return false;
+    const auto it = holding(m_stacks, addr, lo, hi,
+                            [](uint64_t, const std::pair<uint64_t, uint32_t>& stack) { return stack.first; });
+    if (it == m_stacks.end()) return false;
     *owner = it->second.second;
     return true;
 }
 
-Attribution AccessAttribution::attribute(const AccessSample& sample) {
+Attribution AccessAttribution::place(uint64_t addr, uint64_t* lo, uint64_t* hi) {
     Attribution result;
-    auto block = m_live.upper_bound(sample.m_addr);
-    if (block != m_live.begin()) {
-        --block;
-        const uint64_t offset = sample.m_addr - block->first;
-        const bool named = sample.m_blockSeq != 0;  // version 2: the recorder named the block
-        if (offset < block->second.m_size && (!named || block->second.m_seq == sample.m_blockSeq)) {
-            result.m_region = Region::Heap;
-            result.m_blockSeq = block->second.m_seq;
-            result.m_blockAddr = block->first;
-            result.m_blockSize = block->second.m_size;
-            result.m_blockStack = block->second.m_stack;
-            result.m_offset = offset;
-            return result;
-        }
+    *lo = 0;
+    *hi = UINT64_MAX;
+    const auto block = holding(m_live, addr, lo, hi, [](uint64_t start, const Live& live) { return endOf(start, live.m_size); });
+    if (block != m_live.end()) {
+        result.m_region = Region::Heap;
+        result.m_blockSeq = block->second.m_seq;
+        result.m_blockAddr = block->first;
+        result.m_blockSize = block->second.m_size;
+        result.m_blockStack = block->second.m_stack;
+        return result;
     }
-    if (sample.m_blockSeq != 0) return result;  // a version 2 sample outside its block
-    auto gone = m_freed.upper_bound(sample.m_addr);
-    if (gone != m_freed.begin()) {
-        --gone;
+    const auto gone =
+        holding(m_freed, addr, lo, hi, [](uint64_t start, const Gone& freed) { return endOf(start, freed.m_block.m_size); });
+    if (gone != m_freed.end()) {
         const Gone& freed = gone->second;
-        if (sample.m_addr - gone->first < freed.m_block.m_size) {
-            result.m_region = Region::Freed;
-            result.m_blockSeq = freed.m_block.m_seq;
-            result.m_blockAddr = gone->first;
-            result.m_blockSize = freed.m_block.m_size;
-            result.m_blockStack = freed.m_block.m_stack;
-            result.m_offset = sample.m_addr - gone->first;
-            result.m_freeSeq = freed.m_freeSeq;
-            result.m_freeNs = freed.m_freeNs;
-            result.m_freeStack = freed.m_freeStack;
-            return result;
-        }
+        result.m_region = Region::Freed;
+        result.m_blockSeq = freed.m_block.m_seq;
+        result.m_blockAddr = gone->first;
+        result.m_blockSize = freed.m_block.m_size;
+        result.m_blockStack = freed.m_block.m_stack;
+        result.m_freeSeq = freed.m_freeSeq;
+        result.m_freeNs = freed.m_freeNs;
+        result.m_freeStack = freed.m_freeStack;
+        return result;
     }
-    if (onStack(sample.m_addr, &result.m_stackOwner))
+    if (onStack(addr, &result.m_stackOwner, lo, hi))
         result.m_region = Region::Stack;
-    else if (inModule(sample.m_addr))
+    else if (inModule(addr, lo, hi))
         result.m_region = Region::Global;
     return result;
+}
+
+Attribution AccessAttribution::attribute(const AccessSample& sample) {
+    if (sample.m_blockSeq != 0) {
+        // Version 2: the recorder named the block; the sample is placed in it when it is live.
+        Attribution result;
+        auto block = m_live.upper_bound(sample.m_addr);
+        if (block == m_live.begin()) return result;
+        --block;
+        const uint64_t offset = sample.m_addr - block->first;
+        if (offset >= block->second.m_size || block->second.m_seq != sample.m_blockSeq) return result;
+        result.m_region = Region::Heap;
+        result.m_blockSeq = block->second.m_seq;
+        result.m_blockAddr = block->first;
+        result.m_blockSize = block->second.m_size;
+        result.m_blockStack = block->second.m_stack;
+        result.m_offset = offset;
+        return result;
+    }
+    const uint64_t addr = sample.m_addr;
+    if (m_reader.modules().size() != m_knownModules || m_reader.threadStacks().size() != m_knownStacks) {
+        forgetPlaces();
+        m_knownModules = m_reader.modules().size();
+        m_knownStacks = m_reader.threadStacks().size();
+    }
+    const KnownPlace& last = m_known[m_knownLast];
+    if (addr - last.m_lo < last.m_hi - last.m_lo) return placed(last.m_where, addr);
+    for (size_t i = 0; i < m_knownCount; ++i) {
+        const KnownPlace& known = m_known[i];
+        if (addr - known.m_lo < known.m_hi - known.m_lo) {
+            m_knownLast = i;
+            return placed(known.m_where, addr);
+        }
+    }
+    m_knownLast = m_knownNext;
+    KnownPlace& known = m_known[m_knownNext];
+    m_knownNext = (m_knownNext + 1) % kKnownPlaces;
+    m_knownCount = std::min(m_knownCount + 1, kKnownPlaces);
+    known.m_where = place(addr, &known.m_lo, &known.m_hi);
+    return placed(known.m_where, addr);
 }
 
 }  // namespace memlog::timeline

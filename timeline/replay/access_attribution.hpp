@@ -45,6 +45,23 @@ public:
     Attribution attribute(const AccessSample& sample);
 
 private:
+    // An address range over which the answer stays the same until a block begins or ends, a
+    // thread's stack or a module is read: where the last places were found. A full trace's
+    // accesses come back to a few ranges (the stack, a module's data, the blocks at work) a
+    // thousand times between two heap events, and three ordered-map lookups and a scan of the
+    // modules cost each of them 60 % of `memlog stat`'s time (docs/BENCHMARKS.md).
+    struct KnownPlace {
+        uint64_t m_lo = 0, m_hi = 0;  // empty: none
+        Attribution m_where;  // m_offset: from m_where.m_blockAddr, set per access
+    };
+    static constexpr size_t kKnownPlaces = 8;
+    // The place of an address (no block named by the sample), and the range it holds for.
+    Attribution place(uint64_t addr, uint64_t* lo, uint64_t* hi);
+    void forgetPlaces() {
+        m_knownCount = m_knownNext = 0;
+        m_known[m_knownLast] = {};
+    }
+
     struct Live {
         uint64_t m_size;
         uint64_t m_seq;
@@ -58,14 +75,18 @@ private:
     };
     // Forgets freed blocks that [addr, addr + size) overlaps: that memory is handed out again.
     void reuse(uint64_t addr, uint64_t size);
-    bool inModule(uint64_t addr) const;
-    bool onStack(uint64_t addr, uint32_t* owner);
+    // Whether a module holds `addr`; [*lo, *hi) narrowed to where the answer is the same.
+    bool inModule(uint64_t addr, uint64_t* lo, uint64_t* hi) const;
+    bool onStack(uint64_t addr, uint32_t* owner, uint64_t* lo, uint64_t* hi);
 
     const LogReader& m_reader;
     std::map<uint64_t, Live> m_live;  // by start address
     std::map<uint64_t, Gone> m_freed;  // blocks freed and not handed out again, by start address
     std::map<uint64_t, std::pair<uint64_t, uint32_t>> m_stacks;  // by lo: hi and owner
     size_t m_stacksSeen = 0;
+    KnownPlace m_known[kKnownPlaces];
+    size_t m_knownCount = 0, m_knownNext = 0, m_knownLast = 0;  // m_knownLast: the last one that held
+    size_t m_knownModules = 0, m_knownStacks = 0;  // the modules and stacks read when they were found
 };
 
 }  // namespace memlog::timeline

@@ -36,6 +36,25 @@ inline Allocator releaserOf(Kind kind) {
     return Allocator::Malloc;
 }
 
+// A set of block sequence numbers that remembers the last few it was given: a full trace comes
+// back to the same few blocks between two others, and a hash table's insertion for each of
+// its accesses cost `memlog stat` an eighth of its time.
+class RecentlyAddedSet {
+public:
+    void insert(uint64_t seq) {
+        uint64_t& recent = m_recent[seq % kRecent];
+        if (recent == seq + 1) return;
+        recent = seq + 1;
+        m_set.insert(seq);
+    }
+    size_t size() const { return m_set.size(); }
+
+private:
+    static constexpr size_t kRecent = 16;
+    uint64_t m_recent[kRecent] = {};  // seq + 1, 0: none
+    NumberSet<uint64_t> m_set;
+};
+
 template <typename Observer>
 class Tally {
 public:
@@ -347,8 +366,8 @@ private:
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
     uint64_t m_liveBytes = 0;
     uint64_t m_liveBlocks = 0;
-    NumberSet<uint64_t> m_sampledBlocks;  // samples are few: a plain set will do
-    NumberSet<uint64_t> m_usedAfterFree;
+    RecentlyAddedSet m_sampledBlocks;  // a block a sample touched: one entry a block
+    RecentlyAddedSet m_usedAfterFree;
     NumberMap<uint64_t, std::pair<uint64_t, uint32_t>> m_ticks;  // seq: time, thread
     std::vector<uint64_t> m_reuseNs;
 };

@@ -55,6 +55,7 @@ public:
     void begin(const BlockChange&) override {}
     void end(const BlockChange&) override {}
     void access(const AccessSample& sample, const Attribution& where) override {
+        ++m_report.m_memoryAccesses;
         const uint64_t line = m_cache.geometry().m_line;
         const uint64_t first = sample.m_addr / line,
                        last = (sample.m_addr + std::max<uint64_t>(sample.m_size, 1) - 1) / line;

@@ -38,6 +38,9 @@ struct CacheGlobalRow {
 
 struct CacheReport {
     CacheGeometry m_geometry;
+    // The program's accesses, each once: what `memlog stat` and `compare` count (the counts
+    // below are line accesses).
+    uint64_t m_memoryAccesses = 0;
     CacheCounts m_total;
     CacheCounts m_heap, m_global, m_stack, m_other, m_freed;
     std::vector<CacheBlockRow> m_blocks;  // most misses first
