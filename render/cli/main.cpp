@@ -109,6 +109,43 @@ int refused(const TimelineOptions& options, const std::string& path, const std::
                 ": " + path + ": " + refusal);
 }
 
+// A log read for a report: its model, its sites when the colours or bins need them; its path,
+// phases and suppressed leaks set in `report`. The log is unmapped on return: memory holds the
+// model, not the file.
+struct ReportedLog {
+    timeline::BlockModel m_model;
+    std::optional<timeline::SiteIndex> m_sites;
+    std::string m_refusal;  // not empty: the log lacks what the options ask for
+    const timeline::SiteIndex* sites() const { return m_sites ? &*m_sites : nullptr; }
+};
+
+// `allSites`: the sites whatever the colours (the window may colour by site later).
+ReportedLog readForReport(const std::string& path, const TimelineOptions& options, render::ReportOptions& report,
+                          bool allSites = false) {
+    ReportedLog read;
+    report.m_logPath = path;
+    const bool needSites =
+        allSites || report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
+    timeline::OpenedLog::Parts parts = pictureParts(options);
+    parts.m_walk = timeline::OpenedLog::Walk::Model;
+    parts.m_siteIndex = needSites;
+    // The header counts the runtime's one-time blocks among those live at the end apart.
+    const timeline::Suppressions builtIn;
+    parts.m_suppressions = &builtIn;
+    timeline::OpenedLog log(path, std::move(parts),
+                            {.m_warn = [](const std::string& problem) { diagnostics::warn(problem); }});
+    read.m_refusal = log.refusal();
+    if (!read.m_refusal.empty()) return read;
+    for (const timeline::Annotation& annotation : log.reader().annotations())
+        if (annotation.m_what == format::AnnotationKind::Phase)
+            report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
+    report.m_suppressedBytes = log.suppressedLeaks().m_bytes;
+    report.m_suppressedBlocks = log.suppressedLeaks().m_blocks;
+    if (needSites) read.m_sites = log.takeSiteIndex();
+    read.m_model = log.takeModel();
+    return read;
+}
+
 // Without --export: the window. A missing display or an unreadable log is found before any
 // window opens; the rest of the log is read behind a progress bar.
 int runWindow(TimelineOptions& options) {
@@ -122,6 +159,16 @@ int runWindow(TimelineOptions& options) {
     }
     render::WindowOptions window;
     window.m_log = options.m_log;
+    if (!options.m_compare.empty()) {
+        // The new run is read here, before the window opens (the base behind the window's
+        // progress bar): a bad log is one line and status 2, as in an export.
+        auto compared = std::make_shared<render::ComparedLog>();
+        ReportedLog read = readForReport(options.m_compare, options, compared->m_options, true);
+        if (!read.m_refusal.empty()) return refused(options, options.m_compare, read.m_refusal);
+        compared->m_model = std::move(read.m_model);
+        compared->m_sites = std::move(read.m_sites);
+        window.m_compare = std::move(compared);
+    }
     const render::ReportOptions& report = options.m_report;
     render::WindowState& state = window.m_state;
     state.m_colourBy = report.m_colourBy;
@@ -204,40 +251,6 @@ int runArrayPage(const TimelineOptions& options, OutputFile& output) {
                        options.m_format, output.file(), options.m_export);
     if (!output.commit()) return fail("cannot write " + options.m_export + ": " + output.error());
     return 0;
-}
-
-// A log read for a report: its model, its sites when the colours or bins need them; its path,
-// phases and suppressed leaks set in `report`. The log is unmapped on return: memory holds the
-// model, not the file.
-struct ReportedLog {
-    timeline::BlockModel m_model;
-    std::optional<timeline::SiteIndex> m_sites;
-    std::string m_refusal;  // not empty: the log lacks what the options ask for
-    const timeline::SiteIndex* sites() const { return m_sites ? &*m_sites : nullptr; }
-};
-
-ReportedLog readForReport(const std::string& path, const TimelineOptions& options, render::ReportOptions& report) {
-    ReportedLog read;
-    report.m_logPath = path;
-    const bool needSites = report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
-    timeline::OpenedLog::Parts parts = pictureParts(options);
-    parts.m_walk = timeline::OpenedLog::Walk::Model;
-    parts.m_siteIndex = needSites;
-    // The header counts the runtime's one-time blocks among those live at the end apart.
-    const timeline::Suppressions builtIn;
-    parts.m_suppressions = &builtIn;
-    timeline::OpenedLog log(path, std::move(parts),
-                            {.m_warn = [](const std::string& problem) { diagnostics::warn(problem); }});
-    read.m_refusal = log.refusal();
-    if (!read.m_refusal.empty()) return read;
-    for (const timeline::Annotation& annotation : log.reader().annotations())
-        if (annotation.m_what == format::AnnotationKind::Phase)
-            report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
-    report.m_suppressedBytes = log.suppressedLeaks().m_bytes;
-    report.m_suppressedBlocks = log.suppressedLeaks().m_blocks;
-    if (needSites) read.m_sites = log.takeSiteIndex();
-    read.m_model = log.takeModel();
-    return read;
 }
 
 // --compare: the base (LOG) above the new run on one page, on one time scale.

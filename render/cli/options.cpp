@@ -105,8 +105,8 @@ constexpr Row kOptions[] = {
      .m_valueName = "NEW",
      .m_help = "two runs on one page, LOG (the base) above NEW: one time scale, the time since each run started "
                "(to the later end, or --range), each with its own address axis, one site in one colour in both "
-               "(sites matched by function, file and line, not by address); with --export, on the time axis, "
-               "without --bins, --array or --view"},
+               "(sites matched by function, file and line, not by address); in the window a zoom or pan in time "
+               "moves both; on the time axis, without --bins, --array or --view"},
     {.m_name = "--size",
      .m_kind = Kind::Text,
      .m_default = "1600x1000",
@@ -287,7 +287,7 @@ constexpr timeline::CommandSyntax kSyntax{
     .m_usage =
         "memtimeline LOG [OPTIONS]                  explore LOG in a window\n"
         "       memtimeline LOG --export REPORT [OPTIONS]  write a report to a file\n"
-        "       memtimeline BASE --compare NEW --export REPORT [OPTIONS]\n"
+        "       memtimeline BASE --compare NEW [--export REPORT] [OPTIONS]\n"
         "                                                  two runs on one page",
     .m_about = R"(Draws a .memlog log as MemoView draws a heap: x is time, y is address, every
 block a rectangle from its allocation to its free (or the end of the log),
@@ -430,13 +430,12 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
     }
     if (given.given("--compare")) {
         options.m_compare = given.text("--compare");
-        const char* single = options.m_export.empty()                          ? "the window"
-                             : options.m_array                                 ? "--array"
+        const char* single = options.m_array                                   ? "--array"
                              : options.m_view != ViewKind::Time                ? "--view"
                              : report.m_bins                                   ? "--bins"
                              : report.m_axis == timeline::XAxis::Events        ? "--x events"
                                                                                : nullptr;
-        if (single) return error(std::string("--compare draws two runs with --export, on the time axis; not with ") + single);
+        if (single) return error(std::string("--compare draws two runs on the time axis; not with ") + single);
         if (report.m_height < 300) return error("--compare halves the page: --size of at least 300 high");
     }
     if (options.m_report.m_cache && !options.m_report.m_accessMarks && options.m_view == ViewKind::Time)

@@ -85,6 +85,32 @@ void TimelineWindow::openCachePage(bool memory) {
             std::make_unique<WorkingSetWindowPage>(log().m_model, cache.m_line, m_options.m_idleNs, m_options.m_log));
 }
 
+// --compare: the two runs on one page, the base (the window's log) drawn with the window's
+// choices; `range` (--range) the time window to start with.
+void TimelineWindow::openComparePage(std::optional<timeline::XWindow> range) {
+    if (!hasLog()) return;
+    if (!m_options.m_compare) {
+        toast("r shows two runs compared: open the window with LOG --compare NEW");
+        return;
+    }
+    ReportOptions options;
+    options.m_colourBy = m_state.m_colourBy;
+    options.m_alpha = m_state.m_alpha;
+    options.m_cushion = m_state.m_cushion;
+    options.m_accessMarks = m_state.m_accessMarks;
+    options.m_cursors = m_state.m_axis == timeline::XAxis::Time ? m_state.m_cursors : std::vector<uint64_t>{};
+    options.m_logPath = m_options.m_log;
+    options.m_fullPaths = m_options.m_fullPaths;
+    options.m_uiScale = m_options.m_scale;
+    options.m_suppressedBytes = log().m_suppressed.m_bytes;
+    options.m_suppressedBlocks = log().m_suppressed.m_blocks;
+    for (const timeline::Annotation& annotation : log().m_reader->annotations())
+        if (annotation.m_what == format::AnnotationKind::Phase)
+            options.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
+    openPage(std::make_unique<CompareWindowPage>(log().m_model, &log().m_sites, std::move(options), m_options.m_compare,
+                                                 range));
+}
+
 // A page opened (made of the log read last) instead of the timeline or of another page: the
 // log kept for the page before goes, and the prompt.
 void TimelineWindow::openPage(std::unique_ptr<WindowPage> page) {
@@ -110,9 +136,12 @@ void TimelineWindow::drawPage(cairo_t* cr, int width, int height) {
     setFont(cr, m_fontSize * 0.9);
     setColour(cr, kMutedTextColour);
     const bool array = dynamic_cast<ArrayWindowPage*>(m_page.get()) != nullptr;
+    const bool compare = dynamic_cast<CompareWindowPage*>(m_page.get()) != nullptr;
     drawText(cr,
-             std::string("Esc: back to the timeline   space: play / pause   . , : step   < > : speed") +
-                 (array ? "   d: dimensions" : "") + "   h: every key",
+             compare ? "Esc: the base run's timeline   wheel, t T, + -: zoom both runs in time   arrows: pan   0: "
+                       "whole runs   h: every key"
+                     : std::string("Esc: back to the timeline   space: play / pause   . , : step   < > : speed") +
+                           (array ? "   d: dimensions" : "") + "   h: every key",
              m_fontSize, height - m_fontSize * 0.6);
     if (m_prompt)
         drawTooltip(cr, m_fontSize * 2, height - m_fontSize * 9,

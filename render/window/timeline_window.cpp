@@ -140,6 +140,7 @@ void TimelineWindow::logArrived(FollowedLog::Arrival arrival) {
     if (first && m_options.m_resolve) m_options.m_resolve(model, m_state, range);
     if (first && m_options.m_startPage != WindowOptions::StartPage::Timeline)
         openCachePage(m_options.m_startPage == WindowOptions::StartPage::Memory);
+    if (first && m_options.m_compare) openComparePage(range);
     if (range) {
         m_view->showX(static_cast<double>(range->m_from), static_cast<double>(range->m_to));
     } else if (previous && (previous->x().m_from > static_cast<double>(oldWhole.m_from) ||

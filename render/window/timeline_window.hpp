@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "render/report/report.hpp"
+#include "render/window/compare_window_page.hpp"
 #include "render/window/control_strip.hpp"
 #include "render/window/followed_log.hpp"
 #include "render/window/frame_preparer.hpp"
@@ -40,6 +41,8 @@ struct WindowOptions {
     uint64_t m_idleNs = 0;  // --idle for the working set (0: a hundredth of the run)
     enum class StartPage { Timeline, Memory, WorkingSet };
     StartPage m_startPage = StartPage::Timeline;  // --view memory / working-set: open on that page
+    // --compare NEW: the run read beside the log; the window opens on the two (r shows them again).
+    std::shared_ptr<const ComparedLog> m_compare;
 };
 
 // Opens the window and runs until it is closed. Returns the exit status.
@@ -118,6 +121,8 @@ private:
     // one of its samples, which the tooltip describes instead of the block.
     std::optional<size_t> blockOfHoveredMark() const;
     void openCachePage(bool memory);
+    void openComparePage(std::optional<timeline::XWindow> range);
+    bool moveTimeOnPage(Action action);  // true: the page shown took a zoom or pan in time
     void openPage(std::unique_ptr<WindowPage> page);
     void closePage();
     void drawPage(cairo_t* cr, int width, int height);

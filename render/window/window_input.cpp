@@ -84,6 +84,9 @@ void TimelineWindow::perform(Action action) {
         case Action::WorkingSetView:
             openCachePage(action == Action::MemoryView);
             return;
+        case Action::CompareView:
+            openComparePage(std::nullopt);
+            return;
         case Action::Help:
             m_state.m_help = !m_state.m_help;
             if (m_mode != WindowMode::Page) updateHover();  // the help hides the tooltip
@@ -92,6 +95,7 @@ void TimelineWindow::perform(Action action) {
             break;
     }
     if (m_mode == WindowMode::Page) {  // Esc closes what is over the page, then it; d asks an array's shape
+        if (moveTimeOnPage(action)) return;
         if (action == Action::Unpin) {
             if (m_state.m_help)
                 m_state.m_help = false;
@@ -316,7 +320,31 @@ void TimelineWindow::onMotion(double x, double y) {
     if (m_pointer.hover() != before || m_pointer.hover().any()) m_dirty = true;
 }
 
+// Zoom and pan in time on a page that has a time axis (the compare page: both runs move).
+bool TimelineWindow::moveTimeOnPage(Action action) {
+    switch (action) {
+        case Action::ZoomIn:
+        case Action::ZoomInTime:
+            return m_page->zoomTime(kZoomStep, m_pointer.inWindow() ? m_pointer.x() : -1);
+        case Action::ZoomOut:
+        case Action::ZoomOutTime:
+            return m_page->zoomTime(1 / kZoomStep, m_pointer.inWindow() ? m_pointer.x() : -1);
+        case Action::PanLeft:
+            return m_page->panTime(-kPanStep);
+        case Action::PanRight:
+            return m_page->panTime(kPanStep);
+        case Action::Reset:
+            return m_page->resetTime();
+        default:
+            return false;
+    }
+}
+
 void TimelineWindow::onWheel(double notches, uint16_t modifiers) {
+    if (m_mode == WindowMode::Page && notches != 0 && !(modifiers & KMOD_SHIFT)) {
+        if (m_page->zoomTime(std::pow(kZoomStep, notches), m_pointer.x())) m_dirty = true;
+        return;
+    }
     if (!timelineShown() || notches == 0) return;
     const double x = m_pointer.x(), y = m_pointer.y();
     const Rect view = areaUnder(x, y);

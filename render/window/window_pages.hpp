@@ -1,7 +1,8 @@
 // Pages the window shows instead of the time x address view: an array's cells (issue 21), the
-// cache's main memory display and the working set of a full trace (issue 22). Each is drawn by
-// the page an export writes (render/report/), at the window's size, and played back by a
-// PlaybackClock: an array's samples light their cells, a trace's accesses light their lines.
+// cache's main memory display and the working set of a full trace (issue 22), two runs compared
+// (compare_window_page.hpp). Each is drawn by the page an export writes (render/report/), at the
+// window's size; the first three are played back by a PlaybackClock: an array's samples light
+// their cells, a trace's accesses light their lines.
 #pragma once
 
 #include <cairo.h>
@@ -33,6 +34,12 @@ public:
     // Whether the page reads the block model it was made from while it is shown (then that
     // log is kept alive for it when the window reads the log again).
     virtual bool readsModel() const { return false; }
+    // A page with a time axis the user zooms and pans (the compare page): zoom by `factor` (> 1:
+    // closer) about window pixel x, pan by a fraction of the width, show the whole again. False:
+    // the page has none.
+    virtual bool zoomTime(double /*factor*/, double /*x*/) { return false; }
+    virtual bool panTime(double /*fraction*/) { return false; }
+    virtual bool resetTime() { return false; }
     // Playback has begun (play or a step): the page shows the lit samples from then on.
     bool playing() const { return m_begun; }
     void beginPlayback() { m_begun = true; }

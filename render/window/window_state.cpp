@@ -46,6 +46,7 @@ const std::vector<KeyBinding>& keyBindings() {
         {SDLK_d, false, Action::Dimensions, "d", "array view: type its dimensions and element size, RxC[xD] [BYTES]"},
         {SDLK_m, false, Action::MemoryView, "m", "the cache's memory display (a full trace; --cache sets the cache)"},
         {SDLK_w, false, Action::WorkingSetView, "w", "the working set of cache lines (a full trace)"},
+        {SDLK_r, false, Action::CompareView, "r", "the two runs, one above the other (--compare NEW)"},
         {SDLK_h, false, Action::Help, "h / ?", "this help"},
         {SDLK_SLASH, true, Action::Help, "", ""},
         {SDLK_QUESTION, false, Action::Help, "", ""},

@@ -49,6 +49,7 @@ enum class Action {
     ArrayView,
     MemoryView,
     WorkingSetView,
+    CompareView,
     Dimensions,
     Help,
     Quit,

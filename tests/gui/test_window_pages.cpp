@@ -56,18 +56,6 @@ void requireValgrind() {
     }
 }
 
-// memtimeline run to its end (an export, or a refusal), on the session's display.
-test::Outcome memtimeline(const Session& s, const std::vector<std::string>& arguments) {
-    test::Run run;
-    run.m_preload = false;
-    run.m_argv = {MEMLOG_TEST_TIMELINE};
-    run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
-    run.m_env["DISPLAY"] = s.m_x.display();
-    test::Outcome outcome = test::runProgram(run);
-    fs::remove_all(outcome.m_directory);
-    return outcome;
-}
-
 const timeline::Block& largestBlock(const timeline::BlockModel& model) {
     const timeline::Block* largest = &model[0];
     model.forEach([&](const timeline::Block& block) {

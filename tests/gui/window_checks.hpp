@@ -20,6 +20,7 @@
 #include "render/window/loaded_log.hpp"
 #include "render/window/overlays.hpp"
 #include "render/window/viewport.hpp"
+#include "scenario/run_program.hpp"
 #include "window_process.hpp"
 
 namespace memlog::test::gui {
@@ -255,5 +256,17 @@ struct HeapWindow : Session {
         return log;
     }
 };
+
+// memtimeline run to its end (an export, or a refusal), on the session's display.
+inline test::Outcome memtimeline(const Session& s, const std::vector<std::string>& arguments) {
+    test::Run run;
+    run.m_preload = false;
+    run.m_argv = {MEMLOG_TEST_TIMELINE};
+    run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
+    run.m_env["DISPLAY"] = s.m_x.display();
+    test::Outcome outcome = test::runProgram(run);
+    fs::remove_all(outcome.m_directory);
+    return outcome;
+}
 
 }  // namespace memlog::test::gui

@@ -279,8 +279,8 @@ TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--view", "working-set", "--idle", "soon"},
          "--idle soon: a time above 0"},
         {{"{dir}/app.memlog", "{dir}/other.memlog", "--export", "{dir}/r.png"}, "one log at a time"},
-        {{"{dir}/app.memlog", "--compare", "{dir}/app.memlog"},
-         "--compare draws two runs with --export, on the time axis; not with the window"},
+        {{"{dir}/app.memlog", "--compare", "{dir}/app.memlog", "--bins", "size"},  // the window, too
+         "--compare draws two runs on the time axis; not with --bins"},
         {{"{dir}/app.memlog", "--compare", "{dir}/app.memlog", "--export", "{dir}/r.png", "--bins", "size"},
          "not with --bins"},
         {{"{dir}/app.memlog", "--compare", "{dir}/app.memlog", "--export", "{dir}/r.png", "--x", "events"},
