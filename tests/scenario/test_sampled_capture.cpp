@@ -157,6 +157,49 @@ TEST_CASE("sampled capture: a log without MEMLOG_SAMPLE says it is not sampled")
     CHECK(callsOf(run.m_summary, "realloc") == 4);
 }
 
+TEST_CASE("sampled capture: memlog run --sample, and every command reads the log and memtimeline draws it") {
+    Run run;
+    run.m_preload = false;
+    run.m_argv = {memlogCli(), "run", "-q", "--sample", "64K", "--sample-seed", "5", "-o", "sampled.memlog", "--",
+                  scenarioPath("sampled_sites"), "sites"};
+    const Outcome recorded = runProgram(run);
+    INFO(recorded.m_stderr);
+    REQUIRE(recorded.m_exitStatus == 0);
+    REQUIRE(recorded.m_logs.size() == 1);
+    const std::string log = recorded.m_logs[0];
+    auto command = [](std::vector<std::string> argv) {
+        Run call;
+        call.m_preload = false;
+        call.m_argv = std::move(argv);
+        Outcome outcome = runProgram(call);
+        INFO(call.m_argv[1] << ": " << outcome.m_stderr);
+        CHECK(outcome.m_exitStatus == 0);
+        fs::remove_all(outcome.m_directory);
+        return outcome.m_stdout;
+    };
+    const std::string json = command({memlogCli(), "stat", log, "--json"});
+    CHECK(json.find("\"sampling_mean_bytes\":65536") != std::string::npos);
+    CHECK(json.find("\"estimated\":{\"calls\":{\"value\":") != std::string::npos);
+    CHECK(json.find("\"ci95_low\":") != std::string::npos);
+    // large_site: 20 blocks of 1 MiB, each sampled but for e^-16, estimated to the byte.
+    const size_t large = json.find("\"function\":\"large_site\"");
+    REQUIRE(large != std::string::npos);
+    CHECK(json.find("\"value\":20,\"ci95_low\":20,\"ci95_high\":20,", large) < json.find('}', large));
+    CHECK(command({memlogCli(), "stat", log}).find("estimated from ") != std::string::npos);
+    const std::string sites = command({memlogCli(), "sites", log});
+    CHECK(sites.starts_with("sampled: one allocation per 65536 bytes on average"));
+    const std::string csv = command({memlogCli(), "sites", log, "--csv"});
+    CHECK(csv.find(",calls_ci95_low,calls_ci95_high,") != std::string::npos);
+    const std::string flame = command({memlogCli(), "flame", log, "--metric", "calls"});
+    CHECK(flame.find("large_site 20\n") != std::string::npos);
+    CHECK(!command({memlogCli(), "dump", log, "--csv"}).empty());
+    const fs::path picture = fs::path(recorded.m_directory) / "sampled.png";
+    command({MEMLOG_TEST_TIMELINE, log, "--export", picture.string()});
+    CHECK(fs::exists(picture));
+    CHECK(fs::file_size(picture) > 10000);
+    fs::remove_all(recorded.m_directory);
+}
+
 TEST_CASE("sampled capture: threads and a fork and an exec make the logs and threads of a full recording") {
     auto logsOf = [](std::map<std::string, std::string> settings, const std::string& scenario) {
         Run run;
