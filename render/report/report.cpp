@@ -84,6 +84,56 @@ void Report::fillViews() {
         view.m_occupancy = std::move(contents[i].m_occupancy);
         for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
     }
+    estimateOccupancy();
+}
+
+// A sampled log holds a few of the blocks: the bar shows the live bytes they stand for, each
+// weighted by 1/p, and (paintEstimateBand) the estimate's 95 % interval over it.
+void Report::estimateOccupancy() {
+    const uint64_t mean = m_model.summary().m_sampling.m_meanBytes;
+    if (!mean || m_bins) return;
+    m_fullBytes = 0;
+    for (View& view : m_views) {
+        timeline::OccupancyQuery query;
+        query.m_axis = m_options.m_axis;
+        query.m_window = m_window;
+        query.m_columns = view.m_occupancy.size();
+        query.m_addrLo = m_options.m_addrLo;
+        query.m_addrHi = m_options.m_addrHi;
+        view.m_estimated = timeline::sampledOccupancy(m_model, query, mean);
+        for (size_t column = 0; column < view.m_occupancy.size(); ++column) {
+            view.m_occupancy[column].m_liveBytes = view.m_estimated[column].m_liveBytes;
+            m_fullBytes = std::max(m_fullBytes, view.m_estimated[column].m_liveBytes);
+        }
+    }
+}
+
+// The band: from the low end of the interval to the high end, scaled so that the highest end
+// reaches the bar's top; the estimate itself a line through it.
+void Report::paintEstimateBand(cairo_t* cr, const View& view) const {
+    if (view.m_estimated.empty()) return;
+    double top = 0;
+    for (const auto& column : view.m_estimated) top = std::max(top, column.m_high);
+    if (top <= 0) return;
+    const Rect& bar = view.m_cell.m_bar;
+    const double step = bar.m_width / static_cast<double>(view.m_estimated.size());
+    auto y = [&](double bytes) { return bar.bottom() - bar.m_height * bytes / top; };
+    cairo_save(cr);
+    cairo_new_path(cr);
+    for (size_t i = 0; i < view.m_estimated.size(); ++i)
+        cairo_line_to(cr, bar.m_x + (i + 0.5) * step, y(view.m_estimated[i].m_high));
+    for (size_t i = view.m_estimated.size(); i-- > 0;)
+        cairo_line_to(cr, bar.m_x + (i + 0.5) * step, y(view.m_estimated[i].m_low));
+    cairo_close_path(cr);
+    setColour(cr, kTextColour, 0.22);
+    cairo_fill(cr);
+    cairo_new_path(cr);
+    for (size_t i = 0; i < view.m_estimated.size(); ++i)
+        cairo_line_to(cr, bar.m_x + (i + 0.5) * step, y(view.m_estimated[i].m_liveBytes));
+    setColour(cr, kTextColour, 0.8);
+    cairo_set_line_width(cr, 1);
+    cairo_stroke(cr);
+    cairo_restore(cr);
 }
 
 ViewSpec Report::specOf(const View& view) const {
@@ -111,8 +161,10 @@ void Report::buildLegend() {
         add(Kind::Gradient, "", {}, m_colouring.lowLabel(), m_colouring.highLabel());
         if (m_options.m_colourBy == ColourBy::Waste) add(Kind::Note, "usable size as glibc malloc rounds it");
     }
-    add(Kind::Heading, "occupancy bar: live bytes");
+    const bool estimated = !m_views.empty() && !m_views.front().m_estimated.empty();
+    add(Kind::Heading, estimated ? "occupancy bar: estimated live bytes" : "occupancy bar: live bytes");
     add(Kind::Gradient, "", {}, "0", timeline::bytesText(std::round(m_fullBytes)));
+    if (estimated) add(Kind::Note, "sampled log: the line the estimate, the band its 95 % interval");
     add(Kind::Note, m_bins ? "one scale for all bars; flat: busy" : "flat: blocks begin and end (busy)");
     add(Kind::Note, "cushioned: nothing begins or ends (quiet)");
     const auto& marks = m_model.accessMarks();
@@ -207,6 +259,10 @@ std::vector<std::string> Report::headerLines() const {
     const std::string logName = logPath.substr(logPath.rfind('/') == std::string::npos ? 0 : logPath.rfind('/') + 1);
     std::string details = m_options.m_fullPaths ? exe + "  \u00b7  log " + logPath : "log " + logName;
     if (!s.m_complete) details += "  \u00b7  no clean end: read up to where it stops";
+    if (s.m_sampling.m_meanBytes)
+        details += "  \u00b7  sampled: one allocation per " +
+                   timeline::bytesText(static_cast<double>(s.m_sampling.m_meanBytes)) +
+                   " allocated on average, blocks drawn are the samples";
     const timeline::XWindow extent = m_model.extent(m_options.m_axis);
     const bool time = m_options.m_axis == timeline::XAxis::Time;
     auto xText = [time](uint64_t v) {
@@ -292,6 +348,7 @@ void Report::paintView(cairo_t* cr, const View& view) const {
         drawOccupancyBar(view.m_occupancy, m_fullBytes, m_options.m_cushion, target);
         CursorLayer(m_options.m_cursors).draw(specOf(view), target);
     });
+    paintEstimateBand(cr, view);
     strokeRect(cr, cell.m_bar, kFrameColour);
     const double font = m_layout.m_fontSize;
     const double labelFont = std::min(font * 0.95, cell.m_labels.m_width / 8.2);

@@ -22,6 +22,7 @@
 #include "timeline/model/bins.hpp"
 #include "timeline/trace/cache_model.hpp"
 #include "timeline/model/occupancy.hpp"
+#include "timeline/model/sampled_occupancy.hpp"
 
 namespace memlog::render {
 
@@ -116,6 +117,8 @@ private:
         int m_bin = -1;  // -1: all blocks
         AddressScale m_scale;
         std::vector<timeline::OccupancyColumn> m_occupancy;
+        // A sampled log's (not binned): the estimate the bar shows, and its interval as a band.
+        std::vector<timeline::EstimatedColumn> m_estimated;
     };
 
     void fillViews();
@@ -124,6 +127,8 @@ private:
     void paintHeader(cairo_t* cr) const;
     void paintViewRasters(cairo_t* cr) const;
     void paintView(cairo_t* cr, const View& view) const;
+    void estimateOccupancy();
+    void paintEstimateBand(cairo_t* cr, const View& view) const;
     void paintContext(cairo_t* cr) const;
     std::vector<FramePlan> drawViews(std::vector<ViewRequest> requests) const;
 

@@ -137,25 +137,35 @@ TEST_CASE("memlog run through a launcher: the recorders know every variable it s
     // Each option that sets a recorder variable (from the recorder's table, so a row added later is
     // covered too), --no-children and -o: the shell and the program it execs each start a
     // recorder, and neither may call a variable of memlog run's unknown or wrong.
-    Scripts scripts;
-    const std::string script = scripts.add("launch.sh", "#!/bin/sh\nexec " + scenarioPath("leaks") + "\n");
-    Run run;
-    run.m_preload = false;
-    run.m_argv = {memlogCli(), "run", "--no-children", "-o", "out.memlog"};
-    for (const memlog::options::RecorderSetting& setting : memlog::options::kRecorderSettings) {
-        if (!setting.m_runOption) continue;
-        run.m_argv.push_back(setting.m_runOption);
-        if (setting.m_row.m_kind != memlog::options::Kind::Switch) run.m_argv.push_back(setting.m_row.m_default);
+    // Sampled capture's options in a run of their own: watchpoints are refused beside them (one
+    // line says so), and every other option is given in the first run.
+    using memlog::options::Kind;
+    for (const bool sampled : {false, true}) {
+        Scripts scripts;
+        const std::string script = scripts.add("launch.sh", "#!/bin/sh\nexec " + scenarioPath("leaks") + "\n");
+        Run run;
+        run.m_preload = false;
+        run.m_argv = {memlogCli(), "run", "--no-children", "-o", "out.memlog"};
+        for (const memlog::options::RecorderSetting& setting : memlog::options::kRecorderSettings) {
+            const memlog::options::Row& row = setting.m_row;
+            if (!setting.m_runOption || std::string(row.m_name).starts_with("MEMLOG_SAMPLE") != sampled) continue;
+            run.m_argv.push_back(setting.m_runOption);
+            if (row.m_kind == Kind::Switch) continue;
+            // A row without a default takes its least value (a size: 64K).
+            run.m_argv.push_back(row.m_default            ? row.m_default
+                                 : row.m_kind == Kind::ByteSize ? "64K"
+                                                                : std::to_string(row.m_low));
+        }
+        run.m_argv.insert(run.m_argv.end(), {"--", script});
+        const Outcome outcome = runProgram(run);
+        INFO(outcome.m_stderr);
+        CHECK(outcome.m_exitStatus == 0);
+        CHECK(outcome.m_logs.size() == 2);  // sh, then the program it exec'd
+        CHECK(outcome.m_stderr.find("is not a memlog setting") == std::string::npos);
+        CHECK(outcome.m_stderr.find("memlog: MEMLOG_") == std::string::npos);  // nor a value of one called wrong
+        CHECK(outcome.m_stderr.find("memlog: recording leaks") != std::string::npos);  // not quiet: it speaks
+        fs::remove_all(outcome.m_directory);
     }
-    run.m_argv.insert(run.m_argv.end(), {"--", script});
-    const Outcome outcome = runProgram(run);
-    INFO(outcome.m_stderr);
-    CHECK(outcome.m_exitStatus == 0);
-    CHECK(outcome.m_logs.size() == 2);  // sh, then the program it exec'd
-    CHECK(outcome.m_stderr.find("is not a memlog setting") == std::string::npos);
-    CHECK(outcome.m_stderr.find("memlog: MEMLOG_") == std::string::npos);  // nor a value of one called wrong
-    CHECK(outcome.m_stderr.find("memlog: recording leaks") != std::string::npos);  // not quiet: it speaks
-    fs::remove_all(outcome.m_directory);
 }
 
 TEST_CASE("memlog run passes on the exit status and the signal of the program") {

@@ -1,5 +1,6 @@
 // memlog sites: the allocation-site table, and memlog flame: collapsed stacks for flame graphs.
 #include <algorithm>
+#include <cmath>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -41,6 +42,10 @@ live at the end but suppressed (a runtime's one-time allocations, and the
 `leak:PATTERN` lines of --suppressions; `memlog stat --suppressions` lists them).
 A site in an inline helper names the function it was inlined into:
 "make_obj (inlined in build_scene)".
+
+A sampled log (MEMLOG_SAMPLE) gives estimates: each sampled block weighted by
+the inverse of its chance of being sampled; the text adds the 95 % interval of
+the --by column, the CSV the intervals of all four.
 )help",
     .m_options = kSitesOptions};
 
@@ -60,7 +65,8 @@ constexpr timeline::CommandSyntax kFlameSyntax{
 speedscope): one line per distinct call stack, frames outermost first separated
 by ';', then a space and the metric. Inlined functions appear as frames of
 their own. Suppressed leaks (see `memlog stat --help`) are not in the leaked
-metric.
+metric. In a sampled log (MEMLOG_SAMPLE) each value is an estimate: the sampled
+blocks weighted by the inverse of their chance of being sampled.
 )",
     .m_options = kFlameOptions};
 
@@ -93,26 +99,50 @@ int sitesCommand(const Arguments& arguments) {
                                                  .m_siteRows = grouping,
                                                  .m_suppressions = &suppressions});
         const auto table = timeline::topRows(log.siteRows(), by, top);
+        const uint64_t sampleMean = log.measured().m_summary.m_sampling.m_meanBytes;
+        // A sampled log: every value an estimate; the CSV gains each one's interval, the text the
+        // interval of the column the rows are sorted by.
+        const timeline::Metric kMetrics[] = {timeline::Metric::Calls, timeline::Metric::Bytes, timeline::Metric::Peak,
+                                             timeline::Metric::Leaked};
+        auto bound = [](double value) { return value <= 0 ? uint64_t{0} : static_cast<uint64_t>(std::llround(value)); };
         if (csv) {
-            std::puts(
+            std::printf(
                 "function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,suppressed_bytes,"
-                "suppressed_blocks,inlined_in");
-            for (const auto& row : table)
+                "suppressed_blocks,inlined_in%s\n",
+                sampleMean ? ",calls_ci95_low,calls_ci95_high,bytes_ci95_low,bytes_ci95_high,peak_bytes_ci95_low,"
+                             "peak_bytes_ci95_high,leaked_bytes_ci95_low,leaked_bytes_ci95_high"
+                           : "");
+            for (const auto& row : table) {
                 std::printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                            ",%s\n",
+                            ",%s",
                             csvField(row.m_site.m_function).c_str(),
                             csvField(timeline::siteLocation(row.m_site)).c_str(), csvField(row.m_site.m_module).c_str(),
                             row.m_metrics.m_calls, row.m_metrics.m_bytes, row.m_metrics.m_peakBytes,
                             row.m_metrics.m_leakedBytes, row.m_metrics.m_leakedBlocks, row.m_metrics.m_suppressedBytes,
                             row.m_metrics.m_suppressedBlocks, csvField(row.m_inlinedIn).c_str());
+                if (row.m_estimated)
+                    for (const timeline::Metric metric : kMetrics)
+                        std::printf(",%" PRIu64 ",%" PRIu64, bound(timeline::estimateOf(row, metric).m_low),
+                                    bound(timeline::estimateOf(row, metric).m_high));
+                std::printf("\n");
+            }
         } else {
-            std::printf("%12s %14s %12s %12s %12s  %-40s %s\n", "calls", "bytes", "peak", "leaked", "suppressed",
-                        "function", "location");
-            for (const auto& row : table)
-                std::printf("%12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %-40s %s\n",
+            if (sampleMean)
+                std::printf("sampled: one allocation per %" PRIu64
+                            " bytes on average; every value is an estimate, %s with its 95 %% interval\n",
+                            sampleMean, timeline::metricName(by));
+            std::printf("%12s %14s %12s %12s %12s  %s%-40s %s\n", "calls", "bytes", "peak", "leaked", "suppressed",
+                        sampleMean ? "     95 % low      95 % high  " : "", "function", "location");
+            for (const auto& row : table) {
+                std::printf("%12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  ",
                             row.m_metrics.m_calls, row.m_metrics.m_bytes, row.m_metrics.m_peakBytes,
-                            row.m_metrics.m_leakedBytes, row.m_metrics.m_suppressedBytes,
-                            timeline::siteFunctionText(row).c_str(), timeline::siteLocation(row.m_site).c_str());
+                            row.m_metrics.m_leakedBytes, row.m_metrics.m_suppressedBytes);
+                if (row.m_estimated)
+                    std::printf("%14" PRIu64 " %14" PRIu64 "  ", bound(timeline::estimateOf(row, by).m_low),
+                                bound(timeline::estimateOf(row, by).m_high));
+                std::printf("%-40s %s\n", timeline::siteFunctionText(row).c_str(),
+                            timeline::siteLocation(row.m_site).c_str());
+            }
         }
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());

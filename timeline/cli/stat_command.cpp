@@ -1,5 +1,6 @@
 // memlog stat: the summary of one log, as text or as one JSON object.
 #include <chrono>
+#include <cmath>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -46,6 +47,12 @@ leaked (see `memlog sites`). Last, hints about the kind of program: a CPython
 interpreter whose objects pymalloc kept in its arenas is told of
 PYTHONMALLOC=malloc (`memlog run --python-objects`).
 
+A sampled log (MEMLOG_SAMPLE) holds only the samples: the counts above are
+theirs, and a "sampled" part estimates what the program did (blocks and bytes
+allocated, the peak, the leaks), each with its 95 % interval: normal where the
+samples are many, Poisson's exact one where they are few. The top sites are
+estimates too (--json: value, ci95_low, ci95_high; sampling_mean_bytes).
+
 Blocks that a runtime allocates once and never frees by design (libstdc++'s
 emergency exception pool, stdio's buffers) are counted as suppressed, apart
 from the leaks: `leaked` is what no suppression matches.
@@ -68,6 +75,25 @@ TopSites topSites(const std::vector<timeline::SiteRow>& all) {  // named once, s
         top.emplace_back(metric, std::move(rows));
     }
     return top;
+}
+
+uint64_t rounded(double value) { return value <= 0 ? 0 : static_cast<uint64_t>(std::llround(value)); }
+
+// A sampled log's estimates (none of these fields in a full log's JSON).
+void printJsonEstimates(const timeline::SampleEstimates& e) {
+    if (!e.m_meanBytes) return;
+    std::printf(",\"sampling_mean_bytes\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"samples_dropped\":%" PRIu64
+                ",\"estimated\":{",
+                e.m_meanBytes, e.m_samples, e.m_setOverflow);
+    const std::pair<const char*, const timeline::Estimate*> parts[] = {
+        {"calls", &e.m_calls}, {"bytes", &e.m_bytes}, {"peak_bytes", &e.m_peak}, {"leaked_bytes", &e.m_leaked}};
+    for (size_t i = 0; i < std::size(parts); ++i)
+        std::printf("%s\"%s\":{\"value\":%" PRIu64 ",\"ci95_low\":%" PRIu64 ",\"ci95_high\":%" PRIu64
+                    ",\"samples\":%" PRIu64 ",\"interval\":\"%s\"}",
+                    i ? "," : "", parts[i].first, rounded(parts[i].second->m_value), rounded(parts[i].second->m_low),
+                    rounded(parts[i].second->m_high), parts[i].second->m_samples,
+                    parts[i].second->m_exactPoisson ? "poisson" : "normal");
+    std::printf("}");
 }
 
 void printJson(const timeline::Summary& s) {
@@ -116,6 +142,7 @@ void printJson(const timeline::Summary& s) {
                 s.m_watchReuseMedianNs, s.m_blocksUsedAfterFree, w.m_armed, w.m_traps, w.m_ignoredInAllocator,
                 w.m_ignoredInRecorder, w.m_stale, w.m_retiredByTime, w.m_freedWhileWatched, w.m_disarmedByAllocation,
                 w.m_disarmedByUnmap, w.m_skippedForBudget, w.m_armFailures);
+    printJsonEstimates(s.m_sampling);
 }
 
 void printJsonSites(const TopSites& top) {
@@ -123,13 +150,19 @@ void printJsonSites(const TopSites& top) {
     for (size_t m = 0; m < top.size(); ++m) {
         std::printf("%s\"%s\":[", m ? "," : "", timeline::metricName(top[m].first));
         const auto& rows = top[m].second;
-        for (size_t i = 0; i < rows.size(); ++i)
-            std::printf("%s{\"function\":%s,\"inlined_in\":%s,\"file\":%s,\"line\":%u,\"module\":%s,\"value\":%" PRIu64
-                        "}",
+        for (size_t i = 0; i < rows.size(); ++i) {
+            std::printf("%s{\"function\":%s,\"inlined_in\":%s,\"file\":%s,\"line\":%u,\"module\":%s,\"value\":%" PRIu64,
                         i ? "," : "", jsonString(rows[i].m_site.m_function).c_str(),
                         rows[i].m_inlinedIn.empty() ? "null" : jsonString(rows[i].m_inlinedIn).c_str(),
                         jsonString(rows[i].m_site.m_file).c_str(), rows[i].m_site.m_line,
                         jsonString(rows[i].m_site.m_module).c_str(), metricValue(rows[i].m_metrics, top[m].first));
+            if (rows[i].m_estimated) {
+                const timeline::Estimate& estimate = timeline::estimateOf(rows[i], top[m].first);
+                std::printf(",\"ci95_low\":%" PRIu64 ",\"ci95_high\":%" PRIu64 ",\"samples\":%" PRIu64,
+                            rounded(estimate.m_low), rounded(estimate.m_high), estimate.m_samples);
+            }
+            std::printf("}");
+        }
         std::printf("]");
     }
     std::printf("}");
@@ -169,6 +202,34 @@ std::string duration(uint64_t ns) {
     else
         std::snprintf(text, sizeof text, "%.3f us", ns / 1e3);
     return text;
+}
+
+// "1.2 MiB (1,234,567 bytes)" or "1,234" with its interval.
+std::string estimateText(const timeline::Estimate& estimate, bool inBytes) {
+    auto amount = [inBytes](double value) {
+        if (!inBytes || value < 1024) return grouped(rounded(value)) + (inBytes ? " B" : "");
+        const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+        int unit = 0;
+        for (value /= 1024; value >= 1024 && unit < 3; value /= 1024) ++unit;
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+        return std::string(text);
+    };
+    return "~" + amount(estimate.m_value) + " (95 %: " + amount(estimate.m_low) + " to " + amount(estimate.m_high) + ")";
+}
+
+// A sampled log: the block counts above are the samples'; these are what the program did.
+void printTextEstimates(const timeline::SampleEstimates& e) {
+    if (!e.m_meanBytes) return;
+    std::printf("sampled      one allocation per %s allocated on average: estimated from %s samples", bytes(e.m_meanBytes).c_str(),
+                grouped(e.m_samples).c_str());
+    if (e.m_setOverflow)
+        std::printf(" (%s more dropped by the recorder: its set of live samples was full; the estimates are low)",
+                    grouped(e.m_setOverflow).c_str());
+    std::printf("\n  allocated  %s blocks, %s\n", estimateText(e.m_calls, false).c_str(),
+                estimateText(e.m_bytes, true).c_str());
+    std::printf("  peak       %s\n", estimateText(e.m_peak, true).c_str());
+    std::printf("  leaked     %s\n", estimateText(e.m_leaked, true).c_str());
 }
 
 // The samples by kind and place, then what the sampler did with its ticks.
@@ -243,6 +304,7 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
         std::printf(" (besides %s in %s suppressed: `memlog stat --suppressions`)", bytes(s.m_suppressedBytes).c_str(),
                     blocks(s.m_suppressedBlocks).c_str());
     std::printf("\n");
+    printTextEstimates(s.m_sampling);
     std::printf("stacks       %s distinct\n", grouped(s.m_stacks).c_str());
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf("anomalies    %s", grouped(a.total()).c_str());
@@ -267,7 +329,10 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
         std::printf("\ntop sites by %s\n", timeline::metricName(metric));
         for (const auto& row : rows) {
             const uint64_t value = metricValue(row.m_metrics, metric);
-            const std::string amount = metric == timeline::Metric::Calls ? grouped(value) : bytes(value);
+            const bool inBytes = metric != timeline::Metric::Calls;
+            const std::string amount = row.m_estimated ? estimateText(timeline::estimateOf(row, metric), inBytes)
+                                       : inBytes       ? bytes(value)
+                                                       : grouped(value);
             std::printf("  %-28s %s  %s\n", amount.c_str(), timeline::siteFunctionText(row).c_str(),
                         timeline::siteLocation(row.m_site).c_str());
         }

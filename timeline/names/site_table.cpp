@@ -91,9 +91,23 @@ NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& s
     return named;
 }
 
-std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetrics>& stacks) {
+std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetrics>& stacks,
+                              const std::vector<StackEstimates>& estimates, uint64_t meanBytes) {
     for (size_t id = 0; id < stacks.size() && id < named.m_rowOfStack.size(); ++id) {
         if (named.m_rowOfStack[id] == NamedSiteRows::kNoRow) continue;
+        if (id < estimates.size()) {  // sums of weighted samples add up like the metrics
+            StackEstimates& sum = named.m_rows[named.m_rowOfStack[id]].m_estimates;
+            const StackEstimates& stack = estimates[id];
+            for (auto part : {&StackEstimates::m_calls, &StackEstimates::m_bytes, &StackEstimates::m_peak,
+                              &StackEstimates::m_leaked}) {
+                WeightedSum& into = (sum.*part).m_sum;
+                const WeightedSum& from = (stack.*part).m_sum;
+                into.m_value += from.m_value;
+                into.m_variance += from.m_variance;
+                into.m_observed += from.m_observed;
+                into.m_samples += from.m_samples;
+            }
+        }
         const StackMetrics& metrics = stacks[id];
         StackMetrics& sum = named.m_rows[named.m_rowOfStack[id]].m_metrics;
         sum.m_calls += metrics.m_calls;
@@ -104,7 +118,34 @@ std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetric
         sum.m_suppressedBytes += metrics.m_suppressedBytes;
         sum.m_suppressedBlocks += metrics.m_suppressedBlocks;
     }
+    if (!estimates.empty()) {
+        for (SiteRow& row : named.m_rows) {
+            row.m_estimated = true;
+            for (auto part : {&StackEstimates::m_calls, &StackEstimates::m_bytes, &StackEstimates::m_peak,
+                              &StackEstimates::m_leaked})
+                row.m_estimates.*part = timeline::estimateOf((row.m_estimates.*part).m_sum, static_cast<double>(meanBytes));
+        }
+    }
     return std::move(named.m_rows);
+}
+
+std::vector<SiteRow> siteRows(StackNames& names, const MeasuredLog& measured, SiteGrouping grouping) {
+    return siteRows(nameSiteRows(names, measured.m_stacks, grouping), measured.m_stacks, measured.m_stackEstimates,
+                    measured.m_summary.m_sampling.m_meanBytes);
+}
+
+const Estimate& estimateOf(const SiteRow& row, Metric metric) {
+    switch (metric) {
+        case Metric::Calls:
+            return row.m_estimates.m_calls;
+        case Metric::Bytes:
+            return row.m_estimates.m_bytes;
+        case Metric::Peak:
+            return row.m_estimates.m_peak;
+        case Metric::Leaked:
+            break;
+    }
+    return row.m_estimates.m_leaked;
 }
 
 std::vector<SiteRow> siteRows(StackNames& names, const std::vector<StackMetrics>& stacks, SiteGrouping grouping) {

@@ -18,7 +18,13 @@ struct SiteRow {
     unwind::SourceFrame m_site;
     std::string m_inlinedIn;  // see StackNames::inlinedIn
     StackMetrics m_metrics;
+    // A sampled log: m_metrics holds the estimates, rounded, and this their intervals.
+    bool m_estimated = false;
+    StackEstimates m_estimates;
 };
+
+// The interval of a row's value by `metric` (a sampled log's rows only).
+const Estimate& estimateOf(const SiteRow& row, Metric metric);
 
 // Rows per allocation site, or per the function the sites were inlined into (Caller: an
 // inlined helper's blocks count for the function a user wrote the call in; the row has no line).
@@ -39,8 +45,12 @@ struct NamedSiteRows {
 };
 NamedSiteRows nameSiteRows(StackNames& names, const std::vector<StackMetrics>& stacks,
                            SiteGrouping grouping = SiteGrouping::Site);
-// The numbers: each stack's metrics added to its row.
-std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetrics>& stacks);
+// The numbers: each stack's metrics added to its row; for a sampled log (`estimates` not empty,
+// MeasuredLog::m_stackEstimates) their intervals too.
+std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetrics>& stacks,
+                              const std::vector<StackEstimates>& estimates = {}, uint64_t meanBytes = 0);
+std::vector<SiteRow> siteRows(StackNames& names, const MeasuredLog& measured,
+                              SiteGrouping grouping = SiteGrouping::Site);
 // The `top` largest rows by `by` (0: all), largest first.
 std::vector<SiteRow> topRows(std::vector<SiteRow> rows, Metric by, size_t top);
 

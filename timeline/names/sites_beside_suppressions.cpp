@@ -12,7 +12,7 @@ std::vector<SiteRow> suppressAndNameSites(const LogReader& reader, MeasuredLog& 
                                           const Suppressions& suppressions, SiteGrouping grouping, Naming naming) {
     if (naming == Naming::CallingThread || (naming == Naming::SecondThreadIfIdle && !aCoreIsIdle())) {
         applySuppressions(measured, names, suppressions);
-        return siteRows(names, measured.m_stacks, grouping);
+        return siteRows(names, measured, grouping);
     }
     // The second symboliser warns of nothing: `names` told the user of its modules already. The
     // site walk reads only m_calls of the metrics, which the suppressions leave alone (they move
@@ -35,7 +35,8 @@ std::vector<SiteRow> suppressAndNameSites(const LogReader& reader, MeasuredLog& 
     }
     siteWalk.join();
     if (failure) std::rethrow_exception(failure);
-    return siteRows(std::move(sites), measured.m_stacks);
+    return siteRows(std::move(sites), measured.m_stacks, measured.m_stackEstimates,
+                    measured.m_summary.m_sampling.m_meanBytes);
 }
 
 }  // namespace memlog::timeline

@@ -204,6 +204,24 @@ void applySuppressions(MeasuredLog& measured, StackNames& names, const Suppressi
         StackMetrics& metrics = measured.m_stacks[id];
         if (metrics.m_leakedBlocks == 0) continue;
         if (!suppressions.matchStack(names, static_cast<uint32_t>(id))) continue;
+        if (SampleEstimates& sampling = measured.m_summary.m_sampling; sampling.m_meanBytes) {
+            // A sampled log: the summary's counts are the samples', its estimate loses the stack's part.
+            const WeightedSum& part = measured.m_stackEstimates[id].m_leaked.m_sum;
+            WeightedSum rest = sampling.m_leaked.m_sum;
+            rest.subtract(part);
+            sampling.m_leaked = estimateOf(rest, static_cast<double>(sampling.m_meanBytes));
+            const auto bytes = static_cast<uint64_t>(part.m_observed);
+            measured.m_summary.m_leakedBytes -= bytes;
+            measured.m_summary.m_leakedBlocks -= part.m_samples;
+            measured.m_summary.m_suppressedBytes += bytes;
+            measured.m_summary.m_suppressedBlocks += part.m_samples;
+            measured.m_stackEstimates[id].m_leaked = estimateOf({}, static_cast<double>(sampling.m_meanBytes));
+            metrics.m_suppressedBytes += metrics.m_leakedBytes;
+            metrics.m_suppressedBlocks += metrics.m_leakedBlocks;
+            metrics.m_leakedBytes = 0;
+            metrics.m_leakedBlocks = 0;
+            continue;
+        }
         metrics.m_suppressedBytes += metrics.m_leakedBytes;
         metrics.m_suppressedBlocks += metrics.m_leakedBlocks;
         measured.m_summary.m_leakedBytes -= metrics.m_leakedBytes;

@@ -122,7 +122,7 @@ void OpenedLog::findSites(const std::function<void(Step, double)>& progress) {
         // With suppressions, both at once: the suppressions step is this one.
         m_siteRows = m_parts.m_suppressions ? suppressAndNameSites(*m_reader, *m_measured, *m_names,
                                                                    *m_parts.m_suppressions, *m_parts.m_siteRows)
-                                            : timeline::siteRows(*m_names, m_measured->m_stacks, *m_parts.m_siteRows);
+                                            : timeline::siteRows(*m_names, *m_measured, *m_parts.m_siteRows);
     }
     if (progress) progress(Step::Sites, 1);
 }

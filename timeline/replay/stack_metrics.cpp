@@ -8,6 +8,7 @@
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/block_observer.hpp"
 #include "timeline/replay/heap_replay.hpp"
+#include "timeline/replay/sample_estimator.hpp"
 
 namespace memlog::timeline {
 namespace {
@@ -156,6 +157,18 @@ private:
 
 MeasuredLog measureStacks(LogReader& reader, const std::function<void(double)>& progress) {
     MeasuredLog measured;
+    if (const uint64_t mean = reader.header().m_sampleMeanBytes) {
+        // A sampled capture: every block weighted (sample_estimator.hpp), through summarize's
+        // virtual calls; such a log is small.
+        SampleEstimator estimator(mean);
+        measured.m_summary = summarize(reader, progress, &estimator);
+        estimator.finish(measured.m_stacks, measured.m_stackEstimates, measured.m_summary.m_sampling);
+        if (measured.m_stacks.size() < reader.stacks().size()) {
+            measured.m_stacks.resize(reader.stacks().size());
+            measured.m_stackEstimates.resize(reader.stacks().size());
+        }
+        return measured;
+    }
     PerStack perStack;
     if (tally::sampled(reader)) {
         measured.m_summary = summarize(reader, progress, &perStack);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "timeline/replay/sample_estimates.hpp"
 #include "timeline/replay/summary.hpp"
 
 namespace memlog::timeline {
@@ -31,6 +32,8 @@ uint64_t metricValue(const StackMetrics& metrics, Metric metric);
 struct MeasuredLog {
     Summary m_summary;
     std::vector<StackMetrics> m_stacks;  // index: stack id (0: events without a stack)
+    // A sampled log: m_stacks holds the estimates, rounded, and this their intervals; else empty.
+    std::vector<StackEstimates> m_stackEstimates;
     bool m_decodedAlongside = false;  // a second thread decoded the log (LogReader::forEachBatch)
 };
 

@@ -32,6 +32,10 @@ Summary startSummary(const LogReader& reader) {
     summary.m_watchStatus =
         std::string(header.m_watchStatus, strnlen(header.m_watchStatus, sizeof(header.m_watchStatus)));
     summary.m_watchCounters = header.m_watchCounters;
+    if (header.m_sampleMeanBytes) {  // estimates: measureStacks fills them in
+        summary.m_sampling.m_meanBytes = header.m_sampleMeanBytes;
+        summary.m_sampling.m_setOverflow = header.m_sampleSetOverflow;
+    }
     return summary;
 }
 

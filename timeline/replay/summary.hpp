@@ -8,6 +8,7 @@
 #include <string>
 
 #include "memlog/format.hpp"
+#include "timeline/replay/sample_estimates.hpp"
 
 namespace memlog::timeline {
 
@@ -78,6 +79,9 @@ struct Summary {
     uint64_t m_watchOtherThread = 0;  // ... by a thread other than the one whose sample armed it
     uint64_t m_watchReuseMedianNs = 0;  // from the arming sample to the trap, the median
     uint64_t m_blocksUsedAfterFree = 0;  // distinct blocks with a use after free
+    // A sampled log (MEMLOG_SAMPLE): the mean gap and the estimates (measureStacks). The counts
+    // above are then the samples': what the log holds.
+    SampleEstimates m_sampling;
 };
 
 // "off", "unavailable: <reason>", or "process-wide (four debug registers)".

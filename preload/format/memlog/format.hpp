@@ -3,6 +3,7 @@
 // Change the layout only together with kFormatVersion.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -168,6 +169,13 @@ struct FileHeader {
     uint32_t m_watchRate;       // the budget of traps per second
     char m_watchStatus[256];    // why the watchpoints are Unavailable, NUL-terminated; else empty
     WatchCounters m_watchCounters;
+    // Sampled capture ("Sampled capture" below). Words of the zeroed header page before, zero in
+    // every older log (every event recorded), so the version did not change; a memlog older than
+    // these fields reads a sampled log's samples as if they were all.
+    uint64_t m_sampleMeanBytes;    // the mean gap in bytes between samples; 0: not sampled
+    uint64_t m_sampleSeed;         // the seed the gaps were drawn from (MEMLOG_SAMPLE_SEED or the clock)
+    uint64_t m_sampleSetOverflow;  // samples dropped: the set of live sampled blocks had no room
+    uint64_t m_sampleSetSlots;     // the room of that set
 };
 #pragma pack(pop)
 static_assert(sizeof(FileHeader) <= kHeaderBytes);
@@ -175,6 +183,26 @@ static_assert(offsetof(FileHeader, m_exe) == 160);
 static_assert(offsetof(FileHeader, m_accessStatus) == 3232);
 static_assert(offsetof(FileHeader, m_accessCounters) == 3488);
 static_assert(offsetof(FileHeader, m_watchCounters) == 3880);
+static_assert(offsetof(FileHeader, m_sampleMeanBytes) == 4008);
+
+// ---------------------------------------------------------------------------------------------
+// Sampled capture (m_sampleMeanBytes != 0)
+//
+// Each thread counts down the bytes it allocates from a gap drawn from the exponential
+// distribution with mean m_sampleMeanBytes (a fresh draw after each sample), so an allocation of
+// s bytes is sampled with probability p(s) = 1 - exp(-s / mean), independently of every other.
+// A sample is recorded whole (its record as in a full log) and so is the end of that block (its
+// free, delete, or realloc); nothing else of the C heap is. Records carry no weight: a reader
+// computes p from the record's size and the header's mean (sampleProbability), the same number
+// the recorder's countdown used, for no byte per record and no chance that the two disagree.
+//  - mmap, munmap and mremap are always recorded (p = 1), as are the meta records.
+//  - realloc: the new block is counted down by its new size like any allocation. Old and new
+//    sampled: a realloc record. Old alone: a free record of it at the realloc's first sequence
+//    number. New alone: a realloc record whose old address is 0 (a fresh block).
+//  - A sample that the set of live sampled blocks has no room for is dropped, not recorded
+//    (its free could not be matched): m_sampleSetOverflow counts them; estimates are low by them.
+// ---------------------------------------------------------------------------------------------
+
 
 #pragma pack(push, 1)
 struct ChunkHeader {
@@ -307,6 +335,15 @@ inline constexpr bool isHeapKind(uint8_t kind) {
     return kind >= static_cast<uint8_t>(Kind::Malloc) && kind <= static_cast<uint8_t>(Kind::Mremap);
 }
 inline constexpr const KindInfo& kindInfo(Kind kind) { return kKindInfo[static_cast<uint8_t>(kind)]; }
+
+// The probability that an allocation of `size` bytes was sampled ("Sampled capture" above); 1
+// for the always-recorded kinds and in a full log. Readers weight each sampled allocation by its
+// inverse. (The recorder never calls it: it links no libm.)
+inline bool isAlwaysRecorded(Kind kind) { return kind == Kind::Mmap || kind == Kind::Munmap || kind == Kind::Mremap; }
+inline double sampleProbability(uint64_t meanBytes, Kind kind, uint64_t size) {
+    if (meanBytes == 0 || isAlwaysRecorded(kind)) return 1;
+    return -std::expm1(-static_cast<double>(size) / static_cast<double>(meanBytes));
+}
 
 // Room a writer must have for one heap record: tag + 9 varints of at most 10 bytes, plus the
 // 8 bytes that putVarintWide may store past a record's last varint (zeros).

@@ -81,14 +81,17 @@ void* resize(Kind kind, void* old, size_t size) {
         return fresh;
     }
     if (busy()) return (g_real.*Real)(old, size);
-    const ResizeTicket ticket = beginResize(kind, old);
+    const ResizeTicket ticket = beginResize(kind, old, size);
     void* result;
     {
         InAllocator inside;
         result = (g_real.*Real)(old, size);
     }
     // A failed realloc (null with a size) changes nothing; realloc(p, 0) frees p.
-    if (result || (old && size == 0)) finishResize(ticket, kind, result, size, old, 0);
+    if (result || (old && size == 0))
+        finishResize(ticket, kind, result, size, old, 0);
+    else
+        cancelResize(ticket, old);
     return result;
 }
 

@@ -35,6 +35,22 @@ using format::Kind;
     }
 }
 
+// A sampled block that a realloc ended without a sampled successor: a free at the realloc's first
+// number, with the realloc's stack where frees carry stacks.
+void recordSampledEnd(ThreadState& thread, const ResizeTicket& ticket, const void* oldAddress) {
+    TraceQuiet quiet;
+    const bool wasBusy = thread.m_busy;
+    thread.m_busy = true;
+    format::HeapRecord record;
+    record.m_kind = Kind::Free;
+    record.m_seq = ticket.m_seqBefore;
+    record.m_tsc = sys::readTsc();
+    record.m_addr = reinterpret_cast<uintptr_t>(oldAddress);
+    record.m_stack = wantsStack(Kind::Free) ? ticket.m_stack : 0;
+    writeHeapRecord(thread, record);
+    thread.m_busy = wasBusy;
+}
+
 }  // namespace
 
 bool writeThreadStack(ThreadState& thread) {
@@ -47,7 +63,7 @@ bool writeThreadStack(ThreadState& thread) {
     return true;
 }
 
-void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t alignment) {
+void recordHeapEvent(Kind kind, const void* address, uint64_t size, uint64_t alignment) {
     ThreadState& thread = t_state;
     if (!isRecording() || thread.m_busy) return;
     if (watchesActive()) [[unlikely]] watchHeapEvent(kind, address, size);  // watch/heap_watch.hpp
@@ -69,10 +85,17 @@ void recordAllocation(Kind kind, const void* address, uint64_t size, uint64_t al
     thread.m_busy = false;
 }
 
-ResizeTicket beginResize(Kind kind, const void* old) {
+ResizeTicket beginResize(Kind kind, const void* old, uint64_t size) {
     ThreadState& thread = t_state;
     ResizeTicket ticket;
     if (!isRecording() || thread.m_busy) return ticket;
+    if (isSampling() && kind != Kind::Mremap) {
+        // Before the call: the old block leaves the set while it is still the program's, so that
+        // no other thread can be handed its address while the set holds it.
+        ticket.m_sampledOld = old && g_sampledCapture.m_live.contains(old) && g_sampledCapture.m_live.remove(old);
+        ticket.m_sampledNew = spendSampleBytes(thread, size);
+        if (!ticket.m_sampledOld && !ticket.m_sampledNew) return ticket;
+    }
     if (old && watchesActive()) [[unlikely]] ticket.m_oldUsable = usableSizeForWatch(old);
     TraceQuiet quiet;
     thread.m_busy = true;
@@ -90,6 +113,18 @@ void finishResize(const ResizeTicket& ticket, Kind kind, const void* address, ui
                   uint64_t oldSize) {
     ThreadState& thread = t_state;
     if (!ticket.m_valid || !isRecording()) return;
+    if (ticket.m_sampledOld || ticket.m_sampledNew) {  // format.hpp, "Sampled capture"
+        bool keepNew = ticket.m_sampledNew && address;
+        if (keepNew && !g_sampledCapture.m_live.insert(address)) {
+            countInHeader(&format::FileHeader::m_sampleSetOverflow);
+            keepNew = false;
+        }
+        if (!keepNew) {
+            if (ticket.m_sampledOld) recordSampledEnd(thread, ticket, oldAddress);
+            return;
+        }
+        if (!ticket.m_sampledOld) oldAddress = nullptr, oldSize = 0;  // to the reader a fresh block
+    }
     TraceQuiet quiet;
     const bool wasBusy = thread.m_busy;
     thread.m_busy = true;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "memlog/format.hpp"
+#include "record/sampled_capture.hpp"
 #include "record/sequence_counter.hpp"
 #include "record/thread_state.hpp"
 
@@ -27,10 +28,28 @@ inline bool isRecording() { return g_recording.m_on.load(std::memory_order_relax
 // The next sequence number: one add, unlocked while one thread alone records.
 [[gnu::always_inline]] inline uint64_t nextSequence() { return g_recording.m_sequence.take(&t_state); }
 
-void recordAllocation(format::Kind kind, const void* address, uint64_t size, uint64_t alignment);
-// Same layout; the hook calls it before the real free.
-inline void recordRelease(format::Kind kind, const void* address, uint64_t size, uint64_t alignment) {
-    recordAllocation(kind, address, size, alignment);
+// One heap event's record, whatever the mode: out of line.
+void recordHeapEvent(format::Kind kind, const void* address, uint64_t size, uint64_t alignment);
+
+// An allocation, after the real call. Sampled capture (record/sampled_capture.hpp): the countdown
+// inline, and only a sample goes on; mmap always does.
+[[gnu::always_inline]] inline void recordAllocation(format::Kind kind, const void* address, uint64_t size,
+                                                    uint64_t alignment) {
+    if (isSampling() && kind != format::Kind::Mmap) [[unlikely]] {
+        if (spendSampleBytes(t_state, size)) recordSampledAllocation(kind, address, size, alignment);
+        return;
+    }
+    recordHeapEvent(kind, address, size, alignment);
+}
+// Same layout; the hook calls it before the real free. Sampled: one probe of the set; munmap
+// always goes on.
+[[gnu::always_inline]] inline void recordRelease(format::Kind kind, const void* address, uint64_t size,
+                                                 uint64_t alignment) {
+    if (isSampling() && kind != format::Kind::Munmap) [[unlikely]] {
+        if (g_sampledCapture.m_live.contains(address)) recordSampledRelease(kind, address, size, alignment);
+        return;
+    }
+    recordHeapEvent(kind, address, size, alignment);
 }
 
 // realloc and mremap: the old block ends at the sequence number taken before the call, the new
@@ -40,9 +59,18 @@ struct ResizeTicket {
     uint32_t m_stack = 0;
     bool m_valid = false;  // false: recording off or the thread busy, nothing to finish
     uint64_t m_oldUsable = 0;  // realloc while a watch is on: the old block's usable bytes
+    // Sampled capture: the old block was a sample (out of the set until the call is over), the
+    // new one is.
+    bool m_sampledOld = false;
+    bool m_sampledNew = false;
 };
-// `old`: realloc's block (its usable size is taken while it is still live), else null.
-ResizeTicket beginResize(format::Kind kind, const void* old = nullptr);
+// `old`: realloc's block (its usable size is taken while it is still live), else null; `size`:
+// the new block's, which a sampled capture counts down.
+ResizeTicket beginResize(format::Kind kind, const void* old = nullptr, uint64_t size = 0);
+// A realloc that failed: its old block is as it was (a sample back in the set).
+inline void cancelResize(const ResizeTicket& ticket, const void* old) {
+    if (ticket.m_sampledOld) g_sampledCapture.m_live.insert(old);
+}
 void finishResize(const ResizeTicket& ticket, format::Kind kind, const void* address, uint64_t size,
                   const void* oldAddress, uint64_t oldSize);
 

@@ -37,6 +37,15 @@ struct ThreadState {
         unwind::UnwindCache* m_unwindCache;  // the incremental unwinder's tree and layouts
     } m_stacks;
 
+    // Sampled capture's (record/sampled_capture.hpp): the bytes this thread may still allocate
+    // before its next sample, and its generator. Zero at the start: the first allocation finds
+    // the countdown spent and starts the thread's stream (m_started) before it is counted.
+    struct Sampling {
+        int64_t m_bytesLeft;
+        uint64_t m_random;
+        bool m_started;
+    } m_sampling;
+
     // The tick sampler's (sample/tick_sampler.cpp), set up at the thread's first tick.
     struct Sampler {
         bool m_ready;     // m_fsBase, m_gsBase and the stack range are known

@@ -82,6 +82,9 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     header.m_watchSampler = origin.m_watchSampler;
     header.m_watchRate = origin.m_watchSampler == format::WatchSampler::Off ? 0 : g_settings.m_watchRate;
     sys::copyCut(header.m_watchStatus, sizeof(header.m_watchStatus), origin.m_watchStatus);
+    header.m_sampleMeanBytes = g_sampledCapture.m_meanBytes;
+    header.m_sampleSeed = isSampling() ? g_sampledCapture.m_seed : 0;
+    header.m_sampleSetSlots = isSampling() ? sampleSetSlots() : 0;
     uint32_t flags = 0;
     if (parentPid) flags |= format::kFlagForkChild;
     if (g_settings.m_freeStacks) flags |= format::kFlagFreeStacks;

@@ -10,6 +10,7 @@
 #include "record/stack_ids.hpp"
 #include "sample/tick_sampler.hpp"
 #include "start/log_lifetime.hpp"
+#include "start/start_up.hpp"
 #include "unwind/incremental.hpp"
 #include "watch/heap_watch.hpp"
 
@@ -35,6 +36,7 @@ void onForkChild() {
     g_recording.m_sequence.start();  // the only thread of the child may take numbers alone
     thread.m_writer = {};
     thread.m_tid = sys::threadId();
+    restartSamplingInForkChild(thread, g_settings.m_sampleSeeded);
     if (isRecording()) openLog(parentPid);
     restartWatchingInForkChild();
     restartSamplerInForkChild(thread);

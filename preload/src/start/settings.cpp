@@ -71,6 +71,10 @@ void readCount(const Environment& environment, Setting id, uint32_t& field) {
     if (options::Value value; readSetting(environment, id, value)) field = static_cast<uint32_t>(value.m_number);
 }
 
+void readWideCount(const Environment& environment, Setting id, uint64_t& field) {
+    if (options::Value value; readSetting(environment, id, value)) field = value.m_number;
+}
+
 void readPath(const Environment& environment, Setting id, char* field, size_t capacity) {
     if (options::Value value; readSetting(environment, id, value)) sys::copyCut(field, capacity, value.m_text);
 }
@@ -111,6 +115,18 @@ void readSettings(Settings& settings) {
     readSwitch(environment, Setting::FullTrace, settings.m_fullTrace);
     readSwitch(environment, Setting::Watch, settings.m_watch);
     readCount(environment, Setting::WatchRate, settings.m_watchRate);
+    readWideCount(environment, Setting::Sample, settings.m_sampleMeanBytes);
+    if (options::Value seed; readSetting(environment, Setting::SampleSeed, seed)) {
+        settings.m_sampleSeed = seed.m_number;
+        settings.m_sampleSeeded = true;
+    }
+    readCount(environment, Setting::SampleSlots, settings.m_sampleSlots);
+    // A watch follows a block from its allocation to its free: in a sampled capture most of
+    // them go unseen.
+    if (settings.m_watch && settings.m_sampleMeanBytes) {
+        (sys::Line() << "memlog: MEMLOG_WATCH is not available with MEMLOG_SAMPLE; ignored\n").emit();
+        settings.m_watch = false;
+    }
     // Watchpoints follow the words that tick samples found: they need the ticks.
     if (settings.m_watch) settings.m_access = true;
     warnUnknownVariables(environment);

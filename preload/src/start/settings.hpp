@@ -31,6 +31,10 @@ struct Settings {
     bool m_fullTrace = settingDefault(Setting::FullTrace).m_number;  // markers for memlog run --full-trace
     bool m_watch = settingDefault(Setting::Watch).m_number;  // watchpoints on sampled words
     uint32_t m_watchRate = static_cast<uint32_t>(settingDefault(Setting::WatchRate).m_number);
+    uint64_t m_sampleMeanBytes = 0;  // MEMLOG_SAMPLE; 0: every event recorded
+    uint64_t m_sampleSeed = 0;  // MEMLOG_SAMPLE_SEED, when m_sampleSeeded
+    bool m_sampleSeeded = false;
+    uint32_t m_sampleSlots = static_cast<uint32_t>(settingDefault(Setting::SampleSlots).m_number);
     // Set by `memlog run`: the file each new log's path is appended to, and the one pid to record
     // (`--no-children`: its execs are recorded, other processes run unrecorded; 0: every process).
     char m_runList[options::kLongestSettingPath + 1] = {};

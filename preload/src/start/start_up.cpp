@@ -80,6 +80,11 @@ void initialize() {
     stacks.m_freeStacks = g_settings.m_freeStacks;
     prepareStackIds(stacks);
     g_recording.m_sequence.start();
+    if (g_settings.m_sampleMeanBytes) {
+        const uint64_t seed = g_settings.m_sampleSeeded ? g_settings.m_sampleSeed
+                                                        : sys::readTsc() ^ (uint64_t{sys::processId()} << 32);
+        startSampledCapture(g_settings.m_sampleMeanBytes, seed, g_settings.m_sampleSlots);
+    }
     followProcessEvents();
     origin.m_tscPerNsQ32 = calibrateTsc();
     if (!startFullTrace(g_settings.m_fullTrace)) return;
