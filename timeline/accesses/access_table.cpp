@@ -141,7 +141,9 @@ AccessTable accessTable(LogReader& reader, AccessGrouping by, size_t top, const 
             name = withoutOffset(names.globalName(kept.m_addr));
             if (by == AccessGrouping::Site) name = "global " + name;
         } else if (by == AccessGrouping::Site) {
-            name = where.m_region == Region::Stack ? "(stack)" : "(other)";
+            name = where.m_region == Region::Stack       ? "(stack)"
+                   : where.m_region == Region::Allocator ? "(allocator)"  // its own metadata, not the program's
+                                                         : "(other)";
         } else {
             continue;  // by block: only heap samples; by global: only globals
         }

@@ -22,7 +22,9 @@ samples, how many read and how many wrote (a read-modify-write counts as both),
 the distinct bytes the samples touched, and the first and last sample.
 
   --by site      (default) the allocation site of the block a sample fell in;
-                 globals, stacks and other memory as rows of their own. Also
+                 globals, stacks, the allocator's own code at work (the
+                 malloc family's bookkeeping: the row (allocator)) and other
+                 memory as rows of their own. Also
                  the blocks each site allocated, how many got a sample, and the
                  blocks and bytes that got none; then the largest blocks of
                  4 KiB or more that no sample touched: memory allocated and

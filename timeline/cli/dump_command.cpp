@@ -33,11 +33,14 @@ ended; old_addr names it.
           byte accessed and size the bytes; region heap (a block live there at
           that moment), global (inside a loaded object: symbol names it),
           stack (a thread's stack), freed (a block freed there and not handed
-          out again: a use after free) or other; block_seq the sequence number
-          of the block's allocation and offset addr minus its start (empty
-          outside heap and freed blocks); ip the accessing instruction (for source
-          watchpoint, the one after it); source tick or watchpoint; with
-          --symbolize, site is the accessing function
+          out again: a use after free), allocator (the allocator's own code at
+          work: the real malloc family under memlog's hooks, or the C library's
+          allocator functions reached any other way; never placed in a block)
+          or other; block_seq the sequence number of the block's allocation and
+          offset addr minus its start (empty outside heap and freed blocks); ip
+          the accessing instruction (for source watchpoint, the one after it);
+          source tick or watchpoint; with --symbolize, site is the accessing
+          function
 )";
 
 // The rows of --accesses: each sample with where it fell, in sequence order.

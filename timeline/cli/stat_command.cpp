@@ -25,7 +25,10 @@ blocks live at once (another moment, as a rule), what was still live at the end 
 distinct call stacks, anomalies (frees of unknown pointers, double frees,
 reallocs of dead pointers, mismatched free/delete, access samples outside a
 live block, in logs of format 2), events the recorder lost, access samples
-(reads, writes; heap, global, stack, other; blocks sampled), the sampler (off,
+(reads, writes; heap, global, stack, other; freed blocks: the program's uses
+after free; allocator: the allocator's own code at work, the malloc family or
+the C library's allocator functions however reached, never in a block; blocks
+sampled), the sampler (off,
 its mechanism and what it did with its ticks, or why it was unavailable),
 and the top allocation sites by calls, bytes, bytes live at the peak, and bytes
 leaked (see `memlog sites`). Last, hints about the kind of program: a CPython
@@ -38,7 +41,7 @@ from the leaks: `leaked` is what no suppression matches.
 
   --json                 the same as one JSON object (leaked_bytes,
                          leaked_blocks, suppressed_bytes, suppressed_blocks,
-                         hints: a list of sentences)
+                         access_allocator, hints: a list of sentences)
   --suppressions FILE    more suppressions, LeakSanitizer's way: one
                          `leak:PATTERN` a line, matching any frame's function,
                          module or source file ('*' any text, '^' and '$'
@@ -87,10 +90,10 @@ void printJson(const timeline::Summary& s) {
     std::printf(",\"access_sampler\":%s,\"access_rate\":%u,\"access_samples\":%" PRIu64 ",\"access_reads\":%" PRIu64
                 ",\"access_writes\":%" PRIu64 ",\"access_heap\":%" PRIu64 ",\"access_global\":%" PRIu64
                 ",\"access_stack\":%" PRIu64 ",\"access_other\":%" PRIu64 ",\"access_freed\":%" PRIu64
-                ",\"blocks_sampled\":%" PRIu64,
+                ",\"access_allocator\":%" PRIu64 ",\"blocks_sampled\":%" PRIu64,
                 jsonString(timeline::accessSamplerText(s)).c_str(), s.m_accessRate, s.m_accessSamples, s.m_accessReads,
                 s.m_accessWrites, s.m_accessHeap, s.m_accessGlobal, s.m_accessStack, s.m_accessOther, s.m_accessFreed,
-                s.m_blocksSampled);
+                s.m_accessAllocator, s.m_blocksSampled);
     const format::AccessCounters& c = s.m_accessCounters;
     std::printf(",\"access_ticks\":%" PRIu64 ",\"access_steps\":%" PRIu64 ",\"access_passed_over\":%" PRIu64
                 ",\"access_dropped\":%" PRIu64 ",\"access_dropped_by\":{\"in_recorder\":%" PRIu64
@@ -175,6 +178,7 @@ void printAccessLines(const timeline::Summary& s) {
                     grouped(s.m_accessGlobal).c_str(), grouped(s.m_accessStack).c_str(),
                     grouped(s.m_accessOther).c_str());
         if (s.m_accessFreed) std::printf(", freed blocks %s", grouped(s.m_accessFreed).c_str());
+        if (s.m_accessAllocator) std::printf(", allocator %s", grouped(s.m_accessAllocator).c_str());
         std::printf("\n");
     } else
         std::printf("accesses     none\n");

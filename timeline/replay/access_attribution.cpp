@@ -3,6 +3,7 @@
 // only for logs whose sampler ran).
 #include "timeline/replay/access_attribution.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 #include "timeline/read/log_reader.hpp"
@@ -21,6 +22,8 @@ const char* regionName(Region region) {
             return "other";
         case Region::Freed:
             return "freed";
+        case Region::Allocator:
+            return "allocator";
     }
     return "other";
 }
@@ -63,8 +66,43 @@ bool AccessAttribution::onStack(uint64_t addr, uint32_t* owner) {
     return true;
 }
 
+void AccessAttribution::learnAllocatorCode() {
+    const auto& modules = m_reader.modules();
+    for (; m_modulesSeen < modules.size(); ++m_modulesSeen) {
+        const Module& module = modules[m_modulesSeen];
+        const size_t slash = module.m_path.rfind('/');
+        if (!unwind::isCLibrary(slash == std::string::npos ? module.m_path : module.m_path.substr(slash + 1))) continue;
+        // Every module map of the log names the C library again: read it once per place.
+        const std::pair<std::string, uint64_t> place{module.m_path, module.m_base};
+        if (std::find(m_cLibrariesRead.begin(), m_cLibrariesRead.end(), place) != m_cLibrariesRead.end()) continue;
+        m_cLibrariesRead.push_back(place);
+        const auto ranges =
+            unwind::allocatorCode({module.m_path, module.m_buildId, module.m_base, module.m_lo, module.m_hi});
+        m_allocatorCode.insert(m_allocatorCode.end(), ranges.begin(), ranges.end());
+        std::sort(m_allocatorCode.begin(), m_allocatorCode.end(),
+                  [](const unwind::CodeRange& a, const unwind::CodeRange& b) { return a.m_lo < b.m_lo; });
+    }
+}
+
+bool AccessAttribution::byAllocator(const AccessSample& sample) {
+    if (sample.m_inAllocator) return true;
+    if (m_modulesSeen != m_reader.modules().size()) learnAllocatorCode();
+    if (m_allocatorCode.empty()) return false;
+    // A trap's address is the instruction after the access: its last byte is the access's.
+    const uint64_t ip = sample.m_ipAfter ? sample.m_ip - 1 : sample.m_ip;
+    auto above = std::upper_bound(m_allocatorCode.begin(), m_allocatorCode.end(), ip,
+                                  [](uint64_t value, const unwind::CodeRange& range) { return value < range.m_lo; });
+    return above != m_allocatorCode.begin() && ip < std::prev(above)->m_hi;
+}
+
 Attribution AccessAttribution::attribute(const AccessSample& sample) {
     Attribution result;
+    // The allocator's work on its own metadata (free lists in freed blocks, chunk headers beside
+    // live ones) is not the program's access: never in a block, never a use after free.
+    if (byAllocator(sample)) {
+        result.m_region = Region::Allocator;
+        return result;
+    }
     auto block = m_live.upper_bound(sample.m_addr);
     if (block != m_live.begin()) {
         --block;

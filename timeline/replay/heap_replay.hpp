@@ -108,10 +108,13 @@ public:
             case Region::Freed:
                 ++m_summary.m_accessFreed;
                 break;
+            case Region::Allocator:
+                ++m_summary.m_accessAllocator;
+                break;
         }
         if (where.m_region == Region::Heap) m_sampledBlocks.insert(where.m_blockSeq);
-        // The allocator writes its own links into the blocks it frees: not a use after free.
-        if (where.m_region == Region::Freed && !sample.m_inAllocator) {
+        // Freed: the program's access (the allocator's own, its links in freed blocks, are apart).
+        if (where.m_region == Region::Freed) {
             ++m_summary.m_anomalies.m_useAfterFree;
             m_usedAfterFree.insert(where.m_blockSeq);
         }

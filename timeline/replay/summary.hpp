@@ -66,7 +66,8 @@ struct Summary {
     uint64_t m_accessGlobal = 0;
     uint64_t m_accessStack = 0;
     uint64_t m_accessOther = 0;
-    uint64_t m_accessFreed = 0;  // in a block freed and not handed out again
+    uint64_t m_accessFreed = 0;  // in a block freed and not handed out again, by the program
+    uint64_t m_accessAllocator = 0;  // by the allocator's own code, wherever they fell
     uint64_t m_blocksSampled = 0;  // distinct blocks with at least one sample
     format::AccessCounters m_accessCounters{};  // the sampler's own counts, from the header
     // Watchpoints on sampled words: whether they ran (and why not), and what they caught.

@@ -39,7 +39,7 @@ struct CacheGlobalRow {
 struct CacheReport {
     CacheGeometry m_geometry;
     CacheCounts m_total;
-    CacheCounts m_heap, m_global, m_stack, m_other, m_freed;
+    CacheCounts m_heap, m_global, m_stack, m_other, m_freed, m_allocator;
     std::vector<CacheBlockRow> m_blocks;  // most misses first
     std::vector<CacheGlobalRow> m_globals;  // most misses first
     std::vector<CacheCounts> m_sets;  // by set index
