@@ -21,9 +21,11 @@ constexpr const char* kSitesHelp =
 The allocation sites of a .memlog log: for each function that allocated (its
 innermost frame that is not allocator plumbing such as operator new, strdup or
 std::allocator), how many blocks it allocated, how many bytes, how many bytes
-were still live when the whole heap peaked, how many leaked, and how many were
-live at the end but suppressed (a runtime's one-time allocations, and the
-`leak:PATTERN` lines of --suppressions; `memlog stat --suppressions` lists them).
+were still live when the whole heap peaked, how many bytes of heap blocks
+leaked (never freed), how many were live at the end but suppressed (a runtime's
+one-time allocations, and the `leak:PATTERN` lines of --suppressions; `memlog
+stat --suppressions` lists them), and how many bytes of anonymous mappings it
+left mapped at exit (never unmapped: not counted as leaked).
 A site in an inline helper names the function it was inlined into:
 "make_obj (inlined in build_scene)".
 
@@ -34,7 +36,7 @@ A site in an inline helper names the function it was inlined into:
   --top N                at most N rows (default 20; 0 for all)
   --csv                  rows of function,location,module,calls,bytes,peak_bytes,
                          leaked_bytes,leaked_blocks,suppressed_bytes,suppressed_blocks,
-                         inlined_in
+                         inlined_in,mapped_at_exit_bytes,mapped_at_exit_regions
   --suppressions FILE    more suppressions (see `memlog stat --help`)
 )help";
 
@@ -79,22 +81,25 @@ int sitesCommand(const Arguments& arguments) {
         if (csv) {
             std::puts(
                 "function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,suppressed_bytes,"
-                "suppressed_blocks,inlined_in");
+                "suppressed_blocks,inlined_in,mapped_at_exit_bytes,mapped_at_exit_regions");
             for (const auto& row : table)
                 std::printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                            ",%s\n",
+                            ",%s,%" PRIu64 ",%" PRIu64 "\n",
                             csvField(row.m_site.m_function).c_str(),
                             csvField(timeline::siteLocation(row.m_site)).c_str(), csvField(row.m_site.m_module).c_str(),
                             row.m_metrics.m_calls, row.m_metrics.m_bytes, row.m_metrics.m_peakBytes,
                             row.m_metrics.m_leakedBytes, row.m_metrics.m_leakedBlocks, row.m_metrics.m_suppressedBytes,
-                            row.m_metrics.m_suppressedBlocks, csvField(row.m_inlinedIn).c_str());
+                            row.m_metrics.m_suppressedBlocks, csvField(row.m_inlinedIn).c_str(),
+                            row.m_metrics.m_mappedAtExitBytes, row.m_metrics.m_mappedAtExitRegions);
         } else {
-            std::printf("%12s %14s %12s %12s %12s  %-40s %s\n", "calls", "bytes", "peak", "leaked", "suppressed",
-                        "function", "location");
+            std::printf("%12s %14s %12s %12s %12s %12s  %-40s %s\n", "calls", "bytes", "peak", "leaked", "suppressed",
+                        "mapped", "function", "location");
             for (const auto& row : table)
-                std::printf("%12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %-40s %s\n",
+                std::printf("%12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+                            "  %-40s %s\n",
                             row.m_metrics.m_calls, row.m_metrics.m_bytes, row.m_metrics.m_peakBytes,
                             row.m_metrics.m_leakedBytes, row.m_metrics.m_suppressedBytes,
+                            row.m_metrics.m_mappedAtExitBytes,
                             timeline::siteFunctionText(row).c_str(), timeline::siteLocation(row.m_site).c_str());
         }
     } catch (const timeline::LogError& error) {

@@ -20,8 +20,11 @@ constexpr const char* kHelp = R"(usage: memlog stat FILE [--json] [--suppression
 
 Reads a .memlog log and prints: the program, its duration and threads, the calls
 per entry point that allocated, resized or freed something, blocks begun and
-ended, the peak of live bytes (with the blocks live at that moment), the most
-blocks live at once (another moment, as a rule), what was still live at the end (leaks),
+ended, the peak of live bytes (with the blocks live at that moment; when the
+program mapped memory of its own, the heap's peak and the mappings' apart, each
+at its own moment), the most blocks live at once (another moment, as a rule),
+the heap blocks never freed (leaks) and, apart, the anonymous mappings never
+unmapped (alive at exit: the process's end returns them, not a leak),
 distinct call stacks, anomalies (frees of unknown pointers, double frees,
 reallocs of dead pointers, mismatched free/delete, access samples outside a
 live block, in logs of format 2), events the recorder lost, access samples
@@ -39,9 +42,12 @@ Blocks that a runtime allocates once and never frees by design (libstdc++'s
 emergency exception pool, stdio's buffers) are counted as suppressed, apart
 from the leaks: `leaked` is what no suppression matches.
 
-  --json                 the same as one JSON object (leaked_bytes,
-                         leaked_blocks, suppressed_bytes, suppressed_blocks,
-                         access_allocator, hints: a list of sentences)
+  --json                 the same as one JSON object (peak_bytes: heap and
+                         mappings; peak_heap_bytes, peak_mapped_bytes: each
+                         alone; leaked_bytes, leaked_blocks: heap blocks only;
+                         mapped_at_exit_bytes, mapped_at_exit_regions;
+                         suppressed_bytes, suppressed_blocks; access_allocator;
+                         hints: a list of sentences)
   --suppressions FILE    more suppressions, LeakSanitizer's way: one
                          `leak:PATTERN` a line, matching any frame's function,
                          module or source file ('*' any text, '^' and '$'
@@ -73,12 +79,15 @@ void printJson(const timeline::Summary& s) {
                 s.m_threads, s.m_events);
     for (uint32_t kind = 1; kind < format::kHeapKindCount; ++kind)
         std::printf("%s\"%s\":%" PRIu64, kind > 1 ? "," : "", format::kKindInfo[kind].m_name, s.m_calls[kind]);
+    // The fields a script knew keep their order and meanings, but leaked_*: heap blocks only (README.md).
     std::printf("},\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
-                ",\"blocks_at_peak\":%" PRIu64 ",\"peak_blocks\":%" PRIu64 ",\"leaked_bytes\":%" PRIu64
-                ",\"leaked_blocks\":%" PRIu64 ",\"suppressed_bytes\":%" PRIu64 ",\"suppressed_blocks\":%" PRIu64
-                ",\"stacks\":%" PRIu64,
-                s.m_allocations, s.m_frees, s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks, s.m_leakedBytes,
-                s.m_leakedBlocks, s.m_suppressedBytes, s.m_suppressedBlocks, s.m_stacks);
+                ",\"blocks_at_peak\":%" PRIu64 ",\"peak_blocks\":%" PRIu64 ",\"peak_heap_bytes\":%" PRIu64
+                ",\"peak_mapped_bytes\":%" PRIu64 ",\"leaked_bytes\":%" PRIu64 ",\"leaked_blocks\":%" PRIu64
+                ",\"suppressed_bytes\":%" PRIu64 ",\"suppressed_blocks\":%" PRIu64 ",\"mapped_at_exit_bytes\":%" PRIu64
+                ",\"mapped_at_exit_regions\":%" PRIu64 ",\"stacks\":%" PRIu64,
+                s.m_allocations, s.m_frees, s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks, s.m_peakHeapBytes,
+                s.m_peakMappedBytes, s.m_leakedBytes, s.m_leakedBlocks, s.m_suppressedBytes, s.m_suppressedBlocks,
+                s.m_mappedAtExitBytes, s.m_mappedAtExitRegions, s.m_stacks);
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
                 ",\"mismatched_free\":%" PRIu64 ",\"access_outside_block\":%" PRIu64 ",\"use_after_free\":%" PRIu64
@@ -234,12 +243,20 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
     std::printf("\nblocks       %s begun, %s ended\n", grouped(s.m_allocations).c_str(), grouped(s.m_frees).c_str());
     std::printf("peak         %s in %s (live at that moment)\n", bytes(s.m_peakBytes).c_str(),
                 blocks(s.m_blocksAtPeak).c_str());
+    if (s.m_peakMappedBytes) {  // else the peak is the heap's alone
+        std::printf("peak heap    %s (heap blocks alone, at their own peak)\n", bytes(s.m_peakHeapBytes).c_str());
+        std::printf("peak mapped  %s (mappings alone, at their own peak)\n", bytes(s.m_peakMappedBytes).c_str());
+    }
     std::printf("peak blocks  %s (the most live at once)\n", grouped(s.m_peakBlocks).c_str());
     std::printf("leaked       %s in %s", bytes(s.m_leakedBytes).c_str(), blocks(s.m_leakedBlocks).c_str());
     if (s.m_suppressedBlocks)
         std::printf(" (besides %s in %s suppressed: `memlog stat --suppressions`)", bytes(s.m_suppressedBytes).c_str(),
                     blocks(s.m_suppressedBlocks).c_str());
     std::printf("\n");
+    if (s.m_mappedAtExitRegions)
+        std::printf("mapped       %s in %s %s at exit (never unmapped; not counted as leaked)\n",
+                    bytes(s.m_mappedAtExitBytes).c_str(), grouped(s.m_mappedAtExitRegions).c_str(),
+                    s.m_mappedAtExitRegions == 1 ? "region" : "regions");
     std::printf("stacks       %s distinct\n", grouped(s.m_stacks).c_str());
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf("anomalies    %s", grouped(a.total()).c_str());

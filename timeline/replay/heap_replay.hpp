@@ -133,8 +133,10 @@ public:
             m_summary.m_watchReuseMedianNs = m_reuseNs[m_reuseNs.size() / 2];
         }
         releasePendingBefore(UINT64_MAX);
-        m_summary.m_leakedBytes = m_liveBytes;
-        m_summary.m_leakedBlocks = m_liveBlocks;
+        m_summary.m_leakedBytes = m_liveBytes - m_mappedBytes;
+        m_summary.m_leakedBlocks = m_liveBlocks - m_mappedRegions;
+        m_summary.m_mappedAtExitBytes = m_mappedBytes;
+        m_summary.m_mappedAtExitRegions = m_mappedRegions;
     }
 
 private:
@@ -183,6 +185,9 @@ private:
             m_summary.m_peakSeq = m_seq;
             m_summary.m_blocksAtPeak = m_liveBlocks;
         }
+        // The heap's own peak and the mappings' (beginMapping counts them before this call).
+        m_summary.m_peakHeapBytes = std::max(m_summary.m_peakHeapBytes, m_liveBytes - m_mappedBytes);
+        m_summary.m_peakMappedBytes = std::max(m_summary.m_peakMappedBytes, m_mappedBytes);
         if (m_liveBlocks > m_summary.m_peakBlocks) m_summary.m_peakBlocks = m_liveBlocks;
         if (m_observer) m_observer->begin(change);
     }
@@ -223,6 +228,8 @@ private:
     void beginMapping(uint64_t addr, uint64_t size, uint32_t stack) {
         unmapRange(addr, size);  // MAP_FIXED over an older mapping replaces it
         m_mappings[addr] = {size, stack};
+        m_mappedBytes += size;
+        ++m_mappedRegions;
         grow(change(addr, size, stack, true));
     }
 
@@ -249,11 +256,14 @@ private:
             if (left) m_mappings[start] = {cutFrom - start, stack};
             if (right) m_mappings[cutTo] = {stop - cutTo, stack};
             m_liveBytes -= cutTo - cutFrom;
+            m_mappedBytes -= cutTo - cutFrom;
             if (!left && !right) {
                 --m_liveBlocks;
+                --m_mappedRegions;
                 ++m_summary.m_frees;
             } else if (left && right) {  // one mapping became two pieces: the second counts as begun
                 ++m_liveBlocks;
+                ++m_mappedRegions;
                 ++m_summary.m_allocations;
                 m_summary.m_peakBlocks = std::max(m_summary.m_peakBlocks, m_liveBlocks);
             }
@@ -280,6 +290,8 @@ private:
             ++m_summary.m_calls[kindIndex];
             const Mapping old = it->second;
             m_mappings.erase(it);
+            m_mappedBytes -= old.m_size;
+            --m_mappedRegions;
             shrink(change(event.m_oldAddr, old.m_size, old.m_stack, true));
             m_pending.push(
                 {event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, true});
@@ -332,8 +344,10 @@ private:
     AddressTable m_blocks;
     std::map<uint64_t, Mapping> m_mappings;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
-    uint64_t m_liveBytes = 0;
+    uint64_t m_liveBytes = 0;  // heap blocks and mappings
     uint64_t m_liveBlocks = 0;
+    uint64_t m_mappedBytes = 0;  // of those, the mappings'
+    uint64_t m_mappedRegions = 0;
     NumberSet<uint64_t> m_sampledBlocks;  // samples are few: a plain set will do
     NumberSet<uint64_t> m_usedAfterFree;
     NumberMap<uint64_t, std::pair<uint64_t, uint32_t>> m_ticks;  // seq: time, thread
