@@ -317,10 +317,11 @@ TEST_CASE("`empty` runs: every scenario starts and exits cleanly, and the record
     const std::vector<std::string> noisy = {"cxx_containers", "early_late", "many_threads", "new_delete_forms",
                                             "producer_consumer"};
     for (const char* scenario :
-         {"abort_halfway", "aligned_calls", "allocation_sites", "bench_alloc", "bench_dlopen", "crash", "cxx_containers",
-          "deepbind_plugin", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks", "linked_list",
-          "many_threads", "mapped_at_exit", "mapped_region", "matrix_multiply", "new_delete_forms", "peaks_apart",
-          "producer_consumer", "allocator_at_work", "random_churn", "realloc_growth", "replaced_malloc", "trickle"}) {
+         {"abort_halfway", "aligned_calls", "allocation_sites", "allocator_at_work", "bench_alloc", "bench_dlopen",
+          "crash", "cxx_containers", "deepbind_plugin", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks",
+          "linked_list", "many_threads", "mapped_at_exit", "mapped_region", "matrix_multiply", "matrix_walk",
+          "new_delete_forms", "peaks_apart", "producer_consumer", "random_churn", "realloc_growth", "replaced_malloc",
+          "trickle"}) {
         INFO(scenario);
         const auto s = record(scenario, {"empty"});  // exit status 0 and one log
         CHECK(s.m_complete);

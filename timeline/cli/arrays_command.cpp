@@ -14,7 +14,7 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog arrays FILE [--top N] [--csv]
+constexpr const char* kHelp = R"(usage: memlog arrays FILE [--top N] [--csv] [--candidates]
 
 The heap blocks and globals of a .memlog log that access samples fell in
 (MEMLOG_ACCESS=1), most sampled first, seen as arrays: each one's name (from
@@ -23,11 +23,20 @@ it to, else its allocation site and ordinal, site=FUNCTION:K; a global: its
 symbol), how to choose it for memtimeline --array (seq=N for a block), its size,
 its samples, and its shape: the one memlog_array() gave, else a guess from the
 samples with how sure it is (the element size from the accesses' sizes, the
-row length from instructions that walk its columns).
+row length from instructions that walk its columns: between two of their
+samples they move by many whole rows plus about the same few columns, so that
+modulo the row length their steps agree; the agreement is the row confidence,
+1 when every step agrees, near 0 for no relation). The best supported row
+length is the shape's; --candidates lists every one the samples support.
 
-  --top N   at most N arrays (default 20; 0 for all)
-  --csv     rows of name,name_from,choose,addr,size,samples,element_size,rows,
-            columns,depth,shape_from,element_confidence,row_confidence
+  --top N        at most N arrays (default 20; 0 for all)
+  --csv          rows of name,name_from,choose,addr,size,samples,element_size,
+                 rows,columns,depth,shape_from,element_confidence,row_confidence
+  --candidates   under each array, the row lengths its samples support, best
+                 first (the first is the shape's), each with its agreement, the
+                 steps it was told from and the columns they advance by; none
+                 for a shape memlog_array() gave. With --csv, rows of
+                 name,choose,row_length,rows,support,steps,offset instead
 )";
 
 std::string shapeText(const timeline::ArrayShape& shape) {
@@ -41,18 +50,45 @@ std::string chooser(const timeline::SampledArray& array) {
     return array.m_global ? "global=" + array.m_name : "seq=" + std::to_string(array.m_blockSeq);
 }
 
+// --candidates: the row lengths the samples support, as lines under the array's row or as CSV rows.
+void printCandidates(const timeline::SampledArray& array, const timeline::ShapeGuess& guess, bool csv) {
+    const uint64_t elements = guess.m_shape.m_elementSize ? array.m_size / guess.m_shape.m_elementSize : 0;
+    for (const timeline::RowCandidate& candidate : guess.m_candidates) {
+        if (csv)
+            std::printf("%s,%s,%" PRIu64 ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 "\n", csvField(array.m_name).c_str(),
+                        csvField(chooser(array)).c_str(), candidate.m_columns, elements / candidate.m_columns,
+                        candidate.m_support, candidate.m_steps, candidate.m_offset);
+        else
+            std::printf("%-24s row length %s: %s x %s, %.0f%% agreement, %s steps, about %s columns a step\n", "",
+                        timeline::countText(candidate.m_columns).c_str(),
+                        timeline::countText(elements / candidate.m_columns).c_str(),
+                        timeline::countText(candidate.m_columns).c_str(), candidate.m_support * 100,
+                        timeline::countText(candidate.m_steps).c_str(),
+                        timeline::countText(candidate.m_offset).c_str());
+    }
+}
+
 }  // namespace
 
 int arraysCommand(const Arguments& arguments) {
-    const TableArguments parsed =
-        parseTableArguments(arguments, "arrays", "--by", true, kHelp, "usage: memlog arrays FILE [--top N] [--csv]");
+    Arguments rest;
+    bool candidates = false;
+    for (const std::string& argument : arguments)
+        if (argument == "--candidates")
+            candidates = true;
+        else
+            rest.push_back(argument);
+    const TableArguments parsed = parseTableArguments(rest, "arrays", "--by", true, kHelp,
+                                                      "usage: memlog arrays FILE [--top N] [--csv] [--candidates]");
     if (parsed.m_exit >= 0) return parsed.m_exit;
     if (!parsed.m_by.empty()) return usageError("arrays: unknown option '--by'", "Try 'memlog arrays --help'.");
     try {
         timeline::OpenedLog log = openLog(parsed.m_path, {.m_walk = timeline::OpenedLog::Walk::Stacks,
                                                           .m_names = timeline::OpenedLog::Names::Every});
         const auto arrays = timeline::sampledArrays(log.reader(), log.names());
-        if (parsed.m_csv)
+        if (parsed.m_csv && candidates)
+            std::puts("name,choose,row_length,rows,support,steps,offset");
+        else if (parsed.m_csv)
             std::puts(
                 "name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
                 "element_confidence,row_confidence");
@@ -72,6 +108,10 @@ int arraysCommand(const Arguments& arguments) {
                 guess = timeline::inferShape(array);
                 shapeFrom = "guessed: " + guess.m_how;
             }
+            if (parsed.m_csv && candidates) {
+                printCandidates(array, guess, true);
+                continue;
+            }
             if (parsed.m_csv) {
                 std::printf("%s,%s,%s,0x%" PRIx64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                             ",%s,%.2f,%.2f\n",
@@ -90,6 +130,7 @@ int arraysCommand(const Arguments& arguments) {
                         timeline::bytesText(static_cast<double>(array.m_size)).c_str(),
                         timeline::countText(array.m_samples.size()).c_str(), shape.c_str(), array.m_nameFrom.c_str(),
                         shapeFrom.c_str());
+            if (candidates) printCandidates(array, guess, false);
         }
         if (arrays.empty() && !parsed.m_csv)
             std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1)\n",
