@@ -32,6 +32,12 @@ struct Run {
 
 Outcome runProgram(const Run& run);
 
+// memlog itself (no recorder) with these arguments, in a fresh directory.
+Outcome runMemlog(const std::vector<std::string>& arguments);
+
+// What a memlog command printed on stdout; its directory removed.
+std::string memlogSays(const std::vector<std::string>& arguments);
+
 // Build outputs, from the compile definitions of the test target.
 std::string recorderLibrary();
 std::string scenarioPath(const std::string& name);

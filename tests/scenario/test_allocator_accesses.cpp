@@ -51,14 +51,6 @@ public:
     std::set<uint64_t> m_instructions;  // of the first kind
 };
 
-Outcome runMemlog(const std::vector<std::string>& arguments) {
-    Run run;
-    run.m_argv = {memlogCli()};
-    run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
-    run.m_preload = false;
-    return runProgram(run);
-}
-
 }  // namespace
 
 TEST_CASE("a program whose freed blocks only the allocator touches: no use after free, no freed-block sample") {

@@ -120,15 +120,6 @@ TEST_CASE("mappings alive at exit beside a real leak: mapped at exit, not leaked
     CHECK(s.m_peakHeapBytes == 12'500);
     CHECK(s.m_peakMappedBytes == 4 * 1048576);
     requireNoAnomalies(s);
-    auto memlogSays = [&](std::vector<std::string> arguments) {
-        Run command;
-        command.m_preload = false;
-        command.m_argv = {memlogCli()};
-        command.m_argv.insert(command.m_argv.end(), arguments.begin(), arguments.end());
-        const Outcome printed = runProgram(command);
-        fs::remove_all(printed.m_directory);
-        return printed.m_stdout;
-    };
     const std::string& log = outcome.m_logs[0];
     const std::string text = memlogSays({"stat", log});
     CHECK(text.find("\nleaked       11.7 KiB (12,000 bytes) in 3 blocks\n"

@@ -15,7 +15,7 @@ using memlog::test::LogBuilder;
 using memlog::timeline::isAllocatorPlumbing;
 using memlog::unwind::SourceFrame;
 
-TEST_CASE("allocator plumbing: C library, libstdc++, operator new, C++ library templates") {
+TEST_CASE("allocator plumbing: C library, libstdc++, operator new, C++ library templates, the recorder") {
     CHECK(isAllocatorPlumbing({"__strdup", "", 0, "libc.so.6", false}));
     CHECK(isAllocatorPlumbing({"operator new(unsigned long)", "", 0, "libstdc++.so.6", false}));
     CHECK(isAllocatorPlumbing({"operator new(unsigned long)", "new_op.cc", 50, "app", false}));
@@ -23,6 +23,10 @@ TEST_CASE("allocator plumbing: C library, libstdc++, operator new, C++ library t
         {"std::vector<int>::push_back(int const&)", "/usr/include/c++/12/bits/stl_vector.h", 1287, "app", true}));
     CHECK(isAllocatorPlumbing({"std::allocator<char>::allocate(unsigned long)", "", 0, "app", false}));
     CHECK(isAllocatorPlumbing({"_dl_new_object", "", 0, "ld-linux-x86-64.so.2", false}));
+    // The recorder's dlopen of an RTLD_DEEPBIND library, on the program's behalf.
+    CHECK(isAllocatorPlumbing(
+        {"memlog::preload::openDeepBound(char const*, int, bool)", "deep_bind.cpp", 232, "libmemlog.so", false}));
+    CHECK(memlog::timeline::isAllocatorPlumbingModule("libmemlog.so"));
 }
 
 TEST_CASE("the program's own frames are sites, inlined or not") {
