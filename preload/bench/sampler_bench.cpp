@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sample/instruction_access.hpp"
+#include "timeline/base/option_table.hpp"
 #include "unwind/capture.hpp"
 
 namespace {
@@ -102,21 +103,41 @@ double median(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
+constexpr memlog::options::Row kOptions[] = {
+    {.m_name = "--rate",
+     .m_kind = memlog::options::Kind::Count,
+     .m_low = 1,
+     .m_default = "20000",
+     .m_valueName = "N",
+     .m_help = "ticks a CPU-second"},
+    {.m_name = "--rounds",
+     .m_kind = memlog::options::Kind::Count,
+     .m_low = 1,
+     .m_default = "7",
+     .m_valueName = "N",
+     .m_help = "rounds of every stage, interleaved"},
+    {.m_name = "--sweeps",
+     .m_kind = memlog::options::Kind::Count,
+     .m_low = 1,
+     .m_default = "40",
+     .m_valueName = "N",
+     .m_help = "sweeps of the array per stage and round"},
+};
+
+constexpr memlog::timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog-sampler-bench [--rate N] [--rounds N] [--sweeps N]",
+    .m_about = "What one access sample costs, piece by piece.\n",
+    .m_options = kOptions,
+    .m_minOperands = 0,
+    .m_maxOperands = 0};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    long rate = 20000, rounds = 7, sweeps = 40;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string option = argv[i];
-        const long value = std::atol(argv[i + 1]);
-        if (option == "--rate") rate = value;
-        else if (option == "--rounds") rounds = value;
-        else if (option == "--sweeps") sweeps = value;
-    }
-    if (rate <= 0 || rounds <= 0 || sweeps <= 0) {
-        std::fputs("usage: memlog-sampler-bench [--rate N] [--rounds N] [--sweeps N]\n", stderr);
-        return 2;
-    }
+    const auto options = memlog::timeline::programOptions("memlog-sampler-bench", kSyntax, argc, argv);
+    const long rate = static_cast<long>(options.number("--rate")),
+               rounds = static_cast<long>(options.number("--rounds")),
+               sweeps = static_cast<long>(options.number("--sweeps"));
     struct sigaction action {};
     action.sa_sigaction = onTrap;
     action.sa_flags = SA_SIGINFO | SA_RESTART;

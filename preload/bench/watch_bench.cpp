@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "timeline/base/option_table.hpp"
 #include "watch/watch_device.hpp"
 #include "watch/watch_probe.hpp"
 
@@ -34,15 +35,32 @@ double nowUs() {
     return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
 }
 
+constexpr memlog::options::Row kOptions[] = {
+    {.m_name = "--arms",
+     .m_kind = memlog::options::Kind::Count,
+     .m_low = 1,
+     .m_default = "2000",
+     .m_valueName = "N",
+     .m_help = "re-targets timed per number of threads"},
+    {.m_name = "--traps",
+     .m_kind = memlog::options::Kind::Count,
+     .m_low = 1,
+     .m_default = "20000",
+     .m_valueName = "N",
+     .m_help = "trapped accesses timed"},
+};
+
+constexpr memlog::timeline::CommandSyntax kSyntax{.m_usage = "memlog-watch-bench [--arms N] [--traps N]",
+                                                  .m_about = "What the watchpoints cost on this machine.\n",
+                                                  .m_options = kOptions,
+                                                  .m_minOperands = 0,
+                                                  .m_maxOperands = 0};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    long arms = 2000, traps = 20000;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string option = argv[i];
-        if (option == "--arms") arms = std::atol(argv[i + 1]);
-        else if (option == "--traps") traps = std::atol(argv[i + 1]);
-    }
+    const auto options = memlog::timeline::programOptions("memlog-watch-bench", kSyntax, argc, argv);
+    const long arms = static_cast<long>(options.number("--arms")), traps = static_cast<long>(options.number("--traps"));
     char why[256];
     if (!memlog::preload::probeWatchpoints(why, sizeof why)) {
         std::printf("memlog-watch-bench: skipped: %s\n", why);

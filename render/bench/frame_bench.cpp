@@ -5,11 +5,9 @@
 // the frame context with level of detail. Prints one JSON object a line; scripts/bench-frame
 // runs it and makes the table.
 //
-// usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] [--color-by KIND]
-//                                    [--png DIR] [--views whole,zoom,time,address,million] [--no-walk]
-//                                    [--pause MS] [--bins KIND] [--drafts [--draft-above N]]
+// usage: memtimeline-frame-bench LOG [OPTIONS] (--help lists them)
 // --pause: idle that long before each frame, as a window does between inputs (after an idle
-// spell the scheduler places threads differently: see render/frame/other_core.hpp).
+// spell the scheduler places threads differently: see timeline/base/other_core.hpp).
 // --drafts: the frames with level of detail may be drafts, as the window's answers to input
 // are (a view of more than DraftPolicy::kDraftAbove blocks, or --draft-above, folds more;
 // see draftFold).
@@ -30,6 +28,8 @@
 #include "render/report/export.hpp"
 #include "render/report/report.hpp"
 #include "timeline/base/huge_pages.hpp"
+#include "timeline/base/number_parsing.hpp"
+#include "timeline/base/option_table.hpp"
 #include "timeline/open/opened_log.hpp"
 
 namespace {
@@ -244,56 +244,88 @@ int run(const Settings& settings) {
     return 0;
 }
 
+const char* sizeMistake(const char* text) {
+    const auto size = timeline::parseCountList(text, 'x');
+    return size && size->size() == 2 && (*size)[0] && (*size)[1] ? nullptr : "give WIDTHxHEIGHT, such as 1600x1000";
+}
+
+constexpr options::Row kOptions[] = {
+    {.m_name = "--frames",
+     .m_kind = options::Kind::Count,
+     .m_default = "20",
+     .m_valueName = "N",
+     .m_help = "frames timed per view and way"},
+    {.m_name = "--walk-frames",
+     .m_kind = options::Kind::Count,
+     .m_default = "3",
+     .m_valueName = "N",
+     .m_help = "frames of the walk over every block"},
+    {.m_name = "--size",
+     .m_kind = options::Kind::Text,
+     .m_default = "1600x1000",
+     .m_valueName = "WxH",
+     .m_help = "the page's pixels",
+     .m_check = sizeMistake},
+    {.m_name = "--color-by",
+     .m_kind = options::Kind::Choice,
+     .m_choices = "site|thread|size|lifetime|age|waste",
+     .m_default = "thread",
+     .m_valueName = "KIND",
+     .m_help = "the blocks' colour"},
+    {.m_name = "--png",
+     .m_kind = options::Kind::Path,
+     .m_valueName = "DIR",
+     .m_help = "each view's last frames as PNG files in DIR"},
+    {.m_name = "--views",
+     .m_kind = options::Kind::Text,
+     .m_default = "whole,time,address,million",
+     .m_valueName = "LIST",
+     .m_help = "the views drawn: whole, zoom, time, address, million"},
+    {.m_name = "--no-walk", .m_help = "no timing of the walk over every block"},
+    {.m_name = "--pause",
+     .m_kind = options::Kind::Count,
+     .m_default = "0",
+     .m_valueName = "MS",
+     .m_help = "idle that long before each frame, as a window does between inputs"},
+    {.m_name = "--bins",
+     .m_kind = options::Kind::Choice,
+     .m_choices = "size|thread|region|site",
+     .m_valueName = "KIND",
+     .m_help = "correlated views of that kind"},
+    {.m_name = "--drafts", .m_help = "the frames with level of detail may be drafts"},
+    {.m_name = "--draft-above",
+     .m_kind = options::Kind::Count,
+     .m_valueName = "N",
+     .m_help = "a view of more than N blocks is drafted (default: the window's)",
+     .m_needs = "--drafts"},
+};
+
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memtimeline-frame-bench LOG [OPTIONS]",
+    .m_about = "How long one frame of the window takes, each view three ways; one JSON object a line.\n",
+    .m_options = kOptions};
+
 }  // namespace
 
 int main(int argc, char** argv) {
     memlog::timeline::setArrayPages(memlog::timeline::ArrayPages::HugeAndAhead);  // as memtimeline draws
+    const timeline::ParsedOptions given = timeline::programOptions("memtimeline-frame-bench", kSyntax, argc, argv);
     Settings settings;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "memtimeline-frame-bench: %s needs a value\n", arg.c_str());
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (arg == "--frames")
-            settings.m_frames = std::atoi(value().c_str());
-        else if (arg == "--walk-frames")
-            settings.m_walkFrames = std::atoi(value().c_str());
-        else if (arg == "--png")
-            settings.m_pngDirectory = value();
-        else if (arg == "--views")
-            settings.m_views = value();
-        else if (arg == "--no-walk")
-            settings.m_walk = false;
-        else if (arg == "--drafts")
-            settings.m_drafts = true;
-        else if (arg == "--draft-above")
-            settings.m_draftAbove = std::strtoull(value().c_str(), nullptr, 10);
-        else if (arg == "--pause")
-            settings.m_pauseMs = std::atoi(value().c_str());
-        else if (arg == "--bins") {
-            timeline::BinKind kind;
-            if (!timeline::parseBinKind(value(), kind)) return 2;
-            settings.m_bins = kind;
-        } else if (arg == "--size") {
-            const std::string size = value();
-            if (std::sscanf(size.c_str(), "%dx%d", &settings.m_width, &settings.m_height) != 2) return 2;
-        } else if (arg == "--color-by") {
-            if (!render::parseColourBy(value(), settings.m_colourBy)) return 2;
-        } else if (arg[0] != '-' && settings.m_log.empty()) {
-            settings.m_log = arg;
-        } else {
-            std::fprintf(stderr,
-                         "usage: memtimeline-frame-bench LOG [--frames N] [--walk-frames N] [--size WxH] "
-                         "[--color-by KIND] [--png DIR] [--views LIST] [--no-walk] [--pause MS] "
-                         "[--bins KIND] [--drafts [--draft-above N]]\n");
-            return 2;
-        }
-    }
-    if (settings.m_log.empty()) return 2;
+    settings.m_log = given.operands()[0];
+    settings.m_frames = static_cast<int>(given.number("--frames"));
+    settings.m_walkFrames = static_cast<int>(given.number("--walk-frames"));
+    const std::vector<uint64_t> size = *timeline::parseCountList(given.text("--size"), 'x');
+    settings.m_width = static_cast<int>(size[0]);
+    settings.m_height = static_cast<int>(size[1]);
+    render::parseColourBy(given.text("--color-by"), settings.m_colourBy);
+    settings.m_pngDirectory = given.text("--png");
+    settings.m_views = given.text("--views");
+    settings.m_walk = !given.given("--no-walk");
+    settings.m_pauseMs = static_cast<int>(given.number("--pause"));
+    if (timeline::BinKind kind; given.given("--bins") && timeline::parseBinKind(given.text("--bins"), kind))
+        settings.m_bins = kind;
+    settings.m_drafts = given.given("--drafts");
+    if (given.given("--draft-above")) settings.m_draftAbove = given.number("--draft-above");
     try {
         return run(settings);
     } catch (const std::exception& error) {

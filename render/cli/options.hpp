@@ -55,6 +55,4 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments);
 // One line on stderr, "memtimeline: <message>"; returns 2.
 int fail(const std::string& message);
 
-extern const char* const kHelp;
-
 }  // namespace memlog::cli

@@ -1,3 +1,5 @@
+// An export's views: the tile renderer over bands of rows, each band a walk over the blocks; and
+// what a Report asks of them, from walks (timeline::viewContents, timeline::wholeRanges).
 #include "render/frame/export_frame.hpp"
 
 #include <memory>
@@ -32,6 +34,35 @@ std::vector<FramePlan> drawExport(const timeline::BlockModel& model, const Block
         drawn.push_back(std::move(plan).drawn());
     }
     return drawn;
+}
+
+const BlockColouring& ExportViews::colouring(timeline::XAxis axis, ColourBy by, timeline::XWindow window) {
+    m_axis = axis;
+    m_colouring = BlockColouring::make(by, m_model, axis, window, m_sites);
+    return m_colouring;
+}
+
+const timeline::Bins& ExportViews::bins(timeline::BinKind kind) {
+    if (!m_bins || m_bins->kind() != kind) m_bins = timeline::Bins::make(kind, m_model, m_axis, m_sites);
+    return *m_bins;
+}
+
+std::vector<timeline::ViewContents> ExportViews::contents(const timeline::ViewsQuery& query) {
+    return timeline::viewContents(m_model, query);
+}
+
+const AddressScale& ExportViews::wholeScale(double height) {
+    if (!m_wholeScale || m_wholeScale->height() != height)
+        m_wholeScale.emplace(timeline::wholeRanges(m_model, AddressScale::maxRanges(height)), height);
+    return *m_wholeScale;
+}
+
+std::vector<FramePlan> ExportViews::drawViews(std::vector<ViewRequest> requests) {
+    return drawExport(m_model, m_colouring, std::move(requests));
+}
+
+std::optional<FramePlan> ExportViews::drawWhole(const ViewRequest& request) {
+    return drawExport(m_model, m_colouring, {request}).front();
 }
 
 }  // namespace memlog::render

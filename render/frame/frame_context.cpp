@@ -10,6 +10,8 @@
 #include <thread>
 #include <utility>
 
+#include "timeline/base/other_core.hpp"
+
 namespace memlog::render {
 
 using timeline::Block;
@@ -48,7 +50,7 @@ void FrameContext::summariseLeavesForDrafts() {
     auto summarise = [&](size_t from, size_t to) {
         for (size_t n = from; n < to; ++n) m_draftSummaries.mean(index, nodes[n], m_colours);
     };
-    std::jthread second = startOnOtherCore(summarise, leaves / 2, leaves);
+    std::jthread second = timeline::startOnOtherCore(summarise, leaves / 2, leaves);
     summarise(0, leaves / 2);
 }
 
@@ -68,33 +70,17 @@ bool FrameContext::binsReady(timeline::BinKind kind) const {
 
 void FrameContext::prepareBins(timeline::BinKind kind, const std::function<void(double)>& progress) {
     if (binsReady(kind)) return;
-    auto tell = [&](double done) {
-        if (progress) progress(done);
-    };
     BinCache& cache = m_binCache;
     cache.m_generation = 0;  // until all of it is made
-    cache.m_bins = timeline::Bins::make(kind, m_model, m_axis, m_sites);
-    tell(0.2);
-    const auto& order = m_index->index().order();
-    cache.m_itemBin.resize(order.size());
-    for (size_t k = 0; k < order.size(); ++k) {
-        const int bin = cache.m_bins.binOf(m_model[order[k]]);
-        cache.m_itemBin[k] = bin < 0 ? kNoBin : static_cast<uint8_t>(bin);
-    }
-    const size_t count = cache.m_bins.count();
-    cache.m_membership = m_index->membership(cache.m_itemBin, count);
-    tell(0.4);
-    std::vector<uint8_t> binOfBlock(order.size());
-    for (size_t k = 0; k < order.size(); ++k) binOfBlock[order[k]] = cache.m_itemBin[k];
-    tell(0.5);
-    cache.m_groups = m_index->groups(std::move(binOfBlock), cache.m_bins.count());
-    tell(0.8);
+    cache.m_binned = timeline::BinnedIndex(*m_index, kind, m_sites, progress);
+    const timeline::BinnedIndex& binned = cache.m_binned;
     cache.m_draftSummaries = m_policy.mayHaveDrafts(m_model.size())
-                                 ? BinSummaries(m_index->index(), cache.m_itemBin, count, m_colours, kDraftSummaryAlpha)
+                                 ? BinSummaries(m_index->index(), binned.binOfPosition(), binned.bins().count(),
+                                                m_colours, kDraftSummaryAlpha)
                                  : BinSummaries{};
     cache.m_kind = kind;
     cache.m_generation = m_generation;
-    tell(1.0);
+    if (progress) progress(1.0);
 }
 
 FrameContext::BinCache& FrameContext::binCache(timeline::BinKind kind) {
@@ -102,11 +88,25 @@ FrameContext::BinCache& FrameContext::binCache(timeline::BinKind kind) {
     return m_binCache;
 }
 
-const timeline::Bins& FrameContext::bins(timeline::BinKind kind) { return binCache(kind).m_bins; }
+const timeline::Bins& FrameContext::bins(timeline::BinKind kind) { return binCache(kind).m_binned.bins(); }
 
-const timeline::HugeVector<uint8_t>& FrameContext::itemBins(timeline::BinKind kind) { return binCache(kind).m_itemBin; }
+const timeline::HugeVector<uint8_t>& FrameContext::itemBins(timeline::BinKind kind) {
+    return binCache(kind).m_binned.binOfPosition();
+}
 
-const timeline::ModelIndex::Groups& FrameContext::binGroups(timeline::BinKind kind) { return binCache(kind).m_groups; }
+const timeline::ModelIndex::Groups& FrameContext::binGroups(timeline::BinKind kind) {
+    return binCache(kind).m_binned.groups();
+}
+
+const BlockColouring& FrameContext::colouring(timeline::XAxis axis, ColourBy by, timeline::XWindow) {
+    prepare(axis, by);
+    return m_colouring;
+}
+
+std::vector<timeline::ViewContents> FrameContext::contents(const timeline::ViewsQuery& query) {
+    if (query.m_bins) return timeline::viewContents(binCache(query.m_bins->kind()).m_binned, query);
+    return timeline::viewContents(*m_index, query);
+}
 
 void FrameContext::newFrame() {
     m_cache.newFrame();
@@ -136,10 +136,10 @@ FrameInputs FrameContext::inputsFor(const ViewSpec& spec, double foldPixels) {
         const auto bin = static_cast<size_t>(spec.m_bin);
         inputs.m_oneBin = true;
         inputs.m_bin = static_cast<uint8_t>(bin);
-        inputs.m_binPositions = cache.m_membership.positionsOf(bin);
-        inputs.m_nodeBins = cache.m_membership.m_nodeGroups.data();
+        inputs.m_binPositions = cache.m_binned.membership().positionsOf(bin);
+        inputs.m_nodeBins = cache.m_binned.membership().m_nodeGroups.data();
         inputs.m_binSummaries = &cache.m_draftSummaries;
-        inputs.m_groups = &cache.m_groups;
+        inputs.m_groups = &cache.m_binned.groups();
     }
     return inputs;
 }
@@ -196,6 +196,11 @@ FrameStats FrameContext::draw(std::vector<ViewRequest> requests) {
         m_lastPlans.push_back(std::move(plan).drawn());
     }
     return m_lastStats;
+}
+
+std::vector<FramePlan> FrameContext::drawViews(std::vector<ViewRequest> requests) {
+    draw(std::move(requests));
+    return m_lastPlans;
 }
 
 FrameStats FrameContext::drawBlocks(const ViewSpec& spec, PixelBuffer target, bool levelOfDetail, bool mayDraft) {

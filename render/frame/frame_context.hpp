@@ -2,8 +2,9 @@
 // size of the log: the model's index (per x axis), the colours of each block and each folded
 // index node (per colouring), the bins of correlated views, the whole log's address scale, and
 // the pictures of recent views (ViewCache). Its draw() carries out the DraftPolicy's plans with
-// the TileRenderer. A Report given one (ReportOptions::m_frame) draws through it. One frame at
-// a time: it is not to be shared between threads (it runs its own two).
+// the TileRenderer. It is the window's ViewSource: a Report given one (ReportOptions::m_frame)
+// draws through it. One frame at a time: it is not to be shared between threads (it runs its
+// own two).
 #pragma once
 
 #include <algorithm>
@@ -18,21 +19,22 @@
 
 #include "render/frame/draft_policy.hpp"
 #include "render/frame/frame_plan.hpp"
-#include "render/frame/other_core.hpp"
 #include "render/frame/tile_renderer.hpp"
 #include "render/frame/view_cache.hpp"
+#include "render/frame/view_source.hpp"
 #include "render/raster/block_colouring.hpp"
 #include "render/raster/tile_raster.hpp"
+#include "timeline/model/binned_index.hpp"
 #include "timeline/model/bins.hpp"
 #include "timeline/model/model_index.hpp"
 
 namespace memlog::render {
 
-class FrameContext {
+class FrameContext final : public ViewSource {
 public:
     // The model and sites must outlive the context. Nothing is built until prepare().
     FrameContext(const timeline::BlockModel& model, const timeline::SiteIndex* sites);
-    ~FrameContext();
+    ~FrameContext() override;
     FrameContext(const FrameContext&) = delete;
     FrameContext& operator=(const FrameContext&) = delete;
 
@@ -60,10 +62,16 @@ public:
     const timeline::ModelIndex& index() const { return *m_index; }
     const BlockColouring& colouring() const { return m_colouring; }
 
+    // As a Report's ViewSource: prepare() then the colouring (of the whole log, whatever the
+    // window); what the views hold, through the index (and the bins', made if need be).
+    const BlockColouring& colouring(timeline::XAxis axis, ColourBy by, timeline::XWindow window) override;
+    std::vector<timeline::ViewContents> contents(const timeline::ViewsQuery& query) override;
+
     // Plans the views of one frame (correlated views: one alpha) with the policy, copies those
     // whose pictures are kept, draws the others together (one pass of tiles for all), then
-    // every view's layers. Returns what the blocks cost.
+    // every view's layers. Returns what the blocks cost; drawViews(), their plans.
     FrameStats draw(std::vector<ViewRequest> requests);
+    std::vector<FramePlan> drawViews(std::vector<ViewRequest> requests) override;
     // The plans of the last draw() and drawWhole(), in order (for --trace).
     const std::vector<FramePlan>& lastPlans() const { return m_lastPlans; }
 
@@ -79,7 +87,7 @@ public:
         return m_policy.draftFoldPixels(*m_index, spec, width);
     }
     // A new frame begins (a Report's paint() says so): views of the frame before last go.
-    void newFrame();
+    void newFrame() override;
     void forgetViews() { m_cache.forgetRecent(); }  // the next draw() draws
 
     // The address scale of the whole log (every range) for a view `height` pixels tall, and its
@@ -87,11 +95,11 @@ public:
     // cushion style only if a block is big enough to show one), then copied. `mayLag`: a
     // picture of another alpha or cushion style will do (the window while the alpha slider is
     // dragged: drawing every block of the log at each step of the drag was most of its frame).
-    const AddressScale& wholeScale(double height);
+    const AddressScale& wholeScale(double height) override;
     // The whole log's picture for `request` (its layers drawn over it): kept until its key
     // changes; with m_mayLag, a picture of another alpha or cushion style serves.
     // Its plan; none when the frame was given up.
-    std::optional<FramePlan> drawWhole(const ViewRequest& request);
+    std::optional<FramePlan> drawWhole(const ViewRequest& request) override;
 
     // What the last drawBlocks() cost (nothing drawn when it copied a kept view), and whether
     // it gave a draft (drawn or kept).
@@ -104,36 +112,19 @@ public:
     // (kNoBin: none). drawBlocks() draws one bin's blocks when its spec has bins of a kind
     // made here, folding only as a draft (a node's summary mixes bins: a draft folds nodes
     // above the leaves by their own bin's summaries).
-    static constexpr uint8_t kNoBin = UINT8_MAX;
+    static constexpr uint8_t kNoBin = timeline::BinnedIndex::kNoBin;
     // Whether the bins of `kind` are made for the prepared axis and colouring; prepareBins()
     // makes them (the ones before go), telling `progress` as prepare() does: 1.8 s for ten
     // million blocks (a window does it behind its progress bar). About 30 bytes a block in all
     // (a process of ten million blocks grew by 294 MB with eight bins).
     bool binsReady(timeline::BinKind kind) const;
     void prepareBins(timeline::BinKind kind, const std::function<void(double)>& progress = {});
-    const timeline::Bins& bins(timeline::BinKind kind);
+    const timeline::Bins& bins(timeline::BinKind kind) override;
     const timeline::HugeVector<uint8_t>& itemBins(timeline::BinKind kind);
     // Each bin's blocks with sorted ends and node hulls of their own, made with the bins: a
     // bin's occupancy and address ranges over every address without a pass over its blocks
     // (ModelIndex::Groups).
     const timeline::ModelIndex::Groups& binGroups(timeline::BinKind kind);
-
-    // Every block whose leaf meets `box`, as visit(part, position in the index's order, model
-    // index), on two threads: part 0 gets the first half of the leaves, part 1 the rest. For
-    // what a summary of a node cannot serve, such as one bin's occupancy; the caller tests
-    // each block.
-    template <typename Visit>
-    void forEachNear(const timeline::IndexBox& box, Visit&& visit) const {
-        const timeline::ModelIndex::Leaves leaves =
-            m_index->leavesMeeting(box, [](const timeline::BlockIndex::Node&) { return false; });
-        auto visitPart = [&](int part, size_t from, size_t to) {
-            m_index->forEachInLeaves(leaves, from, to,
-                                     [&](size_t position, uint32_t index) { visit(part, position, index); });
-        };
-        const size_t half = leaves.size() / 2;
-        std::jthread second = startOnOtherCore(visitPart, 1, half, leaves.size());
-        visitPart(0, 0, half);
-    }
 
 private:
     void buildColours();
@@ -168,13 +159,9 @@ private:
     struct BinCache {
         timeline::BinKind m_kind = timeline::BinKind::Size;
         uint64_t m_generation = 0;  // 0: nothing made
-        timeline::Bins m_bins;
-        timeline::HugeVector<uint8_t> m_itemBin;
-        timeline::ModelIndex::Membership m_membership;  // a group a bin
-        timeline::ModelIndex::Groups m_groups;  // a group a bin
+        timeline::BinnedIndex m_binned;
         // For drafts of the bins' views: made when the log has more than m_draftAbove blocks.
         BinSummaries m_draftSummaries;
-        static_assert(timeline::Bins::kMaxBins <= 8, "a bin's bit in a byte");
     } m_binCache;
     BinCache& binCache(timeline::BinKind kind);
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "render/frame/other_core.hpp"
+#include "timeline/base/other_core.hpp"
 
 namespace memlog::render {
 
@@ -65,7 +65,7 @@ TileRenderer::Result TileRenderer::draw(std::span<const TileJob> jobs, const std
     };
     {
         std::jthread helper;
-        if (tiles.size() > 1) helper = startOnOtherCore(work, 1);
+        if (tiles.size() > 1) helper = timeline::startOnOtherCore(work, 1);
         work(0);
     }
     result.m_interrupted = stop.load();

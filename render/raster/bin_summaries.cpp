@@ -4,7 +4,7 @@
 #include <cmath>
 #include <thread>
 
-#include "render/frame/other_core.hpp"
+#include "timeline/base/other_core.hpp"
 #include "render/raster/power_table.hpp"
 
 namespace memlog::render {
@@ -66,7 +66,7 @@ BinSummaries::BinSummaries(const timeline::BlockIndex& index, std::span<const ui
     };
     const size_t middle = m_firstInternal + (nodes.size() - m_firstInternal) / 2;
     {
-        std::jthread second = startOnOtherCore(fromBlocks, middle, nodes.size());
+        std::jthread second = timeline::startOnOtherCore(fromBlocks, middle, nodes.size());
         fromBlocks(m_firstInternal, middle);
     }
     // The nodes higher up, from their children's: children come before their parents.

@@ -9,7 +9,6 @@
 
 #include "render/raster/coverage_accumulator.hpp"
 #include "render/raster/x_scale.hpp"
-#include "timeline/base/seeded_hash.hpp"
 
 namespace memlog::render {
 
@@ -99,20 +98,6 @@ void drawBlocks(const timeline::BlockModel& model, const ViewSpec& spec, const B
         static_cast<int>(std::clamp<size_t>(budget / rowBytes, 16, static_cast<size_t>(std::max(target.m_height, 1))));
     for (int top = 0; top < target.m_height; top += band)
         drawBand(model, spec, colouring, target, top, std::min(band, target.m_height - top));
-}
-
-std::vector<int> binsOfMarks(const timeline::BlockModel& model, const timeline::Bins& bins) {
-    const auto& marks = model.accessMarks();
-    timeline::NumberMap<uint64_t, int> binOfSeq;
-    for (const auto& mark : marks) binOfSeq.emplace(mark.m_blockSeq, -1);
-    if (!binOfSeq.empty())
-        model.forEach([&](const Block& block) {
-            if (auto it = binOfSeq.find(block.beginSeq()); it != binOfSeq.end()) it->second = bins.binOf(block);
-        });
-    std::vector<int> result;
-    result.reserve(marks.size());
-    for (const auto& mark : marks) result.push_back(binOfSeq[mark.m_blockSeq]);
-    return result;
 }
 
 }  // namespace memlog::render

@@ -72,7 +72,4 @@ inline bool blockRect(const timeline::Block& block, const ViewSpec& spec, const 
 void drawBlocks(const timeline::BlockModel& model, const ViewSpec& spec, const BlockColouring& colouring,
                 PixelBuffer target);
 
-// The bin of each mark's block (by the sequence number at which the block began).
-std::vector<int> binsOfMarks(const timeline::BlockModel& model, const timeline::Bins& bins);
-
 }  // namespace memlog::render

@@ -3,12 +3,10 @@
 #include "render/report/report.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <memory>
 
 #include "render/frame/export_frame.hpp"
-#include "render/frame/other_core.hpp"
 #include "render/raster/access_layer.hpp"
 #include "render/raster/occupancy_bar.hpp"
 #include "render/raster/x_scale.hpp"
@@ -21,21 +19,18 @@ namespace memlog::render {
 using timeline::Block;
 
 Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sites, ReportOptions options)
-    : m_model(model), m_sites(sites), m_options(std::move(options)) {
+    : m_model(model),
+      m_options(std::move(options)),
+      m_exportViews(m_options.m_frame ? nullptr : std::make_unique<ExportViews>(model, sites)),
+      m_source(m_options.m_frame ? *m_options.m_frame : *m_exportViews) {
     const timeline::XWindow extent = model.extent(m_options.m_axis);
     m_window = m_options.m_window.value_or(extent);
     if (m_options.m_cache) m_missOfMark = timeline::missesOfAccesses(model.accessMarks(), *m_options.m_cache);
     if (m_window.m_to <= m_window.m_from) m_window.m_to = m_window.m_from + 1;
-    if (FrameContext* context = frame()) {
-        context->prepare(m_options.m_axis, m_options.m_colourBy);
-        m_colouring = context->colouring();
-    } else {
-        m_colouring = BlockColouring::make(m_options.m_colourBy, model, m_options.m_axis, m_window, sites);
-    }
+    m_colouring = m_source.colouring(m_options.m_axis, m_options.m_colourBy, m_window);
     if (m_options.m_bins) {
-        m_bins = frame() ? frame()->bins(*m_options.m_bins)
-                         : timeline::Bins::make(*m_options.m_bins, model, m_options.m_axis, sites);
-        m_binOfMark = binsOfMarks(model, *m_bins);
+        m_bins = m_source.bins(*m_options.m_bins);
+        m_binOfMark = timeline::binsOfMarks(model, *m_bins);
         // Side by side, bins of one heap (sizes, threads, sites) share its address axis, so an
         // address is at the same height in every view; regions are apart by definition.
         m_sharedAddresses = m_options.m_layout == BinLayout::Address && *m_options.m_bins != timeline::BinKind::Region;
@@ -52,149 +47,42 @@ Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sit
         View view;
         view.m_cell = m_layout.m_cells.front();
         m_views.push_back(std::move(view));
-        // The context view: the whole log, every range.
-        if (FrameContext* frame = this->frame()) {
-            m_contextScale = frame->wholeScale(m_layout.m_context.m_height);
-        } else {
-            timeline::AddressRanges::Builder builder;
-            model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
-            m_contextScale = AddressScale(builder.finish(timeline::AddressRanges::kKeepGapsBelow,
-                                                         AddressScale::maxRanges(m_layout.m_context.m_height)),
-                                          m_layout.m_context.m_height);
-        }
+        m_contextScale = m_source.wholeScale(m_layout.m_context.m_height);  // the context view: every range
     }
-    if (m_bins && frame()) {
-        binViewsThroughFrame();
-        buildLegend();
-        return;
-    }
-    for (View& view : m_views) {
-        if (m_options.m_addressScale && !m_bins)
-            view.m_scale = *m_options.m_addressScale;
-        else
-            view.m_scale = m_sharedAddresses && &view != &m_views.front()
-                               ? m_views.front().m_scale
-                               : scaleFor(m_sharedAddresses ? -1 : view.m_bin, view.m_cell.m_view);
-        const timeline::OccupancyQuery query = occupancyQuery(view);
-        view.m_occupancy = frame() ? frame()->index().occupancy(query) : timeline::occupancy(model, query);
-        for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
-    }
+    fillViews();
     buildLegend();
 }
 
-timeline::OccupancyQuery Report::occupancyQuery(const View& view) const {
-    timeline::OccupancyQuery query;
+Report::~Report() = default;
+
+// Each view's rows (its address ranges, or the window's zoom) and occupancy, as the source
+// finds them, and the occupancy at the bars' red end.
+void Report::fillViews() {
+    using Ranges = timeline::ViewsQuery::Ranges;
+    const bool zoomed = m_options.m_addressScale && !m_bins;
+    timeline::ViewsQuery query;
     query.m_axis = m_options.m_axis;
     query.m_window = m_window;
-    query.m_columns = static_cast<size_t>(view.m_cell.m_bar.m_width);
     query.m_addrLo = m_options.m_addrLo;
     query.m_addrHi = m_options.m_addrHi;
     query.m_bins = m_bins ? &*m_bins : nullptr;
-    query.m_bin = view.m_bin;
-    return query;
-}
-
-// What the bins' pass gathers, in a part for each of the frame context's two threads, merged
-// after: each bin's address ranges and (over an address window only) its occupancy columns.
-struct Report::BinParts {
-    struct Part {
-        std::vector<timeline::OccupancyColumns> m_columns;  // by bin
-        std::vector<std::unique_ptr<timeline::AddressRanges::Builder>> m_ranges;  // by bin
-    } m_parts[2];
-};
-
-// The blocks near the window, as the walk would test each (the walk went over the whole log
-// once per view). Over every address, ranges alone: from the index, where a node wholly inside
-// gives each bin its hull when that closes no gap the ranges would keep; over an address
-// window, ranges and occupancy from one pass over the blocks on two threads.
-void Report::passOverBins(FrameContext& frame, bool everyAddress, BinParts& bins) const {
-    const timeline::XAxis axis = m_options.m_axis;
-    const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
-    const timeline::XWindow window = m_window;
-    auto& parts = bins.m_parts;
-    if (everyAddress) {
-        std::vector<timeline::AddressRanges::Builder*> builders;
-        for (auto& ranges : parts[0].m_ranges) builders.push_back(ranges.get());
-        frame.index().addRanges(window, lo, hi, frame.binGroups(m_bins->kind()), builders);
-        return;
+    query.m_ranges = zoomed ? Ranges::None : m_sharedAddresses ? Ranges::Shared : Ranges::PerView;
+    for (const View& view : m_views) {
+        query.m_columns.push_back(static_cast<size_t>(view.m_cell.m_bar.m_width));
+        query.m_maxRanges.push_back(AddressScale::maxRanges(view.m_cell.m_view.m_height));
     }
-    const auto& itemBins = frame.itemBins(m_bins->kind());
-    const size_t views = m_views.size();
-    frame.forEachNear(timeline::ModelIndex::occupancyReach(window, lo, hi),
-                      [&](int which, size_t position, uint32_t block) {
-                          const uint8_t bin = itemBins[position];
-                          if (bin >= views) return;
-                          const Block& b = m_model[block];
-                          parts[which].m_columns[bin].add(b);
-                          if (b.meets(axis, window, lo, hi)) parts[which].m_ranges[bin]->add(b.addr(), b.endAddr());
-                      });
-}
-
-// The views of the bins through the frame context (passOverBins): over every address, address
-// ranges from the index and occupancy from each bin's own sorted ends; over an address window,
-// both from one pass over the blocks near the window.
-void Report::binViewsThroughFrame() {
-    FrameContext& frame = *this->frame();
-    const timeline::ModelIndex& index = frame.index();
-    const bool everyAddress = index.coversAddresses(occupancyQuery(m_views.front()));
-    BinParts bins;
-    auto& parts = bins.m_parts;
-    for (auto& part : parts)
-        for (const View& view : m_views) {
-            if (!everyAddress) part.m_columns.emplace_back(occupancyQuery(view));
-            part.m_ranges.push_back(std::make_unique<timeline::AddressRanges::Builder>());
-        }
-    passOverBins(frame, everyAddress, bins);
-    const size_t views = m_views.size();
-    const uint64_t lo = m_options.m_addrLo, hi = m_options.m_addrHi;
-    for (size_t bin = 0; bin < views; ++bin) {
-        if (!everyAddress) parts[0].m_columns[bin].merge(parts[1].m_columns[bin]);
-        parts[0].m_ranges[bin]->add(*parts[1].m_ranges[bin]);
-    }
-    for (View& view : m_views) {
-        const size_t bin = static_cast<size_t>(view.m_bin);
-        if (m_sharedAddresses)
-            view.m_scale = &view == &m_views.front() ? scaleFor(-1, view.m_cell.m_view) : m_views.front().m_scale;
+    std::vector<timeline::ViewContents> contents = m_source.contents(query);
+    for (size_t i = 0; i < m_views.size(); ++i) {
+        View& view = m_views[i];
+        if (zoomed)
+            view.m_scale = *m_options.m_addressScale;
+        else if (m_sharedAddresses && i > 0)
+            view.m_scale = m_views.front().m_scale;
         else
-            view.m_scale = AddressScale(parts[0]
-                                            .m_ranges[bin]
-                                            ->finish(timeline::AddressRanges::kKeepGapsBelow,
-                                                     AddressScale::maxRanges(view.m_cell.m_view.m_height))
-                                            .clip(lo, hi),
-                                        view.m_cell.m_view.m_height);
-        if (!everyAddress) view.m_occupancy = parts[0].m_columns[bin].finish();
-    }
-    if (everyAddress) {
-        // Two threads, each taking the next view: bins differ in size.
-        const timeline::ModelIndex::Groups& groups = frame.binGroups(m_bins->kind());
-        std::atomic<size_t> next{0};
-        auto occupancyOfNext = [&] {
-            for (size_t v; (v = next.fetch_add(1)) < views;)
-                m_views[v].m_occupancy =
-                    index.occupancy(occupancyQuery(m_views[v]), groups, static_cast<size_t>(m_views[v].m_bin));
-        };
-        std::jthread second = startOnOtherCore(occupancyOfNext);
-        occupancyOfNext();
-    }
-    for (const View& view : m_views)
+            view.m_scale = AddressScale(std::move(contents[i].m_ranges), view.m_cell.m_view.m_height);
+        view.m_occupancy = std::move(contents[i].m_occupancy);
         for (const auto& column : view.m_occupancy) m_fullBytes = std::max(m_fullBytes, column.m_liveBytes);
-}
-
-// The ranges that held a block of this view (bin, window, address window), as many as fit.
-AddressScale Report::scaleFor(int bin, const Rect& view) const {
-    timeline::AddressRanges::Builder builder;
-    const timeline::XAxis axis = m_options.m_axis;
-    FrameContext* frame = this->frame();
-    if (frame && bin < 0)
-        frame->index().addRanges(m_window, m_options.m_addrLo, m_options.m_addrHi, builder);
-    else
-        m_model.forEach([&](const Block& b) {
-            if (!b.meets(axis, m_window, m_options.m_addrLo, m_options.m_addrHi)) return;
-            if (bin >= 0 && m_bins->binOf(b) != bin) return;
-            builder.add(b.addr(), b.endAddr());
-        });
-    const auto ranges = builder.finish(timeline::AddressRanges::kKeepGapsBelow, AddressScale::maxRanges(view.m_height));
-    return AddressScale(ranges.clip(m_options.m_addrLo, m_options.m_addrHi), view.m_height);
+    }
 }
 
 ViewSpec Report::specOf(const View& view) const {
@@ -281,7 +169,7 @@ void Report::buildLegend() {
 }
 
 void Report::paint(cairo_t* cr) const {
-    if (FrameContext* context = frame()) context->newFrame();
+    m_source.newFrame();
     m_plans.clear();
     m_contextPlan.reset();
     fillRect(cr, {0, 0, static_cast<double>(m_options.m_width), static_cast<double>(m_options.m_height)}, kPageColour);
@@ -368,11 +256,7 @@ std::vector<FramePlan> Report::drawViews(std::vector<ViewRequest> requests) cons
         request.m_levelOfDetail = m_options.m_levelOfDetail;
         request.m_mayDraft = m_options.m_mayDraft;
     }
-    if (FrameContext* frame = this->frame()) {
-        frame->draw(std::move(requests));
-        return frame->lastPlans();
-    }
-    return drawExport(m_model, m_colouring, std::move(requests));
+    return m_source.drawViews(std::move(requests));
 }
 
 // Every view's blocks and what lies over them, drawn together (correlated views: one pass of
@@ -440,11 +324,7 @@ void Report::paintContext(cairo_t* cr) const {
     paintRaster(cr, area, [&](PixelBuffer target) {
         ViewRequest request{spec, target, m_options.m_levelOfDetail, m_options.m_mayDraft, m_options.m_contextMayLag,
                             {}};
-        if (FrameContext* frame = this->frame()) {
-            m_contextPlan = frame->drawWhole(request);
-        } else {
-            m_contextPlan = drawExport(m_model, m_colouring, {std::move(request)}).front();
-        }
+        m_contextPlan = m_source.drawWhole(request);
     });
     strokeRect(cr, area, kFrameColour);
     // The shown window, framed in red as MemoView's slider.

@@ -6,12 +6,13 @@
 
 #include <cairo.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "render/frame/frame_context.hpp"
+#include "render/frame/view_source.hpp"
 #include "render/raster/address_scale.hpp"
 #include "render/raster/block_colouring.hpp"
 #include "render/raster/block_view.hpp"
@@ -50,12 +51,12 @@ struct ReportOptions {
     uint64_t m_suppressedBytes = 0, m_suppressedBlocks = 0;
     bool m_fullPaths = false;  // --paths full: the header shows the program's and
                                // the log's paths, not only their names
-    // The window's frames: drawn through a context kept between frames (its index, colours,
-    // bins and kept views, over the whole log) instead of from one walk over the log as an
-    // export is. What the caller allows of each view's plan (DraftPolicy decides): folding
-    // what a pixel cannot tell apart, drafts, and a context view of another alpha (the window
-    // while the alpha slider is dragged).
-    FrameContext* m_frame = nullptr;
+    // Where the views come from: the window's frame context, kept between frames (its index,
+    // colours, bins and kept views, over the whole log); null: an export's, made for this
+    // report (ExportViews: walks over the log). What the caller allows of each view's plan
+    // (DraftPolicy decides): folding what a pixel cannot tell apart, drafts, and a context view
+    // of another alpha (the window while the alpha slider is dragged).
+    ViewSource* m_frame = nullptr;
     bool m_levelOfDetail = false;
     bool m_mayDraft = false;
     bool m_contextMayLag = false;
@@ -64,9 +65,12 @@ struct ReportOptions {
 
 class Report {
 public:
-    // `sites` is needed to colour or bin by site (and may be null otherwise). The model and
-    // sites must outlive the report.
+    // `sites` is needed to colour or bin by site in an export (and may be null otherwise). The
+    // model, the sites and options.m_frame must outlive the report.
     Report(const timeline::BlockModel& model, const timeline::SiteIndex* sites, ReportOptions options);
+    ~Report();
+    Report(const Report&) = delete;
+    Report& operator=(const Report&) = delete;
 
     void paint(cairo_t* cr) const;
 
@@ -110,12 +114,7 @@ private:
         std::vector<timeline::OccupancyColumn> m_occupancy;
     };
 
-    AddressScale scaleFor(int bin, const Rect& view) const;
-    FrameContext* frame() const { return m_options.m_frame; }
-    timeline::OccupancyQuery occupancyQuery(const View& view) const;
-    void binViewsThroughFrame();
-    struct BinParts;
-    void passOverBins(FrameContext& frame, bool everyAddress, BinParts& parts) const;
+    void fillViews();
     ViewSpec specOf(const View& view) const;
     void buildLegend();
     void paintHeader(cairo_t* cr) const;
@@ -125,8 +124,9 @@ private:
     std::vector<FramePlan> drawViews(std::vector<ViewRequest> requests) const;
 
     const timeline::BlockModel& m_model;
-    const timeline::SiteIndex* m_sites;
     ReportOptions m_options;
+    std::unique_ptr<ViewSource> m_exportViews;  // an export's, when options.m_frame is null
+    ViewSource& m_source;
     ReportLayout m_layout;
     timeline::XWindow m_window;
     BlockColouring m_colouring;

@@ -5,11 +5,11 @@
 #include <sys/stat.h>
 
 #include "timeline/names/suppressions.hpp"
+#include "timeline/model/view_contents.hpp"
 #include "timeline/open/opened_log.hpp"
 
 namespace memlog::render {
 
-using timeline::Block;
 using timeline::XAxis;
 
 std::optional<size_t> LoadedLog::blockAt(uint64_t x, uint64_t addr) const { return m_frame->index().blockAt(x, addr); }
@@ -62,9 +62,7 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
         log->m_reader = opened.takeReader();
     }
     tell("compacting addresses", 0.75);
-    timeline::AddressRanges::Builder ranges;
-    log->m_model.forEach([&](const Block& b) { ranges.add(b.addr(), b.endAddr()); });
-    log->m_ranges = ranges.finish();
+    log->m_ranges = timeline::wholeRanges(log->m_model);
     tell("indexing", 0.8);
     log->m_frame = std::make_unique<FrameContext>(log->m_model, &log->m_sites);
     log->m_frame->policy().setCeiling(draftAbove);

@@ -19,42 +19,25 @@
 
 namespace memlog::render {
 
-namespace {
-
-std::string baseNameOf(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-constexpr double kLongestTick = 0.25;  // seconds: a stalled frame does not jump the playback ahead
-
-}  // namespace
-
 std::optional<size_t> TimelineWindow::blockOfHoveredMark() const {
-    if (!m_hoveredMark) return std::nullopt;
-    const timeline::AccessMark& mark = m_log->m_model.accessMarks()[*m_hoveredMark];
+    const std::optional<size_t> hovered = m_pointer.hover().m_mark;
+    if (!hovered) return std::nullopt;
+    const timeline::AccessMark& mark = log().m_model.accessMarks()[*hovered];
     if (!mark.m_blockSeq) return std::nullopt;
-    return m_log->blockAt(m_state.m_axis == timeline::XAxis::Events ? mark.m_seq : mark.m_timeNs, mark.m_addr);
+    return log().blockAt(m_state.m_axis == timeline::XAxis::Events ? mark.m_seq : mark.m_timeNs, mark.m_addr);
 }
 
 void TimelineWindow::openArrayView(std::optional<size_t> block) {
-    if (!m_log) return;
-    if (!block) block = m_hovered ? m_hovered : blockOfHoveredMark();
+    if (!hasLog()) return;
+    if (!block) block = m_pointer.hover().m_block ? m_pointer.hover().m_block : blockOfHoveredMark();
     if (!block) block = m_state.m_pinned;
     if (!block) {
         toast("point at a block (or click one to pin it) for its array view");
         return;
     }
-    const timeline::Block& chosen = m_log->m_model[*block];
+    const timeline::Block& chosen = log().m_model[*block];
     // No sample in it: said at once, not an empty page (and no walk of the log to find out).
-    bool sampled = false;
-    for (const timeline::AccessMark& mark : m_log->m_model.accessMarks())
-        if (mark.m_addr - chosen.addr() < chosen.size() && mark.m_timeNs >= chosen.beginNs() &&
-            (chosen.liveAtEnd() || mark.m_timeNs <= chosen.endNs())) {
-            sampled = true;
-            break;
-        }
-    if (!sampled) {
+    if (!timeline::sampledIn(log().m_model, chosen)) {
         toast("block " + timeline::hexText(chosen.addr()) +
               ": no access sample fell in it, so there is no array view to draw (record with MEMLOG_ACCESS=1)");
         return;
@@ -63,7 +46,7 @@ void TimelineWindow::openArrayView(std::optional<size_t> block) {
     std::string error;
     std::optional<timeline::SampledArray> array;
     try {
-        array = timeline::findArray(*m_log->m_reader, *m_log->m_names, spec, &error);
+        array = timeline::findArray(*log().m_reader, *log().m_names, spec, &error);
     } catch (const timeline::LogError& problem) {
         error = problem.what();
     }
@@ -72,50 +55,52 @@ void TimelineWindow::openArrayView(std::optional<size_t> block) {
         return;
     }
     std::vector<PhaseMark> phases;
-    for (const timeline::Annotation& annotation : m_log->m_reader->annotations())
+    for (const timeline::Annotation& annotation : log().m_reader->annotations())
         if (annotation.m_what == format::AnnotationKind::Phase)
             phases.push_back({annotation.m_timeNs, annotation.m_text});
-    auto page =
-        std::make_unique<ArrayWindowPage>(std::move(*array), baseNameOf(m_options.m_log), std::move(phases), &error);
+    auto page = std::make_unique<ArrayWindowPage>(std::move(*array), logName(), std::move(phases), &error);
     if (!error.empty()) {
         toast("block " + timeline::hexText(chosen.addr()) + ": " + error);
         return;
     }
-    m_page = std::move(page);
-    pageChanged();
+    openPage(std::move(page));
 }
 
 void TimelineWindow::openCachePage(bool memory) {
-    if (!m_log) return;
+    if (!hasLog()) return;
     const char* what = memory ? "the memory display" : "the working set";
-    if (const std::string refusal = timeline::cacheRefusal(*m_log->m_reader); !refusal.empty()) {
+    if (const std::string refusal = timeline::cacheRefusal(*log().m_reader); !refusal.empty()) {
         toast(std::string(what) + ": " + refusal);
         return;
     }
-    if (m_log->m_model.accessMarks().empty()) {
+    if (log().m_model.accessMarks().empty()) {
         toast(std::string(what) + ": the log holds no accesses");
         return;
     }
     const timeline::CacheGeometry cache = m_options.m_cache.value_or(timeline::CacheGeometry{});
     if (memory)
-        m_page = std::make_unique<MemoryWindowPage>(m_log->m_model, cache, m_options.m_log);
+        openPage(std::make_unique<MemoryWindowPage>(log().m_model, cache, m_options.m_log));
     else
-        m_page =
-            std::make_unique<WorkingSetWindowPage>(m_log->m_model, cache.m_line, m_options.m_idleNs, m_options.m_log);
-    pageChanged();
+        openPage(
+            std::make_unique<WorkingSetWindowPage>(log().m_model, cache.m_line, m_options.m_idleNs, m_options.m_log));
 }
 
-// A page opened (made of m_log) or closed: a log kept for the page before goes, and the prompt.
-void TimelineWindow::pageChanged() {
-    m_pageLog.reset();
-    m_pageOlderThanLog = false;
+// A page opened (made of the log read last) instead of the timeline or of another page: the
+// log kept for the page before goes, and the prompt.
+void TimelineWindow::openPage(std::unique_ptr<WindowPage> page) {
+    m_page = std::move(page);
+    m_log.pageChanged();
     m_prompt.reset();
     m_dirty = true;
+    switchMode(ModeEvent::PageOpened);
 }
 
 void TimelineWindow::closePage() {
     m_page.reset();
-    pageChanged();
+    m_log.pageChanged();
+    m_prompt.reset();
+    m_dirty = true;
+    switchMode(ModeEvent::PageClosed);
 }
 
 void TimelineWindow::drawPage(cairo_t* cr, int width, int height) {
@@ -199,67 +184,48 @@ void TimelineWindow::applyPrompt() {
     m_prompt.reset();
 }
 
-bool TimelineWindow::playing() const { return m_page ? m_page->clock().playing() : m_clock.playing(); }
+bool TimelineWindow::playing() const {
+    return m_mode == WindowMode::Page ? m_page->clock().playing() : m_playback.clock().playing();
+}
+
+PlaybackClock& TimelineWindow::shownClock() {
+    return m_mode == WindowMode::Page ? m_page->clock() : m_playback.clock();
+}
 
 void TimelineWindow::tickPlayback() {
-    const auto now = std::chrono::steady_clock::now();
-    const double seconds = std::chrono::duration<double>(now - m_lastTick).count();
-    m_lastTick = now;
+    const double seconds = m_playback.tick(std::chrono::steady_clock::now());
     if (!playing()) return;
-    (m_page ? m_page->clock() : m_clock).advance(std::min(seconds, kLongestTick));
+    shownClock().advance(seconds);
     m_dirty = true;
 }
 
-void TimelineWindow::prepareTimelinePlayback() {
-    if (m_markAxis == m_state.m_axis) return;
-    const std::vector<timeline::AccessMark>& marks = m_log->m_model.accessMarks();
-    const bool time = m_state.m_axis == timeline::XAxis::Time;
-    std::vector<uint64_t> at;
-    at.reserve(marks.size());
-    uint64_t first = UINT64_MAX, last = 0;
-    for (const timeline::AccessMark& mark : marks) {
-        at.push_back(time ? mark.m_timeNs : mark.m_seq);
-        first = std::min(first, at.back());
-        last = std::max(last, at.back());
-    }
-    m_markTimes = SampleTimes(std::move(at));
-    m_clock = marks.empty() ? PlaybackClock() : PlaybackClock(first, last);
-    if (m_options.m_cache && m_markMisses.size() != marks.size())
-        m_markMisses = timeline::missesOfAccesses(marks, *m_options.m_cache);
-    m_markAxis = m_state.m_axis;
-}
-
 void TimelineWindow::performPlayback(Action action) {
-    m_lastTick = std::chrono::steady_clock::now();
-    PlaybackClock* clock = nullptr;
-    if (m_page) {
+    m_playback.restartTicks(std::chrono::steady_clock::now());
+    if (m_mode == WindowMode::Page) {
         m_page->beginPlayback();
-        clock = &m_page->clock();
     } else {
-        if (!m_log) return;
-        prepareTimelinePlayback();
-        if (m_markTimes.size() == 0) {
+        m_playback.prepare(log().m_model, m_state.m_axis, m_options.m_cache);
+        if (!m_playback.begin()) {
             toast("no access samples to play in this log (record with MEMLOG_ACCESS=1)");
             return;
         }
-        m_timelinePlayback = true;
-        clock = &m_clock;
     }
+    PlaybackClock& clock = shownClock();
     switch (action) {
         case Action::PlayPause:
-            clock->togglePlaying();
+            clock.togglePlaying();
             break;
         case Action::StepForward:
-            clock->step(1);
+            clock.step(1);
             break;
         case Action::StepBack:
-            clock->step(-1);
+            clock.step(-1);
             break;
         case Action::Faster:
-            clock->faster();
+            clock.faster();
             break;
         case Action::Slower:
-            clock->slower();
+            clock.slower();
             break;
         default:
             break;
@@ -271,11 +237,12 @@ void TimelineWindow::performPlayback(Action action) {
 // last fade drawn as dots over the main view, larger and more opaque the newer (reads blue,
 // writes red; with --cache, hits green and misses red).
 void TimelineWindow::paintTimelinePlayback(cairo_t* cr) {
-    m_litMarks = 0;
-    if (!m_timelinePlayback || !m_report || !m_log) return;
-    prepareTimelinePlayback();
-    const uint64_t now = m_clock.now();
-    for (const ViewCell& cell : m_report->layout().m_cells) {
+    m_playback.setLit(0);
+    if (!m_playback.begun() || !report()) return;
+    m_playback.prepare(log().m_model, m_state.m_axis, m_options.m_cache);
+    const PlaybackClock& clock = m_playback.clock();
+    const uint64_t now = clock.now();
+    for (const ViewCell& cell : report()->layout().m_cells) {
         const Rect view{cell.m_view.m_x, cell.m_view.m_y + reportTop(), cell.m_view.m_width, cell.m_view.m_height};
         const XScale scale(m_view->xWindow(), view.m_width);
         const double x = view.m_x + scale.x(static_cast<double>(now));
@@ -288,13 +255,15 @@ void TimelineWindow::paintTimelinePlayback(cairo_t* cr) {
     }
     // The samples lit at the clock's time, each in the view that shows it (with --bins, its
     // block's bin's), clipped to that view.
-    const std::vector<timeline::AccessMark>& marks = m_log->m_model.accessMarks();
-    for (const LitSample& sample : m_markTimes.litAt(now, m_clock.fadeNs())) {
-        const auto point = m_report->markPoint(sample.m_index);
+    const std::vector<timeline::AccessMark>& marks = log().m_model.accessMarks();
+    const std::vector<uint8_t>& misses = m_playback.misses();
+    size_t lit = 0;
+    for (const LitSample& sample : m_playback.times().litAt(now, clock.fadeNs())) {
+        const auto point = report()->markPoint(sample.m_index);
         if (!point) continue;
         const Rect& view = point->m_view;
-        const Rgb colour = m_options.m_cache && sample.m_index < m_markMisses.size()
-                               ? (m_markMisses[sample.m_index] ? kCellMissColour : kCellHitColour)
+        const Rgb colour = m_options.m_cache && sample.m_index < misses.size()
+                               ? (misses[sample.m_index] ? kCellMissColour : kCellHitColour)
                                : (marks[sample.m_index].m_write ? kPlaybackWriteColour : kPlaybackReadColour);
         cairo_save(cr);
         cairo_rectangle(cr, view.m_x, view.m_y + reportTop(), view.m_width, view.m_height);
@@ -303,17 +272,18 @@ void TimelineWindow::paintTimelinePlayback(cairo_t* cr) {
         setColour(cr, colour, 0.25 + 0.75 * sample.m_strength);
         cairo_fill(cr);
         cairo_restore(cr);
-        ++m_litMarks;
+        ++lit;
     }
+    m_playback.setLit(lit);
     const Rect view = mainView();
     const bool time = m_state.m_axis == timeline::XAxis::Time;
     char speed[16];
-    std::snprintf(speed, sizeof speed, "%gx", m_clock.speed());
+    std::snprintf(speed, sizeof speed, "%gx", clock.speed());
     drawTooltip(cr, view.m_x + m_fontSize, view.m_y + m_fontSize,
-                {std::string(m_clock.playing() ? "playing" : "paused") + " at " +
+                {std::string(clock.playing() ? "playing" : "paused") + " at " +
                      (time ? timeline::durationText(static_cast<double>(now)) : "event " + timeline::countText(now)) +
                      ", speed " + speed,
-                 timeline::countedText(m_litMarks, "sample") + " lit; space: play / pause, . , : step, < > : speed"},
+                 timeline::countedText(lit, "sample") + " lit; space: play / pause, . , : step, < > : speed"},
                 m_fontSize, view);
 }
 

@@ -14,7 +14,6 @@ namespace {
 
 constexpr double kZoomStep = 1.25;  // one wheel notch or key press
 constexpr double kPanStep = 0.1;  // arrows: a tenth of the view
-constexpr double kClickSlop = 3;  // pixels a press may move and still be a click
 constexpr double kCursorReach = 5;  // pixels either side of a cursor line that grab it
 
 bool inside(const Rect& rect, double x, double y) {
@@ -32,21 +31,18 @@ bool TimelineWindow::handle(const SDL_Event& event) {
             if (event.window.event == SDL_WINDOWEVENT_SIZE_CHANGED || event.window.event == SDL_WINDOWEVENT_EXPOSED)
                 m_dirty = true;
             if (event.window.event == SDL_WINDOWEVENT_LEAVE) {
-                m_pointerX = m_pointerY = -1;
-                m_hovered.reset();
-                m_hoveredMark.reset();
-                m_hoveredBar.reset();
+                m_pointer.leave();
                 m_dirty = true;
             }
             break;
         case SDL_KEYUP:
-            m_modifiers = event.key.keysym.mod;
+            m_pointer.keys(event.key.keysym.mod);
             break;
         case SDL_TEXTINPUT:
             handlePrompt(event);
             break;
         case SDL_KEYDOWN:
-            m_modifiers = event.key.keysym.mod;
+            m_pointer.keys(event.key.keysym.mod);
             if (handlePrompt(event)) break;
             if (const auto action = actionOf(event.key.keysym.sym, event.key.keysym.mod)) {
                 if (*action == Action::Quit) return false;
@@ -54,7 +50,8 @@ bool TimelineWindow::handle(const SDL_Event& event) {
             }
             break;
         case SDL_MOUSEBUTTONDOWN:
-            onPress(event.button.button, event.button.x * scale, event.button.y * scale, modifiersNow());
+            onPress(event.button.button, event.button.x * scale, event.button.y * scale,
+                    m_pointer.modifiers(static_cast<uint16_t>(SDL_GetModState())));
             break;
         case SDL_MOUSEBUTTONUP:
             onRelease(event.button.button, event.button.x * scale, event.button.y * scale);
@@ -63,7 +60,8 @@ bool TimelineWindow::handle(const SDL_Event& event) {
             onMotion(event.motion.x * scale, event.motion.y * scale);
             break;
         case SDL_MOUSEWHEEL:
-            onWheel(event.wheel.preciseY != 0 ? event.wheel.preciseY : event.wheel.y, modifiersNow());
+            onWheel(event.wheel.preciseY != 0 ? event.wheel.preciseY : event.wheel.y,
+                    m_pointer.modifiers(static_cast<uint16_t>(SDL_GetModState())));
             break;
         default:
             break;  // the loader's wake-up needs nothing here: run() looks at it
@@ -73,7 +71,7 @@ bool TimelineWindow::handle(const SDL_Event& event) {
 
 void TimelineWindow::perform(Action action) {
     m_dirty = true;
-    if (!m_log) return;
+    if (!hasLog()) return;
     switch (action) {  // the same on the timeline and on a page
         case Action::PlayPause:
         case Action::StepForward:
@@ -88,12 +86,12 @@ void TimelineWindow::perform(Action action) {
             return;
         case Action::Help:
             m_state.m_help = !m_state.m_help;
-            if (!m_page) updateHover();  // the help hides the tooltip
+            if (m_mode != WindowMode::Page) updateHover();  // the help hides the tooltip
             return;
         default:
             break;
     }
-    if (m_page) {  // a page: Esc closes what is over it, then the page; d asks an array's shape
+    if (m_mode == WindowMode::Page) {  // Esc closes what is over the page, then it; d asks an array's shape
         if (action == Action::Unpin) {
             if (m_state.m_help)
                 m_state.m_help = false;
@@ -107,6 +105,11 @@ void TimelineWindow::perform(Action action) {
         }
         return;
     }
+    performOnTimeline(action);
+}
+
+// An action on the time x address views (drawn, or dimmed while the context is prepared).
+void TimelineWindow::performOnTimeline(Action action) {
     if (action == Action::ArrayView) {
         openArrayView(std::nullopt);
         return;
@@ -115,11 +118,12 @@ void TimelineWindow::perform(Action action) {
         toast("d gives an array view its dimensions: open one first with v on a block");
         return;
     }
-    const Rect view = areaUnder(m_pointerX, m_pointerY);
+    const double x = m_pointer.x(), y = m_pointer.y();
+    const Rect view = areaUnder(x, y);
     // Keys zoom about the pointer when it is over a view, else about the middle.
-    const bool over = inside(view, m_pointerX, m_pointerY);
-    const double fraction = over ? (m_pointerX - view.m_x) / view.m_width : 0.5;
-    const double row = over ? m_pointerY - view.m_y : view.m_height / 2;
+    const bool over = inside(view, x, y);
+    const double fraction = over ? (x - view.m_x) / view.m_width : 0.5;
+    const double row = over ? y - view.m_y : view.m_height / 2;
     const bool addresses = !m_state.m_bins;  // correlated views zoom in time only
     switch (action) {
         case Action::ZoomIn:
@@ -168,7 +172,7 @@ void TimelineWindow::perform(Action action) {
             const timeline::XWindow shown = m_view->xWindow();
             const XAxis from = m_state.m_axis;
             m_state.m_axis = from == XAxis::Time ? XAxis::Events : XAxis::Time;
-            const timeline::BlockModel& model = m_log->m_model;
+            const timeline::BlockModel& model = log().m_model;
             const bool whole = shown.m_from <= model.extent(from).m_from && shown.m_to >= model.extent(from).m_to;
             m_state.m_cursors.clear();  // cursors are in the old axis' units
             resetView();
@@ -196,7 +200,7 @@ void TimelineWindow::perform(Action action) {
             m_state.m_accessMarks = !m_state.m_accessMarks;
             break;
         case Action::AddCursor:
-            if (m_report && m_pointerX >= 0) m_state.m_cursors.push_back(xUnder(m_pointerX, m_pointerY));
+            if (report() && m_pointer.inWindow()) m_state.m_cursors.push_back(xUnder(x, y));
             break;
         case Action::ClearCursors:
             m_state.m_cursors.clear();
@@ -217,20 +221,16 @@ void TimelineWindow::perform(Action action) {
 }
 
 void TimelineWindow::onPress(int button, double x, double y, uint16_t modifiers) {
-    m_pointerX = x;
-    m_pointerY = y;
-    m_pressX = x;
-    m_pressY = y;
-    m_moved = false;
+    m_pointer.press(x, y);
     m_dirty = true;
-    if (!m_log || !m_report || m_page) return;
+    if (!timelineShown() || !report()) return;
     if (m_state.m_pinned && button == SDL_BUTTON_LEFT && inside(m_arrayButton, x, y)) {
         openArrayView(m_state.m_pinned);
         return;
     }
     if (const auto control = m_strip.at(x, y)) {
         if (button == SDL_BUTTON_LEFT) {
-            if (*control == Control::Alpha) m_drag = Drag::Alpha;
+            if (*control == Control::Alpha) m_pointer.beginDrag(Pointer::Drag::Alpha);
             clickControl(*control, x);
         }
         return;
@@ -240,96 +240,89 @@ void TimelineWindow::onPress(int button, double x, double y, uint16_t modifiers)
         if (button == SDL_BUTTON_RIGHT) {
             m_state.m_cursors.erase(m_state.m_cursors.begin() + static_cast<long>(*cursor));
         } else {
-            m_drag = Drag::Cursor;
-            m_dragCursor = *cursor;
+            m_pointer.beginDrag(Pointer::Drag::Cursor, *cursor);
         }
         return;
     }
-    if (!m_state.m_bins && inside(m_report->layout().m_context, x, reportY)) {
-        m_drag = Drag::Context;
+    if (!m_state.m_bins && inside(report()->layout().m_context, x, reportY)) {
+        m_pointer.beginDrag(Pointer::Drag::Context);
         moveContext(x, y);
         return;
     }
-    if (!m_report->pointAt(x, reportY)) return;
+    if (!report()->pointAt(x, reportY)) return;
     const bool box = button == SDL_BUTTON_RIGHT || (button == SDL_BUTTON_LEFT && (modifiers & KMOD_SHIFT));
     if (box)
-        m_drag = Drag::Box;
+        m_pointer.beginDrag(Pointer::Drag::Box);
     else if (button == SDL_BUTTON_LEFT)
-        m_drag = Drag::Pan;
+        m_pointer.beginDrag(Pointer::Drag::Pan);
 }
 
 void TimelineWindow::onRelease(int button, double x, double y) {
     (void)button;
-    m_pointerX = x;
-    m_pointerY = y;
-    const Drag drag = m_drag;
-    m_drag = Drag::None;
+    const Pointer::Drag drag = m_pointer.release(x, y);
     m_dirty = true;
-    if (!m_log || m_page) return;
-    if (drag == Drag::Pan && !m_moved) {
+    if (!timelineShown()) return;
+    if (drag == Pointer::Drag::Pan && !m_pointer.moved()) {
         // A click: pin the block under the pointer, or under the access sample it rests on (a
         // densely sampled block is mostly samples), or unpin.
         updateHover();
-        const std::optional<size_t> under = m_hovered ? m_hovered : blockOfHoveredMark();
+        const std::optional<size_t> under =
+            m_pointer.hover().m_block ? m_pointer.hover().m_block : blockOfHoveredMark();
         if (under && under != m_state.m_pinned)
             m_state.m_pinned = under;
         else
             m_state.m_pinned.reset();
-    } else if (drag == Drag::Box && m_moved) {
+    } else if (drag == Pointer::Drag::Box && m_pointer.moved()) {
         const Rect view = mainView();
-        m_view->zoomToBox((m_pressX - view.m_x) / view.m_width, m_pressY - view.m_y, (x - view.m_x) / view.m_width,
-                          m_state.m_bins ? m_pressY - view.m_y : y - view.m_y);
+        const double pressX = m_pointer.pressX(), pressY = m_pointer.pressY();
+        m_view->zoomToBox((pressX - view.m_x) / view.m_width, pressY - view.m_y, (x - view.m_x) / view.m_width,
+                          m_state.m_bins ? pressY - view.m_y : y - view.m_y);
     }
     updateHover();
 }
 
 void TimelineWindow::onMotion(double x, double y) {
-    const double dx = x - m_pointerX, dy = y - m_pointerY;
-    m_pointerX = x;
-    m_pointerY = y;
-    if (std::fabs(x - m_pressX) > kClickSlop || std::fabs(y - m_pressY) > kClickSlop) m_moved = true;
-    if (!m_log || m_page) return;
+    const auto [dx, dy] = m_pointer.move(x, y);
+    if (!timelineShown()) return;
     const Rect view = mainView();
-    switch (m_drag) {
-        case Drag::Pan:
-            if (m_moved) {
+    switch (m_pointer.drag()) {
+        case Pointer::Drag::Pan:
+            if (m_pointer.moved()) {
                 m_view->panX(-dx / view.m_width);
                 if (!m_state.m_bins) m_view->panAddress(-dy);
                 m_dirty = true;
             }
             return;
-        case Drag::Box:
+        case Pointer::Drag::Box:
             m_dirty = true;
             return;
-        case Drag::Context:
+        case Pointer::Drag::Context:
             moveContext(x, y);
             return;
-        case Drag::Cursor:
-            m_state.m_cursors[m_dragCursor] = xUnder(x, y);
+        case Pointer::Drag::Cursor:
+            m_state.m_cursors[m_pointer.dragCursor()] = xUnder(x, y);
             m_dirty = true;
             return;
-        case Drag::Alpha:
+        case Pointer::Drag::Alpha:
             m_state.m_alpha = m_strip.alphaAt(x);
             m_dirty = true;
             return;
-        case Drag::None:
+        case Pointer::Drag::None:
             break;
     }
-    const auto hovered = m_hovered, mark = m_hoveredMark;
-    const auto bar = m_hoveredBar;
+    const Pointer::Hover before = m_pointer.hover();
     updateHover();
     // A tooltip follows the pointer: redraw whenever one is shown or changes.
-    if (m_hovered != hovered || m_hoveredMark != mark || m_hoveredBar != bar || m_hovered || m_hoveredMark ||
-        m_hoveredBar)
-        m_dirty = true;
+    if (m_pointer.hover() != before || m_pointer.hover().any()) m_dirty = true;
 }
 
 void TimelineWindow::onWheel(double notches, uint16_t modifiers) {
-    if (!m_log || m_page || notches == 0) return;
-    const Rect view = areaUnder(m_pointerX, m_pointerY);
-    if (!inside(view, m_pointerX, m_pointerY)) return;
+    if (!timelineShown() || notches == 0) return;
+    const double x = m_pointer.x(), y = m_pointer.y();
+    const Rect view = areaUnder(x, y);
+    if (!inside(view, x, y)) return;
     const double factor = std::pow(kZoomStep, notches);
-    const double fraction = (m_pointerX - view.m_x) / view.m_width, row = m_pointerY - view.m_y;
+    const double fraction = (x - view.m_x) / view.m_width, row = y - view.m_y;
     const bool addressOnly = (modifiers & KMOD_SHIFT) && !(modifiers & KMOD_CTRL);
     const bool both = modifiers & KMOD_CTRL;
     if (!addressOnly) m_view->zoomX(factor, fraction);
@@ -374,22 +367,22 @@ void TimelineWindow::clickControl(Control control, double x) {
 // The context view is MemoView's scrollbar: a click or drag there centres the view on that
 // moment and address, keeping the zoom.
 void TimelineWindow::moveContext(double x, double y) {
-    const Rect& area = m_report->layout().m_context;
+    const Rect& area = report()->layout().m_context;
     const double reportY = y - reportTop();
-    const timeline::XWindow whole = m_log->m_model.extent(m_state.m_axis);
+    const timeline::XWindow whole = log().m_model.extent(m_state.m_axis);
     const XScale scale(whole, area.m_width);
     const double at = scale.value(std::clamp(x - area.m_x, 0.0, area.m_width));
     m_view->panX((at - (m_view->x().m_from + m_view->x().width() / 2)) / m_view->x().width());
     const double row = std::clamp(reportY - area.m_y, 0.0, area.m_height - 1);
-    if (const auto address = m_report->contextScale().addressAt(row)) m_view->centreAddress(*address);
+    if (const auto address = report()->contextScale().addressAt(row)) m_view->centreAddress(*address);
     m_dirty = true;
 }
 
 // The view or bar under a pointer, in window pixels (correlated views each have their own),
 // else the main view.
 Rect TimelineWindow::areaUnder(double x, double y) const {
-    if (m_report)
-        for (const ViewCell& cell : m_report->layout().m_cells)
+    if (report())
+        for (const ViewCell& cell : report()->layout().m_cells)
             for (const Rect* candidate : {&cell.m_view, &cell.m_bar})
                 if (inside(*candidate, x, y - reportTop()))
                     return {candidate->m_x, candidate->m_y + reportTop(), candidate->m_width, candidate->m_height};
@@ -404,9 +397,9 @@ uint64_t TimelineWindow::xUnder(double x, double y) const {
 }
 
 std::optional<size_t> TimelineWindow::cursorAt(double x, double y) const {
-    if (!m_report || m_state.m_cursors.empty()) return std::nullopt;
+    if (!report() || m_state.m_cursors.empty()) return std::nullopt;
     const double reportY = y - reportTop();
-    for (const ViewCell& cell : m_report->layout().m_cells) {
+    for (const ViewCell& cell : report()->layout().m_cells) {
         for (const Rect* area : {&cell.m_view, &cell.m_bar}) {
             if (!inside(*area, x, reportY)) continue;
             const XScale scale(m_view->xWindow(), area->m_width);
@@ -419,10 +412,10 @@ std::optional<size_t> TimelineWindow::cursorAt(double x, double y) const {
 }
 
 std::optional<size_t> TimelineWindow::markAt(double x, double y) const {
-    if (!m_state.m_accessMarks || m_state.m_bins || !m_report) return std::nullopt;
+    if (!m_state.m_accessMarks || m_state.m_bins || !report()) return std::nullopt;
     const Rect view = mainView();
     if (!inside(view, x, y)) return std::nullopt;
-    const auto& marks = m_log->m_model.accessMarks();
+    const auto& marks = log().m_model.accessMarks();
     const XScale scale(m_view->xWindow(), view.m_width);
     const AddressScale& rows = m_view->addressScale();
     for (size_t i = marks.size(); i-- > 0;) {  // writes are drawn last: find them first
@@ -436,25 +429,24 @@ std::optional<size_t> TimelineWindow::markAt(double x, double y) const {
 }
 
 void TimelineWindow::updateHover() {
-    m_hovered.reset();
-    m_hoveredMark.reset();
-    m_hoveredBar.reset();
+    m_pointer.clearHover();
     // While the frame context is being prepared on its thread, nothing may ask it.
-    if (!m_log || !m_report || m_pointerX < 0 || m_state.m_help || preparing()) return;
-    const double reportY = m_pointerY - reportTop();
-    m_hoveredMark = markAt(m_pointerX, m_pointerY);
-    if (m_hoveredMark) return;
-    if (const auto point = m_report->pointAt(m_pointerX, reportY)) {
-        const auto found = m_log->blockAt(point->first, point->second);
-        // In correlated views only the view's own bin counts: the block must be drawn there.
-        if (found) {
-            for (const Rect& rect : m_report->blockRects(m_log->m_model[*found]))
-                if (inside({rect.m_x - 2, rect.m_y - 2, rect.m_width + 4, rect.m_height + 4}, m_pointerX, reportY))
-                    m_hovered = found;
+    if (m_mode != WindowMode::Timeline || !report() || !m_pointer.inWindow() || m_state.m_help) return;
+    const double x = m_pointer.x(), reportY = m_pointer.y() - reportTop();
+    Pointer::Hover hover;
+    hover.m_mark = markAt(x, m_pointer.y());
+    if (!hover.m_mark) {
+        if (const auto point = report()->pointAt(x, reportY)) {
+            // In correlated views only the view's own bin counts: the block must be drawn there.
+            if (const auto found = log().blockAt(point->first, point->second))
+                for (const Rect& rect : report()->blockRects(log().m_model[*found]))
+                    if (inside({rect.m_x - 2, rect.m_y - 2, rect.m_width + 4, rect.m_height + 4}, x, reportY))
+                        hover.m_block = found;
+        } else {
+            hover.m_bar = report()->barPointAt(x, reportY);
         }
-        return;
     }
-    m_hoveredBar = m_report->barPointAt(m_pointerX, reportY);
+    m_pointer.setHover(hover);
 }
 
 }  // namespace memlog::render

@@ -33,17 +33,26 @@ namespace {
 }  // namespace
 
 void TimelineWindow::trace(double milliseconds) {
-    std::string hover = m_hovered ? std::to_string(*m_hovered) : "-";
-    std::string mark = m_hoveredMark ? std::to_string(*m_hoveredMark) : "-";  // an access sample's index
-    std::string cursors;
-    for (uint64_t cursor : m_state.m_cursors) cursors += (cursors.empty() ? "" : ",") + std::to_string(cursor);
-    std::string pinned = m_state.m_pinned ? std::to_string(*m_state.m_pinned) : "-";
-    if (!m_log) {
-        traceLine("frame %" PRIu64 " loading %.2f\n", m_frames, m_loader ? m_loader->progress() : 0.0);
+    if (m_mode == WindowMode::Page)
+        tracePage(milliseconds);
+    else
+        traceTimeline(milliseconds);
+}
+
+void TimelineWindow::traceTimeline(double milliseconds) {
+    if (!hasLog()) {
+        traceLine("frame %" PRIu64 " loading %.2f\n", m_frames, m_log.progress());
         return;
     }
+    const Pointer::Hover& hovered = m_pointer.hover();
+    const std::string hover = hovered.m_block ? std::to_string(*hovered.m_block) : "-";
+    const std::string mark = hovered.m_mark ? std::to_string(*hovered.m_mark) : "-";  // an access sample's index
+    std::string cursors;
+    for (uint64_t cursor : m_state.m_cursors) cursors += (cursors.empty() ? "" : ",") + std::to_string(cursor);
+    const std::string pinned = m_state.m_pinned ? std::to_string(*m_state.m_pinned) : "-";
     const auto shown = m_state.m_bins ? std::nullopt : m_view->addressScale().shownAddresses();
     const timeline::XWindow x = m_view->xWindow();
+    const FrameContext& frame = *log().m_frame;
     traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64
               " axis=%s addr=%s:%s zoom=%.3g colour=%s "
               "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s mark=%s pinned=%s help=%d blocks=%zu loads=%" PRIu64 " "
@@ -56,12 +65,14 @@ void TimelineWindow::trace(double milliseconds) {
               colourByName(m_state.m_colourBy), cushionName(m_state.m_cushion),
               m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
               m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
-              m_state.m_cursors.size(), hover.c_str(), mark.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0, m_log->m_model.size(), m_loads,
-              m_fontSize, cursors.empty() ? "-" : cursors.c_str(), m_pictures, m_buildMs, m_paintMs, m_showMs,
-              m_log->m_frame->lastStats().m_items, m_log->m_frame->lastStats().m_foldedItems,
-              m_contextLagged ? "lagging" : "current", m_log->m_frame->policy().draftAbove(), preparing() ? 1 : 0,
-              m_pictureState != PictureState::Exact ? 1 : 0, m_lastFrame == LastFrame::Refined ? 1 : 0,
-              m_lastFrame == LastFrame::GaveWay ? 1 : 0, (m_lastPlans + playbackTrace()).c_str());
+              m_state.m_cursors.size(), hover.c_str(), mark.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0,
+              log().m_model.size(), m_log.reads(), m_fontSize, cursors.empty() ? "-" : cursors.c_str(),
+              m_picture.pictures(), m_buildMs, m_paintMs, m_showMs, frame.lastStats().m_items,
+              frame.lastStats().m_foldedItems, m_contextLagged ? "lagging" : "current", frame.policy().draftAbove(),
+              m_mode == WindowMode::Preparing ? 1 : 0, m_picture.state() != KeptPicture::State::Exact ? 1 : 0,
+              m_picture.lastFrame() == KeptPicture::LastFrame::Refined ? 1 : 0,
+              m_picture.lastFrame() == KeptPicture::LastFrame::GaveWay ? 1 : 0,
+              (m_picture.plans() + m_playback.traceFields() + toastTrace()).c_str());
 }
 
 std::string TimelineWindow::toastTrace() const {
@@ -71,23 +82,13 @@ std::string TimelineWindow::toastTrace() const {
     return " toast=" + text;
 }
 
-std::string TimelineWindow::playbackTrace() const {
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  " page=timeline playback=%d playing=%d t=%" PRIu64 " from=%" PRIu64 " to=%" PRIu64
-                  " speed=%g lit=%zu",
-                  m_timelinePlayback ? 1 : 0, m_clock.playing() ? 1 : 0, m_clock.now(), m_clock.from(), m_clock.to(),
-                  m_clock.speed(), m_litMarks);
-    return text + toastTrace();
-}
-
 void TimelineWindow::tracePage(double milliseconds) {
     const timeline::XWindow x = m_view->xWindow();
     char head[200];
     std::snprintf(head, sizeof head,
                   "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " help=%d loads=%" PRIu64 " ",
                   m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
-                  m_state.m_help ? 1 : 0, m_loads);
+                  m_state.m_help ? 1 : 0, m_log.reads());
     std::string prompt = m_prompt ? "[" + *m_prompt + "]" : "-";  // [] open and empty
     for (char& c : prompt)
         if (c == ' ') c = '_';

@@ -429,7 +429,10 @@ TEST_CASE("a block with no samples says so instead of opening an empty array vie
 TEST_CASE("a full trace in the window: --view memory opens the memory display, it plays hits green and misses red, "
           "m and w switch to it from the timeline") {
     requireValgrind();
-    const Recorded run({test::scenarioPath("known_accesses"), "1000"}, true);
+    // The accesses spread over the run (a loop in registers after each): played back, a few lines
+    // are lit at a time. A full trace's times are Valgrind's: without the spread the whole loop
+    // takes 100 us of a 50 ms run, a frame's step on a busy machine.
+    const Recorded run({test::scenarioPath("known_accesses"), "1000", "20000"}, true);
     Session s;
     const std::vector<std::string> arguments = sized({"--view", "memory", "--cache", "32K:8:64"});
     WindowProcess window(s.m_x, run.log(), arguments, s.m_dir.m_path);

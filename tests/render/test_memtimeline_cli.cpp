@@ -206,7 +206,7 @@ TEST_CASE("bad usage: one line naming the problem, exit status 2, no report") {
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--paths", "absolute"}, "--paths absolute: names or full"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--draft-above", "10"},
          "--draft-above is for the window, not --export"},
-        {{"{dir}/app.memlog", "--draft-above", "-3"}, "--draft-above -3: a number of blocks, 0 or more"},
+        {{"{dir}/app.memlog", "--draft-above", "-3"}, "--draft-above -3: a number, 0 or more"},
         {{"--export", "{dir}/r.png"}, "which log?"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--cache", "32K"}, "--cache 32K: give SIZE:WAYS:LINE"},
         {{"{dir}/app.memlog", "--export", "{dir}/r.png", "--cache", "32K:3:64"},

@@ -194,7 +194,7 @@ TEST_CASE("arrays: 384 x 640 doubles walked down its columns at 10,000 ticks a s
     CHECK(guess.m_rowConfidence > 0.8);
 }
 
-TEST_CASE("arrays: the same matrix walked along its rows tells no row length; by tiles, never a wrong one") {
+TEST_CASE("arrays: the same matrix walked along its rows tells no row length, and by tiles never a wrong one") {
     const Recorded rows = sample({scenarioPath("matrix_walk"), "rows", "384", "640", "900"}, "10000");
     const ShapeGuess byRows = inferShape(named(rows, "m"));
     CHECK(byRows.m_candidates.empty());

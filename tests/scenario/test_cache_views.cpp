@@ -1,6 +1,6 @@
 // The cache views of real full traces (memlog run --full-trace, under Valgrind): the memory
 // display, the time x address view by hit or miss, the working set; read back from the PNGs
-// memtimeline exports. Without Valgrind these tests say so and are skipped (exit 77).
+// memtimeline exports. Without Valgrind or memlog's tool these tests say so and are skipped (exit 77).
 #include <catch2/catch.hpp>
 
 #include <cairo.h>
@@ -14,7 +14,7 @@
 #include "render/raster/cache_display.hpp"
 #include "render/report/cache_pages.hpp"
 #include "render/report/report.hpp"
-#include "run_program.hpp"
+#include "full_trace_runs.hpp"
 #include "timeline/model/block_model.hpp"
 #include "timeline/read/log_reader.hpp"
 
@@ -23,22 +23,6 @@ using namespace memlog::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-void requireValgrind() {
-    if (std::system("command -v valgrind >/dev/null 2>&1") != 0) {
-        std::printf("skipped: valgrind is not installed (scripts/deps installs it)\n");
-        std::fflush(stdout);
-        std::_Exit(77);
-    }
-}
-
-Outcome fullTrace(const std::vector<std::string>& program) {
-    Run run;
-    run.m_preload = false;
-    run.m_argv = {memlogCli(), "run", "-q", "--full-trace", "-o", "trace.memlog", "--"};
-    run.m_argv.insert(run.m_argv.end(), program.begin(), program.end());
-    return runProgram(run);
-}
 
 Outcome memtimeline(const std::vector<std::string>& arguments) {
     Run run;
@@ -98,7 +82,7 @@ bool greenish(const render::Rgb& c) { return c.m_g > c.m_r + 0.15 && c.m_g > c.m
 }  // namespace
 
 TEST_CASE("cache views: the memory display of a sequential sweep: each line of the array misses once, then hits") {
-    requireValgrind();
+    requireTraceTool();
     const Outcome traced = fullTrace({scenarioPath("known_accesses"), "1000"});
     INFO(traced.m_stderr);
     REQUIRE(traced.m_logs.size() == 1);
@@ -160,7 +144,7 @@ TEST_CASE("cache views: the memory display of a sequential sweep: each line of t
 }
 
 TEST_CASE("cache views: the column-order multiply shows more red (misses) in the sets' bars than the row order, the tiled order least") {
-    requireValgrind();
+    requireTraceTool();
     // 64 x 64 doubles in a 32 KiB 8-way cache: the column order's strides crowd a few sets
     // (conflict misses), the row order misses about once a line, the tiles stay in the cache.
     // Counted: the red pixels of the sets' bar graph (misses at the base of each bar, to scale).
@@ -187,7 +171,7 @@ TEST_CASE("cache views: the column-order multiply shows more red (misses) in the
 }
 
 TEST_CASE("cache views: with --cache the time x address view colours every access by hit or miss") {
-    requireValgrind();
+    requireTraceTool();
     const Outcome traced = fullTrace({scenarioPath("known_accesses"), "1000"});
     REQUIRE(traced.m_logs.size() == 1);
     const std::string log = traced.m_logs[0];
@@ -220,7 +204,7 @@ TEST_CASE("cache views: with --cache the time x address view colours every acces
 }
 
 TEST_CASE("cache views: the working set of a sweep holds the array's lines with all their bytes used") {
-    requireValgrind();
+    requireTraceTool();
     const Outcome traced = fullTrace({scenarioPath("known_accesses"), "1000"});
     REQUIRE(traced.m_logs.size() == 1);
     const std::string log = traced.m_logs[0], png = traced.m_directory + "/working.png";

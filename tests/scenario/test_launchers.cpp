@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "memlog/recorder_settings.hpp"
 #include "run_program.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/base/text_format.hpp"
@@ -129,6 +130,31 @@ TEST_CASE("memlog run --no-children records the launched process's images only")
     const std::string named = outcome.m_directory + "/only.memlog";
     CHECK(exeOf(named) == scenarioPath("leaks"));
     for (const std::string& log : outcome.m_logs) CHECK(pidOf(log) == pidOf(named));
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("memlog run through a launcher: the recorders know every variable it sets, and say nothing of them") {
+    // Each option that sets a recorder variable (from the recorder's table, so a row added later is
+    // covered too), --no-children and -o: the shell and the program it execs each start a
+    // recorder, and neither may call a variable of memlog run's unknown or wrong.
+    Scripts scripts;
+    const std::string script = scripts.add("launch.sh", "#!/bin/sh\nexec " + scenarioPath("leaks") + "\n");
+    Run run;
+    run.m_preload = false;
+    run.m_argv = {memlogCli(), "run", "--no-children", "-o", "out.memlog"};
+    for (const memlog::options::RecorderSetting& setting : memlog::options::kRecorderSettings) {
+        if (!setting.m_runOption) continue;
+        run.m_argv.push_back(setting.m_runOption);
+        if (setting.m_row.m_kind != memlog::options::Kind::Switch) run.m_argv.push_back(setting.m_row.m_default);
+    }
+    run.m_argv.insert(run.m_argv.end(), {"--", script});
+    const Outcome outcome = runProgram(run);
+    INFO(outcome.m_stderr);
+    CHECK(outcome.m_exitStatus == 0);
+    CHECK(outcome.m_logs.size() == 2);  // sh, then the program it exec'd
+    CHECK(outcome.m_stderr.find("is not a memlog setting") == std::string::npos);
+    CHECK(outcome.m_stderr.find("memlog: MEMLOG_") == std::string::npos);  // nor a value of one called wrong
+    CHECK(outcome.m_stderr.find("memlog: recording leaks") != std::string::npos);  // not quiet: it speaks
     fs::remove_all(outcome.m_directory);
 }
 

@@ -39,7 +39,7 @@ const std::vector<ScenarioRun> kScenarios = {
     {"matrix_multiply", {"row", "64"}}, {"new_delete_forms", {}}, {"peaks_apart", {}},
     {"producer_consumer", {}},      {"random_churn", {}},      {"realloc_growth", {}},
     {"replaced_malloc", {}},        {"trickle", {"1"}},         {"unwind_shapes", {}},
-    {"shared_sites", {}},
+    {"shared_sites", {}},           {"thread_arrays", {"1"}},  {"trace_statements", {"5"}},
 };
 
 Outcome recordScenario(const ScenarioRun& scenario) {

@@ -123,14 +123,14 @@ TEST_CASE("memlog import reads a Dinero trace, and memlog cache counts its misse
     CHECK(stat.m_stdout.find("accesses     4,128 exact, every one (4,096 reads, 32 writes)") != std::string::npos);
     // 4 KiB, 2 ways, 64-byte lines: 128 lines read twice (the second sweep finds none, LRU), then
     // 4 lines written.
-    const Result cache = runMemlog("cache " + dir.m_path + "/t.memlog --size 4K --ways 2 --line 64 --json");
+    const Result cache = runMemlog("cache " + dir.m_path + "/t.memlog --cache 4K:2:64 --json");
     CHECK(cache.m_status == 0);
     INFO(cache.m_stdout);
     CHECK(cache.m_stdout.find("{\"cache\":{\"size\":4096,\"ways\":2,\"line\":64,\"sets\":32},\"accesses\":4128,\"hits\":3868,"
                               "\"misses\":260,\"compulsory\":132,\"capacity\":128,\"conflict\":0,") == 0);
     CHECK(cache.m_stdout.find("\"sets\":[{\"set\":0,") != std::string::npos);
     // A bigger cache holds the whole array: the second sweep hits.
-    const Result big = runMemlog("cache " + dir.m_path + "/t.memlog --size 16K --ways 4 --line 64 --json");
+    const Result big = runMemlog("cache " + dir.m_path + "/t.memlog --cache 16K:4:64 --json");
     CHECK(big.m_stdout.find("\"misses\":132,\"compulsory\":132,\"capacity\":0,\"conflict\":0,") != std::string::npos);
 }
 
@@ -146,9 +146,12 @@ TEST_CASE("memlog cache refuses samples and bad geometry, memlog import a line t
                                   "/sampled.memlog: its accesses are samples; a cache needs every access (memlog run "
                                   "--full-trace, or memlog import)\n");
     CHECK(sampled.m_stdout.empty());
-    const Result geometry = runMemlog("cache " + dir.m_path + "/sampled.memlog --line 48");
+    const Result geometry = runMemlog("cache " + dir.m_path + "/sampled.memlog --cache 32K:8:48");
     CHECK(geometry.m_status == 2);
-    CHECK(geometry.m_stderr.rfind("memlog: cache: the line must be a power of two bytes\n", 0) == 0);
+    CHECK(geometry.m_stderr.rfind("memlog: cache: --cache 32K:8:48: the line must be a power of two bytes\n", 0) == 0);
+    const Result parts = runMemlog("cache " + dir.m_path + "/sampled.memlog --cache 32K:8");
+    CHECK(parts.m_status == 2);
+    CHECK(parts.m_stderr.rfind("memlog: cache: --cache 32K:8: give SIZE:WAYS:LINE, such as 32K:8:64\n", 0) == 0);
     std::ofstream(dir.m_path + "/bad.din") << "0 1000\n1 2000 8\nload 3000\n";
     const Result bad = runMemlog("import " + dir.m_path + "/bad.din -o " + dir.m_path + "/bad.memlog");
     CHECK(bad.m_status == 2);

@@ -35,7 +35,7 @@ TEST_CASE("stat --json prints one object with every field") {
     CHECK(r.m_status == 0);
     CHECK(r.m_stderr.empty());
     for (const char* field :
-         {"\"format_version\":4", "\"complete\":true", "\"pid\":4242", "\"exe\":\"/usr/bin/synthetic\"",
+         {"\"format_version\":5", "\"complete\":true", "\"pid\":4242", "\"exe\":\"/usr/bin/synthetic\"",
           "\"threads\":2", "\"malloc\":2", "\"free\":1", "\"mremap\":0", "\"new[]\":0", "\"allocations\":2",
           "\"frees\":1", "\"peak_bytes\":100", "\"blocks_at_peak\":1", "\"peak_blocks\":1", "\"leaked_bytes\":7", "\"leaked_blocks\":1",
           "\"stacks\":1", "\"unknown_free\":0", "\"lost_events\":0", "\"duration_ns\":2000"}) {

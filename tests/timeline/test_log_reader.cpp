@@ -98,11 +98,16 @@ TEST_CASE("a walk lets go of every page it has read by its end") {
     log.write(path);
     LogReader reader(path);
     REQUIRE(reader.fileBytes() > (20u << 20));
-    REQUIRE(residentKiB(path) > 8 * 1024);  // the opening's scan of the chunk headers mapped them
-    uint64_t events = 0;
-    reader.forEachEvent([&](const Event&) { ++events; });
+    // The opening finds the chunks by reading their headers, not through the mapping: at most
+    // the header's page (and the large folio it lies in) is mapped.
+    CHECK(residentKiB(path) <= 4 * 1024);
+    uint64_t events = 0, walking = 0;
+    reader.forEachEvent([&](const Event&) {
+        if (++events % 500'000 == 0) walking = std::max(walking, residentKiB(path));
+    });
     CHECK(events == 4'000'000);
-    CHECK(residentKiB(path) <= 64);
+    CHECK(walking > 1024);  // the walk maps what it reads...
+    CHECK(residentKiB(path) <= 64);  // ...and lets go of all of it by its end
     unlink(path.c_str());
 }
 
@@ -177,7 +182,7 @@ TEST_CASE("a version this reader does not know is refused, naming the versions i
         LogReader reader(path);
         FAIL("version 9 was accepted");
     } catch (const memlog::timeline::LogError& error) {
-        CHECK(std::string(error.what()).find("unsupported format version 9 (this memlog reads 2 to 4)") !=
+        CHECK(std::string(error.what()).find("unsupported format version 9 (this memlog reads 2 to 5)") !=
               std::string::npos);
     }
     unlink(path.c_str());

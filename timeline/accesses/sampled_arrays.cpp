@@ -4,12 +4,12 @@
 #include "timeline/accesses/sampled_arrays.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <unordered_map>
 
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/base/number_parsing.hpp"
 #include "timeline/base/seeded_hash.hpp"
 #include "timeline/names/allocator_plumbing.hpp"
 #include "timeline/names/site_table.hpp"
@@ -210,36 +210,42 @@ std::vector<SampledArray> sampledArrays(LogReader& reader, StackNames& names) {
     return arrays;
 }
 
+std::optional<ArraySpec> parseArraySpec(const std::string& spec) {
+    ArraySpec parsed;
+    std::optional<uint64_t> number;
+    if (spec.starts_with("seq=")) {
+        parsed.m_by = ArraySpec::By::Seq;
+        number = parseCount(spec.substr(4));
+    } else if (spec.starts_with("site=")) {
+        parsed.m_by = ArraySpec::By::Site;
+        const size_t colon = spec.rfind(':');
+        if (colon != std::string::npos && colon > 5) {
+            number = parseCount(spec.substr(colon + 1));
+            parsed.m_name = spec.substr(5, colon - 5);
+        }
+        if (number == 0u) number.reset();  // ordinals count from 1
+    } else if (spec.starts_with("global=") && spec.size() > 7) {
+        parsed.m_by = ArraySpec::By::Global;
+        parsed.m_name = spec.substr(7);
+        number = 0;
+    } else if (spec.starts_with("0x")) {
+        parsed.m_by = ArraySpec::By::Address;
+        number = parseHex(spec);
+    }
+    if (!number) return std::nullopt;
+    parsed.m_value = *number;
+    return parsed;
+}
+
 std::optional<SampledArray> findArray(LogReader& reader, StackNames& names, const std::string& spec,
                                       std::string* error) {
-    Wanted wanted;
-    auto number = [](const std::string& text, int base, uint64_t* value) {
-        char* end = nullptr;
-        *value = std::strtoull(text.c_str(), &end, base);
-        return !text.empty() && end && !*end;
-    };
-    bool valid = false;
-    if (spec.rfind("seq=", 0) == 0) {
-        wanted.m_by = Wanted::By::Seq;
-        valid = number(spec.substr(4), 10, &wanted.m_value);
-    } else if (spec.rfind("site=", 0) == 0) {
-        wanted.m_by = Wanted::By::Site;
-        const size_t colon = spec.rfind(':');
-        valid = colon != std::string::npos && colon > 5 && number(spec.substr(colon + 1), 10, &wanted.m_value) &&
-                wanted.m_value > 0;
-        if (valid) wanted.m_name = spec.substr(5, colon - 5);
-    } else if (spec.rfind("global=", 0) == 0) {
-        wanted.m_by = Wanted::By::Global;
-        wanted.m_name = spec.substr(7);
-        valid = !wanted.m_name.empty();
-    } else if (spec.rfind("0x", 0) == 0) {
-        wanted.m_by = Wanted::By::Address;
-        valid = number(spec.substr(2), 16, &wanted.m_value);
-    }
-    if (!valid) {
+    const std::optional<ArraySpec> parsed = parseArraySpec(spec);
+    if (!parsed) {
         *error = "'" + spec + "' names no array: give 0xADDRESS, seq=N, site=FUNCTION:K or global=NAME";
         return std::nullopt;
     }
+    constexpr Wanted::By kBy[] = {Wanted::By::Address, Wanted::By::Seq, Wanted::By::Site, Wanted::By::Global};
+    const Wanted wanted{kBy[static_cast<size_t>(parsed->m_by)], parsed->m_value, parsed->m_name};
     std::vector<SampledArray> arrays = gather(reader, names, wanted);
     if ((wanted.m_by == Wanted::By::Global || wanted.m_by == Wanted::By::Address) && arrays.empty()) {
         // A global with no sample is still an array to draw: its place from the symbol tables.

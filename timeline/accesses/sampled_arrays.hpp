@@ -56,6 +56,15 @@ struct SampledArray {
 // Every block and global with at least one sample, most sampled first.
 std::vector<SampledArray> sampledArrays(LogReader& reader, StackNames& names);
 
+// A user's words for one array: "0x5581c0a0" (an address), "seq=N" (the N-th allocation),
+// "site=FUNCTION:K" (the K-th block FUNCTION allocated, K from 1) or "global=NAME".
+struct ArraySpec {
+    enum class By { Address, Seq, Site, Global } m_by = By::Address;
+    uint64_t m_value = 0;  // the address, the sequence number, the ordinal
+    std::string m_name;  // the site's function, the global
+};
+std::optional<ArraySpec> parseArraySpec(const std::string& spec);
+
 // One array by a user's words: "0x5581c0a0" (the block that held that address longest, or the
 // global there), "seq=N", "site=FUNCTION:K", "global=NAME". Empty with `error` set when nothing
 // matches. The reader must have been walked once (the stacks and modules are known).

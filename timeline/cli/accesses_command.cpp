@@ -14,31 +14,38 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog accesses FILE [--by site|block|function|global] [--top N] [--csv]
+constexpr options::Row kOptions[] = {
+    {.m_name = "--by",
+     .m_kind = options::Kind::Choice,
+     .m_choices = "site|block|function|global",
+     .m_default = "site",
+     .m_valueName = "GROUP",
+     .m_help = "what a row is (below)"},
+    topRow("20", "at most N rows, 0 for all"),
+    {.m_name = "--csv", .m_help = "rows of CSV; the columns are named on the first line"},
+};
 
-The access samples of a .memlog log (recorded with MEMLOG_ACCESS=1 or
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog accesses FILE [--by site|block|function|global] [--top N] [--csv]",
+    .m_about = R"(The access samples of a .memlog log (recorded with MEMLOG_ACCESS=1 or
 `memlog run --access`), grouped into rows, most sampled first. Each row: the
 samples, how many read and how many wrote (a read-modify-write counts as both),
 the distinct bytes the samples touched, and the first and last sample.
-
-  --by site      (default) the allocation site of the block a sample fell in;
-                 globals, stacks, the allocator's own code at work (the
-                 malloc family's bookkeeping: the row (allocator)) and other
-                 memory as rows of their own. Also
-                 the blocks each site allocated, how many got a sample, and the
-                 blocks and bytes that got none; then the largest blocks of
-                 4 KiB or more that no sample touched: memory allocated and
-                 never used, or used too briefly for the sampling rate to see
-  --by block     each heap block with samples: its allocation's sequence
-                 number, address, size and site
-  --by function  the function of the sampled instruction
-  --by global    each global (the ELF symbol around the address)
-  --top N        at most N rows (default 20; 0 for all)
-  --csv          rows of CSV; the columns are named on the first line
+)",
+    .m_options = kOptions,
+    .m_notes = R"(The rows: by site, the allocation site of the block a sample fell in (globals,
+stacks, the allocator's own code at work (the malloc family's bookkeeping: the
+row (allocator)) and other memory as rows of their own), with the blocks each
+site allocated, how many got a sample, and the blocks and bytes that got none;
+then the largest blocks of 4 KiB or more that no sample touched: memory
+allocated and never used, or used too briefly for the sampling rate to see. By
+block, each heap block with samples: its allocation's sequence number, address,
+size and site. By function, the function of the sampled instruction. By
+global, each global (the ELF symbol around the address).
 
 Samples are taken every so much CPU time: a row with few samples is a rough
 estimate, and "no sample" does not mean "not accessed".
-)";
+)"};
 
 std::string timeText(uint64_t ns) { return timeline::durationText(static_cast<double>(ns)); }
 
@@ -106,15 +113,13 @@ void printTable(const timeline::AccessTable& table, timeline::AccessGrouping by,
 }  // namespace
 
 int accessesCommand(const Arguments& arguments) {
-    const TableArguments parsed = parseTableArguments(arguments, "accesses", "--by", true, kHelp,
-                                                      "usage: memlog accesses FILE [--by G] [--top N] [--csv]");
-    if (parsed.m_exit >= 0) return parsed.m_exit;
+    const CommandLine line = readCommandLine("accesses", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
     timeline::AccessGrouping by = timeline::AccessGrouping::Site;
-    if (!parsed.m_by.empty() && !timeline::parseAccessGrouping(parsed.m_by, by))
-        return usageError("accesses: --by takes site, block, function or global", "Try 'memlog accesses --help'.");
-    const std::string& path = parsed.m_path;
-    const size_t top = parsed.m_top;
-    const bool csv = parsed.m_csv;
+    timeline::parseAccessGrouping(line.m_options.text("--by"), by);
+    const std::string& path = line.m_options.operands()[0];
+    const size_t top = line.m_options.number("--top");
+    const bool csv = line.m_options.given("--csv");
     try {
         // The table's pass is the walk (it names what it found at its end).
         timeline::AccessTable table;

@@ -14,9 +14,21 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog arrays FILE [--top N] [--csv] [--candidates]
+constexpr options::Row kOptions[] = {
+    topRow("20", "at most N arrays, 0 for all"),
+    {.m_name = "--csv",
+     .m_help = "rows of name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
+               "element_confidence,row_confidence"},
+    {.m_name = "--candidates",
+     .m_help = "under each array, the row lengths its samples support, best first (the first is the shape's), "
+               "each with its agreement, the steps it was told from and the columns they advance by; none for a "
+               "shape memlog_array() gave. With --csv, rows of name,choose,row_length,rows,support,steps,offset "
+               "instead"},
+};
 
-The heap blocks and globals of a .memlog log that access samples fell in
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog arrays FILE [--top N] [--csv] [--candidates]",
+    .m_about = R"(The heap blocks and globals of a .memlog log that access samples fell in
 (MEMLOG_ACCESS=1), most sampled first, seen as arrays: each one's name (from
 memlog_name() in memlog.h, else the variable its allocating source line assigns
 it to, else its allocation site and ordinal, site=FUNCTION:K; a global: its
@@ -28,16 +40,8 @@ samples they move by many whole rows plus about the same few columns, so that
 modulo the row length their steps agree; the agreement is the row confidence,
 1 when every step agrees, near 0 for no relation). The best supported row
 length is the shape's; --candidates lists every one the samples support.
-
-  --top N        at most N arrays (default 20; 0 for all)
-  --csv          rows of name,name_from,choose,addr,size,samples,element_size,
-                 rows,columns,depth,shape_from,element_confidence,row_confidence
-  --candidates   under each array, the row lengths its samples support, best
-                 first (the first is the shape's), each with its agreement, the
-                 steps it was told from and the columns they advance by; none
-                 for a shape memlog_array() gave. With --csv, rows of
-                 name,choose,row_length,rows,support,steps,offset instead
-)";
+)",
+    .m_options = kOptions};
 
 std::string shapeText(const timeline::ArrayShape& shape) {
     if (shape.m_columns == 0) return "?";
@@ -71,24 +75,19 @@ void printCandidates(const timeline::SampledArray& array, const timeline::ShapeG
 }  // namespace
 
 int arraysCommand(const Arguments& arguments) {
-    Arguments rest;
-    bool candidates = false;
-    for (const std::string& argument : arguments)
-        if (argument == "--candidates")
-            candidates = true;
-        else
-            rest.push_back(argument);
-    const TableArguments parsed = parseTableArguments(rest, "arrays", "--by", true, kHelp,
-                                                      "usage: memlog arrays FILE [--top N] [--csv] [--candidates]");
-    if (parsed.m_exit >= 0) return parsed.m_exit;
-    if (!parsed.m_by.empty()) return usageError("arrays: unknown option '--by'", "Try 'memlog arrays --help'.");
+    const CommandLine line = readCommandLine("arrays", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const std::string& path = line.m_options.operands()[0];
+    const size_t top = line.m_options.number("--top");
+    const bool csv = line.m_options.given("--csv");
+    const bool candidates = line.m_options.given("--candidates");
     try {
-        timeline::OpenedLog log = openLog(parsed.m_path, {.m_walk = timeline::OpenedLog::Walk::Stacks,
-                                                          .m_names = timeline::OpenedLog::Names::Every});
+        timeline::OpenedLog log =
+            openLog(path, {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::Every});
         const auto arrays = timeline::sampledArrays(log.reader(), log.names());
-        if (parsed.m_csv && candidates)
+        if (csv && candidates)
             std::puts("name,choose,row_length,rows,support,steps,offset");
-        else if (parsed.m_csv)
+        else if (csv)
             std::puts(
                 "name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
                 "element_confidence,row_confidence");
@@ -97,7 +96,7 @@ int arraysCommand(const Arguments& arguments) {
                         "shape", "name from; shape from");
         size_t shown = 0;
         for (const auto& array : arrays) {
-            if (parsed.m_top && shown++ == parsed.m_top) break;
+            if (top && shown++ == top) break;
             timeline::ShapeGuess guess;
             std::string shapeFrom;
             if (array.m_annotatedShape) {
@@ -108,11 +107,11 @@ int arraysCommand(const Arguments& arguments) {
                 guess = timeline::inferShape(array);
                 shapeFrom = "guessed: " + guess.m_how;
             }
-            if (parsed.m_csv && candidates) {
+            if (csv && candidates) {
                 printCandidates(array, guess, true);
                 continue;
             }
-            if (parsed.m_csv) {
+            if (csv) {
                 std::printf("%s,%s,%s,0x%" PRIx64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                             ",%s,%.2f,%.2f\n",
                             csvField(array.m_name).c_str(), csvField(array.m_nameFrom).c_str(),
@@ -132,9 +131,8 @@ int arraysCommand(const Arguments& arguments) {
                         shapeFrom.c_str());
             if (candidates) printCandidates(array, guess, false);
         }
-        if (arrays.empty() && !parsed.m_csv)
-            std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1)\n",
-                         parsed.m_path.c_str());
+        if (arrays.empty() && !csv)
+            std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1)\n", path.c_str());
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());
         return 2;

@@ -2,22 +2,34 @@
 #include <cinttypes>
 #include <cstdio>
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "commands.hpp"
 #include "timeline/trace/cache_report.hpp"
 #include "timeline/names/stack_names.hpp"
 #include "timeline/names/site_index.hpp"
-#include "timeline/base/number_parsing.hpp"
 #include "timeline/base/text_format.hpp"
 
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog cache FILE [--size S] [--ways W] [--line L] [--top N] [--json]
+constexpr options::Row kOptions[] = {
+    {.m_name = "--cache",
+     .m_kind = options::Kind::Text,
+     .m_default = "32K:8:64",
+     .m_valueName = "SIZE:WAYS:LINE",
+     .m_help = "the cache: its size in bytes (K, M or G allowed), its associativity (1: direct-mapped) and its "
+               "line size in bytes, a power of two; as memtimeline --cache takes it",
+     .m_check = timeline::cacheGeometryMistake},
+    topRow("10", "at most N rows in each list, 0 for all"),
+    {.m_name = "--json",
+     .m_help = "one JSON object: accesses, hits, misses, compulsory, capacity, conflict, and blocks, globals and "
+               "sets lists"},
+};
 
-Simulates a cache over every access of a log that holds them all (a full trace:
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog cache FILE [--cache SIZE:WAYS:LINE] [--top N] [--json]",
+    .m_about = R"(Simulates a cache over every access of a log that holds them all (a full trace:
 memlog run --full-trace, or memlog import), in the log's order: set-associative,
 least recently used, write-allocate. Each miss is compulsory (the line was never
 touched before), capacity (a fully associative cache of the same size misses
@@ -25,18 +37,12 @@ too) or conflict (only the mapping of lines to sets made it miss). Prints the
 totals, the totals per region (heap, global, stack, other; freed blocks and the
 allocator's own code when they have any), the heap blocks and globals with the
 most misses, and the sets with the most misses.
-
-  --size S   the cache's size in bytes, K, M or G allowed (default 32K)
-  --ways W   its associativity (default 8; 1 is direct-mapped)
-  --line L   its line size in bytes, a power of two (default 64)
-  --top N    at most N rows in each list (default 10; 0 for all)
-  --json     one JSON object: accesses, hits, misses, compulsory, capacity,
-             conflict, and blocks, globals and sets lists
-
-A log of samples (MEMLOG_ACCESS=1) is refused: a cache needs every access.
+)",
+    .m_options = kOptions,
+    .m_notes = R"(A log of samples (MEMLOG_ACCESS=1) is refused: a cache needs every access.
 Exit status: 0 done, 2 bad usage, a log that cannot be read, or one without
 every access.
-)";
+)"};
 
 std::string percent(uint64_t part, uint64_t whole) {
     char text[32];
@@ -58,12 +64,6 @@ std::string countsJson(const timeline::CacheCounts& c) {
                   ",\"capacity\":%" PRIu64 ",\"conflict\":%" PRIu64,
                   c.m_accesses, c.m_hits, c.misses(), c.m_compulsory, c.m_capacity, c.m_conflict);
     return text;
-}
-
-bool parseCount(const std::string& text, uint64_t& value) {
-    char* end = nullptr;
-    value = std::strtoull(text.c_str(), &end, 10);
-    return !text.empty() && text[0] != '-' && end && *end == 0;
 }
 
 void printText(const timeline::CacheReport& report, timeline::StackNames& names, size_t top) {
@@ -140,51 +140,12 @@ void printJson(const timeline::CacheReport& report, timeline::StackNames& names)
 }  // namespace
 
 int cacheCommand(const Arguments& arguments) {
-    const char* hint = "Try 'memlog cache --help'.";
-    std::string path;
-    timeline::CacheGeometry geometry;
-    uint64_t top = 10;
-    bool json = false;
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            return 0;
-        }
-        if (argument == "--json") {
-            json = true;
-            continue;
-        }
-        const bool takesValue =
-            argument == "--size" || argument == "--ways" || argument == "--line" || argument == "--top";
-        if (!takesValue) {
-            if (!argument.empty() && argument[0] == '-')
-                return usageError("cache: unknown option '" + argument + "'", hint);
-            if (!path.empty()) return usageError("cache: one log at a time", hint);
-            path = argument;
-            continue;
-        }
-        if (i + 1 >= arguments.size()) return usageError("cache: " + argument + " needs a value", hint);
-        const std::string& value = arguments[++i];
-        uint64_t number = 0;
-        if (argument == "--size") {
-            const auto size = timeline::parseByteSize(value);
-            if (!size) return usageError("cache: --size " + value + ": bytes, such as 32768, 32K or 8M", hint);
-            geometry.m_size = *size;
-        } else if (!parseCount(value, number) || number > UINT32_MAX) {
-            return usageError("cache: " + argument + " " + value + ": a whole number", hint);
-        } else if (argument == "--ways") {
-            geometry.m_ways = static_cast<uint32_t>(number);
-        } else if (argument == "--line") {
-            geometry.m_line = static_cast<uint32_t>(number);
-        } else {
-            top = number;
-        }
-    }
-    if (path.empty())
-        return usageError("cache: which log?", "usage: memlog cache FILE [--size S] [--ways W] [--line L]");
-    if (const std::string problem = timeline::geometryProblem(geometry); !problem.empty())
-        return usageError("cache: " + problem, hint);
+    const CommandLine line = readCommandLine("cache", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const std::string& path = line.m_options.operands()[0];
+    const timeline::CacheGeometry geometry = *timeline::parseCacheGeometry(line.m_options.text("--cache"));
+    const size_t top = line.m_options.number("--top");
+    const bool json = line.m_options.given("--json");
     try {
         // A first walk reads the module map for the names; the simulation is a second.
         timeline::OpenedLog log = openLog(path, {.m_refuse = timeline::cacheRefusal,

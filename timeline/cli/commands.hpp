@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "timeline/base/option_table.hpp"
 #include "timeline/open/opened_log.hpp"
 
 namespace memlog::timeline {
@@ -26,8 +27,14 @@ int arraysCommand(const Arguments& arguments);
 int importCommand(const Arguments& arguments);
 int cacheCommand(const Arguments& arguments);
 int compareCommand(const Arguments& arguments);
-// memlog run --full-trace, once run has set the recorder's environment: the program's exit status.
-int runFullTrace(const std::vector<std::string>& program, std::string output, bool quiet);
+// memlog run --full-trace (full_trace_command.cpp): `program` becomes the command line that runs
+// it under memlog's Valgrind tool, and the environment says where the tool is. -1 when ready;
+// else the exit status after one line on stderr (Valgrind or the tool missing).
+int prepareFullTrace(std::vector<std::string>& program);
+// One line on the full traces among `logs`: their accesses and those left out.
+void printFullTraces(const std::vector<std::string>& logs);
+// A file in memlog's library folder, beside this executable (build/lib, or PREFIX/<libdir>).
+std::string findBesideMemlog(const std::string& relative);
 int lsCommand(const Arguments& arguments);
 
 // A log opened for a command (timeline/open/opened_log.hpp): a progress bar on stderr while the
@@ -49,28 +56,26 @@ std::string jsonString(const std::string& text);
 // One line on stderr, "memlog: <message>", and the exit status for bad usage.
 int usageError(const std::string& message, const char* hint);
 
-// The arguments of `memlog stat` and `memlog dump`: one log and at most one flag.
-struct FileArguments {
-    std::string m_path;
-    bool m_flag = false;  // the command's one option (--json, --csv)
-    int m_exit = -1;  // >= 0: stop and exit with this (help printed, or a usage error)
+// A command's arguments read through its syntax (timeline/base/option_table.hpp): --help prints
+// the help; a mistake prints "memlog: COMMAND: mistake" and the hint (the usage for a missing
+// operand, else "Try 'memlog COMMAND --help'."). Either way m_exit is then the status.
+struct CommandLine {
+    timeline::ParsedOptions m_options;
+    int m_exit = -1;  // >= 0: stop and exit with this
 };
-FileArguments parseFileArguments(const Arguments& arguments, const std::string& command, const char* flag,
-                                 const char* help);
+CommandLine readCommandLine(const std::string& command, const timeline::CommandSyntax& syntax,
+                            const Arguments& arguments);
 
-// The arguments of the table commands (`memlog sites`, `memlog accesses`): one log, an option
-// that chooses the rows (`byOption`: --by or --metric, its value left to the command), --top N
-// and --csv (where `csvAllowed`).
-struct TableArguments {
-    std::string m_path;
-    std::string m_by;  // empty: not given
-    size_t m_top = 20;
-    bool m_csv = false;
-    std::string m_suppressions;  // --suppressions FILE (sites and flame)
-    int m_exit = -1;  // >= 0: stop and exit with this (help printed, or a usage error)
-};
-TableArguments parseTableArguments(const Arguments& arguments, const std::string& command, const char* byOption,
-                                   bool csvAllowed, const char* help, const char* usage);
+// Rows more than one command has.
+constexpr options::Row topRow(const char* byDefault, const char* help) {
+    return {
+        .m_name = "--top", .m_kind = options::Kind::Count, .m_default = byDefault, .m_valueName = "N", .m_help = help};
+}
+inline constexpr options::Row kSuppressionsRow{
+    .m_name = "--suppressions",
+    .m_kind = options::Kind::Path,
+    .m_valueName = "FILE",
+    .m_help = "more suppressions, LeakSanitizer's way (see `memlog stat --help`)"};
 
 // A progress bar on stderr for long reads; silent unless stderr is a terminal.
 class ProgressBar {

@@ -15,34 +15,39 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog dump FILE [--csv] [--symbolize] [--accesses]
+constexpr options::Row kOptions[] = {
+    {.m_name = "--csv",
+     .m_help = "rows of seq,time_ns,tid,kind,addr,size,old_addr,stack_id with addresses in 0x hex; time_ns counts "
+               "from the start of the recording"},
+    {.m_name = "--symbolize",
+     .m_help = "one more column, site: the function that allocated or freed (the innermost frame of the event's "
+               "stack that is not allocator plumbing; see `memlog sites`); with --accesses, the accessing "
+               "function"},
+    {.m_name = "--accesses",
+     .m_help = "the access samples instead (a log recorded with MEMLOG_ACCESS=1 or `memlog run --access`), "
+               "described below"},
+};
 
-Prints every heap event of a .memlog log in sequence order (the global order
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog dump FILE [--csv] [--symbolize] [--accesses]",
+    .m_about = R"(Prints every heap event of a .memlog log in sequence order (the global order
 across threads). A realloc or mremap is one row at the moment the old block
 ended; old_addr names it.
-
-  --csv   rows of seq,time_ns,tid,kind,addr,size,old_addr,stack_id with
-          addresses in 0x hex; time_ns counts from the start of the recording
-  --symbolize  one more column, site: the function that allocated or freed
-          (the innermost frame of the event's stack that is not allocator
-          plumbing; see `memlog sites`)
-  --accesses   the access samples instead (a log recorded with MEMLOG_ACCESS=1
-          or `memlog run --access`): rows of
-          seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,
-          stack_id,source with kind read, write or readwrite; addr the first
-          byte accessed and size the bytes; region heap (a block live there at
-          that moment), global (inside a loaded object: symbol names it),
-          stack (a thread's stack), freed (a block freed there and not handed
-          out again: a use after free), allocator (the allocator's own code at
-          work: the real malloc family under memlog's hooks, or the C library's
-          allocator functions reached any other way; never placed in a block)
-          or other; block_seq the sequence number of the block's allocation;
-          offset addr minus the start of the block or of the global, in bytes
-          (empty elsewhere; a global without a symbol: its object's name and
-          the offset in it); ip the accessing instruction (for source
-          watchpoint, the one after it); source tick or watchpoint; with
-          --symbolize, site is the accessing function
-)";
+)",
+    .m_options = kOptions,
+    .m_notes = R"(The rows of --accesses: seq,time_ns,tid,kind,addr,size,region,block_seq,
+offset,symbol,ip,stack_id,source with kind read, write or readwrite; addr the
+first byte accessed and size the bytes; region heap (a block live there at that
+moment), global (inside a loaded object: symbol names it), stack (a thread's
+stack), freed (a block freed there and not handed out again: a use after free),
+allocator (the allocator's own code at work: the real malloc family under
+memlog's hooks, or the C library's allocator functions reached any other way;
+never placed in a block) or other; block_seq the sequence number of the block's
+allocation; offset addr minus the start of the block or of the global, in bytes
+(empty elsewhere; a global without a symbol: its object's name and the offset
+in it); ip the accessing instruction (for source watchpoint, the one after it);
+source tick or watchpoint.
+)"};
 
 // The rows of --accesses: each sample with where it fell, in sequence order.
 class AccessRows final : public timeline::BlockObserver {
@@ -112,8 +117,8 @@ void printEvents(timeline::LogReader& reader, bool csv, const std::vector<std::s
         std::printf("%10s %14s %8s %-14s %18s %12s %18s %8s%s\n", "seq", "time_ns", "tid", "kind", "addr", "size",
                     "old_addr", "stack", symbolize ? "  site" : "");
     const char* rowFormat = csv ? "%" PRIu64 ",%" PRIu64 ",%u,%s,0x%" PRIx64 ",%" PRIu64 ",0x%" PRIx64 ",%u"
-                                : "%10" PRIu64 " %14" PRIu64 " %8u %-14s 0x%016" PRIx64 " %12" PRIu64
-                                  " 0x%016" PRIx64 " %8u";
+                                : "%10" PRIu64 " %14" PRIu64 " %8u %-14s 0x%016" PRIx64 " %12" PRIu64 " 0x%016" PRIx64
+                                  " %8u";
     reader.forEachEvent([&](const timeline::Event& e) {
         std::printf(rowFormat, e.m_seq, e.m_timeNs, e.m_tid, format::kindInfo(e.m_kind).m_name, e.m_addr, e.m_size,
                     e.m_oldAddr, e.m_stack);
@@ -128,34 +133,25 @@ void printEvents(timeline::LogReader& reader, bool csv, const std::vector<std::s
 }  // namespace
 
 int dumpCommand(const Arguments& arguments) {
-    Arguments rest;
-    bool symbolize = false, accesses = false;
-    for (const std::string& argument : arguments) {
-        if (argument == "--symbolize")
-            symbolize = true;
-        else if (argument == "--accesses")
-            accesses = true;
-        else
-            rest.push_back(argument);
-    }
-    const FileArguments parsed = parseFileArguments(rest, "dump", "--csv", kHelp);
-    if (parsed.m_exit >= 0) return parsed.m_exit;
-    const std::string& path = parsed.m_path;
-    const bool csv = parsed.m_flag;
+    const CommandLine line = readCommandLine("dump", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const std::string& path = line.m_options.operands()[0];
+    const bool csv = line.m_options.given("--csv"), symbolize = line.m_options.given("--symbolize"),
+               accesses = line.m_options.given("--accesses");
     static char buffer[1 << 20];
     std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
     try {
         if (!symbolize && !accesses) {
             // The rows are the walk.
             openLog(path, {.m_ownWalk = [&](timeline::LogReader& reader, const std::function<void(double)>&) {
-                               printEvents(reader, csv, nullptr);
-                           }});
+                        printEvents(reader, csv, nullptr);
+                    }});
             return std::fflush(stdout) == 0 ? 0 : 1;
         }
         // Sites and globals' names need the stacks and the module map, which a first walk
         // collects; the rows come from a second.
-        timeline::OpenedLog log = openLog(
-            path, {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::Every});
+        timeline::OpenedLog log =
+            openLog(path, {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::Every});
         if (accesses) {
             if (csv)
                 std::printf("seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source%s\n",

@@ -9,9 +9,17 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog import TRACE.din -o OUT.memlog
+constexpr options::Row kOptions[] = {
+    {.m_name = "--output",
+     .m_short = "-o",
+     .m_kind = options::Kind::Path,
+     .m_valueName = "OUT",
+     .m_help = "the log to write (replaced if it exists)"},
+};
 
-Reads a Dinero trace (the .din format of the Dinero IV cache simulator and of
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog import TRACE.din -o OUT.memlog",
+    .m_about = R"(Reads a Dinero trace (the .din format of the Dinero IV cache simulator and of
 many trace tools: one reference a line, "LABEL ADDRESS [SIZE]", LABEL 0 a read,
 1 a write, 2 an instruction fetch, 3 or 4 other; ADDRESS in hex; SIZE in bytes,
 4 when left out) and writes OUT.memlog, a log of its data accesses alone, in
@@ -21,37 +29,21 @@ labels are counted and left out; lines starting with # are comments.
 A trace holds every access, so memlog cache simulates a cache over it, and
 memlog stat, dump --accesses and memtimeline read it like any log (with no
 heap blocks: every access is "other" memory).
-
-  -o, --output OUT   the log to write (replaced if it exists)
-
-Exit status: 0 done, 2 bad usage or a line that is not a Dinero reference (the
+)",
+    .m_options = kOptions,
+    .m_notes = R"(Exit status: 0 done, 2 bad usage or a line that is not a Dinero reference (the
 file and line are named; nothing is written).
-)";
+)",
+    .m_operand = "trace"};
 
 }  // namespace
 
 int importCommand(const Arguments& arguments) {
-    const char* hint = "Try 'memlog import --help'.";
-    std::string input, output;
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            return 0;
-        }
-        if (argument == "-o" || argument == "--output") {
-            if (i + 1 >= arguments.size()) return usageError("import: " + argument + " needs a file", hint);
-            output = arguments[++i];
-        } else if (!argument.empty() && argument[0] == '-') {
-            return usageError("import: unknown option '" + argument + "'", hint);
-        } else if (input.empty()) {
-            input = argument;
-        } else {
-            return usageError("import: one trace at a time", hint);
-        }
-    }
-    if (input.empty()) return usageError("import: which trace?", "usage: memlog import TRACE.din -o OUT.memlog");
-    if (output.empty()) return usageError("import: where to? (-o OUT.memlog)", hint);
+    const CommandLine line = readCommandLine("import", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const std::string& input = line.m_options.operands()[0];
+    const std::string output = line.m_options.text("--output");
+    if (output.empty()) return usageError("import: where to? (-o OUT.memlog)", "Try 'memlog import --help'.");
     try {
         const timeline::DineroImport imported = timeline::importDinero(input, output);
         std::fprintf(stderr, "memlog: %s: %s reads and %s writes (%s other references left out) into %s\n",

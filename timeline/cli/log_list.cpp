@@ -15,8 +15,9 @@ LogLine describeLog(const std::string& path) {
     LogLine line;
     line.m_path = path;
     try {
-        // Quietly: a list says a log is unreadable in its line, and nothing of a torn tail.
-        timeline::OpenedLog log(path, {.m_walk = timeline::OpenedLog::Walk::Summary});
+        // Quietly: a list says a log is unreadable in its line, and nothing of a torn tail. A full
+        // trace's accesses are not counted here: its events are.
+        timeline::OpenedLog log(path, {.m_walk = timeline::OpenedLog::Walk::Summary, .m_heapOnly = true});
         const format::FileHeader& header = log.reader().header();
         const std::string exe(header.m_exe, strnlen(header.m_exe, sizeof header.m_exe));
         line.m_program = exe.substr(exe.rfind('/') + 1);

@@ -10,29 +10,23 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog ls [DIR]
-
-Lists the .memlog logs in DIR (default: the current folder), one line each:
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog ls [DIR]",
+    .m_about = R"(Lists the .memlog logs in DIR (default: the current folder), one line each:
 the program, its pid, its heap events, its byte peak and the log's name, the
 logs with the most events first. A log that cannot be read is listed with the
 reason (its path and the offset), and the exit status is then 2.
-)";
+)",
+    .m_options = {},
+    .m_operand = "folder",
+    .m_minOperands = 0};
 
 }  // namespace
 
 int lsCommand(const Arguments& arguments) {
-    std::string folder;
-    for (const std::string& argument : arguments) {
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            return 0;
-        }
-        if (!argument.empty() && argument[0] == '-')
-            return usageError("ls: unknown option '" + argument + "'", "Try 'memlog ls --help'.");
-        if (!folder.empty()) return usageError("ls: one folder at a time", "Try 'memlog ls --help'.");
-        folder = argument;
-    }
-    if (folder.empty()) folder = ".";
+    const CommandLine line = readCommandLine("ls", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const std::string folder = line.m_options.operands().empty() ? "." : line.m_options.operands()[0];
     std::error_code error;
     std::vector<std::string> paths;
     for (std::filesystem::directory_iterator entry(folder, error), end; !error && entry != end; entry.increment(error))

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "memlog/format.hpp"
+#include "memlog/recorder_settings.hpp"
 #include "timeline/base/sigbus_guard.hpp"
 #include "timeline/base/text_format.hpp"
 #include "timeline/base/diagnostics.hpp"
@@ -39,17 +40,31 @@ commands:
   accesses FILE [--by G] [--top N]    access samples by site, block, function, global
   uaf FILE [--top N]                  uses after free: allocation, free and access stacks
   arrays FILE [--top N]               sampled blocks and globals as arrays: names, shapes
-  cache FILE [--size S --ways W ...]  a cache simulated over a full trace: hits, misses
+  cache FILE [--cache S:W:L]          a cache simulated over a full trace: hits, misses
   import TRACE.din -o OUT             a Dinero trace as a log of accesses
   compare SAMPLED FULL [--by G]       samples against a full trace of the same program
 
-Without the launcher: LD_PRELOAD=/path/to/libmemlog.so PROGRAM [ARGS]
-writes ./PROGRAM.PID.memlog (settings: MEMLOG_OUT, MEMLOG_QUIET, MEMLOG_UNWIND,
-MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS, MEMLOG_ACCESS, MEMLOG_WATCH; see `memlog run --help`).
+%s
 
 `memlog COMMAND --help` describes one command. Exit status: 0 success,
 2 bad usage or a log that cannot be read.
 )";
+
+// The usage with the recorder's settings named from their table.
+std::string usage() {
+    std::string settings;
+    for (const memlog::options::RecorderSetting& setting : memlog::options::kRecorderSettings)
+        if (setting.m_audience == memlog::options::Audience::Person)
+            settings += (settings.empty() ? "" : ", ") + std::string(setting.m_row.m_name);
+    const std::string launcherless = memlog::timeline::wrapText(
+        "Without the launcher: LD_PRELOAD=/path/to/libmemlog.so PROGRAM [ARGS] writes ./PROGRAM.PID.memlog "
+        "(settings: " +
+            settings + "; see `memlog run --help`).",
+        0, 79);
+    std::string text(kUsage);
+    text.replace(text.find("%s"), 2, launcherless);
+    return text;
+}
 
 }  // namespace
 
@@ -85,79 +100,20 @@ std::string csvField(const std::string& text) {
     return quoted + "\"";
 }
 
-FileArguments parseFileArguments(const Arguments& arguments, const std::string& command, const char* flag,
-                                 const char* help) {
-    FileArguments parsed;
-    const std::string hint = "Try 'memlog " + command + " --help'.";
-    for (const std::string& argument : arguments) {
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(help, stdout);
-            parsed.m_exit = 0;
-            return parsed;
-        }
-        if (argument == flag) {
-            parsed.m_flag = true;
-        } else if (!argument.empty() && argument[0] == '-') {
-            parsed.m_exit = usageError(command + ": unknown option '" + argument + "'", hint.c_str());
-            return parsed;
-        } else if (parsed.m_path.empty()) {
-            parsed.m_path = argument;
-        } else {
-            parsed.m_exit = usageError(command + ": one log at a time", hint.c_str());
-            return parsed;
-        }
+CommandLine readCommandLine(const std::string& command, const timeline::CommandSyntax& syntax,
+                            const Arguments& arguments) {
+    timeline::ParseResult parsed = timeline::parseOptions(syntax, arguments);
+    CommandLine line{std::move(parsed.m_options)};
+    if (parsed.m_help) {
+        std::fputs(timeline::helpText(syntax).c_str(), stdout);
+        line.m_exit = 0;
+    } else if (!parsed.m_error.empty()) {
+        const std::string_view usage = syntax.m_usage;
+        const std::string hint = parsed.m_operandError ? "usage: " + std::string(usage.substr(0, usage.find('\n')))
+                                                       : "Try 'memlog " + command + " --help'.";
+        line.m_exit = usageError(command + ": " + parsed.m_error, hint.c_str());
     }
-    if (parsed.m_path.empty())
-        parsed.m_exit =
-            usageError(command + ": which log?", ("usage: memlog " + command + " FILE [" + flag + "]").c_str());
-    return parsed;
-}
-
-TableArguments parseTableArguments(const Arguments& arguments, const std::string& command, const char* byOption,
-                                   bool csvAllowed, const char* help, const char* usage) {
-    TableArguments parsed;
-    const std::string hint = "Try 'memlog " + command + " --help'.";
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(help, stdout);
-            parsed.m_exit = 0;
-            return parsed;
-        }
-        if (argument == "--csv" && csvAllowed) {
-            parsed.m_csv = true;
-        } else if (argument == "--suppressions" && (command == "sites" || command == "flame")) {
-            if (i + 1 >= arguments.size()) {
-                parsed.m_exit = usageError(command + ": --suppressions needs a file", hint.c_str());
-                return parsed;
-            }
-            parsed.m_suppressions = arguments[++i];
-        } else if (argument == byOption) {
-            if (i + 1 >= arguments.size()) {
-                parsed.m_exit = usageError(command + ": " + byOption + " needs a value", hint.c_str());
-                return parsed;
-            }
-            parsed.m_by = arguments[++i];
-        } else if (argument == "--top") {
-            char* end = nullptr;
-            const long n = i + 1 < arguments.size() ? std::strtol(arguments[++i].c_str(), &end, 10) : -1;
-            if (n < 0 || !end || *end) {
-                parsed.m_exit = usageError(command + ": --top takes a number", hint.c_str());
-                return parsed;
-            }
-            parsed.m_top = static_cast<size_t>(n);
-        } else if (!argument.empty() && argument[0] == '-') {
-            parsed.m_exit = usageError(command + ": unknown option '" + argument + "'", hint.c_str());
-            return parsed;
-        } else if (parsed.m_path.empty()) {
-            parsed.m_path = argument;
-        } else {
-            parsed.m_exit = usageError(command + ": one log at a time", hint.c_str());
-            return parsed;
-        }
-    }
-    if (parsed.m_path.empty()) parsed.m_exit = usageError(command + ": which log?", usage);
-    return parsed;
+    return line;
 }
 
 void printSuppressions(const timeline::Suppressions& suppressions) {
@@ -201,7 +157,7 @@ int main(int argc, char** argv) {
     Arguments options(leading.begin(), leading.begin() + static_cast<long>(commandAt));
     auto verbosity = diagnostics::takeVerbosity(options);
     if (commandAt >= leading.size()) {
-        std::fputs(kUsage, stderr);
+        std::fputs(usage().c_str(), stderr);
         return 2;
     }
     const std::string command = leading[commandAt];
@@ -212,7 +168,7 @@ int main(int argc, char** argv) {
     memlog::unwind::setNameCacheDirectory(memlog::unwind::defaultNameCacheDirectory());
     memlog::timeline::exitWhenALogIsCutWhileRead("memlog");
     if (command == "--help" || command == "-h" || command == "help") {
-        std::fputs(kUsage, stdout);
+        std::fputs(usage().c_str(), stdout);
         return 0;
     }
     if (command == "--version") {

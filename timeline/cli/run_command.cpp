@@ -12,7 +12,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <deque>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,13 +23,77 @@
 #include "commands.hpp"
 #include "timeline/base/diagnostics.hpp"
 #include "log_list.hpp"
+#include "memlog/recorder_settings.hpp"
 
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog run [OPTIONS] [--] PROGRAM [ARGS]
+using options::Kind;
+using options::RecorderSetting;
+using options::Row;
+using options::Setting;
 
-Runs PROGRAM with libmemlog.so in LD_PRELOAD and waits for it. The log goes to
+const char* variable(Setting id) { return options::recorderSetting(id).m_row.m_name; }
+
+constexpr Row kBeforeSettings[] = {
+    {.m_name = "--output",
+     .m_short = "-o",
+     .m_kind = Kind::Path,
+     .m_high = options::kLongestSettingPath,
+     .m_valueName = "FILE",
+     .m_help = "write the log to FILE (an existing FILE is replaced); %p in FILE becomes the pid, %e the program "
+               "name; a relative FILE is taken from the current folder, wherever the programs change to"},
+    {.m_name = "--python-objects",
+     .m_help = "set PYTHONMALLOC=malloc: CPython then allocates every object with malloc, so each is a block of "
+               "its own (otherwise pymalloc keeps small objects inside its arenas, a few mappings, and the log "
+               "shows no objects)"},
+    {.m_name = "--no-children",
+     .m_help = "record only the launched process (each program it execs in turn), not the processes it starts"},
+};
+
+constexpr Row kAfterSettings[] = {
+    {.m_name = "--full-trace",
+     .m_help = "record every load and store of the program, not samples: it runs under memlog's own Valgrind "
+               "tool (about 30 to 100 times slower), which writes each access, with its thread and the thread's "
+               "instruction count, in its place among the allocations; memlog cache then simulates a cache over "
+               "them. Forked children and exec'd programs are traced too, each into its own log. Needs Valgrind "
+               "(Debian: valgrind)"},
+    {.m_name = "--quiet", .m_short = "-q", .m_help = "no \"recording\" lines and no list of logs on stderr"},
+    {.m_name = "--verbose", .m_short = "-v", .m_help = "the launcher's details on stderr (what it set)"},
+};
+
+// memlog run's syntax: its own options around those of the recorder's settings (their rows with
+// the option's name), and in its help the settings as variables, all from the same rows.
+class RunSyntax {
+public:
+    RunSyntax() {
+        m_options.assign(std::begin(kBeforeSettings), std::end(kBeforeSettings));
+        for (const RecorderSetting& setting : options::kRecorderSettings) {
+            if (setting.m_audience != options::Audience::Person) continue;
+            Row asVariable = setting.m_row;
+            if (setting.m_runOption) {
+                Row asOption = setting.m_row;
+                asOption.m_name = setting.m_runOption;
+                if (setting.m_runImplies)
+                    asOption.m_help =
+                        keep(std::string(asOption.m_help) + "; implies " + runOptionOf(setting.m_runImplies));
+                m_options.push_back(asOption);
+                asVariable.m_help = keep(std::string("as ") + setting.m_runOption);
+            }
+            m_variables.push_back(asVariable);
+        }
+        m_options.insert(m_options.end(), std::begin(kAfterSettings), std::end(kAfterSettings));
+        m_notes =
+            "The same settings as environment variables, for LD_PRELOAD without this launcher\n"
+            "(README.md):\n" +
+            timeline::optionLines(m_variables, timeline::RowLabel::Variable) + "\n" + variable(Setting::Library) +
+            " overrides where the launcher finds libmemlog.so, " + variable(Setting::TraceToolDir) +
+            "\nthe folder of memlog's Valgrind tool. `memlog ls DIR` lists the logs of a folder as\n"
+            "the closing list does.\n";
+    }
+    timeline::CommandSyntax syntax() const {
+        return {.m_usage = "memlog run [OPTIONS] [--] PROGRAM [ARGS]",
+                .m_about = R"(Runs PROGRAM with libmemlog.so in LD_PRELOAD and waits for it. The log goes to
 ./PROGRAM.PID.memlog unless -o says otherwise. Children that PROGRAM forks or
 execs are recorded too, each into a log of its own (a numbered neighbour of the
 name when it is taken). When PROGRAM is a launcher (a shell script, env, a
@@ -35,79 +102,28 @@ to that last image of the launched process; its earlier images (the shell, env)
 get numbered names. At the end one line per log on stderr: program, pid,
 events, byte peak and path, the launched program's first and the rest by events.
 The exit status is PROGRAM's (a program killed by a signal kills memlog alike).
-
-  -o, --output FILE        write the log to FILE (an existing FILE is replaced);
-                           %p in FILE becomes the pid, %e the program name;
-                           a relative FILE is taken from the current folder,
-                           wherever the programs change to
-  --python-objects         set PYTHONMALLOC=malloc: CPython then allocates every
-                           object with malloc, so each is a block of its own
-                           (otherwise pymalloc keeps small objects inside its
-                           arenas, a few mappings, and the log shows no objects)
-  --no-children            record only the launched process (each program it
-                           execs in turn), not the processes it starts
-  --unwind MODE            call stacks with libunwind (default), fp (frame
-                           pointers: faster, needs -fno-omit-frame-pointer) or none
-  --depth N                at most N frames per stack, 1..256 (default 64)
-  --no-free-stacks         no call stacks on frees
-  --access                 also sample memory accesses: every so much CPU time
-                           each thread is stopped and the instruction it was
-                           about to run is decoded (what it reads or writes, and
-                           its call stack); where the sampler cannot run (under
-                           a debugger), one line on stderr says why and
-                           allocations are still recorded
-  --access-rate N          N ticks a CPU-second per thread, 1..100000 (default
-                           1000: costs little; 5000 and more cost more; implies
-                           --access)
-  --watch                  also follow sampled words with the CPU's debug
-                           registers: the next access by any thread (reuse
-                           time, hand-offs between threads) and uses after
-                           free (`memlog uaf`); implies --access. Where the
-                           registers do not fire, one line on stderr says so
-  --watch-rate N           at most N watchpoint traps a second, 1..100000
-                           (default 500; implies --watch)
-  --full-trace             record every load and store of the program, not
-                           samples: it runs under Valgrind's lackey tool (about
-                           100 times slower; for small programs, teaching, and
-                           checking samples), and memlog puts each access in
-                           its place among the allocations; memlog cache then
-                           simulates a cache over them. Forked children and
-                           exec'd programs are not traced (nor recorded); the
-                           accesses of all threads count as the main thread's
-  -q, --quiet              no "recording" lines and no list of logs on stderr
-  -v, --verbose            the launcher's details on stderr (what it set)
-
-The same settings as environment variables, for LD_PRELOAD without this launcher:
-MEMLOG_OUT, MEMLOG_UNWIND, MEMLOG_STACK_DEPTH, MEMLOG_FREE_STACKS=0, MEMLOG_QUIET=1,
-MEMLOG_ACCESS=1, MEMLOG_ACCESS_RATE, MEMLOG_WATCH=1, MEMLOG_WATCH_RATE, MEMLOG_UNWIND_CHECK=1,
-MEMLOG_UNWIND_INCREMENTAL=0 (README.md).
-MEMLOG_LIBRARY overrides where the launcher finds libmemlog.so. `memlog ls DIR`
-lists the logs of a folder as the closing list does.
-)";
-
-// Beside this executable: build/bin -> build/lib; installed, PREFIX/bin -> PREFIX/<libdir>
-// (lib/x86_64-linux-gnu when the prefix is /usr on Debian).
-std::string findLibrary() {
-    if (const char* library = std::getenv("MEMLOG_LIBRARY"); library && *library) return library;
-    char self[PATH_MAX];
-    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length <= 0) return {};
-    self[length] = '\0';
-    std::string dir(self);
-    dir.erase(dir.rfind('/'));
-    for (const std::string libdir : {"lib", MEMLOG_INSTALL_LIBDIR}) {
-        const std::string candidate = dir + "/../" + libdir + "/libmemlog.so";
-        if (access(candidate.c_str(), R_OK) == 0) return candidate;
+)",
+                .m_options = m_options,
+                .m_notes = m_notes.c_str(),
+                .m_operand = "program",
+                .m_operandEndsOptions = true};
     }
-    return dir + "/../lib/libmemlog.so";
-}
 
-// A whole decimal number in [low, high].
-bool isNumberIn(const std::string* text, long low, long high) {
-    if (!text || text->empty()) return false;
-    char* end = nullptr;
-    const long n = std::strtol(text->c_str(), &end, 10);
-    return !*end && n >= low && n <= high;
+private:
+    static std::string runOptionOf(const char* name) {
+        const RecorderSetting* setting = options::findRecorderSetting(name, std::strlen(name));
+        return setting && setting->m_runOption ? setting->m_runOption : name;
+    }
+    const char* keep(std::string text) { return m_texts.emplace_back(std::move(text)).c_str(); }
+
+    std::vector<Row> m_options, m_variables;
+    std::deque<std::string> m_texts;  // the help lines made here: rows point into them
+    std::string m_notes;
+};
+
+std::string findLibrary() {
+    if (const char* library = std::getenv(variable(Setting::Library)); library && *library) return library;
+    return findBesideMemlog("libmemlog.so");
 }
 
 pid_t s_child = 0;
@@ -174,7 +190,7 @@ bool exchangeNames(const std::string& a, const std::string& b) {
 // later ones got numbered neighbours), then one line per log. `target` is the -o name when it
 // names one file; empty when it holds %p (then the launched pid's first log has the name).
 void finishRun(const std::string& listPath, pid_t launched, bool renameLast, const std::string& target, bool quiet,
-               const std::string& cwd) {
+               const std::string& cwd, bool fullTrace) {
     std::vector<LogLine> lines;
     for (const std::string& path : readRunList(listPath)) lines.push_back(describeLog(path));
     size_t first = lines.size(), last = lines.size(), named = lines.size();
@@ -200,6 +216,11 @@ void finishRun(const std::string& listPath, pid_t launched, bool renameLast, con
                          std::strerror(errno));
     }
     if (quiet || lines.empty()) return;
+    if (fullTrace) {
+        std::vector<std::string> paths;
+        for (const LogLine& line : lines) paths.push_back(line.m_path);
+        printFullTraces(paths);
+    }
     for (LogLine& line : lines)
         if (line.m_path.starts_with(cwd + "/")) line.m_path.erase(0, cwd.size() + 1);
     orderLogLines(lines, last);
@@ -209,83 +230,51 @@ void finishRun(const std::string& listPath, pid_t launched, bool renameLast, con
 
 }  // namespace
 
-int runCommand(const Arguments& arguments) {
-    std::string output, unwind, depth, accessRate, watchRate;
-    bool noFreeStacks = false, quiet = false, sampleAccesses = false, watchWords = false, noChildren = false,
-         pythonObjects = false, fullTrace = false;
-    size_t i = 0;
-    for (; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        auto value = [&](const char* option) -> const std::string* {
-            if (i + 1 >= arguments.size()) return nullptr;
-            (void)option;
-            return &arguments[++i];
-        };
-        if (argument == "--") {
-            ++i;
-            break;
-        }
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            return 0;
-        }
-        if (argument == "-o" || argument == "--output") {
-            const std::string* v = value("-o");
-            if (!v) return usageError("run: " + argument + " needs a file name", "Try 'memlog run --help'.");
-            output = *v;
-        } else if (argument == "--unwind") {
-            const std::string* v = value("--unwind");
-            if (!v || (*v != "libunwind" && *v != "fp" && *v != "none"))
-                return usageError("run: --unwind takes libunwind, fp or none", "Try 'memlog run --help'.");
-            unwind = *v;
-        } else if (argument == "--depth") {
-            const std::string* v = value("--depth");
-            if (!isNumberIn(v, 1, 256))
-                return usageError("run: --depth takes a number from 1 to 256", "Try 'memlog run --help'.");
-            depth = *v;
-        } else if (argument == "--no-free-stacks") {
-            noFreeStacks = true;
-        } else if (argument == "--no-children") {
-            noChildren = true;
-        } else if (argument == "--python-objects") {
-            pythonObjects = true;
-        } else if (argument == "--access") {
-            sampleAccesses = true;
-        } else if (argument == "--access-rate") {
-            const std::string* v = value("--access-rate");
-            if (!isNumberIn(v, 1, 100000))
-                return usageError("run: --access-rate takes a number from 1 to 100000", "Try 'memlog run --help'.");
-            accessRate = *v;
-            sampleAccesses = true;
-        } else if (argument == "--watch") {
-            watchWords = true;
-        } else if (argument == "--watch-rate") {
-            const std::string* v = value("--watch-rate");
-            if (!isNumberIn(v, 1, 100000))
-                return usageError("run: --watch-rate takes a number from 1 to 100000", "Try 'memlog run --help'.");
-            watchRate = *v;
-            watchWords = true;
-        } else if (argument == "--full-trace") {
-            fullTrace = true;
-        } else if (argument == "-q" || argument == "--quiet") {
-            quiet = true;
-        } else if (argument == "-v" || argument == "--verbose") {
-            diagnostics::setup("memlog", diagnostics::Verbosity::Verbose);
-        } else if (!argument.empty() && argument[0] == '-') {
-            return usageError("run: unknown option '" + argument + "'", "Try 'memlog run --help'.");
-        } else {
-            break;
-        }
+// Beside this executable: build/bin -> build/lib; installed, PREFIX/bin -> PREFIX/<libdir>
+// (lib/x86_64-linux-gnu when the prefix is /usr on Debian).
+std::string findBesideMemlog(const std::string& relative) {
+    char self[PATH_MAX];
+    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0) return {};
+    self[length] = '\0';
+    std::string dir(self);
+    dir.erase(dir.rfind('/'));
+    for (const std::string libdir : {"lib", MEMLOG_INSTALL_LIBDIR}) {
+        const std::string candidate = dir + "/../" + libdir + "/" + relative;
+        if (access(candidate.c_str(), R_OK) == 0) return candidate;
     }
-    if (i >= arguments.size())
-        return usageError("run: which program?", "usage: memlog run [OPTIONS] [--] PROGRAM [ARGS]");
-    if (fullTrace && (sampleAccesses || watchWords))
+    return dir + "/../lib/" + relative;
+}
+
+int runCommand(const Arguments& arguments) {
+    const RunSyntax syntax;
+    const CommandLine line = readCommandLine("run", syntax.syntax(), arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const timeline::ParsedOptions& options = line.m_options;
+    if (options.given("--verbose")) diagnostics::setup("memlog", diagnostics::Verbosity::Verbose);
+    const std::string output = options.text("--output");
+    const bool quiet = options.given("--quiet"), fullTrace = options.given("--full-trace");
+    // The recorder's variables as the options set them, each option's implied switch with it.
+    std::vector<std::pair<std::string, std::string>> settings;
+    for (const RecorderSetting& setting : options::kRecorderSettings) {
+        if (!setting.m_runOption || !options.given(setting.m_runOption)) continue;
+        const Row& row = setting.m_row;
+        settings.emplace_back(
+            row.m_name, row.m_kind == Kind::Switch ? timeline::switchedValue(row) : options.text(setting.m_runOption));
+        if (setting.m_runImplies) settings.emplace_back(setting.m_runImplies, "1");
+    }
+    const bool samples = std::any_of(settings.begin(), settings.end(), [](const auto& assignment) {
+        return assignment.first == variable(Setting::Access) || assignment.first == variable(Setting::Watch);
+    });
+    if (fullTrace && samples)
         return usageError("run: --full-trace records every access: no samples or watchpoints with it",
                           "Try 'memlog run --help'.");
 
     const std::string library = findLibrary();
     if (library.empty() || access(library.c_str(), R_OK) != 0)
-        return usageError("run: cannot find the recorder library at '" + library + "' (set MEMLOG_LIBRARY)", nullptr);
+        return usageError(
+            "run: cannot find the recorder library at '" + library + "' (set " + variable(Setting::Library) + ")",
+            nullptr);
     char resolved[PATH_MAX];
     const std::string preload = realpath(library.c_str(), resolved) ? resolved : library;
     char here[PATH_MAX];
@@ -297,21 +286,17 @@ int runCommand(const Arguments& arguments) {
     if (logTemplate[0] != '/') logTemplate = cwd + "/" + logTemplate;
     if (named && output.find('%') == std::string::npos && unlink(output.c_str()) != 0 && errno != ENOENT)
         return usageError("run: cannot replace '" + output + "': " + std::strerror(errno), nullptr);
-    setenv("MEMLOG_OUT", logTemplate.c_str(), 1);
-    if (!unwind.empty()) setenv("MEMLOG_UNWIND", unwind.c_str(), 1);
-    if (!depth.empty()) setenv("MEMLOG_STACK_DEPTH", depth.c_str(), 1);
-    if (noFreeStacks) setenv("MEMLOG_FREE_STACKS", "0", 1);
-    if (quiet) setenv("MEMLOG_QUIET", "1", 1);
-    if (pythonObjects) setenv("PYTHONMALLOC", "malloc", 1);
-    if (sampleAccesses) setenv("MEMLOG_ACCESS", "1", 1);
-    if (!accessRate.empty()) setenv("MEMLOG_ACCESS_RATE", accessRate.c_str(), 1);
-    if (watchWords) setenv("MEMLOG_WATCH", "1", 1);
-    if (!watchRate.empty()) setenv("MEMLOG_WATCH_RATE", watchRate.c_str(), 1);
+    setenv(variable(Setting::Out), logTemplate.c_str(), 1);
+    for (const auto& [name, value] : settings) setenv(name.c_str(), value.c_str(), 1);
+    if (quiet) setenv(variable(Setting::Quiet), "1", 1);
+    if (options.given("--python-objects")) setenv("PYTHONMALLOC", "malloc", 1);
     const char* existing = std::getenv("LD_PRELOAD");
     const std::string combined = existing && *existing ? preload + ":" + existing : preload;
     setenv("LD_PRELOAD", combined.c_str(), 1);
 
-    if (fullTrace) return runFullTrace({arguments.begin() + static_cast<long>(i), arguments.end()}, logTemplate, quiet);
+    std::vector<std::string> program = options.operands();
+    if (fullTrace)
+        if (const int status = prepareFullTrace(program); status >= 0) return status;
     const char* temporary = std::getenv("TMPDIR");
     std::string listPath = std::string(temporary && *temporary ? temporary : "/tmp") + "/memlog-run.XXXXXX";
     const int listFd = mkstemp(listPath.data());
@@ -319,12 +304,12 @@ int runCommand(const Arguments& arguments) {
         listPath.clear();
     else
         close(listFd);
-    if (!listPath.empty()) setenv("MEMLOG_RUN_LIST", listPath.c_str(), 1);
+    if (!listPath.empty()) setenv(variable(Setting::RunList), listPath.c_str(), 1);
 
-    diagnostics::debug("run: LD_PRELOAD=" + combined + " MEMLOG_OUT=" + logTemplate +
-                       (listPath.empty() ? "" : " MEMLOG_RUN_LIST=" + listPath));
+    diagnostics::debug("run: LD_PRELOAD=" + combined + " " + variable(Setting::Out) + "=" + logTemplate +
+                       (listPath.empty() ? "" : std::string(" ") + variable(Setting::RunList) + "=" + listPath));
     std::vector<char*> argv;
-    for (size_t k = i; k < arguments.size(); ++k) argv.push_back(const_cast<char*>(arguments[k].c_str()));
+    for (std::string& word : program) argv.push_back(word.data());
     argv.push_back(nullptr);
     int execError[2];
     if (pipe2(execError, O_CLOEXEC) != 0) return usageError(std::string("run: pipe: ") + std::strerror(errno), nullptr);
@@ -333,7 +318,7 @@ int runCommand(const Arguments& arguments) {
     if (s_child < 0) return usageError(std::string("run: fork: ") + std::strerror(errno), nullptr);
     if (s_child == 0) {
         close(execError[0]);
-        if (noChildren) setenv("MEMLOG_ONLY_PID", std::to_string(getpid()).c_str(), 1);
+        if (options.given("--no-children")) setenv(variable(Setting::OnlyPid), std::to_string(getpid()).c_str(), 1);
         execvp(argv[0], argv.data());
         const int error = errno;
         (void)!write(execError[1], &error, sizeof error);
@@ -357,7 +342,7 @@ int runCommand(const Arguments& arguments) {
     if (!listPath.empty()) {
         const bool renameLast = named && output.find("%e") == std::string::npos;
         const std::string target = named && output.find('%') == std::string::npos ? logTemplate : "";
-        finishRun(listPath, s_child, renameLast, target, quiet, cwd);
+        finishRun(listPath, s_child, renameLast, target, quiet, cwd, fullTrace);
         unlink(listPath.c_str());
     }
     return passOnStatus(status);

@@ -14,11 +14,26 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kSitesHelp =
-    R"help(usage: memlog sites FILE [--by calls|bytes|peak|leaked|caller] [--top N] [--csv]
-                         [--suppressions SUPPRESSIONS]
+constexpr options::Row kSitesOptions[] = {
+    {.m_name = "--by",
+     .m_kind = options::Kind::Choice,
+     .m_choices = "calls|bytes|peak|leaked|caller",
+     .m_default = "bytes",
+     .m_valueName = "METRIC",
+     .m_help = "sort by calls, bytes, peak or leaked; caller: one row per function that is not inlined (an "
+               "inline helper's blocks count for the function it was inlined into), sorted by bytes"},
+    topRow("20", "at most N rows, 0 for all"),
+    {.m_name = "--csv",
+     .m_help = "rows of function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,"
+               "suppressed_bytes,suppressed_blocks,inlined_in,mapped_at_exit_bytes,mapped_at_exit_regions"},
+    kSuppressionsRow,
+};
 
-The allocation sites of a .memlog log: for each function that allocated (its
+constexpr timeline::CommandSyntax kSitesSyntax{
+    .m_usage =
+        "memlog sites FILE [--by calls|bytes|peak|leaked|caller] [--top N] [--csv]\n"
+        "                         [--suppressions SUPPRESSIONS]",
+    .m_about = R"help(The allocation sites of a .memlog log: for each function that allocated (its
 innermost frame that is not allocator plumbing such as operator new, strdup or
 std::allocator), how many blocks it allocated, how many bytes, how many bytes
 were still live when the whole heap peaked, how many bytes of heap blocks
@@ -28,26 +43,28 @@ stat --suppressions` lists them), and how many bytes of anonymous mappings it
 left mapped at exit (never unmapped: not counted as leaked).
 A site in an inline helper names the function it was inlined into:
 "make_obj (inlined in build_scene)".
+)help",
+    .m_options = kSitesOptions};
 
-  --by METRIC            sort by calls, bytes (default), peak or leaked
-  --by caller            one row per function that is not inlined (an inline
-                         helper's blocks count for the function it was
-                         inlined into), sorted by bytes
-  --top N                at most N rows (default 20; 0 for all)
-  --csv                  rows of function,location,module,calls,bytes,peak_bytes,
-                         leaked_bytes,leaked_blocks,suppressed_bytes,suppressed_blocks,
-                         inlined_in,mapped_at_exit_bytes,mapped_at_exit_regions
-  --suppressions FILE    more suppressions (see `memlog stat --help`)
-)help";
+constexpr options::Row kFlameOptions[] = {
+    {.m_name = "--metric",
+     .m_kind = options::Kind::Choice,
+     .m_choices = "calls|bytes|peak|leaked",
+     .m_default = "bytes",
+     .m_valueName = "METRIC",
+     .m_help = "what each stack counts"},
+    kSuppressionsRow,
+};
 
-constexpr const char* kFlameHelp = R"(usage: memlog flame FILE [--metric calls|bytes|peak|leaked]
-
-Collapsed stacks of a .memlog log for flame graphs (flamegraph.pl, inferno,
+constexpr timeline::CommandSyntax kFlameSyntax{
+    .m_usage = "memlog flame FILE [--metric calls|bytes|peak|leaked] [--suppressions SUPPRESSIONS]",
+    .m_about = R"(Collapsed stacks of a .memlog log for flame graphs (flamegraph.pl, inferno,
 speedscope): one line per distinct call stack, frames outermost first separated
-by ';', then a space and the metric (default bytes). Inlined functions appear
-as frames of their own. Suppressed leaks (see `memlog stat --help`) are not in
-the leaked metric; --suppressions FILE adds `leak:PATTERN` lines.
-)";
+by ';', then a space and the metric. Inlined functions appear as frames of
+their own. Suppressed leaks (see `memlog stat --help`) are not in the leaked
+metric.
+)",
+    .m_options = kFlameOptions};
 
 // Flame graph tools split frames at ';' and the count at the last space.
 std::string flameFrame(const std::string& name) {
@@ -60,19 +77,19 @@ std::string flameFrame(const std::string& name) {
 }  // namespace
 
 int sitesCommand(const Arguments& arguments) {
-    const TableArguments parsed = parseTableArguments(arguments, "sites", "--by", true, kSitesHelp,
-                                                      "usage: memlog sites FILE [--by METRIC] [--top N] [--csv]");
-    if (parsed.m_exit >= 0) return parsed.m_exit;
-    timeline::Metric by = timeline::Metric::Bytes;
+    const CommandLine line = readCommandLine("sites", kSitesSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const std::string byText = line.m_options.text("--by");
     const timeline::SiteGrouping grouping =
-        parsed.m_by == "caller" ? timeline::SiteGrouping::Caller : timeline::SiteGrouping::Site;
-    if (!parsed.m_by.empty() && grouping == timeline::SiteGrouping::Site && !timeline::parseMetric(parsed.m_by, by))
-        return usageError("sites: --by takes calls, bytes, peak, leaked or caller", "Try 'memlog sites --help'.");
-    const std::string& path = parsed.m_path;
-    const size_t top = parsed.m_top;
-    const bool csv = parsed.m_csv;
+        byText == "caller" ? timeline::SiteGrouping::Caller : timeline::SiteGrouping::Site;
+    timeline::Metric by = timeline::Metric::Bytes;
+    if (grouping == timeline::SiteGrouping::Site) timeline::parseMetric(byText, by);
+    const std::string& path = line.m_options.operands()[0];
+    const size_t top = line.m_options.number("--top");
+    const bool csv = line.m_options.given("--csv");
+    const std::string suppressionsFile = line.m_options.text("--suppressions");
     try {
-        const timeline::Suppressions suppressions = loadSuppressions(parsed.m_suppressions);
+        const timeline::Suppressions suppressions = loadSuppressions(suppressionsFile);
         timeline::OpenedLog log = openLog(path, {.m_walk = timeline::OpenedLog::Walk::Measure,
                                                  .m_names = timeline::OpenedLog::Names::Every,
                                                  .m_siteRows = grouping,
@@ -110,15 +127,14 @@ int sitesCommand(const Arguments& arguments) {
 }
 
 int flameCommand(const Arguments& arguments) {
-    const TableArguments parsed = parseTableArguments(arguments, "flame", "--metric", false, kFlameHelp,
-                                                      "usage: memlog flame FILE [--metric METRIC]");
-    if (parsed.m_exit >= 0) return parsed.m_exit;
+    const CommandLine line = readCommandLine("flame", kFlameSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
     timeline::Metric metric = timeline::Metric::Bytes;
-    if (!parsed.m_by.empty() && !timeline::parseMetric(parsed.m_by, metric))
-        return usageError("flame: --metric takes calls, bytes, peak or leaked", "Try 'memlog flame --help'.");
-    const std::string& path = parsed.m_path;
+    timeline::parseMetric(line.m_options.text("--metric"), metric);
+    const std::string& path = line.m_options.operands()[0];
+    const std::string suppressionsFile = line.m_options.text("--suppressions");
     try {
-        const timeline::Suppressions suppressions = loadSuppressions(parsed.m_suppressions);
+        const timeline::Suppressions suppressions = loadSuppressions(suppressionsFile);
         timeline::OpenedLog log = openLog(path, {.m_walk = timeline::OpenedLog::Walk::Measure,
                                                  .m_names = timeline::OpenedLog::Names::Every,
                                                  .m_suppressions = &suppressions});

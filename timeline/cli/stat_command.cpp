@@ -15,10 +15,26 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog stat FILE [--json] [--suppressions SUPPRESSIONS]
-       memlog stat --suppressions [SUPPRESSIONS]
+constexpr options::Row kOptions[] = {
+    {.m_name = "--json",
+     .m_help = "the same as one JSON object (peak_bytes: heap and mappings; peak_heap_bytes, peak_mapped_bytes: "
+               "each alone; leaked_bytes, leaked_blocks: heap blocks only; mapped_at_exit_bytes, "
+               "mapped_at_exit_regions; suppressed_bytes, suppressed_blocks; access_allocator; hints: a list of "
+               "sentences)"},
+    {.m_name = "--suppressions",
+     .m_kind = options::Kind::Path,
+     .m_valueName = "FILE",
+     .m_help = "more suppressions, LeakSanitizer's way: one `leak:PATTERN` a line, matching any frame's function, "
+               "module or source file ('*' any text, '^' and '$' anchor it; '#' starts a comment); without a "
+               "log: print the suppressions in use",
+     .m_valueOptional = true},
+};
 
-Reads a .memlog log and prints: the program, its duration and threads, the calls
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage =
+        "memlog stat FILE [--json] [--suppressions SUPPRESSIONS]\n"
+        "       memlog stat --suppressions [SUPPRESSIONS]",
+    .m_about = R"(Reads a .memlog log and prints: the program, its duration and threads, the calls
 per entry point that allocated, resized or freed something, blocks begun and
 ended, the peak of live bytes (with the blocks live at that moment; when the
 program mapped memory of its own, the heap's peak and the mappings' apart, each
@@ -41,19 +57,9 @@ PYTHONMALLOC=malloc (`memlog run --python-objects`).
 Blocks that a runtime allocates once and never frees by design (libstdc++'s
 emergency exception pool, stdio's buffers) are counted as suppressed, apart
 from the leaks: `leaked` is what no suppression matches.
-
-  --json                 the same as one JSON object (peak_bytes: heap and
-                         mappings; peak_heap_bytes, peak_mapped_bytes: each
-                         alone; leaked_bytes, leaked_blocks: heap blocks only;
-                         mapped_at_exit_bytes, mapped_at_exit_regions;
-                         suppressed_bytes, suppressed_blocks; access_allocator;
-                         hints: a list of sentences)
-  --suppressions FILE    more suppressions, LeakSanitizer's way: one
-                         `leak:PATTERN` a line, matching any frame's function,
-                         module or source file ('*' any text, '^' and '$'
-                         anchor it; '#' starts a comment)
-  --suppressions         without a log: print the suppressions in use
-)";
+)",
+    .m_options = kOptions,
+    .m_minOperands = 0};
 
 constexpr size_t kTopSites = 5;
 constexpr timeline::Metric kSiteMetrics[] = {timeline::Metric::Calls, timeline::Metric::Bytes, timeline::Metric::Peak,
@@ -291,28 +297,14 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
 }  // namespace
 
 int statCommand(const Arguments& arguments) {
-    std::string path, suppressionsFile;
-    bool json = false, suppressionsAsked = false;
-    for (size_t i = 0; i < arguments.size(); ++i) {
-        const std::string& argument = arguments[i];
-        if (argument == "--help" || argument == "-h") {
-            std::fputs(kHelp, stdout);
-            return 0;
-        }
-        if (argument == "--json") {
-            json = true;
-        } else if (argument == "--suppressions") {
-            suppressionsAsked = true;
-            if (i + 1 < arguments.size() && !arguments[i + 1].starts_with("-")) suppressionsFile = arguments[++i];
-        } else if (!argument.empty() && argument[0] == '-') {
-            return usageError("stat: unknown option '" + argument + "'", "Try 'memlog stat --help'.");
-        } else if (path.empty()) {
-            path = argument;
-        } else {
-            return usageError("stat: one log at a time", "Try 'memlog stat --help'.");
-        }
-    }
-    if (path.empty() && !suppressionsAsked) return usageError("stat: which log?", "usage: memlog stat FILE [--json]");
+    const CommandLine line = readCommandLine("stat", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const bool json = line.m_options.given("--json");
+    const std::string suppressionsFile = line.m_options.text("--suppressions");
+    // Without a log, --suppressions alone prints them.
+    if (line.m_options.operands().empty() && !line.m_options.given("--suppressions"))
+        return usageError("stat: which log?", "usage: memlog stat FILE [--json]");
+    const std::string path = line.m_options.operands().empty() ? "" : line.m_options.operands()[0];
     try {
         const timeline::Suppressions suppressions = loadSuppressions(suppressionsFile);
         if (path.empty()) {

@@ -15,9 +15,11 @@
 namespace memlog::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: memlog uaf FILE [--top N]
+constexpr options::Row kOptions[] = {topRow("20", "at most N blocks, 0 for all")};
 
-The uses after free in a .memlog log: accesses by the program to a heap block
+constexpr timeline::CommandSyntax kSyntax{
+    .m_usage = "memlog uaf FILE [--top N]",
+    .m_about = R"(The uses after free in a .memlog log: accesses by the program to a heap block
 after its free and before its memory was handed out again, found by access
 samples (MEMLOG_ACCESS=1) and by watchpoints that stayed on the sampled words of
 freed blocks (MEMLOG_WATCH=1, where the debug registers work). For each block,
@@ -25,12 +27,11 @@ in the order of the first use: its address and size, how long after the free,
 how many samples fell in it, and three stacks: where it was allocated, where it
 was freed, and where it was used after that. The allocator's own writes into
 the blocks it frees are not counted.
-
-  --top N   at most N blocks (default 20; 0 for all)
-
-Exit status 0 whether or not any was found; memlog stat --json counts them
+)",
+    .m_options = kOptions,
+    .m_notes = R"(Exit status 0 whether or not any was found; memlog stat --json counts them
 (anomalies.use_after_free).
-)";
+)"};
 
 void printStack(timeline::StackNames& names, const char* label, uint32_t stack, uint64_t ip = 0) {
     std::vector<unwind::SourceFrame> frames;
@@ -51,27 +52,27 @@ void printStack(timeline::StackNames& names, const char* label, uint32_t stack, 
 }  // namespace
 
 int uafCommand(const Arguments& arguments) {
-    const TableArguments parsed =
-        parseTableArguments(arguments, "uaf", "--by", false, kHelp, "usage: memlog uaf FILE [--top N]");
-    if (parsed.m_exit >= 0) return parsed.m_exit;
-    if (!parsed.m_by.empty()) return usageError("uaf: unknown option '--by'", "Try 'memlog uaf --help'.");
+    const CommandLine line = readCommandLine("uaf", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const std::string& path = line.m_options.operands()[0];
+    const size_t top = line.m_options.number("--top");
     try {
         std::vector<timeline::UseAfterFree> uses;
         timeline::OpenedLog log =
-            openLog(parsed.m_path, {.m_ownWalk = [&](timeline::LogReader& reader, const std::function<void(double)>&) {
+            openLog(path, {.m_ownWalk = [&](timeline::LogReader& reader, const std::function<void(double)>&) {
                         uses = timeline::findUsesAfterFree(reader);
                     }});
         uint64_t accesses = 0;
         for (const auto& use : uses) accesses += use.m_accesses;
-        std::printf("%s: %s used after free (%s accesses sampled)\n", parsed.m_path.c_str(),
+        std::printf("%s: %s used after free (%s accesses sampled)\n", path.c_str(),
                     uses.size() == 1 ? "1 block" : (timeline::countText(uses.size()) + " blocks").c_str(),
                     timeline::countText(accesses).c_str());
         if (uses.empty()) return 0;
         timeline::StackNames& names = log.names();  // only for a log with uses to show
         size_t shown = 0;
         for (const auto& use : uses) {
-            if (parsed.m_top && shown++ == parsed.m_top) {
-                std::printf("\n... %zu more (--top 0 lists all)\n", uses.size() - parsed.m_top);
+            if (top && shown++ == top) {
+                std::printf("\n... %zu more (--top 0 lists all)\n", uses.size() - top);
                 break;
             }
             const timeline::AccessSample& first = use.m_first;

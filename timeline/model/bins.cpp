@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "timeline/names/site_index.hpp"
+#include "timeline/base/seeded_hash.hpp"
 #include "timeline/base/text_format.hpp"
 
 namespace memlog::timeline {
@@ -117,6 +118,20 @@ int Bins::binOf(const Block& block) const {
         }
     }
     return -1;
+}
+
+std::vector<int> binsOfMarks(const BlockModel& model, const Bins& bins) {
+    const auto& marks = model.accessMarks();
+    NumberMap<uint64_t, int> binOfSeq;
+    for (const auto& mark : marks) binOfSeq.emplace(mark.m_blockSeq, -1);
+    if (!binOfSeq.empty())
+        model.forEach([&](const Block& block) {
+            if (auto it = binOfSeq.find(block.beginSeq()); it != binOfSeq.end()) it->second = bins.binOf(block);
+        });
+    std::vector<int> result;
+    result.reserve(marks.size());
+    for (const auto& mark : marks) result.push_back(binOfSeq[mark.m_blockSeq]);
+    return result;
 }
 
 }  // namespace memlog::timeline

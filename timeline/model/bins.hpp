@@ -39,6 +39,10 @@ private:
     AddressRanges m_regions;
 };
 
+// The bin of each of the model's access marks: its block's (found by the sequence number at
+// which the block began), -1 for a mark in no heap block.
+std::vector<int> binsOfMarks(const BlockModel& model, const Bins& bins);
+
 // The size classes of BinKind::Size: upper bounds, the last open-ended.
 inline constexpr uint64_t kSizeClassBounds[] = {32, 128, 512, 2048, 8192, 32768, 131072, UINT64_MAX};
 size_t sizeClassOf(uint64_t size);

@@ -219,4 +219,12 @@ BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>&
     return model;
 }
 
+bool sampledIn(const BlockModel& model, const Block& block) {
+    for (const AccessMark& mark : model.accessMarks())
+        if (mark.m_addr - block.addr() < block.size() && mark.m_timeNs >= block.beginNs() &&
+            (block.liveAtEnd() || mark.m_timeNs <= block.endNs()))
+            return true;
+    return false;
+}
+
 }  // namespace memlog::timeline

@@ -89,6 +89,10 @@ private:
     std::vector<uint32_t> m_freeStacks;  // by block index, when kept
 };
 
+// Whether one of the model's access samples fell in `block` while it was live (a pass over the
+// samples, not the blocks: the window asks it before an array view of the block).
+bool sampledIn(const BlockModel& model, const Block& block);
+
 // Reads the whole log once. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.
 // `keepFreeStacks`: also remember each block's freeing stack (4 bytes a block more), for the
 // window's brushing; a report does not need them.

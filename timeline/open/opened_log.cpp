@@ -35,6 +35,7 @@ OpenedLog::OpenedLog(const std::string& path, Parts parts, Reporting reporting)
         m_refusal = m_parts.m_refuse(*m_reader);
         if (!m_refusal.empty()) return;
     }
+    if (m_parts.m_heapOnly) m_reader->leaveOutTraces();
     const Clock::time_point walkStarted = Clock::now();
     const bool walked = walk(progress);
     m_walkSeconds = secondsSince(walkStarted);

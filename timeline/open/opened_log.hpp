@@ -25,7 +25,8 @@ class Suppressions;
 
 // The order, each step taken only when a part asked for needs it:
 //   1. the reader: the file mapped, its header and chunks checked (LogError when it is no log
-//      memlog reads); then Parts::m_refuse, which may stop the opening here (refusal());
+//      memlog reads); then Parts::m_refuse, which may stop the opening here (refusal()), and
+//      Parts::m_heapOnly, which leaves a full trace's accesses out of the walk;
 //   2. the walk: the one pass over the records that builds the summary, the per-stack metrics or
 //      the block model (Walk), or the caller's own pass (Parts::m_ownWalk);
 //   3. the walk's warnings, each once: data skipped behind a damaged chunk header, a torn tail;
@@ -59,6 +60,9 @@ public:
         // Before the walk: why this log cannot serve the program ("" when it can).
         std::function<std::string(LogReader&)> m_refuse = {};
         Walk m_walk = Walk::None;
+        // The walk reads the recorder's records alone, not a full trace's accesses: a list of
+        // logs wants their events and peaks, not hundreds of millions of accesses.
+        bool m_heapOnly = false;
         // Instead of m_walk: the caller's own pass over the records (an analysis that reads the
         // whole log: accessTable, findUsesAfterFree), told where the progress goes.
         std::function<void(LogReader&, const std::function<void(double)>&)> m_ownWalk = {};

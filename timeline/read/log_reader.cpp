@@ -85,10 +85,18 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
         if (skippingFrom) impl.noteSkip(skippingFrom, at, skippingWhat);
         skippingFrom = 0;
     };
+    // The chunk headers by pread, not through the mapping: touching a page of a log just written
+    // maps the whole large folio the page cache holds it in (64 KiB and more), so that a scan
+    // through the mapping made the log resident whole before the walk began (the 700 MB of a
+    // python3 full trace, for memlog run's closing list, which reads its heap records alone).
+    auto readChunkHeader = [&](uint64_t at, format::ChunkHeader& chunk) {
+        if (pread(impl.m_fd, &chunk, sizeof chunk, static_cast<off_t>(at)) != static_cast<ssize_t>(sizeof chunk))
+            chunk = {};
+    };
     uint64_t offset = format::kHeaderBytes;
     for (; offset + sizeof(format::ChunkHeader) <= impl.m_size;) {
         format::ChunkHeader chunk;
-        std::memcpy(&chunk, impl.m_data + offset, sizeof chunk);
+        readChunkHeader(offset, chunk);
         const uint64_t pageEnd = std::min(offset + format::kPageBytes, impl.m_size);
         if (chunk.m_magic != format::kChunkMagic || !plausibleChunkBytes(chunk.m_bytes)) {
             // A header being written has its fields before its magic and no record yet.
@@ -97,7 +105,7 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
             if (!empty) {
                 // A live log's writer may have finished that header since: its magic is stored
                 // before any record, so records seen mean the magic is visible on a second look.
-                std::memcpy(&chunk, impl.m_data + offset, sizeof chunk);
+                readChunkHeader(offset, chunk);
                 if (chunk.m_magic == format::kChunkMagic && plausibleChunkBytes(chunk.m_bytes)) continue;
                 if (!skippingFrom) {
                     skippingFrom = offset;
@@ -114,7 +122,10 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
         }
         endSkip(offset);
         auto [it, added] = threadIndex.try_emplace({chunk.m_tid, chunk.m_reserved}, impl.m_threads.size());
-        if (added) impl.m_threads.emplace_back().m_tid = chunk.m_tid;
+        if (added) {
+            impl.m_threads.emplace_back().m_tid = chunk.m_tid;
+            impl.m_threads.back().m_stream = chunk.m_reserved;
+        }
         impl.m_threads[it->second].m_chunks.push_back(
             {offset, std::min(offset + chunk.m_bytes, impl.m_size), offset + chunk.m_bytes > impl.m_size});
         offset += chunk.m_bytes;
@@ -127,6 +138,10 @@ LogReader::~LogReader() {
     if (m_impl->m_data) munmap(const_cast<uint8_t*>(m_impl->m_data), m_impl->m_size);
     if (m_impl->m_fd >= 0) ::close(m_impl->m_fd);
     delete m_impl;
+}
+
+void LogReader::leaveOutTraces() {
+    std::erase_if(m_impl->m_threads, [](const ThreadCursor& cursor) { return cursor.m_stream == format::kTraceStream; });
 }
 
 const format::FileHeader& LogReader::header() const { return m_impl->m_header; }

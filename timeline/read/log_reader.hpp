@@ -20,6 +20,9 @@ class LogError : public std::runtime_error {
 public:
     LogError(const std::string& path, uint64_t offset, const std::string& reason);
     const std::string& path() const { return m_path; }
+    // Before a walk: the walks read the recorder's records only, not a full trace's accesses
+    // (a list of logs that wants their events and peaks, not hundreds of millions of accesses).
+    void leaveOutTraces();
     uint64_t offset() const { return m_offset; }
 
 private:
@@ -62,6 +65,8 @@ struct AccessSample {
     uint32_t m_stack = 0;  // the accessing code's callers; 0 = none
     uint64_t m_blockSeq = 0;  // version 2 logs: the block the recorder named (else 0)
     uint64_t m_offset = 0;  // version 2 logs: m_addr minus that block's start
+    // A full trace's (version 5): the thread's instructions up to the accessing one; else 0.
+    uint64_t m_instructions = 0;
     bool writes() const { return format::writes(m_kind); }
     bool reads() const { return format::reads(m_kind); }
 };
@@ -116,6 +121,9 @@ public:
     LogReader& operator=(const LogReader&) = delete;
 
     const std::string& path() const { return m_path; }
+    // Before a walk: the walks read the recorder's records only, not a full trace's accesses
+    // (a list of logs that wants their events and peaks, not hundreds of millions of accesses).
+    void leaveOutTraces();
     const format::FileHeader& header() const;
     bool complete() const;  // the recorder wrote a clean end
     uint64_t fileBytes() const;

@@ -38,7 +38,19 @@ template <typename Impl>
 template <typename Impl>
 [[gnu::noinline]] bool advanceSlowly(Impl& impl, ThreadCursor& cursor, const std::string& path) {
     for (;;) {
-        if (cursor.m_at == nullptr || cursor.m_at >= cursor.m_end || *cursor.m_at == 0) {
+        const uint8_t* start = cursor.m_at;
+        bool ok = true;
+        if (cursor.m_trace && cursor.m_trace->inRun()) {  // a full trace's run: its next address
+            const TraceDecoder::Step step = cursor.m_trace->next(&cursor.m_at, cursor.m_end, cursor.m_access);
+            impl.m_bytesDone += static_cast<uint64_t>(cursor.m_at - start);
+            if (step == TraceDecoder::Step::Access) {
+                cursor.m_isAccess = true;
+                impl.noteTime(cursor.m_access.m_tsc);
+                return true;
+            }
+            if (step == TraceDecoder::Step::RunEnded) continue;
+            ok = false;
+        } else if (cursor.m_at == nullptr || cursor.m_at >= cursor.m_end || *cursor.m_at == 0) {
             if (cursor.m_at) {
                 // Records up to the file's end in a chunk that claims more: the file was cut.
                 const ChunkRef& chunk = cursor.m_chunks[cursor.m_nextChunk - 1];
@@ -46,22 +58,29 @@ template <typename Impl>
                     impl.noteStop(chunk.m_end, "the file ends inside a chunk (cut short)");
                 impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - cursor.m_at);
                 impl.dropRead(chunk.m_offset, chunk.m_end);
+                cursor.m_recordsEnd = static_cast<uint64_t>(std::min(cursor.m_at, cursor.m_end) - impl.m_data);
             }
-            if (cursor.m_nextChunk == cursor.m_chunks.size()) return false;
+            if (cursor.m_nextChunk == cursor.m_chunks.size()) {
+                if (cursor.m_trace && !cursor.m_trace->ended())
+                    impl.noteStop(cursor.m_recordsEnd,
+                                  "the trace of thread " + std::to_string(cursor.m_tid) +
+                                      " stops without its end (the traced process was killed?)");
+                return false;
+            }
             const ChunkRef& chunk = cursor.m_chunks[cursor.m_nextChunk++];
             cursor.m_at = impl.m_data + chunk.m_offset + sizeof(format::ChunkHeader);
             cursor.m_end = impl.m_data + chunk.m_end;
             cursor.m_deltas = {};
             continue;
         }
-        const uint8_t* start = cursor.m_at;
-        const uint8_t tag = *start;
+        const uint8_t tag = ok ? *start : static_cast<uint8_t>(Kind::TraceRun);
         const auto kind = static_cast<Kind>(tag & format::kKindMask);
         const uint8_t* p = start + 1;
-        bool ok = true;
         bool heap = false;
         bool access = false;
-        if (format::isHeapKind(tag & format::kKindMask)) {
+        if (!ok) {
+            // A run's addresses that do not decode: below, like a record that does not.
+        } else if (format::isHeapKind(tag & format::kKindMask)) {
             ok = takeHeapRecord(impl, cursor, tag, &p);
             heap = ok;
         } else if (kind == Kind::Access) {
@@ -123,6 +142,9 @@ template <typename Impl>
                 module.m_validFromSeq = impl.m_moduleMapSeq;
                 impl.m_modules.push_back(std::move(module));
             }
+        } else if (format::isTraceKind(tag & format::kKindMask) && impl.m_header.m_version >= 5) {
+            if (!cursor.m_trace) cursor.m_trace = std::make_unique<TraceDecoder>();
+            ok = cursor.m_trace->record(tag, &p, cursor.m_end);  // a run's accesses: at the loop's top
         } else if (kind == Kind::Lost) {
             uint64_t count;
             ok = format::getVarint(&p, cursor.m_end, &count);
@@ -146,6 +168,7 @@ template <typename Impl>
                            std::string("corrupt ") +
                                (format::isHeapKind(tag & format::kKindMask) ? format::kindInfo(kind).m_name
                                 : kind == Kind::Access                      ? "access"
+                                : format::isTraceKind(tag & format::kKindMask) ? "trace"
                                                                             : "meta") +
                                " record");
         }
@@ -169,7 +192,7 @@ template <typename Impl>
 template <typename Impl>
 [[gnu::always_inline]] inline bool advance(Impl& impl, ThreadCursor& cursor, const std::string& path) {
     const uint8_t* start = cursor.m_at;
-    if (start && start < cursor.m_end && format::isHeapKind(*start & format::kKindMask)) [[likely]] {
+    if (start && start < cursor.m_end && !cursor.m_trace && format::isHeapKind(*start & format::kKindMask)) [[likely]] {
         const uint8_t* p = start + 1;
         if (takeHeapRecord(impl, cursor, *start, &p)) [[likely]] {
             impl.m_bytesDone += static_cast<uint64_t>(p - start);
@@ -203,6 +226,7 @@ void fillSample(AccessSample& sample, const ThreadCursor& cursor, const TscClock
     sample.m_blockSeq = record.m_blockSeq;
     sample.m_offset = record.m_offset;
     sample.m_stack = static_cast<uint32_t>(record.m_stack);
+    sample.m_instructions = record.m_instructions;
 }
 
 void fillEvent(Event& event, const ThreadCursor& cursor, const TscClock& clock) {
@@ -362,6 +386,7 @@ void LogReader::walk(Deliver& deliver, const std::function<void(double)>& progre
     for (ThreadCursor& cursor : impl.m_threads) {
         cursor.m_nextChunk = 0;
         cursor.m_at = cursor.m_end = nullptr;
+        cursor.m_trace.reset();
     }
     impl.m_stacks.clear();
     impl.m_modules.clear();

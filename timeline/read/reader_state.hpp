@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "timeline/base/sigbus_guard.hpp"
 #include "timeline/read/log_reader.hpp"
+#include "timeline/read/trace_decoder.hpp"
 
 namespace memlog::timeline {
 
@@ -24,6 +26,7 @@ struct ChunkRef {
 // One thread's records, chunk after chunk, decoded one record at a time.
 struct ThreadCursor {
     uint32_t m_tid = 0;
+    uint32_t m_stream = 0;  // ChunkHeader::m_reserved: the recorder's, or format::kTraceStream
     std::vector<ChunkRef> m_chunks;
     size_t m_nextChunk = 0;
     const uint8_t* m_at = nullptr;
@@ -33,6 +36,10 @@ struct ThreadCursor {
     format::HeapRecord m_record;
     format::AccessRecord m_access;
     bool m_isAccess = false;
+    // A full trace's stream (format_trace.hpp): its state, made at its first trace record; and
+    // where its records end so far, for the warning when it stops without its end.
+    std::unique_ptr<TraceDecoder> m_trace;
+    uint64_t m_recordsEnd = 0;
     uint64_t waitingSeq() const { return m_isAccess ? m_access.m_seq : m_record.m_seq; }
 };
 
@@ -130,7 +137,7 @@ struct LogReader::Impl {
         m_readFrom = m_readTo = 0;
     }
 
-    void noteStop(uint64_t offset, const char* reason) {
+    void noteStop(uint64_t offset, const std::string& reason) {
         if (!m_stopReason.empty() && m_stoppedAt <= offset) return;
         m_stoppedAt = offset;
         m_stopReason = reason;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "timeline/base/number_parsing.hpp"
+
 namespace memlog::timeline {
 
 namespace {
@@ -12,13 +14,36 @@ bool powerOfTwo(uint64_t value) { return value && (value & (value - 1)) == 0; }
 
 }  // namespace
 
-std::string geometryProblem(const CacheGeometry& geometry) {
+std::string_view geometryProblem(const CacheGeometry& geometry) {
     if (!powerOfTwo(geometry.m_line)) return "the line must be a power of two bytes";
     if (geometry.m_ways == 0) return "a cache needs at least one way";
     const uint64_t perSet = static_cast<uint64_t>(geometry.m_ways) * geometry.m_line;
     if (geometry.m_size == 0 || geometry.m_size % perSet) return "the size must be a multiple of ways x line";
     if (!powerOfTwo(geometry.sets())) return "size / (ways x line) must be a power of two (the number of sets)";
     return "";
+}
+
+std::optional<CacheGeometry> parseCacheGeometry(const std::string& text, std::string_view* problem) {
+    const size_t first = text.find(':'), second = first == std::string::npos ? first : text.find(':', first + 1);
+    const auto size = first == std::string::npos ? std::nullopt : parseByteSize(text.substr(0, first));
+    const auto ways =
+        second == std::string::npos ? std::nullopt : parseCount(text.substr(first + 1, second - first - 1));
+    const auto line = second == std::string::npos ? std::nullopt : parseCount(text.substr(second + 1));
+    if (!size || !ways || !line || *ways > UINT32_MAX || *line > UINT32_MAX) {
+        if (problem) *problem = "give SIZE:WAYS:LINE, such as 32K:8:64";
+        return std::nullopt;
+    }
+    const CacheGeometry geometry{*size, static_cast<uint32_t>(*ways), static_cast<uint32_t>(*line)};
+    if (const std::string_view why = geometryProblem(geometry); !why.empty()) {
+        if (problem) *problem = why;
+        return std::nullopt;
+    }
+    return geometry;
+}
+
+const char* cacheGeometryMistake(const char* text) {
+    std::string_view problem;
+    return parseCacheGeometry(text, &problem) ? nullptr : problem.data();  // the views are of literals
 }
 
 const char* cacheOutcomeName(CacheOutcome outcome) {

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <list>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "timeline/base/seeded_hash.hpp"
@@ -25,7 +27,14 @@ struct CacheGeometry {
 
 // "" when the geometry is one a cache can have: line a power of two, size a multiple of
 // ways x line, a power-of-two number of sets; else why not.
-std::string geometryProblem(const CacheGeometry& geometry);
+std::string_view geometryProblem(const CacheGeometry& geometry);
+
+// A geometry as `memlog cache --cache` and memtimeline's --cache take it, SIZE:WAYS:LINE (SIZE in
+// bytes, K, M or G allowed; LINE in bytes): "32K:8:64". Nothing when `text` is not one a cache
+// can have, and `problem` (when given) says why.
+std::optional<CacheGeometry> parseCacheGeometry(const std::string& text, std::string_view* problem = nullptr);
+// The same as an option row's check: what is wrong with `text`, nullptr when it is a geometry.
+const char* cacheGeometryMistake(const char* text);
 
 enum class CacheOutcome : uint8_t { Hit, Compulsory, Capacity, Conflict };
 const char* cacheOutcomeName(CacheOutcome outcome);

@@ -21,21 +21,6 @@ TraceLogWriter::TraceLogWriter(const std::string& path, const std::string& progr
     m_chunk.reserve(kChunkBytes);
 }
 
-TraceLogWriter::TraceLogWriter(const std::string& path, Append) : m_path(path), m_stream(format::kTraceStream) {
-    m_file = std::fopen(path.c_str(), "r+b");
-    if (!m_file) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-    if (std::fread(&m_header, sizeof m_header, 1, m_file) != 1 ||
-        std::memcmp(m_header.m_magic, format::kMagic, sizeof m_header.m_magic) != 0)
-        throw std::runtime_error(path + ": not a memlog log");
-    if (std::fseek(m_file, 0, SEEK_END) != 0)
-        throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-    const uint64_t size = static_cast<uint64_t>(std::ftell(m_file));
-    m_offset = (size + format::kPageBytes - 1) / format::kPageBytes * format::kPageBytes;
-    m_header.m_accessSampler = format::AccessSampler::FullTrace;
-    m_header.m_accessCounters = {};
-    m_chunk.reserve(kChunkBytes);
-}
-
 TraceLogWriter::~TraceLogWriter() {
     if (m_file) std::fclose(m_file);
 }
@@ -48,7 +33,7 @@ void TraceLogWriter::writeAt(uint64_t offset, const void* data, size_t bytes) {
 void TraceLogWriter::flushChunk() {
     if (m_chunk.empty()) return;
     std::vector<uint8_t> page(kChunkBytes, 0);
-    const format::ChunkHeader header{format::kChunkMagic, kChunkBytes, m_chunkTid, m_stream};
+    const format::ChunkHeader header{format::kChunkMagic, kChunkBytes, m_chunkTid, 0};
     std::memcpy(page.data(), &header, sizeof header);
     std::memcpy(page.data() + sizeof header, m_chunk.data(), m_chunk.size());
     writeAt(m_offset, page.data(), page.size());
@@ -77,11 +62,9 @@ void TraceLogWriter::finish() {
     if (m_finished) return;
     flushChunk();
     m_header.m_dataEnd = m_offset;
-    if (m_stream == 0) {  // a new log: the trace is all there is; its times are nanoseconds
-        m_header.m_flags = format::kFlagCleanEnd;
-        m_header.m_endTsc = m_lastTsc;
-        m_header.m_endNs = m_lastTsc;
-    }
+    m_header.m_flags = format::kFlagCleanEnd;  // the trace is all there is; its times are nanoseconds
+    m_header.m_endTsc = m_lastTsc;
+    m_header.m_endNs = m_lastTsc;
     std::vector<uint8_t> page(format::kHeaderBytes, 0);
     std::memcpy(page.data(), &m_header, sizeof m_header);
     writeAt(0, page.data(), page.size());

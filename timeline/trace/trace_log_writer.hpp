@@ -1,8 +1,5 @@
-// Writes accesses into a .memlog log as a stream, chunks of kChunkBytes written as they fill and
-// the header last: a new log of accesses alone (an imported trace, memlog import), or the
-// accesses of a full trace appended to the log the recorder wrote of the same run (memlog run
-// --full-trace), in chunks of their own stream (ChunkHeader::m_reserved = kTraceStream) so that
-// the reader merges them with the recorder's records of the same thread by sequence number.
+// Writes accesses into a new .memlog log of accesses alone (an imported trace, memlog import) as
+// a stream, chunks of kChunkBytes written as they fill and the header last.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +19,6 @@ public:
     // `program` and `origin` go into the header (the program's name, and where the trace came
     // from, which `memlog stat` shows).
     TraceLogWriter(const std::string& path, const std::string& program, const std::string& origin);
-    // Appends to the complete log at `path`; throws std::runtime_error naming the path when it
-    // cannot be opened or is not a memlog log.
-    struct Append {};
-    TraceLogWriter(const std::string& path, Append);
     ~TraceLogWriter();
     TraceLogWriter(const TraceLogWriter&) = delete;
     TraceLogWriter& operator=(const TraceLogWriter&) = delete;
@@ -48,7 +41,6 @@ private:
     uint64_t m_offset = format::kHeaderBytes;
     uint64_t m_lastTsc = 0;
     bool m_finished = false;
-    uint32_t m_stream = 0;
 };
 
 }  // namespace memlog::timeline

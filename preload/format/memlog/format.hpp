@@ -39,10 +39,12 @@ namespace memlog::format {
 // ---------------------------------------------------------------------------------------------
 
 inline constexpr char kMagic[8] = {'M', 'E', 'M', 'L', 'O', 'G', '\0', '\x1a'};
+// 5: full traces from memlog's Valgrind tool: TraceBlock, TraceRun, TraceRunPredicted, TraceEnd
+//    (format_trace.hpp).
 // 4: a heap record's tag may leave out its sequence delta (1) and its stack (none).
 // 3: access samples re-laid for ticks (size, read-write, source; the reader finds the block),
 //    thread stack ranges, the sampler's counters. 2: watchpoint samples that named their block.
-inline constexpr uint32_t kFormatVersion = 4;
+inline constexpr uint32_t kFormatVersion = 5;
 inline constexpr uint32_t kOldestReadableVersion = 2;
 inline constexpr uint32_t kHeaderBytes = 4096;
 inline constexpr uint32_t kPageBytes = 4096;
@@ -183,11 +185,12 @@ struct ChunkHeader {
 };
 #pragma pack(pop)
 static_assert(sizeof(ChunkHeader) == 16);
-// A thread's records come in streams, each in increasing sequence order: the recorder's, and the
-// accesses memlog run --full-trace appends after the run. The reader merges them like threads.
+// A thread's records come in streams, each in increasing sequence order: the recorder's, and a
+// full trace's accesses (format_trace.hpp; before version 5, Access records that memlog run
+// --full-trace appended after the run). The reader merges them like threads.
 inline constexpr uint32_t kTraceStream = 1;
 // In a full trace the recorder's sequence numbers step by this, leaving room for the accesses
-// memlog places between two events (preload/src/trace/full_trace.hpp, timeline/trace/lackey_trace.hpp).
+// the tool numbers between two events (preload/src/trace/full_trace.hpp, format_trace.hpp).
 inline constexpr uint64_t kTraceSeqStride = uint64_t{1} << 32;
 
 // ---------------------------------------------------------------------------------------------
@@ -244,6 +247,11 @@ enum class Kind : uint8_t {
     Mmap,
     Munmap,
     Mremap,
+    // a full trace's records (format_trace.hpp), version 5
+    TraceBlock = 18,  // the memory operations of a block of code
+    TraceRun = 19,    // one execution of a block: its addresses
+    TraceEnd = 20,    // the thread's trace ends here
+    TraceRunPredicted = 21,  // a run of the block the stream predicts
     // meta records
     Annotation = 23,   // what the program said through memlog.h: a name, an array's shape, a phase
     Stack = 24,      // varint id, varint depth, depth x zigzag(frame - previous frame), first frame vs 0
@@ -253,7 +261,7 @@ enum class Kind : uint8_t {
     Lost = 28,       // varint count: events this thread dropped since its last Lost record
     Access = 29,     // one sampled memory access, in the sequence like a heap event (AccessRecord)
     ThreadStack = 30,  // varint lo, varint hi: the writing thread's stack, [lo, hi)
-    KindCount = 31,    // 18-22 and 31 are free: a reader meeting them has found corruption
+    KindCount = 31,    // 22 and 31 are free: a reader meeting them has found corruption
 };
 inline constexpr uint8_t kKindMask = 0x1f;
 // A heap record's tag flags (above).
@@ -550,5 +558,6 @@ inline uint64_t tscToNs(const FileHeader& header, uint64_t tsc) {
 
 }  // namespace memlog::format
 
-// The access, thread-stack and annotation records, in a header of their own.
+// The access, thread-stack and annotation records, and a full trace's, in headers of their own.
 #include "memlog/format_accesses.hpp"
+#include "memlog/format_trace.hpp"

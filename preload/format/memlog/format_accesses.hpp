@@ -59,6 +59,9 @@ struct AccessRecord {
     // Version 2 only: the block the recorder named (its first sequence number; 0: not named).
     uint64_t m_blockSeq = 0;
     uint64_t m_offset = 0;
+    // A full trace's (format_trace.hpp): the accessing thread's instructions up to and including
+    // the accessing one; 0 for the records of this header, which do not carry it.
+    uint64_t m_instructions = 0;
 };
 inline constexpr uint32_t kMaxAccessRecordBytes = 1 + 8 * 10;
 
@@ -109,6 +112,7 @@ inline bool decodeAccessPayload(const uint8_t** cursor, const uint8_t* end, Acce
     record.m_ip = state.m_ip + static_cast<uint64_t>(unzigzag(ipDelta));
     record.m_blockSeq = 0;
     record.m_offset = 0;
+    record.m_instructions = 0;
     rememberAccess(state, record);
     return true;
 }
@@ -135,6 +139,7 @@ inline bool decodeAccessPayloadVersion2(const uint8_t** cursor, const uint8_t* e
         (record.m_size & (record.m_size - 1)))
         return false;
     record.m_blockSeq = record.m_seq - blockDistance;
+    record.m_instructions = 0;
     state.m_seq = record.m_seq;
     state.m_tsc = record.m_tsc;
     state.m_addr = record.m_addr;

@@ -141,8 +141,9 @@ bool LogFile::growTo(uint64_t end) {
     // hot path (measured: page faults were 12 % of a malloc-heavy run). Linux 5.14+; older
     // kernels refuse it and the pages fault in one by one as before.
     constexpr int kMadvPopulateWrite = 23;
-    sys::call(SYS_madvise, reinterpret_cast<long>(m_base + mapped), static_cast<long>(newEnd - mapped),
-              kMadvPopulateWrite);
+    if (m_populate)
+        sys::call(SYS_madvise, reinterpret_cast<long>(m_base + mapped), static_cast<long>(newEnd - mapped),
+                  kMadvPopulateWrite);
     m_mapped.store(newEnd, std::memory_order_release);
     return true;
 }

@@ -26,9 +26,17 @@ public:
     // grow it again through the slow path.
     void trimToData();
     uint64_t dataEnd() const { return m_tail.load(std::memory_order_acquire) & ~kClosed; }
+    // The tail itself, for memlog's Valgrind tool (full_trace.hpp), which reserves its chunks by
+    // adding to it between the program's instructions, never during one.
+    uint64_t* tailWord() { return reinterpret_cast<uint64_t*>(&m_tail); }
 
     // In a fork child: forget the parent's file without touching it.
     void abandon();
+
+    // A full trace: most of the file is the Valgrind tool's chunks, which this process maps as
+    // the file grows but never touches; faulting them in ahead (as growth does otherwise) would
+    // make the whole trace resident in the traced process (155 MB for sqlite3's 2-second trace).
+    void leaveUnpopulated() { m_populate = false; }
 
 private:
     uint8_t* reserveSlow(uint32_t bytes);
@@ -41,8 +49,10 @@ private:
     uint8_t* m_base = nullptr;
     uint64_t m_capacity = 0;             // bytes of reserved address space
     std::atomic<uint64_t> m_tail{0};     // next free file offset (| kClosed after a trim)
+    static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t));
     std::atomic<uint64_t> m_mapped{0};   // file bytes mapped and backed
     std::atomic<int> m_growLock{0};
+    bool m_populate = true;
 };
 
 }  // namespace memlog::preload

@@ -74,7 +74,10 @@ void fillHeader(format::FileHeader& header, uint32_t parentPid) {
     sys::copyCut(header.m_exe, sizeof(header.m_exe), origin.m_exePath);
     sys::copyCut(header.m_commandLine, sizeof(header.m_commandLine), origin.m_commandLine);
     header.m_accessSampler = origin.m_accessSampler;
-    header.m_accessRate = origin.m_accessSampler == format::AccessSampler::Off ? 0 : g_settings.m_accessRate;
+    header.m_accessRate = origin.m_accessSampler == format::AccessSampler::Off ||
+                                  origin.m_accessSampler == format::AccessSampler::FullTrace
+                              ? 0
+                              : g_settings.m_accessRate;
     sys::copyCut(header.m_accessStatus, sizeof(header.m_accessStatus), origin.m_accessStatus);
     header.m_watchSampler = origin.m_watchSampler;
     header.m_watchRate = origin.m_watchSampler == format::WatchSampler::Off ? 0 : g_settings.m_watchRate;
@@ -113,6 +116,7 @@ void openLog(uint32_t parentPid) {
     char wanted[format::kMaxPathBytes];
     expandOutputPath(wanted, sizeof(wanted));
     const char* error = nullptr;
+    if (g_traceMarkers) s_log.m_file.leaveUnpopulated();
     if (!s_log.m_file.create(wanted, s_log.m_path, sizeof(s_log.m_path), &error)) {
         (sys::Line() << "memlog: cannot record to " << wanted << ": " << error << "; the program runs unrecorded\n")
             .emit();
@@ -123,6 +127,7 @@ void openLog(uint32_t parentPid) {
     attachWriter(&s_log.m_file);
     g_recording.m_on.store(true, std::memory_order_relaxed);
     appendToRunList(s_log.m_path);
+    if (g_traceMarkers) announceTraceLog(s_log.m_path, s_log.m_file.tailWord(), nextSequence(), sys::readTsc());
     if (!g_settings.m_quiet)
         (sys::Line() << "memlog: recording " << g_origin.m_programName << " (pid " << uint64_t(sys::processId())
                      << ") to " << s_log.m_path << "\n")
@@ -139,6 +144,7 @@ uint32_t leaveParentLog() {
 void endLog(format::EndReason reason) {
     if (!isRecording()) return;
     TraceQuiet quiet;
+    if (g_traceMarkers) flushTrace();  // the trace's chunks in the file before it is cut to its data
     format::FileHeader& header = *s_log.m_file.header();
     header.m_endTsc = sys::readTsc();
     header.m_endNs = sys::monotonicNs();

@@ -1,5 +1,5 @@
-// The markers, printed with Valgrind's client requests (nothing when built without its header),
-// and the full trace's start.
+// The requests to memlog's Valgrind tool, through Valgrind's client requests (nothing when built
+// without its header), and the full trace's start.
 #include "trace/full_trace.hpp"
 
 #if __has_include(<valgrind/valgrind.h>)
@@ -8,6 +8,9 @@
 #endif
 
 #include "record/events.hpp"
+#include "record/stack_ids.hpp"
+#include "start/log_lifetime.hpp"
+#include "trace_requests.h"
 
 namespace memlog::preload {
 
@@ -15,7 +18,7 @@ bool g_traceMarkers = false;
 
 namespace {
 
-// True when this process runs under Valgrind (its markers would be seen).
+// True when this process runs under Valgrind (its requests would be heard).
 bool runningOnValgrind() {
 #ifdef MEMLOG_HAVE_VALGRIND
     return RUNNING_ON_VALGRIND != 0;
@@ -30,6 +33,7 @@ bool startFullTrace(bool wanted) {
     if (!wanted) return true;
     if (!runningOnValgrind()) return false;
     g_traceMarkers = true;
+    g_origin.m_accessSampler = format::AccessSampler::FullTrace;  // the header says so from the start
     g_recording.m_sequence.setStep(format::kTraceSeqStride);
     return true;
 }
@@ -39,7 +43,7 @@ void enterQuiet() {
     if (thread.m_trace.m_quietDepth++ != 0) return;
     thread.m_trace.m_tracedSeq = 0;
 #ifdef MEMLOG_HAVE_VALGRIND
-    VALGRIND_PRINTF("memlog<\n");
+    VALGRIND_DO_CLIENT_REQUEST_STMT(MEMLOG_TRACE_QUIET, 0, 0, 0, 0, 0);
 #endif
 }
 
@@ -47,11 +51,8 @@ void leaveQuiet() {
     ThreadState& thread = t_state;
     if (thread.m_trace.m_quietDepth == 0 || --thread.m_trace.m_quietDepth != 0) return;
 #ifdef MEMLOG_HAVE_VALGRIND
-    if (thread.m_trace.m_tracedSeq)
-        VALGRIND_PRINTF("memlog> %llu %llu\n", static_cast<unsigned long long>(thread.m_trace.m_tracedSeq),
-                        static_cast<unsigned long long>(thread.m_trace.m_tracedTsc));
-    else
-        VALGRIND_PRINTF("memlog>\n");
+    VALGRIND_DO_CLIENT_REQUEST_STMT(MEMLOG_TRACE_LOUD, thread.m_trace.m_tracedSeq, thread.m_trace.m_tracedTsc, 0, 0,
+                                    0);
 #endif
 }
 
@@ -61,6 +62,28 @@ void noteTracedEvent(uint64_t seq, uint64_t tsc) {
         thread.m_trace.m_tracedSeq = seq;
         thread.m_trace.m_tracedTsc = tsc;
     }
+}
+
+void announceTraceLog(const char* path, uint64_t* tail, uint64_t seq, uint64_t tsc) {
+    const memlog_trace_log log{path,
+                               tail,
+                               seq,
+                               tsc,
+                               g_stacks.m_ownCode.m_lo,
+                               g_stacks.m_ownCode.m_hi,
+                               g_stacks.m_unwinderCode.m_lo,
+                               g_stacks.m_unwinderCode.m_hi};
+#ifdef MEMLOG_HAVE_VALGRIND
+    VALGRIND_DO_CLIENT_REQUEST_STMT(MEMLOG_TRACE_LOG, &log, 0, 0, 0, 0);
+#else
+    (void)log;
+#endif
+}
+
+void flushTrace() {
+#ifdef MEMLOG_HAVE_VALGRIND
+    VALGRIND_DO_CLIENT_REQUEST_STMT(MEMLOG_TRACE_FLUSH, 0, 0, 0, 0, 0);
+#endif
 }
 
 }  // namespace memlog::preload

@@ -6,7 +6,7 @@
 
 #include <atomic>
 
-#include "render/frame/other_core.hpp"
+#include "timeline/base/other_core.hpp"
 
 TEST_CASE("a second thread is kept off the core of the thread that starts it") {
     cpu_set_t allowed;
@@ -24,7 +24,7 @@ TEST_CASE("a second thread is kept off the core of the thread that starts it") {
         const int before = sched_getcpu();
         int after = -1;
         {
-            std::jthread second = memlog::render::startOnOtherCore([&] {
+            std::jthread second = memlog::timeline::startOnOtherCore([&] {
                 while (!coresSet) {
                 }  // it may begin on the starter's core, before they are set
                 sched_yield();

@@ -1,4 +1,5 @@
-// A frame's second thread, started off the core of the thread that starts it.
+// A second thread, started off the core of the thread that starts it (a frame's second half, a
+// pass over the blocks split in two).
 //
 // Why: Linux puts a thread it starts or wakes on the core of the thread that woke it when it
 // expects that one to sleep soon (wake-affine), and moves it to an idle core only when that
@@ -16,7 +17,7 @@
 #include <thread>
 #include <utility>
 
-namespace memlog::render {
+namespace memlog::timeline {
 
 template <typename... Arguments>
 std::jthread startOnOtherCore(Arguments&&... arguments) {
@@ -31,4 +32,4 @@ std::jthread startOnOtherCore(Arguments&&... arguments) {
     return thread;
 }
 
-}  // namespace memlog::render
+}  // namespace memlog::timeline
