@@ -40,6 +40,7 @@ const std::vector<ScenarioRun> kScenarios = {
     {"producer_consumer", {}},      {"random_churn", {}},      {"realloc_growth", {}},
     {"replaced_malloc", {}},        {"trickle", {"1"}},         {"unwind_shapes", {}},
     {"shared_sites", {}},           {"thread_arrays", {"1"}},  {"trace_statements", {"5"}},
+    {"inlined_cxx", {}},
 };
 
 Outcome recordScenario(const ScenarioRun& scenario) {

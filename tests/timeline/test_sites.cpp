@@ -29,6 +29,18 @@ TEST_CASE("allocator plumbing: C library, libstdc++, operator new, C++ library t
     CHECK(memlog::timeline::isAllocatorPlumbingModule("libmemlog.so"));
 }
 
+TEST_CASE("a demangled name's parameter list: found after templates and before qualifiers, never in a namespace") {
+    using memlog::timeline::withoutParameterList;
+    CHECK(withoutParameterList("gamma_site(int)") == "gamma_site");
+    CHECK(withoutParameterList("ns::Grid<int (*)(int)>::at(unsigned long) const") == "ns::Grid<int (*)(int)>::at");
+    CHECK(withoutParameterList("Box::operator()(int) &&") == "Box::operator()");
+    CHECK(withoutParameterList("fill(int) [clone .cold]") == "fill");
+    CHECK(withoutParameterList("make_obj") == "make_obj");
+    CHECK(withoutParameterList("(anonymous namespace)::make_obj") == "(anonymous namespace)::make_obj");
+    CHECK(withoutParameterList("app+0x1234") == "app+0x1234");
+    CHECK(memlog::timeline::parameterListAt("main") == std::string::npos);
+}
+
 TEST_CASE("the program's own frames are sites, inlined or not") {
     CHECK_FALSE(isAllocatorPlumbing({"make_small", "/src/app.c", 23, "app", false}));
     CHECK_FALSE(isAllocatorPlumbing({"grab", "/src/app.c", 19, "app", true}));
