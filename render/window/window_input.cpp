@@ -102,6 +102,9 @@ void TimelineWindow::perform(Action action) {
             SDL_StartTextInput();  // on by default on desktops; asked for in case it is not
         } else if (action == Action::Export) {
             exportView();
+        } else if (auto* array = dynamic_cast<ArrayWindowPage*>(m_page.get());
+                   array && (action == Action::ZoomIn || action == Action::ZoomOut)) {
+            if (array->zoomTiles(action == Action::ZoomIn)) m_dirty = true;
         }
         return;
     }

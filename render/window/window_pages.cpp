@@ -2,6 +2,7 @@
 // window is resized) and, once playback has begun, hands it what is lit at the clock's time.
 #include "render/window/window_pages.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -72,6 +73,7 @@ void ArrayWindowPage::settled() {
         m_cellOfSample.push_back(cell ? static_cast<int64_t>(*cell) : -1);
     }
     m_times = SampleTimes(std::move(times));
+    m_tile = 0;  // a new shape: tiles as its samples ask
     const uint64_t first = m_array.m_samples.front().m_timeNs, last = m_array.m_samples.back().m_timeNs;
     if (m_clock.from() != first || m_clock.to() != std::max(last, first + 1)) m_clock = PlaybackClock(first, last);
     m_page.reset();
@@ -89,11 +91,23 @@ std::string ArrayWindowPage::setShape(const GivenShape& given) {
     return "";
 }
 
+bool ArrayWindowPage::zoomTiles(bool in) {
+    const uint64_t now = m_tile ? m_tile : m_tileForSamples;
+    const uint64_t next = in ? std::max<uint64_t>(now / 2, 1) : std::min(now * 2, m_tileForSamples);
+    if (next == now) return false;
+    m_tile = next;
+    m_page.reset();
+    return true;
+}
+
 void ArrayWindowPage::paint(cairo_t* cr, int width, int height) {
     if (!m_page || m_page->options().m_width != width || m_page->options().m_height != height) {
         m_options.m_width = width;
         m_options.m_height = height;
+        m_options.m_tile = m_tile;
         m_page = std::make_unique<ArrayPage>(m_array, m_options);
+        m_tileForSamples = m_page->tileForSamples();
+        m_tile = m_page->tile();
     }
     m_lit = 0;
     if (m_begun) {
@@ -121,7 +135,8 @@ std::string ArrayWindowPage::describe() const {
     return "page=array array=" + oneWord(m_array.m_name) + " seq=" + std::to_string(m_array.m_blockSeq) +
            " shape=" + dims + " elem=" + std::to_string(shape.m_elementSize) +
            " shape_from=" + shapeSourceName(m_settled.m_source) + " confidence=" + confidence +
-           " samples=" + std::to_string(m_array.m_samples.size()) + playbackFields(m_lit);
+           " samples=" + std::to_string(m_array.m_samples.size()) + " tile=" + std::to_string(m_tile) +
+           playbackFields(m_lit);
 }
 
 // --- the memory display ----------------------------------------------------------------------------

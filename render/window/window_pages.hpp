@@ -63,6 +63,9 @@ public:
     // shape shown stays).
     std::string setShape(const GivenShape& given);
     const timeline::SampledArray& array() const { return m_array; }
+    // Zooming in halves the picture's tiles down to single cells; zooming out doubles them back
+    // up to what the samples asked for. False when there is nothing finer or coarser.
+    bool zoomTiles(bool in);
 
 private:
     void settled();
@@ -71,6 +74,7 @@ private:
     GivenShape m_given;
     SettledShape m_settled;
     std::unique_ptr<ArrayPage> m_page;  // drawn at the window's size, remade when it changes
+    uint64_t m_tile = 0, m_tileForSamples = 1;  // the page's tiles (0: as the samples ask), and that
     SampleTimes m_times;
     std::vector<int64_t> m_cellOfSample;  // -1: past the shape's last element
     size_t m_lit = 0;
