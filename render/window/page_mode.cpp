@@ -112,7 +112,7 @@ void TimelineWindow::drawPage(cairo_t* cr, int width, int height) {
     const bool array = dynamic_cast<ArrayWindowPage*>(m_page.get()) != nullptr;
     drawText(cr,
              std::string("Esc: back to the timeline   space: play / pause   . , : step   < > : speed") +
-                 (array ? "   d: dimensions   + -: finer or coarser tiles" : "") + "   h: every key",
+                 (array ? "   d: dimensions   r: next row length   + -: tiles" : "") + "   h: every key",
              m_fontSize, height - m_fontSize * 0.6);
     if (m_prompt)
         drawTooltip(cr, m_fontSize * 2, height - m_fontSize * 9,

@@ -59,8 +59,25 @@ ArrayWindowPage::ArrayWindowPage(timeline::SampledArray array, std::string logNa
         *error = "no access samples fell in this block: there is no array to draw (record with MEMLOG_ACCESS=1)";
         return;
     }
-    *error = settleArrayShape(m_given, m_array, m_options, &m_settled);
+    *error = settleArrayShape(m_given, m_array, m_options, &m_settled, 0, &m_candidates);
     if (error->empty()) settled();
+}
+
+std::string ArrayWindowPage::nextRowLength() {
+    if (m_settled.m_source != ShapeSource::Inferred)
+        return "the row lengths to go through are the inference's: this shape is " +
+               std::string(shapeSourceName(m_settled.m_source));
+    if (m_candidates < 2) return "the samples support one row length alone";
+    ArrayPageOptions options = m_options;
+    SettledShape how;
+    const size_t next = (m_candidate + 1) % m_candidates;
+    if (std::string problem = settleArrayShape(m_given, m_array, options, &how, next); !problem.empty())
+        return problem;
+    m_options = std::move(options);
+    m_settled = how;
+    m_candidate = next;
+    settled();
+    return "";
 }
 
 void ArrayWindowPage::settled() {
@@ -83,10 +100,14 @@ std::string ArrayWindowPage::setShape(const GivenShape& given) {
     ArrayPageOptions options = m_options;
     SettledShape how;
     // What the user did not give comes from the program or the inference, as on the command line.
-    if (std::string problem = settleArrayShape(given, m_array, options, &how); !problem.empty()) return problem;
+    size_t candidates = 0;
+    if (std::string problem = settleArrayShape(given, m_array, options, &how, 0, &candidates); !problem.empty())
+        return problem;
     m_options = std::move(options);
     m_given = given;
     m_settled = how;
+    m_candidate = 0;
+    m_candidates = candidates;
     settled();
     return "";
 }
@@ -136,6 +157,7 @@ std::string ArrayWindowPage::describe() const {
            " shape=" + dims + " elem=" + std::to_string(shape.m_elementSize) +
            " shape_from=" + shapeSourceName(m_settled.m_source) + " confidence=" + confidence +
            " samples=" + std::to_string(m_array.m_samples.size()) + " tile=" + std::to_string(m_tile) +
+           " row_length=" + std::to_string(m_candidate + 1) + "/" + std::to_string(m_candidates) +
            playbackFields(m_lit);
 }
 

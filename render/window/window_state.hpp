@@ -50,6 +50,7 @@ enum class Action {
     MemoryView,
     WorkingSetView,
     Dimensions,
+    NextRowLength,
     Help,
     Quit,
 };
