@@ -40,7 +40,8 @@ const std::vector<ScenarioRun> kScenarios = {
     {"producer_consumer", {}},      {"random_churn", {}},      {"realloc_growth", {}},
     {"replaced_malloc", {}},        {"trickle", {"1"}},         {"unwind_shapes", {}},
     {"shared_sites", {}},           {"thread_arrays", {"1"}},  {"trace_statements", {"5"}},
-    {"inlined_cxx", {}},
+    {"inlined_cxx", {}},            {"matrix_walk", {"columns", "64", "96", "2"}}, {"mapped_at_exit", {}},
+    {"allocator_at_work", {"2"}},
 };
 
 Outcome recordScenario(const ScenarioRun& scenario) {

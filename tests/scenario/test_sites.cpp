@@ -138,7 +138,13 @@ TEST_CASE("flame totals equal the totals of memlog stat, for every metric") {
     const auto summary = summaryOf(recorded->m_log);
     CHECK(total("calls") == summary.m_allocations);
     CHECK(total("peak") == summary.m_peakBytes);
-    CHECK(total("leaked") == summary.m_leakedBytes);
+    // Leaked: what no suppression matches, as stat says it (the replay alone counts the runtime's
+    // kept blocks too, such as the loader's state of the plugin left open).
+    const std::string json = runCli("stat " + recorded->m_log + " --json");
+    const size_t at = json.find("\"leaked_bytes\":");
+    REQUIRE(at != std::string::npos);
+    CHECK(total("leaked") == std::stoull(json.substr(at + 15)));
+    CHECK(total("leaked") < summary.m_leakedBytes);
     // Bytes: the same total as the site table's, which sums the same blocks by site.
     uint64_t siteBytes = 0;
     for (const auto& [name, row] : sitesByName(recorded->m_log)) siteBytes += row.m_metrics.m_bytes;
@@ -361,13 +367,13 @@ TEST_CASE("a site reached by several stacks is one row and an inline helper one 
     const std::string node = std::to_string(markerLine("shared_sites.c", "site:alloc_node"));
     const std::string take = std::to_string(markerLine("shared_sites.c", "site:take"));
     const std::string csv = runCli("sites " + recorded->m_log + " --csv --top 0");
-    CHECK(csv.find("\nalloc_node,shared_sites.c:" + node + ",shared_sites,12,768,768,0,0,0,0,\n") != std::string::npos);
-    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,3,1536,1536,0,0,0,0,fill_a\n") != std::string::npos);
-    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,5,2560,2560,0,0,0,0,fill_b\n") != std::string::npos);
+    CHECK(csv.find("\nalloc_node,shared_sites.c:" + node + ",shared_sites,12,768,768,0,0,0,0,,0,0\n") != std::string::npos);
+    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,3,1536,1536,0,0,0,0,fill_a,0,0\n") != std::string::npos);
+    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,5,2560,2560,0,0,0,0,fill_b,0,0\n") != std::string::npos);
     const std::string callers = runCli("sites " + recorded->m_log + " --by caller --csv --top 0");
-    CHECK(callers.find("\nalloc_node,shared_sites,shared_sites,12,768,768,0,0,0,0,\n") != std::string::npos);
-    CHECK(callers.find("\nfill_a,shared_sites,shared_sites,3,1536,1536,0,0,0,0,\n") != std::string::npos);
-    CHECK(callers.find("\nfill_b,shared_sites,shared_sites,5,2560,2560,0,0,0,0,\n") != std::string::npos);
+    CHECK(callers.find("\nalloc_node,shared_sites,shared_sites,12,768,768,0,0,0,0,,0,0\n") != std::string::npos);
+    CHECK(callers.find("\nfill_a,shared_sites,shared_sites,3,1536,1536,0,0,0,0,,0,0\n") != std::string::npos);
+    CHECK(callers.find("\nfill_b,shared_sites,shared_sites,5,2560,2560,0,0,0,0,,0,0\n") != std::string::npos);
 }
 
 TEST_CASE("legends and site bins name an inline helper with the function it was inlined into") {

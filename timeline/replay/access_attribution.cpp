@@ -100,7 +100,8 @@ Attribution AccessAttribution::attribute(const AccessSample& sample) {
     // The allocator's work on its own metadata (free lists in freed blocks, chunk headers beside
     // live ones) is not the program's access: never in a block, never a use after free.
     if (byAllocator(sample)) {
-        result.m_region = Region::Allocator;
+        // Its own frames on a thread's stack are that thread's stack, as any function's are.
+        result.m_region = onStack(sample.m_addr, &result.m_stackOwner) ? Region::Stack : Region::Allocator;
         return result;
     }
     auto block = m_live.upper_bound(sample.m_addr);
