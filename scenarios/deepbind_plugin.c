@@ -11,6 +11,7 @@
  *   base-ns: dlmopen(LM_ID_BASE, path, RTLD_NOW | RTLD_DEEPBIND);
  *   new-ns: dlmopen(LM_ID_NEWLM, path, RTLD_NOW): a namespace with a C library and a heap of its
  *   own, so no block crosses between the program and the plugin.
+ * A second argument `keep` leaves the plugin open to the end (plugins often live until exit).
  * Prints whose greeting() the plugin's own call reached: with RTLD_DEEPBIND its own. */
 #define _GNU_SOURCE /* dlmopen */
 #include <dlfcn.h>
@@ -62,6 +63,6 @@ int main(int argc, char** argv) {
     scenario_say("greeting: ");
     scenario_say(plugin_greeting());
     scenario_say("\n");
-    dlclose(plugin);
+    if (argc <= 2 || strcmp(argv[2], "keep") != 0) dlclose(plugin);
     return 0;
 }

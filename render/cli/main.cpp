@@ -237,6 +237,7 @@ int runArrayPage(const TimelineOptions& options, OutputFile& output) {
     page.m_colouring = given.m_colouring;
     page.m_accesses = given.m_accesses;
     page.m_frames = given.m_frames;
+    page.m_tile = given.m_tile;
     page.m_fade = std::min<uint32_t>(3, std::max<uint32_t>(given.m_frames, 1));
     const size_t slash = options.m_log.rfind('/');
     page.m_logName = slash == std::string::npos ? options.m_log : options.m_log.substr(slash + 1);

@@ -247,6 +247,14 @@ constexpr Row kOptions[] = {
      .m_help = "a playback strip of N frames instead: the samples' time cut in N equal slices, each frame the "
                "cells of its slice, reads blue and writes red, fading over the next two frames",
      .m_needs = "--array"},
+    {.m_name = "--tile",
+     .m_kind = Kind::Count,
+     .m_low = 1,
+     .m_high = 65536,
+     .m_valueName = "N",
+     .m_help = "the picture's tiles of N x N cells, 1 for single cells; by default, where samples are few for the "
+               "cells, tiles sized so that most hold a few samples (the page says the size)",
+     .m_needs = "--array"},
     {.m_name = "--paths",
      .m_kind = Kind::Choice,
      .m_choices = "names|full",
@@ -399,6 +407,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                             : colour == "count" ? render::CellColouring::Count
                                                 : render::CellColouring::FirstTouch;
         array.m_frames = static_cast<uint32_t>(given.number("--frames"));
+        array.m_tile = given.number("--tile");
         if (options.m_export.empty())
             return error("--array draws a page for --export; in the window, point at a block and press v");
         const char* heapOnly = report.m_bins                                           ? "--bins"

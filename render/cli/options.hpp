@@ -30,6 +30,7 @@ struct ArrayViewOptions {
     render::CellColouring m_colouring = render::CellColouring::FirstTouch;
     timeline::AccessFilter m_accesses = timeline::AccessFilter::Both;
     uint32_t m_frames = 0;  // --frames; 0: the cells' picture
+    uint64_t m_tile = 0;  // --tile; 0: as the samples ask
 };
 
 struct TimelineOptions {

@@ -117,12 +117,10 @@ void drawAccessDensity(const AccessDensity& density, PixelBuffer target, const R
         for (int x = 0; x < std::min(target.m_width, density.m_width); ++x) {
             const size_t i = static_cast<size_t>(y) * static_cast<size_t>(density.m_width) + static_cast<size_t>(x);
             const double reads = density.m_reads[i], writes = density.m_writes[i];
-            const Rgb washed = mixed(fromArgb(row[x]), white, kWashUnderSamples);
             const double alpha = opacityOf(reads + writes, most);
-            if (alpha <= 0) {
-                row[x] = toArgb(washed);
-                continue;
-            }
+            if (alpha <= 0) continue;  // no sample here: the block keeps its colour
+            // Washed as much as a sample covers the pixel, so that a square's edge fades out.
+            const Rgb washed = mixed(fromArgb(row[x]), white, kWashUnderSamples * std::min(reads + writes, 1.0));
             const Rgb sample = mixed(readColour, writeColour, writes / (reads + writes));
             row[x] = toArgb(mixed(washed, sample, alpha));
         }

@@ -23,8 +23,9 @@ inline constexpr Rgb kWriteColour{0.92, 0.0, 0.0};
 // With a cache simulated over a full trace (--cache), the same density tells hits from misses.
 inline constexpr Rgb kHitColour{0.05, 0.6, 0.15};
 inline constexpr Rgb kMissColour{0.92, 0.0, 0.0};
-// Blocks under a layer of samples are washed towards white by this much, so that blue and red
-// samples stand out on blocks coloured blue to red.
+// A block's pixels under a sample are washed towards white by this much, so that blue and red
+// samples stand out on blocks coloured blue to red; pixels away from samples keep their colour,
+// so that the allocation picture stays readable beside them.
 inline constexpr double kWashUnderSamples = 0.65;
 // The opacity of a pixel covered by exactly one sample; more samples go up to 1 logarithmically.
 inline constexpr double kOneSampleOpacity = 0.75;
@@ -55,8 +56,8 @@ AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, cons
                             const std::vector<int>* binOfMark = nullptr,
                             const std::vector<uint8_t>* missOfMark = nullptr);
 
-// Washes `target` (the view's blocks) and draws `density` over it, its two planes in the two
-// colours. Nothing at all when the view holds no sample.
+// Draws `density` over `target` (the view's blocks), its two planes in the two colours, each
+// pixel with samples washed first. Pixels without a sample are left as they are.
 void drawAccessDensity(const AccessDensity& density, PixelBuffer target, const Rgb& readColour = kReadColour,
                        const Rgb& writeColour = kWriteColour);
 

@@ -15,9 +15,14 @@ AddressScale::AddressScale(timeline::AddressRanges ranges, double height)
     const double minimum = std::min(kMinRangePixels, available / count / 2);
     const double proportional = available - minimum * count;
     const double totalBytes = static_cast<double>(std::max<uint64_t>(m_ranges.bytes(), 1));
+    const double totalBlocks = static_cast<double>(m_ranges.blocks());
     double bottom = height;
     for (const timeline::AddressRange& range : list) {
-        const double extent = minimum + proportional * static_cast<double>(range.bytes()) / totalBytes;
+        // Half the height by bytes, half by blocks: a mapping of 256 MiB beside 10 MiB of
+        // malloc'd blocks leaves the blocks their half, not 4 % of it.
+        double share = static_cast<double>(range.bytes()) / totalBytes;
+        if (totalBlocks > 0) share = (share + static_cast<double>(range.m_blocks) / totalBlocks) / 2;
+        const double extent = minimum + proportional * share;
         m_bands.push_back({bottom - extent, bottom, range, extent / static_cast<double>(range.bytes())});
         bottom -= extent + kSeparatorPixels;
     }

@@ -1,6 +1,7 @@
 // The address axis of a view: compacted ranges stacked from the bottom (low addresses) to the
 // top, separated by a few pixels where a gap was removed. Each range gets a few pixels at
-// least, the rest of the height in proportion to its bytes.
+// least, the rest of the height half in proportion to its bytes and half to its blocks (when the
+// ranges counted them), so that neither a huge mapping nor a swarm of small blocks takes it all.
 #pragma once
 
 #include <cstdint>

@@ -64,6 +64,11 @@ cairo_surface_t* planeImage(const ArrayPlan& plan, const timeline::ArrayShape& s
 ArrayPage::ArrayPage(const timeline::SampledArray& array, ArrayPageOptions options)
     : m_array(array), m_options(std::move(options)), m_layout(arrayPageLayout(m_options)) {
     m_cells = timeline::arrayCells(array, m_options.m_shape, m_options.m_order, UINT64_MAX, m_options.m_accesses);
+    if (m_options.m_frames == 0) {
+        m_tileForSamples = timeline::tileForSamples(m_cells);
+        m_tile = m_options.m_tile ? m_options.m_tile : m_tileForSamples;
+        if (m_tile > 1) m_tiles = timeline::tiledCells(m_cells, m_tile);
+    }
     if (m_options.m_frames > 0)
         m_playback =
             timeline::playback(array, m_options.m_shape, m_options.m_order, m_options.m_frames, m_options.m_accesses);
@@ -104,6 +109,9 @@ void ArrayPage::paintHeader(cairo_t* cr) const {
     else
         rests += m_options.m_frames ? "  \u00b7  played back in " + std::to_string(m_options.m_frames) + " frames"
                                     : std::string("  \u00b7  coloured by ") + colouringText(m_options.m_colouring);
+    if (m_tile > 1 && !m_live)
+        rests += "  \u00b7  tiles of " + std::to_string(m_tile) + " x " + std::to_string(m_tile) +
+                 " cells (few samples for the cells; --tile 1 or zooming in: single cells)";
     std::string where =
         (m_array.m_global ? "global at " : "heap block seq " + std::to_string(m_array.m_blockSeq) + " at ") +
         timeline::hexText(m_array.m_addr) + ", " + timeline::bytesText(static_cast<double>(m_array.m_size));
@@ -126,7 +134,7 @@ void ArrayPage::paintPicture(cairo_t* cr) const {
     paintRasters(cr, m_layout.m_planes, [&](std::span<const PixelBuffer> buffers) {
         for (size_t plane = 0; plane < buffers.size(); ++plane) {
             ArrayPlan plan;
-            plan.m_cells = &m_cells;
+            plan.m_cells = &shown();
             plan.m_plane = plane;
             plan.m_colouring = m_options.m_colouring;
             plan.m_touches = m_live ? &m_live->m_touches : nullptr;
@@ -163,19 +171,21 @@ void ArrayPage::paintIsometric(cairo_t* cr) const {
     drawText(cr, "the planes stacked, k = 0 on top", area.m_x, area.m_y - font * 0.5, Align::Left, area.m_width);
     for (uint64_t k = shape.m_depth; k-- > 0;) {
         ArrayPlan plan;
-        plan.m_cells = &m_cells;
+        plan.m_cells = &shown();
         plan.m_plane = k;
         plan.m_colouring = m_options.m_colouring;
         plan.m_touches = m_live ? &m_live->m_touches : nullptr;
-        cairo_surface_t* image = planeImage(plan, shape);
+        cairo_surface_t* image = planeImage(plan, shown().m_shape);
         const double x0 = left + rows * cosine * scale, y0 = area.m_y + static_cast<double>(k) * spread * diamond;
         cairo_matrix_t map;  // cell (column u, row v) to the page
         cairo_matrix_init(&map, cosine * scale, 0.5 * scale, -cosine * scale, 0.5 * scale, x0, y0);
         cairo_save(cr);
         cairo_transform(cr, &map);
+        const timeline::ArrayShape& drawn = shown().m_shape;  // tiles: each as wide as its cells
+        cairo_scale(cr, columns / static_cast<double>(drawn.m_columns), rows / static_cast<double>(drawn.m_rows));
         cairo_set_source_surface(cr, image, 0, 0);
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-        cairo_rectangle(cr, 0, 0, columns, rows);
+        cairo_rectangle(cr, 0, 0, static_cast<double>(drawn.m_columns), static_cast<double>(drawn.m_rows));
         cairo_fill_preserve(cr);
         cairo_restore(cr);
         setColour(cr, kTextColour);
@@ -302,9 +312,13 @@ void ArrayPage::paintNotes(cairo_t* cr) const {
         setColour(cr, kMutedTextColour);
         const bool count = m_options.m_colouring == CellColouring::Count;
         drawText(cr, count ? "1 sample" : "early: " + timeText(m_cells.m_firstNs), ramp.m_x, y - font * 0.3);
-        drawText(cr, count ? std::to_string(m_cells.m_mostTouched) + " samples" : "late: " + timeText(m_cells.m_lastNs),
+        drawText(cr, count ? std::to_string(shown().m_mostTouched) + " samples" : "late: " + timeText(m_cells.m_lastNs),
                  ramp.right(), y - font * 0.3, Align::Right);
         y += line * 0.6;
+    }
+    if (m_tile > 1 && !m_live) {
+        note("each square a tile of " + std::to_string(m_tile) + " x " + std::to_string(m_tile) + " cells: its");
+        note(m_options.m_colouring == CellColouring::Count ? "cells' samples together" : "cells' earliest or latest sample");
     }
     swatch(kNoSampleColour, "no sample fell here");
     note("(it may still have been accessed:");

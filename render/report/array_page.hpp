@@ -28,6 +28,7 @@ struct ArrayPageOptions {
     timeline::AccessFilter m_accesses = timeline::AccessFilter::Both;
     uint32_t m_frames = 0;  // 0: the cells' picture; N: a playback strip of N frames
     uint32_t m_fade = 3;  // a playback's touches fade over this many frames
+    uint64_t m_tile = 0;  // the picture's tiles of N x N cells: 0 as the samples ask, 1 single cells
     bool m_shapeGiven = false;  // --elem and --dims both given
     std::vector<std::string> m_shapeFrom;  // lines: where the element size and the dimensions came from
     std::vector<PhaseMark> m_phases;
@@ -50,6 +51,12 @@ public:
     const ArrayPageOptions& options() const { return m_options; }
     const ArrayPageLayout& layout() const { return m_layout; }
     const timeline::ArrayCells& cells() const { return m_cells; }
+    // The picture's tile side (1: single cells), what the samples asked for (tileForSamples), and
+    // the cells the picture draws: the tiles', or the cells themselves. A page playing back
+    // (setLive) lights single cells.
+    uint64_t tile() const { return m_tile; }
+    uint64_t tileForSamples() const { return m_tileForSamples; }
+    const timeline::ArrayCells& shown() const { return m_tile > 1 && !m_live ? m_tiles : m_cells; }
     void paint(cairo_t* cr) const;
     // The window's playback at `nowNs`: these cells lit over the picture (as a frame of a
     // playback strip is drawn), `status` (speed, paused) in the header. An empty `status` and no
@@ -74,6 +81,8 @@ private:
     ArrayPageOptions m_options;
     ArrayPageLayout m_layout;
     timeline::ArrayCells m_cells;
+    uint64_t m_tile = 1, m_tileForSamples = 1;
+    timeline::ArrayCells m_tiles;  // when m_tile > 1
     timeline::Playback m_playback;
     std::optional<Live> m_live;
 };

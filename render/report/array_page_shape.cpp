@@ -64,7 +64,7 @@ bool parseArrayDims(const std::string& text, GivenShape& shape) {
 }
 
 std::string settleArrayShape(const GivenShape& given, const timeline::SampledArray& array, ArrayPageOptions& page,
-                             SettledShape* settled) {
+                             SettledShape* settled, size_t candidate, size_t* candidates) {
     SettledShape how;
     const bool elementGiven = given.m_elementSize != 0, dimsGiven = given.m_rows != 0;
     page.m_shapeGiven = elementGiven && dimsGiven;
@@ -73,6 +73,16 @@ std::string settleArrayShape(const GivenShape& given, const timeline::SampledArr
     timeline::ShapeGuess guess;
     const bool annotated = array.m_annotatedShape.has_value();
     if (!page.m_shapeGiven && !annotated) guess = timeline::inferShape(array);
+    if (candidates) *candidates = guess.m_candidates.size();
+    if (candidate % std::max<size_t>(guess.m_candidates.size(), 1) != 0) {  // another row length than the best
+        const timeline::RowCandidate& chosen = guess.m_candidates[candidate % guess.m_candidates.size()];
+        guess.m_shape.m_columns = chosen.m_columns;
+        guess.m_shape.m_rows = array.m_size / std::max<uint64_t>(guess.m_shape.m_elementSize, 1) / chosen.m_columns;
+        guess.m_rowConfidence = chosen.m_support;
+        guess.m_how += "; showing row length " + std::to_string(candidate % guess.m_candidates.size() + 1) + " of " +
+                       std::to_string(guess.m_candidates.size()) + ": " + std::to_string(chosen.m_columns) + " (" +
+                       percentText(chosen.m_support) + " agreement)";
+    }
     auto fromProgram = [&](const char* what) {
         page.m_shapeFrom.push_back(std::string(what) + " from memlog_array()");
     };

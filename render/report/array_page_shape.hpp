@@ -27,8 +27,10 @@ struct SettledShape {
 
 // Fills `page`'s m_shape, m_shapeGiven and m_shapeFrom. "" when settled, else why not (no
 // element size to draw with, or more than 16M cells), as a sentence without the array's name.
+// `candidate`: which of the inference's row lengths (ShapeGuess::m_candidates, the best first)
+// an inferred shape takes, counted round; `candidates` hears how many there are.
 std::string settleArrayShape(const GivenShape& given, const timeline::SampledArray& array, ArrayPageOptions& page,
-                             SettledShape* settled = nullptr);
+                             SettledShape* settled = nullptr, size_t candidate = 0, size_t* candidates = nullptr);
 
 // "256x256", "64x32x16" (sides 1 to 16M): false when the text is not dimensions.
 bool parseArrayDims(const std::string& text, GivenShape& shape);

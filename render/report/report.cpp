@@ -249,10 +249,18 @@ std::vector<std::string> Report::headerLines() const {
     if (suppressedBlocks)
         leakedText += " (+ " + timeline::bytesText(static_cast<double>(suppressedBytes)) + " in " +
                       counted(suppressedBlocks, "block") + " suppressed)";
+    // Mappings alive at exit beside the leaks, never in them: the process's end returns them.
+    if (s.m_mappedAtExitRegions)
+        leakedText += " \u00b7 mapped at exit " + timeline::bytesText(static_cast<double>(s.m_mappedAtExitBytes)) +
+                      " in " + counted(s.m_mappedAtExitRegions, "region");
+    std::string peak = timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks);
+    if (s.m_peakMappedBytes)  // the split follows the peak it splits, before "at most N blocks live"
+        peak.insert(peak.find(" \u00b7 "),
+                    " (heap " + timeline::bytesText(static_cast<double>(s.m_peakHeapBytes)) + ", mapped " +
+                        timeline::bytesText(static_cast<double>(s.m_peakMappedBytes)) + ", each at its own peak)");
     lines.push_back(timeline::durationText(static_cast<double>(s.m_durationNs)) + " \u00b7 " +
-                    counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") + " \u00b7 " +
-                    timeline::peakText(s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks) + " \u00b7 " + leakedText +
-                    " \u00b7 " + counted(s.m_threads, "thread"));
+                    counted(s.m_events, "event") + " \u00b7 " + counted(m_model.size(), "block") + " \u00b7 " + peak +
+                    " \u00b7 " + leakedText + " \u00b7 " + counted(s.m_threads, "thread"));
     // Names only, by default: a report shared or kept in a repository should not carry the
     // folders of the machine that drew it.
     const std::string& logPath = m_options.m_logPath;

@@ -141,7 +141,7 @@ void TimelineWindow::drawPage(cairo_t* cr, int width, int height) {
              compare ? "Esc: the base run's timeline   wheel, t T, + -: zoom both runs in time   arrows: pan   0: "
                        "whole runs   h: every key"
                      : std::string("Esc: back to the timeline   space: play / pause   . , : step   < > : speed") +
-                           (array ? "   d: dimensions" : "") + "   h: every key",
+                           (array ? "   d: dimensions   r: next row length   + -: tiles" : "") + "   h: every key",
              m_fontSize, height - m_fontSize * 0.6);
     if (m_prompt)
         drawTooltip(cr, m_fontSize * 2, height - m_fontSize * 9,

@@ -104,8 +104,14 @@ void TimelineWindow::perform(Action action) {
         } else if (action == Action::Dimensions && dynamic_cast<ArrayWindowPage*>(m_page.get())) {
             m_prompt = "";
             SDL_StartTextInput();  // on by default on desktops; asked for in case it is not
+        } else if (action == Action::NextRowLength && dynamic_cast<ArrayWindowPage*>(m_page.get())) {
+            if (const std::string why = static_cast<ArrayWindowPage*>(m_page.get())->nextRowLength(); !why.empty())
+                toast(why);
         } else if (action == Action::Export) {
             exportView();
+        } else if (auto* array = dynamic_cast<ArrayWindowPage*>(m_page.get());
+                   array && (action == Action::ZoomIn || action == Action::ZoomOut)) {
+            if (array->zoomTiles(action == Action::ZoomIn)) m_dirty = true;
         }
         return;
     }
@@ -118,8 +124,10 @@ void TimelineWindow::performOnTimeline(Action action) {
         openArrayView(std::nullopt);
         return;
     }
-    if (action == Action::Dimensions) {
-        toast("d gives an array view its dimensions: open one first with v on a block");
+    if (action == Action::Dimensions || action == Action::NextRowLength) {
+        toast(std::string(action == Action::Dimensions ? "d gives an array view its dimensions"
+                                                       : "r goes through an array view's row lengths") +
+              ": open one first with v on a block");
         return;
     }
     const double x = m_pointer.x(), y = m_pointer.y();

@@ -2,6 +2,7 @@
 // window is resized) and, once playback has begun, hands it what is lit at the clock's time.
 #include "render/window/window_pages.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -58,8 +59,25 @@ ArrayWindowPage::ArrayWindowPage(timeline::SampledArray array, std::string logNa
         *error = "no access samples fell in this block: there is no array to draw (record with MEMLOG_ACCESS=1)";
         return;
     }
-    *error = settleArrayShape(m_given, m_array, m_options, &m_settled);
+    *error = settleArrayShape(m_given, m_array, m_options, &m_settled, 0, &m_candidates);
     if (error->empty()) settled();
+}
+
+std::string ArrayWindowPage::nextRowLength() {
+    if (m_settled.m_source != ShapeSource::Inferred)
+        return "the row lengths to go through are the inference's: this shape is " +
+               std::string(shapeSourceName(m_settled.m_source));
+    if (m_candidates < 2) return "the samples support one row length alone";
+    ArrayPageOptions options = m_options;
+    SettledShape how;
+    const size_t next = (m_candidate + 1) % m_candidates;
+    if (std::string problem = settleArrayShape(m_given, m_array, options, &how, next); !problem.empty())
+        return problem;
+    m_options = std::move(options);
+    m_settled = how;
+    m_candidate = next;
+    settled();
+    return "";
 }
 
 void ArrayWindowPage::settled() {
@@ -72,6 +90,7 @@ void ArrayWindowPage::settled() {
         m_cellOfSample.push_back(cell ? static_cast<int64_t>(*cell) : -1);
     }
     m_times = SampleTimes(std::move(times));
+    m_tile = 0;  // a new shape: tiles as its samples ask
     const uint64_t first = m_array.m_samples.front().m_timeNs, last = m_array.m_samples.back().m_timeNs;
     if (m_clock.from() != first || m_clock.to() != std::max(last, first + 1)) m_clock = PlaybackClock(first, last);
     m_page.reset();
@@ -81,19 +100,35 @@ std::string ArrayWindowPage::setShape(const GivenShape& given) {
     ArrayPageOptions options = m_options;
     SettledShape how;
     // What the user did not give comes from the program or the inference, as on the command line.
-    if (std::string problem = settleArrayShape(given, m_array, options, &how); !problem.empty()) return problem;
+    size_t candidates = 0;
+    if (std::string problem = settleArrayShape(given, m_array, options, &how, 0, &candidates); !problem.empty())
+        return problem;
     m_options = std::move(options);
     m_given = given;
     m_settled = how;
+    m_candidate = 0;
+    m_candidates = candidates;
     settled();
     return "";
+}
+
+bool ArrayWindowPage::zoomTiles(bool in) {
+    const uint64_t now = m_tile ? m_tile : m_tileForSamples;
+    const uint64_t next = in ? std::max<uint64_t>(now / 2, 1) : std::min(now * 2, m_tileForSamples);
+    if (next == now) return false;
+    m_tile = next;
+    m_page.reset();
+    return true;
 }
 
 void ArrayWindowPage::paint(cairo_t* cr, int width, int height) {
     if (!m_page || m_page->options().m_width != width || m_page->options().m_height != height) {
         m_options.m_width = width;
         m_options.m_height = height;
+        m_options.m_tile = m_tile;
         m_page = std::make_unique<ArrayPage>(m_array, m_options);
+        m_tileForSamples = m_page->tileForSamples();
+        m_tile = m_page->tile();
     }
     m_lit = 0;
     if (m_begun) {
@@ -121,7 +156,9 @@ std::string ArrayWindowPage::describe() const {
     return "page=array array=" + oneWord(m_array.m_name) + " seq=" + std::to_string(m_array.m_blockSeq) +
            " shape=" + dims + " elem=" + std::to_string(shape.m_elementSize) +
            " shape_from=" + shapeSourceName(m_settled.m_source) + " confidence=" + confidence +
-           " samples=" + std::to_string(m_array.m_samples.size()) + playbackFields(m_lit);
+           " samples=" + std::to_string(m_array.m_samples.size()) + " tile=" + std::to_string(m_tile) +
+           " row_length=" + std::to_string(m_candidate + 1) + "/" + std::to_string(m_candidates) +
+           playbackFields(m_lit);
 }
 
 // --- the memory display ----------------------------------------------------------------------------

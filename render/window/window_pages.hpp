@@ -70,6 +70,12 @@ public:
     // shape shown stays).
     std::string setShape(const GivenShape& given);
     const timeline::SampledArray& array() const { return m_array; }
+    // Zooming in halves the picture's tiles down to single cells; zooming out doubles them back
+    // up to what the samples asked for. False when there is nothing finer or coarser.
+    bool zoomTiles(bool in);
+    // The next row length the samples support (memlog arrays --candidates), round to the best:
+    // "" when shown, else why not (a shape given or from memlog_array(), or one length alone).
+    std::string nextRowLength();
 
 private:
     void settled();
@@ -78,6 +84,8 @@ private:
     GivenShape m_given;
     SettledShape m_settled;
     std::unique_ptr<ArrayPage> m_page;  // drawn at the window's size, remade when it changes
+    uint64_t m_tile = 0, m_tileForSamples = 1;  // the page's tiles (0: as the samples ask), and that
+    size_t m_candidate = 0, m_candidates = 0;  // the row length shown, of the inference's (best: 0)
     SampleTimes m_times;
     std::vector<int64_t> m_cellOfSample;  // -1: past the shape's last element
     size_t m_lit = 0;

@@ -44,6 +44,7 @@ const std::vector<KeyBinding>& keyBindings() {
         {SDLK_LESS, false, Action::Slower, "", ""},
         {SDLK_v, false, Action::ArrayView, "v", "array view of the block under the pointer (or the pinned one)"},
         {SDLK_d, false, Action::Dimensions, "d", "array view: type its dimensions and element size, RxC[xD] [BYTES]"},
+        {SDLK_r, false, Action::NextRowLength, "r", "array view: the next row length its samples support (best first)"},
         {SDLK_m, false, Action::MemoryView, "m", "the cache's memory display (a full trace; --cache sets the cache)"},
         {SDLK_w, false, Action::WorkingSetView, "w", "the working set of cache lines (a full trace)"},
         {SDLK_r, false, Action::CompareView, "r", "the two runs, one above the other (--compare NEW)"},

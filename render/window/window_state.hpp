@@ -51,6 +51,7 @@ enum class Action {
     WorkingSetView,
     CompareView,
     Dimensions,
+    NextRowLength,
     Help,
     Quit,
 };

@@ -245,7 +245,8 @@ TEST_CASE("a matrix without memlog_array(): the array view shows the shape guess
     REQUIRE(array);
     render::ArrayPageOptions expected;
     render::SettledShape how;
-    REQUIRE(render::settleArrayShape({}, *array, expected, &how).empty());
+    size_t candidates = 0;
+    REQUIRE(render::settleArrayShape({}, *array, expected, &how, 0, &candidates).empty());
     REQUIRE(how.m_source != render::ShapeSource::Given);
     REQUIRE(how.m_source != render::ShapeSource::Annotated);
 
@@ -259,6 +260,15 @@ TEST_CASE("a matrix without memlog_array(): the array view shows the shape guess
     CHECK(page["elem"] == std::to_string(shape.m_elementSize));
     CHECK(page["shape_from"] == render::shapeSourceName(how.m_source));
     CHECK(std::stod(page["confidence"]) == Approx(how.m_confidence).margin(0.005));
+    CHECK(page["row_length"] == "1/" + std::to_string(candidates));  // the best of the row lengths, first
+    if (how.m_source == render::ShapeSource::Inferred && candidates >= 2) {
+        // r: the next row length the samples support, as --export would settle it.
+        render::ArrayPageOptions second;
+        REQUIRE(render::settleArrayShape({}, *array, second, nullptr, 1).empty());
+        s.m_x.key(window.window(), "r");
+        const Frame next = frameWith(window, "row_length", "2/" + std::to_string(candidates));
+        CHECK(next["shape"] == std::to_string(second.m_shape.m_rows) + "x" + std::to_string(second.m_shape.m_columns));
+    }
     // (Whether the inference is right is timeline/'s question, tested on these runs there; a run
     // here once inferred 64 x 1024 for b. The window shows what it inferred and how sure.)
 }

@@ -68,7 +68,7 @@ TEST_CASE("samples outside the window, or of another bin, are left out") {
     CHECK(render::accessDensity(marks, view.m_spec, kWidth, kHeight, &bins).m_samples == 1);
 }
 
-TEST_CASE("reads are blue and writes red over washed blocks, one sample plainly, many more so") {
+TEST_CASE("reads are blue and writes red, washed under them alone, one sample plainly, many more so") {
     const View view;
     std::vector<timeline::AccessMark> marks;
     marks.push_back(mark(10, kLo + 40, false));  // one read
@@ -84,8 +84,11 @@ TEST_CASE("reads are blue and writes red over washed blocks, one sample plainly,
                               {pixels.data(), kWidth, kHeight, kWidth});
     auto at = [&](int x, int y) { return colourOf(pixels[static_cast<size_t>(y * kWidth + x)]); };
 
-    const render::Rgb washed = at(90, 40), original = colourOf(block);
-    CHECK(washed.m_r + washed.m_g + washed.m_b > original.m_r + original.m_g + original.m_b + 1.0);  // lighter
+    // Away from the samples the block keeps its colour; under one, it is washed lighter first.
+    const render::Rgb original = colourOf(block);
+    CHECK(pixels[static_cast<size_t>(40 * kWidth + 90)] == block);
+    CHECK(pixels[static_cast<size_t>(40 * kWidth + 10)] == block);  // the read's column, far below it
+    const render::Rgb washed = render::mixed(original, {1, 1, 1}, render::kWashUnderSamples);
 
     const render::Rgb read = at(10, 10), write = at(30, 10), dense = at(50, 10), both = at(70, 10);
     CHECK(read.m_b > read.m_r + 0.4);
@@ -123,7 +126,7 @@ TEST_CASE("a million samples: sparse and dense places stay apart, and the pictur
     // The sparse writes (4 a pixel) are drawn lighter than the dense reads (800 a pixel).
     CHECK(dense.m_r == Approx(render::kReadColour.m_r).margin(1.0 / 255));  // opaque
     CHECK(sparse.m_g > render::kWriteColour.m_g + 0.05);  // the white shows through
-    // Far from both (top left, bottom right): only the washed background.
+    // Far from both (top left, bottom right): the background as it was.
     CHECK(at(10, 5).m_r == Approx(1));
     CHECK(at(90, 40).m_b == Approx(1));
 }

@@ -47,3 +47,28 @@ TEST_CASE("shownAddresses names the lowest and highest address on the view's row
     CHECK_FALSE(tall.windowed(20000, 1000).shownAddresses());
     CHECK(tall.windowed(20000, 1000).bands().empty());
 }
+
+TEST_CASE("a range's height is half its bytes' share and half its blocks': a huge mapping leaves the blocks theirs") {
+    // 256 MiB mapped as one block far above 8 MiB of 100,000 small blocks (as cc1plus's
+    // garbage-collected heap beside its malloc'd blocks): counted by the builder as they come.
+    AddressRanges::Builder builder;
+    const uint64_t heap = 0x10000000, mapping = 0x7f0000000000;
+    for (uint64_t i = 0; i < 100'000; ++i) builder.add(heap + i * 80, heap + i * 80 + 64);
+    builder.add(mapping, mapping + (256ull << 20));
+    const AddressRanges ranges = builder.finish();
+    REQUIRE(ranges.ranges().size() == 2);
+    CHECK(ranges.ranges()[0].m_blocks == 100'000);
+    CHECK(ranges.ranges()[1].m_blocks == 1);
+    const AddressScale scale(ranges, 1000);
+    const auto& bands = scale.bands();
+    const double heapRows = bands[0].m_bottom - bands[0].m_top, mappingRows = bands[1].m_bottom - bands[1].m_top;
+    // By bytes alone the heap would get 3 % of the height; by half and half, about half of it.
+    CHECK(heapRows > 0.45 * (heapRows + mappingRows));
+    CHECK(mappingRows > 0.45 * (heapRows + mappingRows));
+    // Ranges nobody counted blocks for: bytes alone, as before.
+    const AddressScale uncounted(AddressRanges({{heap, heap + (8ull << 20)}, {mapping, mapping + (256ull << 20)}}),
+                                 1000);
+    const auto& plain = uncounted.bands();
+    CHECK(plain[0].m_bottom - plain[0].m_top <
+          0.05 * (plain[1].m_bottom - plain[1].m_top + plain[0].m_bottom - plain[0].m_top));
+}

@@ -130,6 +130,20 @@ Outcome runProgram(const Run& run) {
     return outcome;
 }
 
+Outcome runMemlog(const std::vector<std::string>& arguments) {
+    Run run;
+    run.m_preload = false;
+    run.m_argv = {memlogCli()};
+    run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
+    return runProgram(run);
+}
+
+std::string memlogSays(const std::vector<std::string>& arguments) {
+    const Outcome outcome = runMemlog(arguments);
+    fs::remove_all(outcome.m_directory);
+    return outcome.m_stdout;
+}
+
 timeline::Summary summaryOf(const std::string& path) {
     timeline::LogReader reader(path);
     return timeline::summarize(reader);

@@ -36,6 +36,12 @@ Outcome recordQuietly(const std::vector<std::string>& argv);
 // `argv` without the recorder (memlog itself, go, nm): its outcome, its directory already removed.
 Outcome runWithoutRecorder(const std::vector<std::string>& argv);
 
+// memlog itself (no recorder) with these arguments, in a fresh directory.
+Outcome runMemlog(const std::vector<std::string>& arguments);
+
+// What a memlog command printed on stdout; its directory removed.
+std::string memlogSays(const std::vector<std::string>& arguments);
+
 // Build outputs, from the compile definitions of the test target.
 std::string recorderLibrary();
 std::string scenarioPath(const std::string& name);

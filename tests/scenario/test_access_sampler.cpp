@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "run_program.hpp"
 #include "timeline/replay/access_attribution.hpp"
@@ -346,6 +347,42 @@ TEST_CASE("memlog accesses on a real log: the global grid, the heap block's site
     CHECK(sites.find("\n(stack),,") != std::string::npos);
     CHECK(sites.find("\nmain,access_regions.c:") != std::string::npos);  // the calloc in main
     fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("dump --accesses --csv: a global's rows name the global and give the offset in it, in bytes") {
+    Run run;
+    run.m_argv = {scenarioPath("access_regions")};
+    askForSamples(run, 5000);
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_logs.size() == 1);
+    memlog::timeline::LogReader reader(outcome.m_logs[0]);
+    reader.forEachEvent([](const memlog::timeline::Event&) {});
+    memlog::timeline::StackNames names(reader, {});
+    const auto grid = names.dataSymbolNamed("grid");
+    REQUIRE(grid.has_value());
+    Run dump;
+    dump.m_preload = false;
+    dump.m_argv = {memlogCli(), "dump", outcome.m_logs[0], "--accesses", "--csv"};
+    const Outcome rows = runProgram(dump);
+    CHECK(rows.m_exitStatus == 0);
+    // seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source
+    std::istringstream lines(rows.m_stdout);
+    size_t inGrid = 0;
+    for (std::string line; std::getline(lines, line);) {
+        std::vector<std::string> field;
+        std::istringstream cells(line);
+        for (std::string cell; std::getline(cells, cell, ',');) field.push_back(cell);
+        if (field.size() < 13 || field[6] != "global") continue;
+        INFO(line);
+        CHECK(field[9].find("+0x") == std::string::npos);  // never "grid+0x1b1fa0"
+        CHECK(field[7].empty());  // no block
+        if (field[9] != "grid") continue;
+        ++inGrid;
+        const uint64_t addr = std::stoull(field[4], nullptr, 16);
+        CHECK(field[8] == std::to_string(addr - grid->m_start));
+    }
+    CHECK(inGrid >= 50);  // sweep_global's samples: about a third of the run's
+    for (const Outcome* done : {&outcome, &rows}) fs::remove_all(done->m_directory);
 }
 
 TEST_CASE("a shell forking hundreds of times while sampled: every log reads whole, every sample counted once") {

@@ -111,7 +111,8 @@ std::vector<SampledPixel> drawnCells(const std::string& log, const std::string& 
                                      const std::vector<std::string>& extra, AccessFilter filter,
                                      ArrayOrder order = ArrayOrder::RowMajor) {
     const std::string png = log + ".array.png";
-    std::vector<std::string> arguments = {log, "--export", png, "--array", spec, "--size", "1600x1000"};
+    // Single cells: these pictures are read cell by cell (tiles: tests/render/test_array_tiles.cpp).
+    std::vector<std::string> arguments = {log, "--export", png, "--array", spec, "--size", "1600x1000", "--tile", "1"};
     arguments.insert(arguments.end(), extra.begin(), extra.end());
     const Outcome drawn = timelineRun(arguments);
     INFO(drawn.m_stderr);

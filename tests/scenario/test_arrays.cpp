@@ -1,7 +1,8 @@
 // Arrays rebuilt from real samples: the matrix multiplies of scenarios/matrix_multiply.c in row,
 // column and blocked order, and the 3-D grid of scenarios/annotated_grid.c that names itself
 // through memlog.h. Each sample's cell must follow the loop that made it: time order and the
-// (plane, row, column) order of the loops agree exactly, with no exception.
+// (plane, row, column) order of the loops agree exactly, with no exception. Last, the row length
+// the samples tell, for the non-square matrix of scenarios/matrix_walk.c and the demo's multiply.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "run_program.hpp"
 #include "timeline/accesses/array_cells.hpp"
+#include "timeline/accesses/array_shape.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/accesses/sampled_arrays.hpp"
 #include "timeline/names/stack_names.hpp"
@@ -178,4 +180,59 @@ TEST_CASE("arrays: a program's memlog.h calls name its grid, give its 3-D shape 
     const ArrayCells cells = arrayCells(grid, shape, ArrayOrder::RowMajor);
     CHECK(cells.m_outside == 0);
     CHECK(cells.m_samples == grid.m_samples.size());
+}
+
+// The row length from real samples (timeline/accesses/array_shape), at the demo's rate.
+TEST_CASE("arrays: 384 x 640 doubles walked down its columns at 10,000 ticks a second have rows of 640") {
+    const Recorded recorded = sample({scenarioPath("matrix_walk"), "columns", "384", "640", "900"}, "10000");
+    const SampledArray& m = named(recorded, "m");
+    CHECK(m.m_samples.size() >= 1000);  // about 4,300 here
+    const ShapeGuess guess = inferShape(m);
+    CHECK(guess.m_shape.m_columns == 640);
+    CHECK(guess.m_shape.m_rows == 384);
+    REQUIRE(guess.m_candidates.size() == 1);  // not 320 or any other divisor beside it
+    CHECK(guess.m_rowConfidence > 0.8);
+}
+
+TEST_CASE("arrays: the same matrix walked along its rows tells no row length, and by tiles never a wrong one") {
+    const Recorded rows = sample({scenarioPath("matrix_walk"), "rows", "384", "640", "900"}, "10000");
+    const ShapeGuess byRows = inferShape(named(rows, "m"));
+    CHECK(byRows.m_candidates.empty());
+    CHECK(byRows.m_shape.m_columns == 0);
+    // Tiles of 32 x 32: told in about half the runs at this rate (the columns a tile walk advances
+    // between samples vary more than a column walk's), and then rows of 640.
+    const Recorded tiles = sample({scenarioPath("matrix_walk"), "blocked", "384", "640", "900"}, "10000");
+    for (const RowCandidate& candidate : inferShape(named(tiles, "m")).m_candidates) CHECK(candidate.m_columns == 640);
+}
+
+TEST_CASE("arrays: the demo's 512 x 512 column order multiply reads b by rows of 512") {
+    const Recorded recorded = sample({scenarioPath("matrix_multiply"), "col", "512"}, "10000");
+    const ShapeGuess b = inferShape(named(recorded, "b"));
+    CHECK(b.m_shape.m_columns == 512);
+    REQUIRE_FALSE(b.m_candidates.empty());
+    CHECK(b.m_candidates.front().m_columns == 512);
+    CHECK(inferShape(named(recorded, "c")).m_shape.m_columns == 512);
+}
+
+TEST_CASE("memlog arrays --candidates lists the row lengths with their support, as text and CSV") {
+    Run run;
+    run.m_argv = {scenarioPath("matrix_walk"), "columns", "384", "640", "900"};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    run.m_env["MEMLOG_ACCESS"] = "1";
+    run.m_env["MEMLOG_ACCESS_RATE"] = "10000";
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_logs.size() == 1);
+    Run arrays;
+    arrays.m_preload = false;
+    arrays.m_argv = {memlogCli(), "arrays", outcome.m_logs[0], "--candidates"};
+    const Outcome text = runProgram(arrays);
+    CHECK(text.m_exitStatus == 0);
+    CHECK(text.m_stdout.find(" 8 B 384x640 ") != std::string::npos);
+    CHECK(text.m_stdout.find("rows of 640 elements") != std::string::npos);
+    CHECK(text.m_stdout.find("\n                         row length 640: 384 x 640, ") != std::string::npos);
+    arrays.m_argv.push_back("--csv");
+    const Outcome csv = runProgram(arrays);
+    CHECK(csv.m_stdout.starts_with("name,choose,row_length,rows,support,steps,offset\nm,seq="));
+    CHECK(csv.m_stdout.find(",640,384,0.") != std::string::npos);
+    for (const Outcome* done : {&outcome, &text, &csv}) fs::remove_all(done->m_directory);
 }

@@ -1,6 +1,7 @@
 // Libraries loaded with RTLD_DEEPBIND (and dlmopen), under the real recorder: the plugin's own
 // calls are recorded, its blocks end where they are freed, the program behaves as without the
-// recorder (same output, same symbol binding), and a bare name still finds its RUNPATH.
+// recorder (same output, same symbol binding), a bare name still finds its RUNPATH, and a plugin
+// left open leaks nothing and names no site in the recorder.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -154,4 +155,42 @@ TEST_CASE("dlmopen into a new namespace: its own C library and heap, unrecorded,
     CHECK(t.m_calls.empty());
     CHECK(t.m_summary.m_anomalies.total() == 0);
     cleanUp(t);
+}
+
+namespace {
+
+// The value of a number field of `memlog stat --json`.
+uint64_t jsonNumber(const std::string& json, const std::string& field) {
+    const size_t at = json.find("\"" + field + "\":");
+    return at == std::string::npos ? UINT64_MAX : std::stoull(json.substr(at + field.size() + 3));
+}
+
+}  // namespace
+
+TEST_CASE("a plugin left open, deep-bound or not: the loader's blocks are the runtime's, no site is the recorder's") {
+    std::map<std::string, uint64_t> suppressed;
+    for (const char* how : {"path-now", "name-plain"}) {
+        INFO(how);
+        Run run;
+        run.m_argv = {scenarioPath("deepbind_plugin"), how, "keep"};
+        run.m_env["MEMLOG_QUIET"] = "1";
+        const Outcome outcome = runProgram(run);
+        REQUIRE(outcome.m_exitStatus == 0);
+        REQUIRE(outcome.m_logs.size() == 1);
+        const std::string& log = outcome.m_logs[0];
+        const std::string json = memlogSays({"stat", log, "--json"});
+        CHECK(jsonNumber(json, "leaked_blocks") == 0);
+        CHECK(jsonNumber(json, "leaked_bytes") == 0);
+        suppressed[how] = jsonNumber(json, "suppressed_blocks");
+        CHECK(suppressed[how] > 0);
+        // Every site is the program's or the plugin's: the recorder's dlopen in the program's place
+        // is plumbing, and the loader's blocks stand at the program's call.
+        const std::string sites = memlogSays({"sites", log, "--csv", "--top", "0"});
+        CHECK(sites.find("libmemlog") == std::string::npos);
+        CHECK(sites.find("memlog::preload") == std::string::npos);
+        CHECK(sites.find("\nopen_plugin,deepbind_plugin.c:") != std::string::npos);
+        CHECK(memlogSays({"stat", log}).find("memlog::preload") == std::string::npos);
+        fs::remove_all(outcome.m_directory);
+    }
+    CHECK(suppressed["path-now"] == suppressed["name-plain"]);  // the same loader's work either way
 }

@@ -13,14 +13,6 @@ namespace {
 
 const char* const kPythonWork = "x = [str(i) for i in range(20000)]";
 
-Outcome runMemlog(const std::vector<std::string>& arguments) {
-    Run run;
-    run.m_preload = false;
-    run.m_argv = {memlogCli()};
-    run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
-    return runProgram(run);
-}
-
 }  // namespace
 
 TEST_CASE("the CPython hint: given for a Python run, not with --python-objects, not for other programs") {

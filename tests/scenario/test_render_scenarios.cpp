@@ -42,6 +42,8 @@ const std::vector<ScenarioRun> kScenarios = {
     {"sampled_sites", {"sites"}},
     {"shared_sites", {}},           {"thread_arrays", {"1"}},  {"trace_statements", {"5"}},
     {"diff_runs", {"new"}},         {"profile_sites", {}},
+    {"inlined_cxx", {}},            {"matrix_walk", {"columns", "64", "96", "2"}}, {"mapped_at_exit", {}},
+    {"allocator_at_work", {"2"}},
 };
 
 Outcome recordScenario(const ScenarioRun& scenario) {

@@ -101,6 +101,50 @@ TEST_CASE("anonymous mappings: mmap, a munmap that splits, mremap, but file mapp
     requireNoAnomalies(s);
 }
 
+TEST_CASE("mappings alive at exit beside a real leak: mapped at exit, not leaked, in stat and sites") {
+    Run run;
+    run.m_argv = {scenarioPath("mapped_at_exit")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_exitStatus == 0);
+    REQUIRE(outcome.m_logs.size() == 1);
+    const auto s = summaryOf(outcome.m_logs[0]);
+    CHECK(callsOf(s, "malloc") == 4);
+    CHECK(callsOf(s, "mmap") == 2);
+    CHECK(callsOf(s, "munmap") == 1);
+    CHECK(s.m_leakedBytes == 12'000);
+    CHECK(s.m_leakedBlocks == 3);
+    CHECK(s.m_mappedAtExitBytes == 3 * 1048576 + 1048576 - 65536);
+    CHECK(s.m_mappedAtExitRegions == 3);
+    CHECK(s.m_peakBytes == 12'000 + 4 * 1048576);
+    CHECK(s.m_peakHeapBytes == 12'500);
+    CHECK(s.m_peakMappedBytes == 4 * 1048576);
+    requireNoAnomalies(s);
+    const std::string& log = outcome.m_logs[0];
+    const std::string text = memlogSays({"stat", log});
+    CHECK(text.find("\nleaked       11.7 KiB (12,000 bytes) in 3 blocks\n"
+                    "mapped       3.9 MiB (4,128,768 bytes) in 3 regions at exit (never unmapped; not counted as "
+                    "leaked)\n") != std::string::npos);
+    CHECK(text.find("\npeak heap    12.2 KiB (12,500 bytes) (heap blocks alone, at their own peak)\n"
+                    "peak mapped  4.0 MiB (4,194,304 bytes) (mappings alone, at their own peak)\n") != std::string::npos);
+    REQUIRE(text.find("top sites by leaked") != std::string::npos);
+    CHECK(text.substr(text.find("top sites by leaked")).find("map_arena") == std::string::npos);
+    const std::string json = memlogSays({"stat", log, "--json"});
+    CHECK(json.find("\"peak_bytes\":4206304,\"blocks_at_peak\":5,\"peak_blocks\":6,\"peak_heap_bytes\":12500,"
+                    "\"peak_mapped_bytes\":4194304,\"leaked_bytes\":12000,\"leaked_blocks\":3,\"suppressed_bytes\":0,"
+                    "\"suppressed_blocks\":0,\"mapped_at_exit_bytes\":4128768,\"mapped_at_exit_regions\":3,") !=
+          std::string::npos);
+    const std::string csv = memlogSays({"sites", log, "--csv"});
+    CHECK(csv.find("\nmap_arena,mapped_at_exit.c:20,mapped_at_exit,2,4194304,4194304,0,0,0,0,,4128768,3\n") !=
+          std::string::npos);
+    CHECK(csv.find("\nleak_blocks,mapped_at_exit.c:15,mapped_at_exit,3,12000,12000,12000,3,0,0,,0,0\n") !=
+          std::string::npos);
+    const std::string leaked = memlogSays({"sites", log, "--by", "leaked", "--top", "1"});
+    CHECK(leaked.find("leak_blocks") != std::string::npos);
+    CHECK(leaked.find("map_arena") == std::string::npos);
+    fs::remove_all(outcome.m_directory);
+}
+
 TEST_CASE("random churn matches the program's own accounts exactly") {
     Run run;
     run.m_argv = {scenarioPath("random_churn")};
@@ -264,10 +308,11 @@ TEST_CASE("`empty` runs: every scenario starts and exits cleanly, and the record
     const std::vector<std::string> noisy = {"cxx_containers", "early_late", "many_threads", "new_delete_forms",
                                             "producer_consumer"};
     for (const char* scenario :
-         {"abort_halfway", "aligned_calls", "allocation_sites", "bench_alloc", "bench_dlopen", "crash", "cxx_containers",
-          "deepbind_plugin", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks", "linked_list",
-          "many_threads", "mapped_region", "matrix_multiply", "new_delete_forms", "peaks_apart", "producer_consumer",
-          "random_churn", "realloc_growth", "replaced_malloc", "trickle"}) {
+         {"abort_halfway", "aligned_calls", "allocation_sites", "allocator_at_work", "bench_alloc", "bench_dlopen",
+          "crash", "cxx_containers", "deepbind_plugin", "dlopen_plugin", "early_late", "fork_exec", "forever", "leaks",
+          "linked_list", "many_threads", "mapped_at_exit", "mapped_region", "matrix_multiply", "matrix_walk",
+          "new_delete_forms", "peaks_apart", "producer_consumer", "random_churn", "realloc_growth", "replaced_malloc",
+          "trickle"}) {
         INFO(scenario);
         const auto s = record(scenario, {"empty"});  // exit status 0 and one log
         CHECK(s.m_complete);

@@ -135,7 +135,13 @@ TEST_CASE("flame totals equal the totals of memlog stat, for every metric") {
     const auto summary = summaryOf(recorded->m_log);
     CHECK(total("calls") == summary.m_allocations);
     CHECK(total("peak") == summary.m_peakBytes);
-    CHECK(total("leaked") == summary.m_leakedBytes);
+    // Leaked: what no suppression matches, as stat says it (the replay alone counts the runtime's
+    // kept blocks too, such as the loader's state of the plugin left open).
+    const std::string json = runCli("stat " + recorded->m_log + " --json");
+    const size_t at = json.find("\"leaked_bytes\":");
+    REQUIRE(at != std::string::npos);
+    CHECK(total("leaked") == std::stoull(json.substr(at + 15)));
+    CHECK(total("leaked") < summary.m_leakedBytes);
     // Bytes: the same total as the site table's, which sums the same blocks by site.
     uint64_t siteBytes = 0;
     for (const auto& [name, row] : sitesByName(recorded->m_log)) siteBytes += row.m_metrics.m_bytes;
@@ -295,10 +301,10 @@ TEST_CASE("an inlined allocation names the function it was inlined into, in text
     const std::string text = runCli("sites " + recorded->m_log);
     CHECK(text.find("grab (inlined in make_large)") != std::string::npos);
     const std::string csv = runCli("sites " + recorded->m_log + " --csv");
-    CHECK(csv.find("grab,allocation_sites.c:" + line + ",allocation_sites,3,15000,15000,0,0,0,0,make_large\n") !=
+    CHECK(csv.find("grab,allocation_sites.c:" + line + ",allocation_sites,3,15000,15000,0,0,0,0,make_large,0,0\n") !=
           std::string::npos);
     CHECK(csv.find("make_small,allocation_sites.c:" + std::to_string(markerLine("allocation_sites.c", "site:make_small")) +
-                   ",allocation_sites,10,1000,1000,0,0,0,0,\n") != std::string::npos);
+                   ",allocation_sites,10,1000,1000,0,0,0,0,,0,0\n") != std::string::npos);
     const std::string json = runCli("stat " + recorded->m_log + " --json");
     CHECK(json.find("{\"function\":\"grab\",\"inlined_in\":\"make_large\",") != std::string::npos);
     CHECK(json.find("{\"function\":\"make_small\",\"inlined_in\":null,") != std::string::npos);
@@ -306,13 +312,36 @@ TEST_CASE("an inlined allocation names the function it was inlined into, in text
     CHECK(stat.find("grab (inlined in make_large)  allocation_sites.c:" + line) != std::string::npos);
 }
 
+TEST_CASE("a C++ helper inlined into functions with parameter lists: inlined_in written as the site is, in every output") {
+    // make_obj has no linkage name in the DWARF (internal linkage): its name has no parameter
+    // list, and the functions it was inlined into are written without theirs too.
+    const auto recorded = record("inlined_cxx");
+    const std::string& log = recorded->m_log;
+    const std::string line = std::to_string(markerLine("inlined_cxx.cpp", "site:make_obj"));
+    const std::string text = runCli("sites " + log);
+    CHECK(text.find("make_obj (inlined in gamma_site) ") != std::string::npos);
+    CHECK(text.find("make_obj (inlined in delta_site) ") != std::string::npos);
+    const std::string csv = runCli("sites " + log + " --csv");
+    CHECK(csv.find("make_obj,inlined_cxx.cpp:" + line + ",inlined_cxx,4,192,192,192,4,0,0,gamma_site,0,0\n") !=
+          std::string::npos);
+    CHECK(csv.find("make_obj,inlined_cxx.cpp:" + line + ",inlined_cxx,2,96,48,0,0,0,0,delta_site,0,0\n") !=
+          std::string::npos);
+    const std::string json = runCli("stat " + log + " --json");
+    CHECK(json.find("{\"function\":\"make_obj\",\"inlined_in\":\"gamma_site\",") != std::string::npos);
+    const std::string stat = runCli("stat " + log);
+    CHECK(stat.find("make_obj (inlined in gamma_site)  inlined_cxx.cpp:" + line) != std::string::npos);
+    CHECK(stat.find("make_obj (inlined in delta_site)  inlined_cxx.cpp:" + line) != std::string::npos);
+    CHECK(runCli("dump " + log + " --csv --symbolize").find(",make_obj\n") != std::string::npos);
+    for (const std::string* output : {&text, &csv, &json, &stat}) CHECK(output->find("_site(int)") == std::string::npos);
+}
+
 TEST_CASE("sites --by caller groups an inline helper's blocks under the function it was inlined into") {
     const auto recorded = record("allocation_sites");
     const std::string csv = runCli("sites " + recorded->m_log + " --by caller --csv --top 0");
-    CHECK(csv.find("make_large,allocation_sites,allocation_sites,3,15000,15000,0,0,0,0,\n") != std::string::npos);
-    CHECK(csv.find("make_small,allocation_sites,allocation_sites,10,1000,1000,0,0,0,0,\n") != std::string::npos);
+    CHECK(csv.find("make_large,allocation_sites,allocation_sites,3,15000,15000,0,0,0,0,,0,0\n") != std::string::npos);
+    CHECK(csv.find("make_small,allocation_sites,allocation_sites,10,1000,1000,0,0,0,0,,0,0\n") != std::string::npos);
     CHECK(csv.find("\ngrab,") == std::string::npos);
-    CHECK(csv.find("leak_some,allocation_sites,allocation_sites,4,1200,1200,1200,4,0,0,\n") != std::string::npos);
+    CHECK(csv.find("leak_some,allocation_sites,allocation_sites,4,1200,1200,1200,4,0,0,,0,0\n") != std::string::npos);
 }
 
 TEST_CASE("a site reached by several stacks is one row and an inline helper one row per function") {
@@ -335,13 +364,13 @@ TEST_CASE("a site reached by several stacks is one row and an inline helper one 
     const std::string node = std::to_string(markerLine("shared_sites.c", "site:alloc_node"));
     const std::string take = std::to_string(markerLine("shared_sites.c", "site:take"));
     const std::string csv = runCli("sites " + recorded->m_log + " --csv --top 0");
-    CHECK(csv.find("\nalloc_node,shared_sites.c:" + node + ",shared_sites,12,768,768,0,0,0,0,\n") != std::string::npos);
-    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,3,1536,1536,0,0,0,0,fill_a\n") != std::string::npos);
-    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,5,2560,2560,0,0,0,0,fill_b\n") != std::string::npos);
+    CHECK(csv.find("\nalloc_node,shared_sites.c:" + node + ",shared_sites,12,768,768,0,0,0,0,,0,0\n") != std::string::npos);
+    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,3,1536,1536,0,0,0,0,fill_a,0,0\n") != std::string::npos);
+    CHECK(csv.find("\ntake,shared_sites.c:" + take + ",shared_sites,5,2560,2560,0,0,0,0,fill_b,0,0\n") != std::string::npos);
     const std::string callers = runCli("sites " + recorded->m_log + " --by caller --csv --top 0");
-    CHECK(callers.find("\nalloc_node,shared_sites,shared_sites,12,768,768,0,0,0,0,\n") != std::string::npos);
-    CHECK(callers.find("\nfill_a,shared_sites,shared_sites,3,1536,1536,0,0,0,0,\n") != std::string::npos);
-    CHECK(callers.find("\nfill_b,shared_sites,shared_sites,5,2560,2560,0,0,0,0,\n") != std::string::npos);
+    CHECK(callers.find("\nalloc_node,shared_sites,shared_sites,12,768,768,0,0,0,0,,0,0\n") != std::string::npos);
+    CHECK(callers.find("\nfill_a,shared_sites,shared_sites,3,1536,1536,0,0,0,0,,0,0\n") != std::string::npos);
+    CHECK(callers.find("\nfill_b,shared_sites,shared_sites,5,2560,2560,0,0,0,0,,0,0\n") != std::string::npos);
 }
 
 TEST_CASE("legends and site bins name an inline helper with the function it was inlined into") {

@@ -55,7 +55,7 @@ TEST_CASE("a C++ program with no leak reports no leak and the runtime's one supp
     const Outcome text = memlogCommand({"stat", outcome.m_logs[0]});
     CHECK(text.m_stdout.find("leaked       0 B in 0 blocks (besides ") != std::string::npos);
     const Outcome sites = memlogCommand({"sites", outcome.m_logs[0], "--csv", "--top", "0"});
-    CHECK(sites.m_stdout.find(",0,0," + std::to_string(raw.m_leakedBytes) + ",1,\n") != std::string::npos);
+    CHECK(sites.m_stdout.find(",0,0," + std::to_string(raw.m_leakedBytes) + ",1,,0,0\n") != std::string::npos);
     for (const Outcome* o : {&json, &text, &sites}) fs::remove_all(o->m_directory);
     fs::remove_all(outcome.m_directory);
 }
@@ -76,7 +76,7 @@ TEST_CASE("a suppressions file moves the leaks of matching stacks apart, and onl
     CHECK(jsonNumber(suppressed.m_stdout, "suppressed_bytes") == 1000);
     CHECK(jsonNumber(suppressed.m_stdout, "suppressed_blocks") == 10);
     const Outcome sites = memlogCommand({"sites", outcome.m_logs[0], "--csv", "--suppressions", file});
-    CHECK(sites.m_stdout.find("leak_one,leaks.c:7,leaks,10,1000,1000,0,0,1000,10,\n") != std::string::npos);
+    CHECK(sites.m_stdout.find("leak_one,leaks.c:7,leaks,10,1000,1000,0,0,1000,10,,0,0\n") != std::string::npos);
     std::ofstream(file) << "leak:nothing_like_it\n";
     const Outcome unmatched = memlogCommand({"stat", outcome.m_logs[0], "--json", "--suppressions", file});
     CHECK(jsonNumber(unmatched.m_stdout, "leaked_bytes") == 1000);
@@ -170,5 +170,27 @@ TEST_CASE("a report's header counts the runtime's one-time block apart from the 
     CHECK(numbers.find("leaked 0 B in 0 blocks (+ " +
                        memlog::timeline::bytesText(static_cast<double>(suppressed.m_bytes)) + " in 1 block suppressed)") !=
           std::string::npos);
+    fs::remove_all(outcome.m_directory);
+}
+
+TEST_CASE("a report's header puts the mappings alive at exit beside the leaks, not in them, and splits the peak") {
+    Run run;
+    run.m_argv = {scenarioPath("mapped_at_exit")};
+    run.m_env["MEMLOG_QUIET"] = "1";
+    const Outcome outcome = runProgram(run);
+    REQUIRE(outcome.m_logs.size() == 1);
+    memlog::timeline::LogReader reader(outcome.m_logs[0]);
+    const memlog::timeline::BlockModel model = memlog::timeline::buildBlockModel(reader);
+    memlog::render::ReportOptions options;
+    options.m_logPath = outcome.m_logs[0];
+    const memlog::render::Report report(model, nullptr, options);
+    const std::string numbers = report.headerLines()[1];
+    INFO(numbers);
+    // 3 x 4000 bytes never freed; 3 MiB + 1 MiB - 64 KiB in 3 regions never unmapped.
+    CHECK(numbers.find("leaked 11.7 KiB in 3 blocks \u00b7 mapped at exit 3.94 MiB in 3 regions \u00b7") !=
+          std::string::npos);
+    CHECK(
+        numbers.find("peak 4.01 MiB in 5 blocks (heap 12.2 KiB, mapped 4 MiB, each at its own peak) \u00b7 at most") !=
+        std::string::npos);
     fs::remove_all(outcome.m_directory);
 }

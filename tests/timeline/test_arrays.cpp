@@ -1,9 +1,8 @@
-// Arrays from samples: what an allocating line says, cells in row- and column-major order, and
-// the shape guessed from the samples, on made-up samples with known answers.
+// Arrays from samples: what an allocating line says and cells in row- and column-major order, on
+// made-up samples with known answers (the shape guessed from them: test_array_shape.cpp).
 #include <catch2/catch.hpp>
 
 #include "timeline/accesses/array_cells.hpp"
-#include "timeline/accesses/array_shape.hpp"
 #include "timeline/names/source_names.hpp"
 
 using namespace memlog::timeline;
@@ -73,52 +72,4 @@ TEST_CASE("cells count the reads and writes of each element, and when, samples p
     CHECK_FALSE(cells.cellAt(0, 2, 3).sampled());  // no sample: not "not accessed"
     CHECK(cells.m_mostTouched == 2);
     CHECK(arrayCells(array, ArrayShape{8, 3, 4, 1}, ArrayOrder::RowMajor, 1500).m_samples == 1);
-}
-
-TEST_CASE("the shape from the samples: an instruction walking columns tells the row length") {
-    // 100 rows of 60 doubles; one instruction walks down column 7 (steps of 60 elements) and
-    // wraps to column 8; another sweeps along rows.
-    SampledArray array;
-    array.m_size = 100 * 60 * 8;
-    uint64_t seq = 1;
-    for (uint64_t i = 0; i < 90; ++i) {
-        const uint64_t row = (i * 7) % 100, column = 7 + i / 45;
-        array.m_samples.push_back({seq, seq * 1000, (row * 60 + column) * 8, 0x401000, 8, 1, memlog::format::AccessKind::Read});
-        ++seq;
-        array.m_samples.push_back({seq, seq * 1000, (i * 61) % 6000 * 8, 0x402000, 8, 1, memlog::format::AccessKind::Write});
-        ++seq;
-    }
-    const ShapeGuess guess = inferShape(array);
-    CHECK(guess.m_shape.m_elementSize == 8);
-    CHECK(guess.m_elementConfidence == 1.0);
-    CHECK(guess.m_shape.m_columns == 60);
-    CHECK(guess.m_shape.m_rows == 100);
-    CHECK(guess.m_rowConfidence >= 0.6);
-    CHECK(guess.m_how.find("rows of 60 elements") != std::string::npos);
-}
-
-TEST_CASE("no column walks: a square is assumed and said to be, anything else is left unknown") {
-    SampledArray square = arrayWith(64 * 64 * 8, {{0, 1, false}, {8, 1, false}, {16, 1, false}});
-    const ShapeGuess assumed = inferShape(square);
-    CHECK(assumed.m_shape.m_columns == 64);
-    CHECK(assumed.m_rowConfidence == 0);
-    CHECK(assumed.m_how.find("assumed") != std::string::npos);
-    SampledArray odd = arrayWith(8 * 1000, {{0, 1, false}, {8, 1, false}});
-    CHECK(inferShape(odd).m_shape.m_columns == 0);
-    // The sizeof on the allocating line wins over the accesses' sizes.
-    SampledArray typed = arrayWith(4 * 100, {{0, 1, false}});
-    typed.m_sourceElementSize = 4;
-    typed.m_sourceType = "int";
-    CHECK(inferShape(typed).m_shape.m_elementSize == 4);
-}
-
-// A damaged size field: the divisors of the element count were searched one by one, 1.5 billion
-// of them for 2^61 elements (and for 2^64 one-byte elements d * d overflows first: no end).
-TEST_CASE("a block larger than the address space gets no shape, at once") {
-    for (const uint64_t size : {UINT64_MAX, uint64_t{1} << 47}) {
-        const ShapeGuess guess = inferShape(arrayWith(size, {{0, 1, false}, {8, 1, false}}));
-        CHECK(guess.m_shape.m_columns == 0);
-        CHECK(guess.m_how == "no shape: the block's size is larger than a process's address space");
-    }
-    CHECK(inferShape(arrayWith((uint64_t{1} << 47) - 8, {{0, 1, false}})).m_shape.m_elementSize == 8);
 }

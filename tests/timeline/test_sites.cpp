@@ -15,7 +15,7 @@ using memlog::test::LogBuilder;
 using memlog::timeline::isAllocatorPlumbing;
 using memlog::unwind::SourceFrame;
 
-TEST_CASE("allocator plumbing: C library, libstdc++, operator new, C++ library templates") {
+TEST_CASE("allocator plumbing: C library, libstdc++, operator new, C++ library templates, the recorder") {
     CHECK(isAllocatorPlumbing({"__strdup", "", 0, "libc.so.6", false}));
     CHECK(isAllocatorPlumbing({"operator new(unsigned long)", "", 0, "libstdc++.so.6", false}));
     CHECK(isAllocatorPlumbing({"operator new(unsigned long)", "new_op.cc", 50, "app", false}));
@@ -23,6 +23,22 @@ TEST_CASE("allocator plumbing: C library, libstdc++, operator new, C++ library t
         {"std::vector<int>::push_back(int const&)", "/usr/include/c++/12/bits/stl_vector.h", 1287, "app", true}));
     CHECK(isAllocatorPlumbing({"std::allocator<char>::allocate(unsigned long)", "", 0, "app", false}));
     CHECK(isAllocatorPlumbing({"_dl_new_object", "", 0, "ld-linux-x86-64.so.2", false}));
+    // The recorder's dlopen of an RTLD_DEEPBIND library, on the program's behalf.
+    CHECK(isAllocatorPlumbing(
+        {"memlog::preload::openDeepBound(char const*, int, bool)", "deep_bind.cpp", 232, "libmemlog.so", false}));
+    CHECK(memlog::timeline::isAllocatorPlumbingModule("libmemlog.so"));
+}
+
+TEST_CASE("a demangled name's parameter list: found after templates and before qualifiers, never in a namespace") {
+    using memlog::timeline::withoutParameterList;
+    CHECK(withoutParameterList("gamma_site(int)") == "gamma_site");
+    CHECK(withoutParameterList("ns::Grid<int (*)(int)>::at(unsigned long) const") == "ns::Grid<int (*)(int)>::at");
+    CHECK(withoutParameterList("Box::operator()(int) &&") == "Box::operator()");
+    CHECK(withoutParameterList("fill(int) [clone .cold]") == "fill");
+    CHECK(withoutParameterList("make_obj") == "make_obj");
+    CHECK(withoutParameterList("(anonymous namespace)::make_obj") == "(anonymous namespace)::make_obj");
+    CHECK(withoutParameterList("app+0x1234") == "app+0x1234");
+    CHECK(memlog::timeline::parameterListAt("main") == std::string::npos);
 }
 
 TEST_CASE("the program's own frames are sites, inlined or not") {

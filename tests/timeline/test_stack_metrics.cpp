@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,7 +29,8 @@ using memlog::timeline::Summary;
 namespace {
 
 // Per stack, by the definitions: blocks and bytes begun (pieces munmap leaves are not new
-// calls), bytes live at the first moment of the byte peak, and live at the end.
+// calls), bytes live at the first moment of the byte peak, and live at the end (heap blocks and
+// mappings apart); for the whole log, the peaks of heap blocks and of mappings, each its own.
 class ReferencePerStack final : public memlog::timeline::BlockObserver {
 public:
     void begin(const BlockChange& change) override {
@@ -39,6 +41,13 @@ public:
         }
         m_live[change.m_stack] += change.m_size;
         ++m_liveBlocks[change.m_stack];
+        if (change.m_mapping) {
+            m_liveMapped[change.m_stack] += change.m_size;
+            ++m_liveRegions[change.m_stack];
+        }
+        (change.m_mapping ? m_mapped : m_heap) += change.m_size;
+        m_heapPeak = std::max(m_heapPeak, m_heap);
+        m_mappedPeak = std::max(m_mappedPeak, m_mapped);
         m_total += change.m_size;
         if (m_total > m_peak) {
             m_peak = m_total;
@@ -49,14 +58,20 @@ public:
         grow(change.m_stack);
         m_live[change.m_stack] -= change.m_size;
         --m_liveBlocks[change.m_stack];
+        if (change.m_mapping) {
+            m_liveMapped[change.m_stack] -= change.m_size;
+            --m_liveRegions[change.m_stack];
+        }
+        (change.m_mapping ? m_mapped : m_heap) -= change.m_size;
         m_total -= change.m_size;
     }
     void grow(uint32_t stack) {
         if (stack < m_live.size()) return;
-        for (auto* values : {&m_calls, &m_bytes, &m_live, &m_liveBlocks}) values->resize(stack + 1);
+        for (auto* values : {&m_calls, &m_bytes, &m_live, &m_liveBlocks, &m_liveMapped, &m_liveRegions})
+            values->resize(stack + 1);
     }
-    std::vector<uint64_t> m_calls, m_bytes, m_live, m_liveBlocks, m_atPeak;
-    uint64_t m_total = 0, m_peak = 0;
+    std::vector<uint64_t> m_calls, m_bytes, m_live, m_liveBlocks, m_liveMapped, m_liveRegions, m_atPeak;
+    uint64_t m_total = 0, m_peak = 0, m_heap = 0, m_mapped = 0, m_heapPeak = 0, m_mappedPeak = 0;
 };
 
 // Three threads: mallocs, news, frees of live, ended and unknown addresses, mismatched
@@ -127,6 +142,17 @@ TEST_CASE("measureStacks in batches counts what summarize counts one event at a 
         CHECK(m.m_peakBlocks == s.m_peakBlocks);
         CHECK(m.m_leakedBytes == s.m_leakedBytes);
         CHECK(m.m_leakedBlocks == s.m_leakedBlocks);
+        CHECK(m.m_mappedAtExitBytes == s.m_mappedAtExitBytes);
+        CHECK(m.m_mappedAtExitRegions == s.m_mappedAtExitRegions);
+        CHECK(m.m_peakHeapBytes == s.m_peakHeapBytes);
+        CHECK(m.m_peakMappedBytes == s.m_peakMappedBytes);
+        // The split by the definitions: the heap's and the mappings' peaks, each at its moment.
+        CHECK(s.m_peakHeapBytes == reference.m_heapPeak);
+        CHECK(s.m_peakMappedBytes == reference.m_mappedPeak);
+        CHECK(s.m_peakMappedBytes > 0);
+        CHECK(s.m_peakHeapBytes < s.m_peakBytes);
+        CHECK(s.m_leakedBytes + s.m_mappedAtExitBytes == reference.m_total);
+        CHECK(s.m_mappedAtExitBytes == reference.m_mapped);
         CHECK(m.m_stacks == s.m_stacks);
         CHECK(m.m_durationNs == s.m_durationNs);
         CHECK(m.m_threads == s.m_threads);
@@ -141,8 +167,10 @@ TEST_CASE("measureStacks in batches counts what summarize counts one event at a 
             const memlog::timeline::StackMetrics& got = measured.m_stacks[id];
             const uint64_t atPeak = id < reference.m_atPeak.size() ? reference.m_atPeak[id] : 0;
             if (got.m_calls != reference.m_calls[id] || got.m_bytes != reference.m_bytes[id] ||
-                got.m_peakBytes != atPeak || got.m_leakedBytes != reference.m_live[id] ||
-                got.m_leakedBlocks != reference.m_liveBlocks[id])
+                got.m_peakBytes != atPeak || got.m_leakedBytes != reference.m_live[id] - reference.m_liveMapped[id] ||
+                got.m_leakedBlocks != reference.m_liveBlocks[id] - reference.m_liveRegions[id] ||
+                got.m_mappedAtExitBytes != reference.m_liveMapped[id] ||
+                got.m_mappedAtExitRegions != reference.m_liveRegions[id])
                 ++differing;
         }
         CHECK(differing == 0);

@@ -1,6 +1,7 @@
 // summarize(): the numbers of `memlog stat`, from hand-made logs with known answers.
 #include <catch2/catch.hpp>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "heap_records.hpp"
 #include "log_builder.hpp"
+#include "this_c_library.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/block_observer.hpp"
@@ -37,6 +39,20 @@ Summary summarise(const LogBuilder& log, memlog::timeline::BlockObserver* observ
 }
 
 uint64_t calls(const Summary& s, Kind kind) { return s.m_calls[static_cast<size_t>(kind)]; }
+
+// Where each sample of the log fell, in order.
+Summary summarise(const LogBuilder& log, std::vector<memlog::timeline::Attribution>* where) {
+    struct Places final : memlog::timeline::BlockObserver {
+        std::vector<memlog::timeline::Attribution>* m_where;
+        void begin(const memlog::timeline::BlockChange&) override {}
+        void end(const memlog::timeline::BlockChange&) override {}
+        void access(const memlog::timeline::AccessSample&, const memlog::timeline::Attribution& at) override {
+            m_where->push_back(at);
+        }
+    } places;
+    places.m_where = where;
+    return summarise(log, &places);
+}
 
 }  // namespace
 
@@ -168,9 +184,14 @@ TEST_CASE("munmap cuts recorded mappings, other munmaps are ignored") {
     CHECK(calls(s, Kind::Munmap) == 2);
     CHECK(calls(s, Kind::Mremap) == 1);
     CHECK(s.m_peakBytes == 0x4000 + 0x20000);
+    CHECK(s.m_peakMappedBytes == 0x4000 + 0x20000);
+    CHECK(s.m_peakHeapBytes == 0);
     CHECK(s.m_peakBlocks == 2);
-    CHECK(s.m_leakedBytes == 0x20000);
-    CHECK(s.m_leakedBlocks == 1);
+    // A mapping alive at the end is not a leak: it is counted apart.
+    CHECK(s.m_leakedBytes == 0);
+    CHECK(s.m_leakedBlocks == 0);
+    CHECK(s.m_mappedAtExitBytes == 0x20000);
+    CHECK(s.m_mappedAtExitRegions == 1);
     CHECK(s.m_allocations == 3);
     CHECK(s.m_frees == 2);
     CHECK(s.m_anomalies.total() == 0);
@@ -212,6 +233,56 @@ TEST_CASE("access samples: reads, writes, where they fell and blocks sampled are
     CHECK(s.m_events == 3);             // samples are not heap events
 }
 
+TEST_CASE("the allocator's own accesses get a region of their own: never in a block, never a use after free") {
+    const memlog::test::CLibrary libc = memlog::test::thisCLibrary();
+    const auto mallocHere = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "malloc"));
+    const auto strlenHere = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "strlen"));
+    REQUIRE(!libc.m_path.empty());
+    REQUIRE(mallocHere >= libc.m_lo);
+    REQUIRE(mallocHere < libc.m_hi);
+    // The recorded process had its C library elsewhere: the reader finds malloc by the library's
+    // symbols at the recorded bias.
+    const uint64_t recordedBias = 0x7f00'0000'0000;
+    const auto recorded = [&](uint64_t here) { return here - libc.m_bias + recordedBias; };
+    LogBuilder log;
+    log.header().m_accessSampler = memlog::format::AccessSampler::TickPerfClock;
+    auto& t = log.thread(1);
+    t.module(libc.m_path, recordedBias, recorded(libc.m_lo), recorded(libc.m_hi));
+    t.malloc(1, 0x1000, 64).malloc(2, 0x2000, 64).free(3, 0x1000);
+    auto sample = [](uint64_t seq, uint64_t addr, uint64_t ip, bool inAllocator) {
+        memlog::format::AccessRecord record;
+        record.m_seq = seq;
+        record.m_addr = addr;
+        record.m_size = 8;
+        record.m_ip = ip;
+        record.m_inAllocator = inAllocator;
+        return record;
+    };
+    t.access(sample(4, 0x1000, 0x401000, true));  // a hook's real free writing its links into the freed block
+    t.access(sample(5, 0x2008, 0x401000, true));  // ... or its header beside a live one
+    t.access(sample(6, 0x1008, recorded(mallocHere) + 4, false));  // malloc reached without a hook
+    t.access(sample(7, 0x1010, recorded(strlenHere) + 4, false));  // the C library, not its allocator
+    t.access(sample(8, 0x2010, 0x401000, false));  // the program in its live block
+    std::vector<memlog::timeline::Attribution> where;
+    const Summary s = summarise(log, &where);
+    using memlog::timeline::Region;
+    REQUIRE(where.size() == 5);
+    CHECK(where[0].m_region == Region::Allocator);
+    CHECK(where[0].m_blockSeq == 0);
+    CHECK(where[1].m_region == Region::Allocator);
+    CHECK(where[1].m_blockSeq == 0);
+    CHECK(where[2].m_region == Region::Allocator);
+    CHECK(where[3].m_region == Region::Freed);  // strlen on a freed block: the program's use after free
+    CHECK(where[4].m_region == Region::Heap);
+    CHECK(s.m_accessAllocator == 3);
+    CHECK(s.m_accessFreed == 1);
+    CHECK(s.m_accessHeap == 1);
+    CHECK(s.m_blocksSampled == 1);
+    CHECK(s.m_anomalies.m_useAfterFree == 1);
+    CHECK(s.m_blocksUsedAfterFree == 1);
+    CHECK(std::string(memlog::timeline::regionName(Region::Allocator)) == "allocator");
+}
+
 TEST_CASE("a realloc's sample lands in the new block once the call returned, by its second sequence number") {
     LogBuilder log;
     log.header().m_accessSampler = memlog::format::AccessSampler::TickPerfClock;
@@ -226,16 +297,7 @@ TEST_CASE("a realloc's sample lands in the new block once the call returned, by 
     log.thread(1).malloc(1, 0x1000, 64).heap(grow);
     log.thread(2).read(2, 0x1008).read(4, 0x9008).read(6, 0x9008);
     std::vector<memlog::timeline::Attribution> where;
-    struct Places final : memlog::timeline::BlockObserver {
-        std::vector<memlog::timeline::Attribution>* m_where;
-        void begin(const memlog::timeline::BlockChange&) override {}
-        void end(const memlog::timeline::BlockChange&) override {}
-        void access(const memlog::timeline::AccessSample&, const memlog::timeline::Attribution& at) override {
-            m_where->push_back(at);
-        }
-    } places;
-    places.m_where = &where;
-    summarise(log, &places);
+    summarise(log, &where);
     REQUIRE(where.size() == 3);
     CHECK(where[0].m_region == memlog::timeline::Region::Heap);
     CHECK(where[0].m_blockSeq == 1);

@@ -75,6 +75,29 @@ TEST_CASE("built-in rules: a C++ runtime's own initialiser and glibc's stdio buf
     CHECK_FALSE(builtIn.match({frame("malloc_wrapper", "app"), frame("main", "app")}));
 }
 
+TEST_CASE("built-in rule: the loader's state for a library dlopen'd and kept open, not the library's own blocks") {
+    const Suppressions builtIn;
+    const SourceFrame loader = frame("_dl_open", "ld-linux-x86-64.so.2");
+    const SourceFrame dlopen = frame("___dlopen", "libc.so.6");
+    // A plain dlopen: the loader allocates inside _dl_open, called by the C library for the program.
+    CHECK(builtIn.match({frame("_dl_check_map_versions", "ld-linux-x86-64.so.2"),
+                         frame("dl_open_worker_begin", "ld-linux-x86-64.so.2"), loader, dlopen,
+                         frame("open_plugin", "app"), frame("main", "app")}));
+    CHECK(builtIn.match({frame("__strdup", "libc.so.6"), frame("_dl_map_object", "ld-linux-x86-64.so.2"), loader,
+                         dlopen, frame("main", "app")}));
+    // RTLD_DEEPBIND: the recorder opens the library in the program's place, between the two.
+    CHECK(builtIn.match({frame("_dl_find_object_update", "ld-linux-x86-64.so.2"), loader, dlopen,
+                         frame("memlog::preload::openDeepBound(char const*, int, bool)", "libmemlog.so"),
+                         frame("open_plugin", "app")}));
+    // The library's constructor, run inside the same dlopen, allocating: the library's block.
+    CHECK_FALSE(builtIn.match({frame("operator new(unsigned long)", "libstdc++.so.6"),
+                               frame("init_tables", "libplugin.so"), frame("call_init", "ld-linux-x86-64.so.2"),
+                               loader, dlopen, frame("main", "app")}));
+    // The loader at work for anything else (a thread's TLS): not this rule's.
+    CHECK_FALSE(builtIn.match({frame("_dl_allocate_tls", "ld-linux-x86-64.so.2"),
+                               frame("pthread_create", "libc.so.6"), frame("main", "app")}));
+}
+
 TEST_CASE("a suppressions file that is not leak: lines is refused with its name and the offset") {
     const std::string path = writeFile("leak:fine\ninterceptor_via_fun:foo\n");
     Suppressions suppressions;

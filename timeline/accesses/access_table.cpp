@@ -150,7 +150,11 @@ private:
                 return rowNamed(m_by == AccessGrouping::Site ? "global " + name : name, "");
             });
         }
-        if (m_by == AccessGrouping::Site) return rowNamed(where.m_region == Region::Stack ? "(stack)" : "(other)", "");
+        if (m_by == AccessGrouping::Site)
+            return rowNamed(where.m_region == Region::Stack       ? "(stack)"
+                            : where.m_region == Region::Allocator ? "(allocator)"  // its own metadata, not the program's
+                                                                  : "(other)",
+                            "");
         return kNoRow;  // by block: only heap samples; by global: only globals
     }
 

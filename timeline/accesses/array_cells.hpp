@@ -49,6 +49,18 @@ std::optional<uint64_t> cellOfOffset(uint64_t offset, const ArrayShape& shape, A
 enum class AccessFilter { Both, Reads, Writes };
 bool passes(format::AccessKind kind, AccessFilter filter);
 
+// Where samples are few for the cells, a picture of single cells is mostly "no sample": tiles of
+// tile x tile cells (per plane; the last row and column of tiles may hold fewer) gather them, so
+// that the order of a walk shows. A tile's reads and writes are its cells' sums, its first and
+// last times the earliest and latest of them. The result is cells of the tiles' grid, in the
+// same layout, so anything that draws cells draws tiles.
+ArrayCells tiledCells(const ArrayCells& cells, uint64_t tile);
+
+// The tile side that makes most tiles hold a few samples: the smallest for which the median of
+// the sampled tiles' samples is at least kFewSamples; 1 (single cells) when cells already do.
+inline constexpr uint32_t kFewSamples = 3;
+uint64_t tileForSamples(const ArrayCells& cells);
+
 // The samples up to `untilNs` (all by default) placed in cells of `shape`.
 ArrayCells arrayCells(const SampledArray& array, const ArrayShape& shape, ArrayOrder order,
                       uint64_t untilNs = UINT64_MAX, AccessFilter filter = AccessFilter::Both);

@@ -1,5 +1,5 @@
-// One walk with the summary's attribution: each sample placed in a freed block, not taken inside
-// the allocator, is a use after free of that block.
+// One walk with the summary's attribution: each sample placed in a freed block is a use after
+// free of that block (the allocator's own accesses have a region of their own).
 #include "timeline/accesses/use_after_free.hpp"
 
 
@@ -15,7 +15,7 @@ public:
     void begin(const BlockChange&) override {}
     void end(const BlockChange&) override {}
     void access(const AccessSample& sample, const Attribution& where) override {
-        if (where.m_region != Region::Freed || sample.m_inAllocator) return;
+        if (where.m_region != Region::Freed) return;  // the allocator's own accesses are apart
         auto [it, added] = m_index.try_emplace(where.m_blockSeq, m_found.size());
         if (added) {
             UseAfterFree use;

@@ -34,13 +34,14 @@ the distinct bytes the samples touched, and the first and last sample.
 )",
     .m_options = kOptions,
     .m_notes = R"(The rows: by site, the allocation site of the block a sample fell in (globals,
-stacks and other memory as rows of their own), with the blocks each site
-allocated, how many got a sample, and the blocks and bytes that got none; then
-the largest blocks of 4 KiB or more that no sample touched: memory allocated
-and never used, or used too briefly for the sampling rate to see. By block,
-each heap block with samples: its allocation's sequence number, address, size
-and site. By function, the function of the sampled instruction. By global,
-each global (the ELF symbol around the address).
+stacks, the allocator's own code at work (the malloc family's bookkeeping: the
+row (allocator)) and other memory as rows of their own), with the blocks each
+site allocated, how many got a sample, and the blocks and bytes that got none;
+then the largest blocks of 4 KiB or more that no sample touched: memory
+allocated and never used, or used too briefly for the sampling rate to see. By
+block, each heap block with samples: its allocation's sequence number, address,
+size and site. By function, the function of the sampled instruction. By
+global, each global (the ELF symbol around the address).
 
 Samples are taken every so much CPU time: a row with few samples is a rough
 estimate, and "no sample" does not mean "not accessed".

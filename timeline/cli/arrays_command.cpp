@@ -19,10 +19,15 @@ constexpr options::Row kOptions[] = {
     {.m_name = "--csv",
      .m_help = "rows of name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
                "element_confidence,row_confidence"},
+    {.m_name = "--candidates",
+     .m_help = "under each array, the row lengths its samples support, best first (the first is the shape's), "
+               "each with its agreement, the steps it was told from and the columns they advance by; none for a "
+               "shape memlog_array() gave. With --csv, rows of name,choose,row_length,rows,support,steps,offset "
+               "instead"},
 };
 
 constexpr timeline::CommandSyntax kSyntax{
-    .m_usage = "memlog arrays FILE [--top N] [--csv]",
+    .m_usage = "memlog arrays FILE [--top N] [--csv] [--candidates]",
     .m_about = R"(The heap blocks and globals of a .memlog log that access samples fell in
 (MEMLOG_ACCESS=1), most sampled first, seen as arrays: each one's name (from
 memlog_name() in memlog.h, else the variable its allocating source line assigns
@@ -30,7 +35,11 @@ it to, else its allocation site and ordinal, site=FUNCTION:K; a global: its
 symbol), how to choose it for memtimeline --array (seq=N for a block), its size,
 its samples, and its shape: the one memlog_array() gave, else a guess from the
 samples with how sure it is (the element size from the accesses' sizes, the
-row length from instructions that walk its columns).
+row length from instructions that walk its columns: between two of their
+samples they move by many whole rows plus about the same few columns, so that
+modulo the row length their steps agree; the agreement is the row confidence,
+1 when every step agrees, near 0 for no relation). The best supported row
+length is the shape's; --candidates lists every one the samples support.
 )",
     .m_options = kOptions,
     .m_notes = R"(A full trace (memlog run --full-trace) counts every access of an array and
@@ -50,6 +59,24 @@ std::string chooser(const timeline::SampledArray& array) {
     return array.m_global ? "global=" + array.m_name : "seq=" + std::to_string(array.m_blockSeq);
 }
 
+// --candidates: the row lengths the samples support, as lines under the array's row or as CSV rows.
+void printCandidates(const timeline::SampledArray& array, const timeline::ShapeGuess& guess, bool csv) {
+    const uint64_t elements = guess.m_shape.m_elementSize ? array.m_size / guess.m_shape.m_elementSize : 0;
+    for (const timeline::RowCandidate& candidate : guess.m_candidates) {
+        if (csv)
+            std::printf("%s,%s,%" PRIu64 ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 "\n", csvField(array.m_name).c_str(),
+                        csvField(chooser(array)).c_str(), candidate.m_columns, elements / candidate.m_columns,
+                        candidate.m_support, candidate.m_steps, candidate.m_offset);
+        else
+            std::printf("%-24s row length %s: %s x %s, %.0f%% agreement, %s steps, about %s columns a step\n", "",
+                        timeline::countText(candidate.m_columns).c_str(),
+                        timeline::countText(elements / candidate.m_columns).c_str(),
+                        timeline::countText(candidate.m_columns).c_str(), candidate.m_support * 100,
+                        timeline::countText(candidate.m_steps).c_str(),
+                        timeline::countText(candidate.m_offset).c_str());
+    }
+}
+
 }  // namespace
 
 int arraysCommand(const Arguments& arguments) {
@@ -58,11 +85,14 @@ int arraysCommand(const Arguments& arguments) {
     const std::string& path = line.m_options.operands()[0];
     const size_t top = line.m_options.number("--top");
     const bool csv = line.m_options.given("--csv");
+    const bool candidates = line.m_options.given("--candidates");
     try {
         timeline::OpenedLog log =
             openLog(path, {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::Every});
         const auto arrays = timeline::sampledArrays(log.reader(), log.names());
-        if (csv)
+        if (csv && candidates)
+            std::puts("name,choose,row_length,rows,support,steps,offset");
+        else if (csv)
             std::puts(
                 "name,name_from,choose,addr,size,samples,element_size,rows,columns,depth,shape_from,"
                 "element_confidence,row_confidence");
@@ -82,6 +112,10 @@ int arraysCommand(const Arguments& arguments) {
                 guess = timeline::inferShape(array);
                 shapeFrom = "guessed: " + guess.m_how;
             }
+            if (csv && candidates) {
+                printCandidates(array, guess, true);
+                continue;
+            }
             if (csv) {
                 std::printf("%s,%s,%s,0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                             ",%s,%.2f,%.2f\n",
@@ -100,6 +134,7 @@ int arraysCommand(const Arguments& arguments) {
                         timeline::bytesText(static_cast<double>(array.m_size)).c_str(),
                         timeline::countText(array.m_sampleCount).c_str(), shape.c_str(), array.m_nameFrom.c_str(),
                         shapeFrom.c_str());
+            if (candidates) printCandidates(array, guess, false);
         }
         if (arrays.empty() && !csv)
             std::fprintf(stderr, "memlog: %s has no access samples (record with MEMLOG_ACCESS=1)\n", path.c_str());

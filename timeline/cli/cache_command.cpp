@@ -35,8 +35,9 @@ least recently used, write-allocate. Each miss is compulsory (the line was never
 touched before), capacity (a fully associative cache of the same size misses
 too) or conflict (only the mapping of lines to sets made it miss). Prints the
 program's accesses (as memlog stat counts them), then in line accesses (one
-across two lines counts twice) the totals, the totals per region (heap, global, stack, other), the heap blocks and
-globals with the most misses, and the sets with the most misses.
+across two lines counts twice) the totals, the totals per region (heap, global, stack, other;
+freed blocks and the allocator's own code when they have any), the heap blocks and globals with
+the most misses, and the sets with the most misses.
 )",
     .m_options = kOptions,
     .m_notes = R"(A log of samples (MEMLOG_ACCESS=1) is refused: a cache needs every access.
@@ -79,6 +80,7 @@ void printText(const timeline::CacheReport& report, timeline::StackNames& names,
     std::printf("stack        %s\n", countsText(report.m_stack).c_str());
     std::printf("other        %s\n", countsText(report.m_other).c_str());
     if (report.m_freed.m_accesses) std::printf("freed blocks %s\n", countsText(report.m_freed).c_str());
+    if (report.m_allocator.m_accesses) std::printf("allocator    %s\n", countsText(report.m_allocator).c_str());
     if (!report.m_blocks.empty()) {
         std::printf("\nheap blocks by misses\n  %12s %12s %8s  %-14s %10s  %s\n", "misses", "accesses", "miss", "block",
                     "size", "site");

@@ -40,11 +40,14 @@ ended; old_addr names it.
 offset,symbol,ip,stack_id,source with kind read, write or readwrite; addr the
 first byte accessed and size the bytes; region heap (a block live there at that
 moment), global (inside a loaded object: symbol names it), stack (a thread's
-stack), freed (a block freed there and not handed out again: a use after free)
-or other; block_seq the sequence number of the block's allocation and offset
-addr minus its start (empty outside heap and freed blocks); ip the accessing
-instruction (for source watchpoint, the one after it); source tick or
-watchpoint.
+stack), freed (a block freed there and not handed out again: a use after free),
+allocator (the allocator's own code at work: the real malloc family under
+memlog's hooks, or the C library's allocator functions reached any other way;
+never placed in a block) or other; block_seq the sequence number of the block's
+allocation; offset addr minus the start of the block or of the global, in bytes
+(empty elsewhere; a global without a symbol: its object's name and the offset
+in it); ip the accessing instruction (for source watchpoint, the one after it);
+source tick or watchpoint.
 )"};
 
 // The rows of --accesses: each sample with where it fell, in sequence order.
@@ -56,16 +59,19 @@ public:
     void end(const timeline::BlockChange&) override {}
     void access(const timeline::AccessSample& a, const timeline::Attribution& where) override {
         const bool heap = where.m_region == timeline::Region::Heap || where.m_region == timeline::Region::Freed;
-        // A global's name once per address: a full trace reads the same ones millions of times.
-        static const std::string kNone;
-        const std::string& symbol =
-            where.m_region == timeline::Region::Global
-                ? m_globalNames.get(a.m_addr, [&](uint64_t addr) { return m_names.globalName(addr); })
-                : kNone;
-        std::string blockSeq, offset;
+        std::string blockSeq, offset, symbol;
         if (heap) {
             blockSeq = std::to_string(where.m_blockSeq);
             offset = std::to_string(where.m_offset);
+        } else if (where.m_region == timeline::Region::Global) {
+            // Once per address: a full trace reads the same globals millions of times.
+            const GlobalPlace& place = m_globalPlaces.get(a.m_addr, [&](uint64_t addr) {
+                GlobalPlace found;
+                globalPlace(addr, &found.m_symbol, &found.m_offset);
+                return found;
+            });
+            symbol = place.m_symbol;
+            offset = place.m_offset;
         }
         const char* kind = format::accessKindName(a.m_kind);
         const char* source = format::accessSourceName(a.m_source);
@@ -88,10 +94,28 @@ public:
     }
 
 private:
+    // A global as a name and a decimal offset into it, so that rows group by symbol: the symbol
+    // around the address, else the object's name and the offset from its load address.
+    void globalPlace(uint64_t addr, std::string* symbol, std::string* offset) {
+        if (const auto data = m_names.dataSymbolAt(addr)) {
+            *symbol = data->m_name;
+            *offset = std::to_string(addr - data->m_start);
+            return;
+        }
+        *symbol = m_names.globalName(addr);  // "libc.so.6+0x1d2a40", or the address alone
+        const size_t plus = symbol->rfind("+0x");
+        if (plus == std::string::npos) return;
+        *offset = std::to_string(std::stoull(symbol->substr(plus + 3), nullptr, 16));
+        symbol->resize(plus);
+    }
+
     bool m_csv;
     bool m_symbolize;
     timeline::StackNames& m_names;
-    timeline::AnswerMemo<std::string> m_globalNames;
+    struct GlobalPlace {
+        std::string m_symbol, m_offset;
+    };
+    timeline::AnswerMemo<GlobalPlace> m_globalPlaces;
 };
 
 // Every heap event as a row, after the header; with `siteOf` (by stack id), its site.

@@ -26,7 +26,7 @@ constexpr options::Row kSitesOptions[] = {
     topRow("20", "at most N rows, 0 for all"),
     {.m_name = "--csv",
      .m_help = "rows of function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,"
-               "suppressed_bytes,suppressed_blocks,inlined_in"},
+               "suppressed_bytes,suppressed_blocks,inlined_in,mapped_at_exit_bytes,mapped_at_exit_regions"},
     kSuppressionsRow,
 };
 
@@ -37,9 +37,11 @@ constexpr timeline::CommandSyntax kSitesSyntax{
     .m_about = R"help(The allocation sites of a .memlog log: for each function that allocated (its
 innermost frame that is not allocator plumbing such as operator new, strdup or
 std::allocator), how many blocks it allocated, how many bytes, how many bytes
-were still live when the whole heap peaked, how many leaked, and how many were
-live at the end but suppressed (a runtime's one-time allocations, and the
-`leak:PATTERN` lines of --suppressions; `memlog stat --suppressions` lists them).
+were still live when the whole heap peaked, how many bytes of heap blocks
+leaked (never freed), how many were live at the end but suppressed (a runtime's
+one-time allocations, and the `leak:PATTERN` lines of --suppressions; `memlog
+stat --suppressions` lists them), and how many bytes of anonymous mappings it
+left mapped at exit (never unmapped: not counted as leaked).
 A site in an inline helper names the function it was inlined into:
 "make_obj (inlined in build_scene)".
 
@@ -108,18 +110,19 @@ int sitesCommand(const Arguments& arguments) {
         if (csv) {
             std::printf(
                 "function,location,module,calls,bytes,peak_bytes,leaked_bytes,leaked_blocks,suppressed_bytes,"
-                "suppressed_blocks,inlined_in%s\n",
+                "suppressed_blocks,inlined_in,mapped_at_exit_bytes,mapped_at_exit_regions%s\n",
                 sampleMean ? ",calls_ci95_low,calls_ci95_high,bytes_ci95_low,bytes_ci95_high,peak_bytes_ci95_low,"
                              "peak_bytes_ci95_high,leaked_bytes_ci95_low,leaked_bytes_ci95_high"
                            : "");
             for (const auto& row : table) {
                 std::printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                            ",%s",
+                            ",%s,%" PRIu64 ",%" PRIu64,
                             csvField(row.m_site.m_function).c_str(),
                             csvField(timeline::siteLocation(row.m_site)).c_str(), csvField(row.m_site.m_module).c_str(),
                             row.m_metrics.m_calls, row.m_metrics.m_bytes, row.m_metrics.m_peakBytes,
                             row.m_metrics.m_leakedBytes, row.m_metrics.m_leakedBlocks, row.m_metrics.m_suppressedBytes,
-                            row.m_metrics.m_suppressedBlocks, csvField(row.m_inlinedIn).c_str());
+                            row.m_metrics.m_suppressedBlocks, csvField(row.m_inlinedIn).c_str(),
+                            row.m_metrics.m_mappedAtExitBytes, row.m_metrics.m_mappedAtExitRegions);
                 if (row.m_estimated)
                     for (const timeline::Metric metric : kMetrics)
                         std::printf(",%" PRIu64 ",%" PRIu64, bound(timeline::estimateOf(row, metric).m_low),
@@ -131,12 +134,13 @@ int sitesCommand(const Arguments& arguments) {
                 std::printf("sampled: one allocation per %" PRIu64
                             " bytes on average; every value is an estimate, %s with its 95 %% interval\n",
                             sampleMean, timeline::metricName(by));
-            std::printf("%12s %14s %12s %12s %12s  %s%-40s %s\n", "calls", "bytes", "peak", "leaked", "suppressed",
-                        sampleMean ? "     95 % low      95 % high  " : "", "function", "location");
+            std::printf("%12s %14s %12s %12s %12s %12s  %s%-40s %s\n", "calls", "bytes", "peak", "leaked", "suppressed",
+                        "mapped", sampleMean ? "     95 % low      95 % high  " : "", "function", "location");
             for (const auto& row : table) {
-                std::printf("%12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  ",
+                std::printf("%12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "  ",
                             row.m_metrics.m_calls, row.m_metrics.m_bytes, row.m_metrics.m_peakBytes,
-                            row.m_metrics.m_leakedBytes, row.m_metrics.m_suppressedBytes);
+                            row.m_metrics.m_leakedBytes, row.m_metrics.m_suppressedBytes,
+                            row.m_metrics.m_mappedAtExitBytes);
                 if (row.m_estimated)
                     std::printf("%14" PRIu64 " %14" PRIu64 "  ", bound(timeline::estimateOf(row, by).m_low),
                                 bound(timeline::estimateOf(row, by).m_high));

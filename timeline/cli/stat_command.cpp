@@ -18,8 +18,10 @@ namespace {
 
 constexpr options::Row kOptions[] = {
     {.m_name = "--json",
-     .m_help = "the same as one JSON object (leaked_bytes, leaked_blocks, suppressed_bytes, suppressed_blocks, "
-               "hints: a list of sentences)"},
+     .m_help = "the same as one JSON object (peak_bytes: heap and mappings; peak_heap_bytes, peak_mapped_bytes: "
+               "each alone; leaked_bytes, leaked_blocks: heap blocks only; mapped_at_exit_bytes, "
+               "mapped_at_exit_regions; suppressed_bytes, suppressed_blocks; access_allocator; hints: a list of "
+               "sentences)"},
     {.m_name = "--suppressions",
      .m_kind = options::Kind::Path,
      .m_valueName = "FILE",
@@ -35,12 +37,18 @@ constexpr timeline::CommandSyntax kSyntax{
         "       memlog stat --suppressions [SUPPRESSIONS]",
     .m_about = R"(Reads a .memlog log and prints: the program, its duration and threads, the calls
 per entry point that allocated, resized or freed something, blocks begun and
-ended, the peak of live bytes (with the blocks live at that moment), the most
-blocks live at once (another moment, as a rule), what was still live at the end (leaks),
+ended, the peak of live bytes (with the blocks live at that moment; when the
+program mapped memory of its own, the heap's peak and the mappings' apart, each
+at its own moment), the most blocks live at once (another moment, as a rule),
+the heap blocks never freed (leaks) and, apart, the anonymous mappings never
+unmapped (alive at exit: the process's end returns them, not a leak),
 distinct call stacks, anomalies (frees of unknown pointers, double frees,
 reallocs of dead pointers, mismatched free/delete, access samples outside a
 live block, in logs of format 2), events the recorder lost, access samples
-(reads, writes; heap, global, stack, other; blocks sampled), the sampler (off,
+(reads, writes; heap, global, stack, other; freed blocks: the program's uses
+after free; allocator: the allocator's own code at work, the malloc family or
+the C library's allocator functions however reached, never in a block; blocks
+sampled), the sampler (off,
 its mechanism and what it did with its ticks, or why it was unavailable),
 and the top allocation sites by calls, bytes, bytes live at the peak, and bytes
 leaked (see `memlog sites`). Last, hints about the kind of program: a CPython
@@ -103,12 +111,15 @@ void printJson(const timeline::Summary& s) {
                 s.m_threads, s.m_events);
     for (uint32_t kind = 1; kind < format::kHeapKindCount; ++kind)
         std::printf("%s\"%s\":%" PRIu64, kind > 1 ? "," : "", format::kKindInfo[kind].m_name, s.m_calls[kind]);
+    // The fields a script knew keep their order and meanings, but leaked_*: heap blocks only (README.md).
     std::printf("},\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
-                ",\"blocks_at_peak\":%" PRIu64 ",\"peak_blocks\":%" PRIu64 ",\"leaked_bytes\":%" PRIu64
-                ",\"leaked_blocks\":%" PRIu64 ",\"suppressed_bytes\":%" PRIu64 ",\"suppressed_blocks\":%" PRIu64
-                ",\"stacks\":%" PRIu64,
-                s.m_allocations, s.m_frees, s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks, s.m_leakedBytes,
-                s.m_leakedBlocks, s.m_suppressedBytes, s.m_suppressedBlocks, s.m_stacks);
+                ",\"blocks_at_peak\":%" PRIu64 ",\"peak_blocks\":%" PRIu64 ",\"peak_heap_bytes\":%" PRIu64
+                ",\"peak_mapped_bytes\":%" PRIu64 ",\"leaked_bytes\":%" PRIu64 ",\"leaked_blocks\":%" PRIu64
+                ",\"suppressed_bytes\":%" PRIu64 ",\"suppressed_blocks\":%" PRIu64 ",\"mapped_at_exit_bytes\":%" PRIu64
+                ",\"mapped_at_exit_regions\":%" PRIu64 ",\"stacks\":%" PRIu64,
+                s.m_allocations, s.m_frees, s.m_peakBytes, s.m_blocksAtPeak, s.m_peakBlocks, s.m_peakHeapBytes,
+                s.m_peakMappedBytes, s.m_leakedBytes, s.m_leakedBlocks, s.m_suppressedBytes, s.m_suppressedBlocks,
+                s.m_mappedAtExitBytes, s.m_mappedAtExitRegions, s.m_stacks);
     const timeline::Anomalies& a = s.m_anomalies;
     std::printf(",\"anomalies\":{\"unknown_free\":%" PRIu64 ",\"double_free\":%" PRIu64 ",\"unknown_realloc\":%" PRIu64
                 ",\"mismatched_free\":%" PRIu64 ",\"access_outside_block\":%" PRIu64 ",\"use_after_free\":%" PRIu64
@@ -120,10 +131,10 @@ void printJson(const timeline::Summary& s) {
     std::printf(",\"access_sampler\":%s,\"access_rate\":%u,\"access_samples\":%" PRIu64 ",\"access_reads\":%" PRIu64
                 ",\"access_writes\":%" PRIu64 ",\"access_heap\":%" PRIu64 ",\"access_global\":%" PRIu64
                 ",\"access_stack\":%" PRIu64 ",\"access_other\":%" PRIu64 ",\"access_freed\":%" PRIu64
-                ",\"blocks_sampled\":%" PRIu64,
+                ",\"access_allocator\":%" PRIu64 ",\"blocks_sampled\":%" PRIu64,
                 jsonString(timeline::accessSamplerText(s)).c_str(), s.m_accessRate, s.m_accessSamples, s.m_accessReads,
                 s.m_accessWrites, s.m_accessHeap, s.m_accessGlobal, s.m_accessStack, s.m_accessOther, s.m_accessFreed,
-                s.m_blocksSampled);
+                s.m_accessAllocator, s.m_blocksSampled);
     const format::AccessCounters& c = s.m_accessCounters;
     std::printf(",\"access_ticks\":%" PRIu64 ",\"access_steps\":%" PRIu64 ",\"access_passed_over\":%" PRIu64
                 ",\"access_dropped\":%" PRIu64 ",\"access_dropped_by\":{\"in_recorder\":%" PRIu64
@@ -243,6 +254,7 @@ void printAccessLines(const timeline::Summary& s) {
                     grouped(s.m_accessGlobal).c_str(), grouped(s.m_accessStack).c_str(),
                     grouped(s.m_accessOther).c_str());
         if (s.m_accessFreed) std::printf(", freed blocks %s", grouped(s.m_accessFreed).c_str());
+        if (s.m_accessAllocator) std::printf(", allocator %s", grouped(s.m_accessAllocator).c_str());
         std::printf("\n");
     } else
         std::printf("accesses     none\n");
@@ -298,12 +310,20 @@ void printText(const timeline::Summary& s, const std::string& path, const TopSit
     std::printf("\nblocks       %s begun, %s ended\n", grouped(s.m_allocations).c_str(), grouped(s.m_frees).c_str());
     std::printf("peak         %s in %s (live at that moment)\n", bytes(s.m_peakBytes).c_str(),
                 blocks(s.m_blocksAtPeak).c_str());
+    if (s.m_peakMappedBytes) {  // else the peak is the heap's alone
+        std::printf("peak heap    %s (heap blocks alone, at their own peak)\n", bytes(s.m_peakHeapBytes).c_str());
+        std::printf("peak mapped  %s (mappings alone, at their own peak)\n", bytes(s.m_peakMappedBytes).c_str());
+    }
     std::printf("peak blocks  %s (the most live at once)\n", grouped(s.m_peakBlocks).c_str());
     std::printf("leaked       %s in %s", bytes(s.m_leakedBytes).c_str(), blocks(s.m_leakedBlocks).c_str());
     if (s.m_suppressedBlocks)
         std::printf(" (besides %s in %s suppressed: `memlog stat --suppressions`)", bytes(s.m_suppressedBytes).c_str(),
                     blocks(s.m_suppressedBlocks).c_str());
     std::printf("\n");
+    if (s.m_mappedAtExitRegions)
+        std::printf("mapped       %s in %s %s at exit (never unmapped; not counted as leaked)\n",
+                    bytes(s.m_mappedAtExitBytes).c_str(), grouped(s.m_mappedAtExitRegions).c_str(),
+                    s.m_mappedAtExitRegions == 1 ? "region" : "regions");
     printTextEstimates(s.m_sampling);
     std::printf("stacks       %s distinct\n", grouped(s.m_stacks).c_str());
     const timeline::Anomalies& a = s.m_anomalies;

@@ -14,6 +14,9 @@ namespace memlog::timeline {
 struct AddressRange {
     uint64_t m_lo = 0;  // [m_lo, m_hi)
     uint64_t m_hi = 0;
+    // The blocks that made it (an index node's gives its blocks at once): what a picture's fair
+    // share of height counts beside the bytes. 0 when nobody counted.
+    uint64_t m_blocks = 0;
     uint64_t bytes() const { return m_hi - m_lo; }
     bool operator==(const AddressRange&) const = default;
 };
@@ -30,7 +33,7 @@ public:
         explicit Builder(uint64_t granularity = kPage) : m_mask(~(granularity - 1)) {}
         Builder(const Builder&) = delete;  // m_last points into m_union
         Builder& operator=(const Builder&) = delete;
-        void add(uint64_t lo, uint64_t hi);
+        void add(uint64_t lo, uint64_t hi, uint64_t blocks = 1);
         void add(const Builder& other);  // everything `other` was given (of the same granularity)
         // The union; gaps below `keepGapsBelow` kept inside ranges; at most `maxRanges` ranges
         // (the smallest gaps merged first; 0: no limit).
@@ -38,8 +41,12 @@ public:
 
     private:
         uint64_t m_mask;  // clears the bits below the granularity
-        std::map<uint64_t, uint64_t> m_union;  // lo -> hi, disjoint and not touching
-        std::map<uint64_t, uint64_t>::iterator m_last = m_union.end();
+        struct Span {
+            uint64_t m_hi = 0;
+            uint64_t m_blocks = 0;
+        };
+        std::map<uint64_t, Span> m_union;  // lo -> (hi, blocks), disjoint and not touching
+        std::map<uint64_t, Span>::iterator m_last = m_union.end();
     };
 
     AddressRanges() = default;
@@ -48,6 +55,7 @@ public:
     const std::vector<AddressRange>& ranges() const { return m_ranges; }
     bool empty() const { return m_ranges.empty(); }
     uint64_t bytes() const { return m_bytes; }  // all ranges together
+    uint64_t blocks() const { return m_blocks; }
     // The range holding `addr`, or nullopt for an address in a gap.
     std::optional<size_t> rangeOf(uint64_t addr) const;
     // The parts of the ranges inside [lo, hi).
@@ -55,7 +63,7 @@ public:
 
 private:
     std::vector<AddressRange> m_ranges;
-    uint64_t m_bytes = 0;
+    uint64_t m_bytes = 0, m_blocks = 0;
 };
 
 }  // namespace memlog::timeline

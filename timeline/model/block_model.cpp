@@ -161,7 +161,7 @@ public:
         m_marks.push_back({sample.m_seq, sample.m_timeNs, sample.m_addr, where.m_blockSeq, sample.m_tid,
                            sample.writes(), sample.m_stack, sample.m_ip, sample.m_kind,
                            static_cast<uint32_t>(sample.m_size), sample.m_source, sample.m_armedBy,
-                           where.m_region == Region::Freed && !sample.m_inAllocator});
+                           where.m_region == Region::Freed});
     }
 
     // Closes what is still live at the end of the log.

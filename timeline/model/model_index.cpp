@@ -89,6 +89,7 @@ void ModelIndex::sumNodes() {
                 sums.m_byteTime +=
                     static_cast<double>(block.size()) * static_cast<double>(block.to(m_axis) - block.from(m_axis));
                 sums.m_events += block.liveAtEnd() ? 1 : 2;
+                ++sums.m_blocks;
                 pieces.emplace_back(pageFloor(box.m_y0), pageCeil(box.m_y1));
                 m_lowestAddr = std::min(m_lowestAddr, box.m_y0);
                 m_highestEnd = std::max(m_highestEnd, box.m_y1);
@@ -102,6 +103,7 @@ void ModelIndex::sumNodes() {
             sums.m_boxArea += child.m_boxArea;
             sums.m_byteTime += child.m_byteTime;
             sums.m_events += child.m_events;
+            sums.m_blocks += child.m_blocks;
             childrenSolid = childrenSolid && child.m_solid;
             pieces.emplace_back(pageFloor(nodes[c].m_box.m_y0), pageCeil(nodes[c].m_box.m_y1));
         }
@@ -116,7 +118,7 @@ void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, Add
         [&](const BlockIndex::Node& node) {
             const IndexBox& box = node.m_box;
             if (!sums(node).m_solid || !wholeInside(box, window, addrLo, addrHi)) return false;
-            builder.add(box.m_y0, box.m_y1);
+            builder.add(box.m_y0, box.m_y1, sums(node).m_blocks);
             return true;
         },
         [&](uint32_t i) {
@@ -261,14 +263,15 @@ void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, con
             for (size_t group = 0; group < count; ++group)
                 if (hulls[group].present() && !hulls[group].solid()) return false;
             for (size_t group = 0; group < count; ++group)
-                if (hulls[group].present()) builders[group]->add(hulls[group].lo(), hulls[group].hi());
+                // A bin's ranges count no blocks (a hull does not know them): bytes alone share its height.
+                if (hulls[group].present()) builders[group]->add(hulls[group].lo(), hulls[group].hi(), 0);
             return true;
         },
         [&](uint32_t i) {
             const size_t group = groups.m_groupOf[i];
             if (group >= count) return;
             const Block& b = (*m_model)[i];
-            if (b.meets(m_axis, window, addrLo, addrHi)) builders[group]->add(b.addr(), b.endAddr());
+            if (b.meets(m_axis, window, addrLo, addrHi)) builders[group]->add(b.addr(), b.endAddr(), 0);
         });
 }
 

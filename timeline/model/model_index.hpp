@@ -27,6 +27,7 @@ public:
         double m_boxArea = 0;  // their boxes (boxOf), axis units x bytes
         double m_byteTime = 0;  // bytes x axis units they were live, as occupancy counts them
         uint32_t m_events = 0;  // beginnings and ends (the end of a block live at the end of the log is none)
+        uint32_t m_blocks = 0;
         bool m_solid = false;  // their pages leave no gap of AddressRanges::kKeepGapsBelow or more
     };
 

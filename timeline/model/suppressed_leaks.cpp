@@ -13,7 +13,7 @@ SuppressedLeaks suppressedLeaks(const BlockModel& model, StackNames& names, cons
     std::vector<int8_t> matched;  // by stack: -1 not yet asked, 0 no, 1 yes
     SuppressedLeaks leaks;
     model.forEach([&](const Block& block) {
-        if (!block.liveAtEnd()) return;
+        if (!block.liveAtEnd() || block.mapping()) return;  // a mapping alive at exit is no leak
         const uint32_t stack = block.stack();
         if (stack == 0) return;
         if (stack >= matched.size()) matched.resize(stack + 1, -1);

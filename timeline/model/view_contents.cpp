@@ -57,7 +57,7 @@ std::vector<ViewContents> viewContents(const BlockModel& model, const ViewsQuery
         model.forEach([&](const Block& b) {
             if (!b.meets(query.m_axis, query.m_window, query.m_addrLo, query.m_addrHi)) return;
             if (bin >= 0 && query.m_bins->binOf(b) != bin) return;
-            builder.add(b.addr(), b.endAddr());
+            builder.add(b.addr(), b.endAddr(), bin >= 0 ? 0 : 1);  // a bin's blocks uncounted, as the index's
         });
         return finished(builder, maxRanges, query);
     };
@@ -114,7 +114,7 @@ std::vector<ViewContents> viewContents(const BinnedIndex& binned, const ViewsQue
             const Block& b = model[block];
             parts[which].m_columns[bin].add(b);
             if (perView && b.meets(query.m_axis, window, lo, hi))
-                parts[which].m_ranges[bin]->add(b.addr(), b.endAddr());
+                parts[which].m_ranges[bin]->add(b.addr(), b.endAddr(), 0);  // as the hulls: uncounted
         });
     }
     std::vector<ViewContents> views(count);

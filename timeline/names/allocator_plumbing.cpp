@@ -22,7 +22,10 @@ bool isAllocatorPlumbing(const unwind::SourceFrame& frame) {
 }
 
 bool isAllocatorPlumbingModule(const std::string& module) {
-    return startsWith(module, "libc.so") || startsWith(module, "libstdc++.so") || startsWith(module, "ld-linux");
+    // libmemlog.so: the recorder's frames below an allocation are its own work for the program
+    // (its dlopen of an RTLD_DEEPBIND library); the hooks' frames are never recorded.
+    return startsWith(module, "libc.so") || startsWith(module, "libstdc++.so") || startsWith(module, "ld-linux") ||
+           startsWith(module, "libmemlog.so");
 }
 
 }  // namespace memlog::timeline

@@ -115,6 +115,8 @@ std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetric
         sum.m_peakBytes += metrics.m_peakBytes;
         sum.m_leakedBytes += metrics.m_leakedBytes;
         sum.m_leakedBlocks += metrics.m_leakedBlocks;
+        sum.m_mappedAtExitBytes += metrics.m_mappedAtExitBytes;
+        sum.m_mappedAtExitRegions += metrics.m_mappedAtExitRegions;
         sum.m_suppressedBytes += metrics.m_suppressedBytes;
         sum.m_suppressedBlocks += metrics.m_suppressedBlocks;
     }

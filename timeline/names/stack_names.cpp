@@ -38,6 +38,40 @@ std::vector<unwind::SourceFrame> StackNames::frames(uint32_t stack) {
     return frames;
 }
 
+size_t parameterListAt(const std::string& function) {
+    // What may follow the list in a demangled name: cv and ref qualifiers, a clone's tag.
+    size_t end = function.size();
+    for (bool stripped = true; stripped && end > 0;) {
+        stripped = false;
+        for (const char* tail : {" const", " volatile", " &&", " &"}) {
+            const size_t length = std::char_traits<char>::length(tail);
+            if (end >= length && function.compare(end - length, length, tail) == 0) {
+                end -= length;
+                stripped = true;
+            }
+        }
+        if (end > 0 && function[end - 1] == ']') {
+            const size_t open = function.rfind(" [clone ", end);
+            if (open != std::string::npos) {
+                end = open;
+                stripped = true;
+            }
+        }
+    }
+    if (end < 2 || function[end - 1] != ')') return std::string::npos;
+    int depth = 0;
+    for (size_t i = end; i-- > 0;) {
+        if (function[i] == ')') ++depth;
+        if (function[i] == '(' && --depth == 0) return i == 0 ? std::string::npos : i;
+    }
+    return std::string::npos;
+}
+
+std::string withoutParameterList(const std::string& function) {
+    const size_t at = parameterListAt(function);
+    return at == std::string::npos ? function : function.substr(0, at);
+}
+
 namespace {
 
 // The first frame from `from` on that is a function of its own (not inlined into the next).
@@ -45,6 +79,14 @@ size_t outOfLineIndex(const std::vector<unwind::SourceFrame>& frames, size_t fro
     size_t i = from;
     while (i + 1 < frames.size() && frames[i].m_inlined) ++i;
     return i;
+}
+
+// The name of the function `site` was inlined into, written as the site's own is: a helper with
+// internal linkage has no linkage name in the DWARF, so its name comes without a parameter list
+// while its caller's (demangled) has one. Empty when the two are one function by name.
+std::string inlinedInName(const std::string& site, const std::string& caller) {
+    const std::string written = parameterListAt(site) == std::string::npos ? withoutParameterList(caller) : caller;
+    return written == site || written == withoutParameterList(site) ? std::string() : written;
 }
 
 }  // namespace
@@ -72,9 +114,8 @@ StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
             }
             if (!frame.m_inlined) {
                 site.m_caller = frame;
-                if (site.m_site.m_inlined && frame.m_function != site.m_site.m_function)
-                    site.m_inlinedIn =
-                        frame.m_function;  // a helper inlined into a wrapper of its own name says nothing
+                // A helper inlined into a wrapper of its own name says nothing.
+                if (site.m_site.m_inlined) site.m_inlinedIn = inlinedInName(site.m_site.m_function, frame.m_function);
                 if (!foundBefore && address == first) site.m_decidedBy = address;
                 return site;
             }
@@ -86,12 +127,11 @@ StackNames::SiteOfStack StackNames::siteOf(uint32_t stack) {
         const size_t caller = outOfLineIndex(all, 0);
         site.m_site = all.front();
         site.m_caller = all[caller];
-        if (all.front().m_inlined && all[caller].m_function != all.front().m_function)
-            site.m_inlinedIn = all[caller].m_function;
+        if (all.front().m_inlined) site.m_inlinedIn = inlinedInName(all.front().m_function, all[caller].m_function);
         return site;
     }
     site.m_caller = last;  // inlined to the end of the stack
-    if (last.m_function != site.m_site.m_function) site.m_inlinedIn = last.m_function;
+    site.m_inlinedIn = inlinedInName(site.m_site.m_function, last.m_function);
     return site;
 }
 

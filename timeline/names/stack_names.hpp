@@ -15,6 +15,11 @@ namespace memlog::timeline {
 
 class LogReader;
 
+// Where a demangled function name's parameter list begins ("f(int) const": 1), npos when it has
+// none ("make_obj", "(anonymous namespace)::f", "module+0x12"); and the name without it.
+size_t parameterListAt(const std::string& function);
+std::string withoutParameterList(const std::string& function);
+
 class StackNames {
 public:
     // Reads the module map of `reader` (after a walk); `warn` gets one line per problem.

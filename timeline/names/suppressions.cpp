@@ -4,12 +4,13 @@
 #include <fstream>
 
 #include "timeline/read/log_reader.hpp"
+#include "timeline/names/allocator_plumbing.hpp"
 #include "timeline/names/stack_names.hpp"
 
 namespace memlog::timeline {
 namespace {
 
-enum BuiltIn { kUserPattern = 0, kRuntimeInitialiser = 1, kStdioBuffer = 2, kGlibcProcessState = 3 };
+enum BuiltIn { kUserPattern = 0, kRuntimeInitialiser = 1, kStdioBuffer = 2, kGlibcProcessState = 3, kLoaderState = 4 };
 
 bool startsWith(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
@@ -67,6 +68,23 @@ bool isGlibcProcessState(StackView& stack) {
     const unwind::SourceFrame& innermost = stack.frames(0).front();
     for (const char* name : kOnce)
         if (isGlibcFunction(innermost, name)) return true;
+    return false;
+}
+
+// The dynamic loader's state for a library dlopen'd and not closed (its link map, names, version
+// tables, the object lookup's segments): the loader keeps it until dlclose, and a plugin is
+// commonly kept until exit. Only what the loader allocated inside _dl_open, every frame on the
+// way the runtime's (the C library, the loader, the recorder opening a deep-bound library, the
+// C++ runtime's own initialiser): an allocation by the library's own constructor, run inside the
+// same call, is the library's.
+bool isLoaderState(StackView& stack) {
+    for (size_t i = 0; i < stack.addresses(); ++i) {
+        const std::string& module = stack.module(i);
+        if (!isAllocatorPlumbingModule(module)) return false;
+        if (!startsWith(module, "ld-linux")) continue;
+        for (const unwind::SourceFrame& frame : stack.frames(i))
+            if (frame.m_function == "_dl_open") return true;
+    }
     return false;
 }
 
@@ -157,6 +175,10 @@ Suppressions::Suppressions() {
          "glibc's name service state and the static buffers of the passwd and group "
          "lookups, kept for the process's life",
          true, kGlibcProcessState});
+    m_rules.push_back({"_dl_open (ld-linux, every frame inside it the runtime's)", "built-in",
+                       "the dynamic loader's state for a library dlopen'd and never closed (link map, names, "
+                       "version tables), kept until dlclose",
+                       true, kLoaderState});
 }
 
 void Suppressions::load(const std::string& path) {
@@ -189,6 +211,7 @@ const SuppressionRule* Suppressions::match(StackView& stack) const {
         if (rule.m_builtInKind == kRuntimeInitialiser && isRuntimeInitialiser(stack)) return &rule;
         if (rule.m_builtInKind == kStdioBuffer && isStdioBuffer(stack)) return &rule;
         if (rule.m_builtInKind == kGlibcProcessState && isGlibcProcessState(stack)) return &rule;
+        if (rule.m_builtInKind == kLoaderState && isLoaderState(stack)) return &rule;
         if (rule.m_builtInKind == kUserPattern && matchesPattern(rule.m_pattern, stack)) return &rule;
     }
     return nullptr;

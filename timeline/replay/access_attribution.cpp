@@ -23,6 +23,8 @@ const char* regionName(Region region) {
             return "other";
         case Region::Freed:
             return "freed";
+        case Region::Allocator:
+            return "allocator";
     }
     return "other";
 }
@@ -108,6 +110,35 @@ bool AccessAttribution::onStack(uint64_t addr, uint32_t* owner, uint64_t* lo, ui
     return true;
 }
 
+void AccessAttribution::learnAllocatorCode() {
+    const auto& modules = m_reader.modules();
+    for (; m_modulesSeen < modules.size(); ++m_modulesSeen) {
+        const Module& module = modules[m_modulesSeen];
+        const size_t slash = module.m_path.rfind('/');
+        if (!unwind::isCLibrary(slash == std::string::npos ? module.m_path : module.m_path.substr(slash + 1))) continue;
+        // Every module map of the log names the C library again: read it once per place.
+        const std::pair<std::string, uint64_t> place{module.m_path, module.m_base};
+        if (std::find(m_cLibrariesRead.begin(), m_cLibrariesRead.end(), place) != m_cLibrariesRead.end()) continue;
+        m_cLibrariesRead.push_back(place);
+        const auto ranges =
+            unwind::allocatorCode({module.m_path, module.m_buildId, module.m_base, module.m_lo, module.m_hi});
+        m_allocatorCode.insert(m_allocatorCode.end(), ranges.begin(), ranges.end());
+        std::sort(m_allocatorCode.begin(), m_allocatorCode.end(),
+                  [](const unwind::CodeRange& a, const unwind::CodeRange& b) { return a.m_lo < b.m_lo; });
+    }
+}
+
+bool AccessAttribution::byAllocator(const AccessSample& sample) {
+    if (sample.m_inAllocator) return true;
+    if (m_modulesSeen != m_reader.modules().size()) learnAllocatorCode();
+    if (m_allocatorCode.empty()) return false;
+    // A trap's address is the instruction after the access: its last byte is the access's.
+    const uint64_t ip = sample.m_ipAfter ? sample.m_ip - 1 : sample.m_ip;
+    auto above = std::upper_bound(m_allocatorCode.begin(), m_allocatorCode.end(), ip,
+                                  [](uint64_t value, const unwind::CodeRange& range) { return value < range.m_lo; });
+    return above != m_allocatorCode.begin() && ip < std::prev(above)->m_hi;
+}
+
 Attribution AccessAttribution::place(uint64_t addr, uint64_t* lo, uint64_t* hi) {
     Attribution result;
     *lo = 0;
@@ -143,6 +174,15 @@ Attribution AccessAttribution::place(uint64_t addr, uint64_t* lo, uint64_t* hi) 
 }
 
 Attribution AccessAttribution::attribute(const AccessSample& sample) {
+    // The allocator's work on its own metadata (free lists in freed blocks, chunk headers beside
+    // live ones) is not the program's access: never in a block, never a use after free.
+    if (byAllocator(sample)) {
+        Attribution result;
+        uint64_t lo = 0, hi = UINT64_MAX;
+        // Its own frames on a thread's stack are that thread's stack, as any function's are.
+        result.m_region = onStack(sample.m_addr, &result.m_stackOwner, &lo, &hi) ? Region::Stack : Region::Allocator;
+        return result;
+    }
     if (sample.m_blockSeq != 0) {
         // Version 2: the recorder named the block; the sample is placed in it when it is live.
         Attribution result;

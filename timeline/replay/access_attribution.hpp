@@ -1,22 +1,26 @@
-// Where a sampled access fell, decided by the reader (the recorder keeps no block map): the heap
-// block live at that address at that moment, else a block freed there and not handed out again
-// (a use after free, unless the allocator itself was at work), else a global (inside a loaded
-// module's segments: its data, bss or constants), else a thread's stack, else other memory.
+// Where a sampled access fell, decided by the reader (the recorder keeps no block map): the
+// allocator's own work first (the real malloc family under a hook, or an instruction of the C
+// library's allocator however it was reached), wherever it touched; else the heap block live at
+// that address at that moment, else a block freed there and not handed out again (a use after
+// free), else a global (inside a loaded module's segments: its data, bss or constants), else a
+// thread's stack, else other memory.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "timeline/replay/block_observer.hpp"
+#include "unwind/allocator_code.hpp"
 
 namespace memlog::timeline {
 
 class LogReader;
 struct AccessSample;
 
-enum class Region : uint8_t { Heap, Global, Stack, Other, Freed };
-const char* regionName(Region region);  // "heap", "global", "stack", "other", "freed"
+enum class Region : uint8_t { Heap, Global, Stack, Other, Freed, Allocator };
+const char* regionName(Region region);  // "heap", "global", "stack", "other", "freed", "allocator"
 
 struct Attribution {
     Region m_region = Region::Other;
@@ -43,6 +47,9 @@ public:
     void end(const BlockChange& change) override;
 
     Attribution attribute(const AccessSample& sample);
+    // Whether the sample's instruction is the allocator's: the recorder's flag (a hook's real
+    // call), else its address inside the C library's allocator functions.
+    bool byAllocator(const AccessSample& sample);
 
 private:
     // An address range over which the answer stays the same until a block begins or ends, a
@@ -78,6 +85,9 @@ private:
     // Whether a module holds `addr`; [*lo, *hi) narrowed to where the answer is the same.
     bool inModule(uint64_t addr, uint64_t* lo, uint64_t* hi) const;
     bool onStack(uint64_t addr, uint32_t* owner, uint64_t* lo, uint64_t* hi);
+    // The C libraries among the modules not seen yet: their allocator functions' ranges, read
+    // once each at the first sample after they appear (a log without samples reads none).
+    void learnAllocatorCode();
 
     const LogReader& m_reader;
     std::map<uint64_t, Live> m_live;  // by start address
@@ -87,6 +97,9 @@ private:
     KnownPlace m_known[kKnownPlaces];
     size_t m_knownCount = 0, m_knownNext = 0, m_knownLast = 0;  // m_knownLast: the last one that held
     size_t m_knownModules = 0, m_knownStacks = 0;  // the modules and stacks read when they were found
+    std::vector<unwind::CodeRange> m_allocatorCode;  // sorted by start, disjoint
+    std::vector<std::pair<std::string, uint64_t>> m_cLibrariesRead;  // path and bias
+    size_t m_modulesSeen = 0;
 };
 
 }  // namespace memlog::timeline

@@ -127,10 +127,13 @@ public:
             case Region::Freed:
                 ++m_summary.m_accessFreed;
                 break;
+            case Region::Allocator:
+                ++m_summary.m_accessAllocator;
+                break;
         }
         if (where.m_region == Region::Heap) m_sampledBlocks.insert(where.m_blockSeq);
-        // The allocator writes its own links into the blocks it frees: not a use after free.
-        if (where.m_region == Region::Freed && !sample.m_inAllocator) {
+        // Freed: the program's access (the allocator's own, its links in freed blocks, are apart).
+        if (where.m_region == Region::Freed) {
             ++m_summary.m_anomalies.m_useAfterFree;
             m_usedAfterFree.insert(where.m_blockSeq);
             tell({AnomalyKind::UseAfterFree, sample.m_seq, sample.m_timeNs, sample.m_tid, sample.m_addr});
@@ -152,8 +155,10 @@ public:
             m_summary.m_watchReuseMedianNs = m_reuseNs[m_reuseNs.size() / 2];
         }
         releasePendingBefore(UINT64_MAX);
-        m_summary.m_leakedBytes = m_liveBytes;
-        m_summary.m_leakedBlocks = m_liveBlocks;
+        m_summary.m_leakedBytes = m_liveBytes - m_mappedBytes;
+        m_summary.m_leakedBlocks = m_liveBlocks - m_mappedRegions;
+        m_summary.m_mappedAtExitBytes = m_mappedBytes;
+        m_summary.m_mappedAtExitRegions = m_mappedRegions;
     }
 
 private:
@@ -208,6 +213,9 @@ private:
             m_summary.m_peakSeq = m_seq;
             m_summary.m_blocksAtPeak = m_liveBlocks;
         }
+        // The heap's own peak and the mappings' (beginMapping counts them before this call).
+        m_summary.m_peakHeapBytes = std::max(m_summary.m_peakHeapBytes, m_liveBytes - m_mappedBytes);
+        m_summary.m_peakMappedBytes = std::max(m_summary.m_peakMappedBytes, m_mappedBytes);
         if (m_liveBlocks > m_summary.m_peakBlocks) m_summary.m_peakBlocks = m_liveBlocks;
         if (m_observer) m_observer->begin(change);
     }
@@ -254,6 +262,8 @@ private:
     void beginMapping(uint64_t addr, uint64_t size, uint32_t stack) {
         unmapRange(addr, size);  // MAP_FIXED over an older mapping replaces it
         m_mappings[addr] = {size, stack};
+        m_mappedBytes += size;
+        ++m_mappedRegions;
         grow(change(addr, size, stack, true));
     }
 
@@ -280,11 +290,14 @@ private:
             if (left) m_mappings[start] = {cutFrom - start, stack};
             if (right) m_mappings[cutTo] = {stop - cutTo, stack};
             m_liveBytes -= cutTo - cutFrom;
+            m_mappedBytes -= cutTo - cutFrom;
             if (!left && !right) {
                 --m_liveBlocks;
+                --m_mappedRegions;
                 ++m_summary.m_frees;
             } else if (left && right) {  // one mapping became two pieces: the second counts as begun
                 ++m_liveBlocks;
+                ++m_mappedRegions;
                 ++m_summary.m_allocations;
                 m_summary.m_peakBlocks = std::max(m_summary.m_peakBlocks, m_liveBlocks);
             }
@@ -311,6 +324,8 @@ private:
             ++m_summary.m_calls[kindIndex];
             const Mapping old = it->second;
             m_mappings.erase(it);
+            m_mappedBytes -= old.m_size;
+            --m_mappedRegions;
             shrink(change(event.m_oldAddr, old.m_size, old.m_stack, true));
             m_pending.push(
                 {event.m_seqAfter, event.m_timeNs, event.m_addr, event.m_size, event.m_stack, event.m_tid, true});
@@ -364,8 +379,10 @@ private:
     AddressTable m_blocks;
     std::map<uint64_t, Mapping> m_mappings;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
-    uint64_t m_liveBytes = 0;
+    uint64_t m_liveBytes = 0;  // heap blocks and mappings
     uint64_t m_liveBlocks = 0;
+    uint64_t m_mappedBytes = 0;  // of those, the mappings'
+    uint64_t m_mappedRegions = 0;
     RecentlyAddedSet m_sampledBlocks;  // a block a sample touched: one entry a block
     RecentlyAddedSet m_usedAfterFree;
     NumberMap<uint64_t, std::pair<uint64_t, uint32_t>> m_ticks;  // seq: time, thread

@@ -26,6 +26,10 @@ public:
         }
         entry.m_live += change.m_size;
         ++entry.m_liveBlocks;
+        if (change.m_mapping) [[unlikely]] {
+            entry.m_liveMapped += change.m_size;
+            ++entry.m_liveMappedRegions;
+        }
         m_total += change.m_size;
         if (m_total > m_peak) {
             m_peak = m_total;
@@ -37,6 +41,10 @@ public:
         Entry& entry = touch(change.m_stack);
         entry.m_live -= change.m_size;
         --entry.m_liveBlocks;
+        if (change.m_mapping) [[unlikely]] {
+            entry.m_liveMapped -= change.m_size;
+            --entry.m_liveMappedRegions;
+        }
         m_total -= change.m_size;
     }
 
@@ -45,8 +53,10 @@ public:
         metrics.reserve(m_entries.size());
         for (Entry& entry : m_entries) {
             if (entry.m_changedAt < m_peakVersion) entry.m_metrics.m_peakBytes = entry.m_live;
-            entry.m_metrics.m_leakedBytes = entry.m_live;
-            entry.m_metrics.m_leakedBlocks = entry.m_liveBlocks;
+            entry.m_metrics.m_leakedBytes = entry.m_live - entry.m_liveMapped;
+            entry.m_metrics.m_leakedBlocks = entry.m_liveBlocks - entry.m_liveMappedRegions;
+            entry.m_metrics.m_mappedAtExitBytes = entry.m_liveMapped;
+            entry.m_metrics.m_mappedAtExitRegions = entry.m_liveMappedRegions;
             metrics.push_back(entry.m_metrics);
         }
         return metrics;
@@ -55,8 +65,10 @@ public:
 private:
     struct Entry {
         StackMetrics m_metrics;
-        uint64_t m_live = 0;
+        uint64_t m_live = 0;  // heap blocks and mappings
         uint64_t m_liveBlocks = 0;
+        uint64_t m_liveMapped = 0;  // of those, the mappings
+        uint64_t m_liveMappedRegions = 0;
         uint64_t m_changedAt = 0;  // the peak version at this stack's last change
     };
 

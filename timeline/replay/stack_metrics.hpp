@@ -18,10 +18,12 @@ struct StackMetrics {
     uint64_t m_calls = 0;  // blocks begun
     uint64_t m_bytes = 0;  // bytes of those blocks
     uint64_t m_peakBytes = 0;  // bytes still live when the whole heap peaked
-    uint64_t m_leakedBytes = 0;  // live at the end
+    uint64_t m_leakedBytes = 0;  // heap blocks live at the end
     uint64_t m_leakedBlocks = 0;
     uint64_t m_suppressedBytes = 0;  // live at the end but matched by a suppression (suppressions.hpp)
     uint64_t m_suppressedBlocks = 0;
+    uint64_t m_mappedAtExitBytes = 0;  // mappings live at the end: not leaks, never suppressed
+    uint64_t m_mappedAtExitRegions = 0;
 };
 
 enum class Metric { Calls, Bytes, Peak, Leaked };

@@ -39,12 +39,18 @@ struct Summary {
     std::array<uint64_t, format::kHeapKindCount> m_calls{};
     uint64_t m_allocations = 0;  // blocks begun (a resize begins one and ends one)
     uint64_t m_frees = 0;  // blocks ended
-    uint64_t m_peakBytes = 0;  // live requested bytes at their maximum
+    uint64_t m_peakBytes = 0;  // live requested bytes at their maximum, heap blocks and mappings
     uint64_t m_peakSeq = 0;  // the sequence number of the block that first reached the peak
     uint64_t m_blocksAtPeak = 0;  // blocks live at that moment (when the byte peak was first reached)
     uint64_t m_peakBlocks = 0;  // the most blocks live at once: another moment, as a rule
-    uint64_t m_leakedBytes = 0;  // live at the end of the log
+    uint64_t m_peakHeapBytes = 0;  // heap blocks' live bytes at their own maximum
+    uint64_t m_peakMappedBytes = 0;  // mappings' live bytes at their own maximum
+    uint64_t m_leakedBytes = 0;  // heap blocks live at the end of the log (never freed)
     uint64_t m_leakedBlocks = 0;
+    // Anonymous mappings live at the end (never unmapped): the process's exit returns them, and
+    // a program that maps its own heap (a garbage collector's) keeps them to the end by design.
+    uint64_t m_mappedAtExitBytes = 0;
+    uint64_t m_mappedAtExitRegions = 0;
     uint64_t m_suppressedBytes = 0;  // of those live at the end, matched by a suppression and
     uint64_t m_suppressedBlocks = 0;  // taken out of m_leaked* (applySuppressions; else zero)
     uint64_t m_stacks = 0;  // distinct stacks
@@ -67,7 +73,8 @@ struct Summary {
     uint64_t m_accessGlobal = 0;
     uint64_t m_accessStack = 0;
     uint64_t m_accessOther = 0;
-    uint64_t m_accessFreed = 0;  // in a block freed and not handed out again
+    uint64_t m_accessFreed = 0;  // in a block freed and not handed out again, by the program
+    uint64_t m_accessAllocator = 0;  // by the allocator's own code, wherever they fell
     uint64_t m_blocksSampled = 0;  // distinct blocks with at least one sample
     format::AccessCounters m_accessCounters{};  // the sampler's own counts, from the header
     // Watchpoints on sampled words: whether they ran (and why not), and what they caught.

@@ -87,6 +87,9 @@ public:
                 case Region::Freed:
                     m_report.m_freed.add(outcome);
                     break;
+                case Region::Allocator:
+                    m_report.m_allocator.add(outcome);
+                    break;
             }
         }
     }

@@ -42,7 +42,7 @@ struct CacheReport {
     // below are line accesses).
     uint64_t m_memoryAccesses = 0;
     CacheCounts m_total;
-    CacheCounts m_heap, m_global, m_stack, m_other, m_freed;
+    CacheCounts m_heap, m_global, m_stack, m_other, m_freed, m_allocator;
     std::vector<CacheBlockRow> m_blocks;  // most misses first
     std::vector<CacheGlobalRow> m_globals;  // most misses first
     std::vector<CacheCounts> m_sets;  // by set index
