@@ -47,7 +47,7 @@ const std::vector<KeyBinding>& keyBindings() {
         {SDLK_r, false, Action::NextRowLength, "r", "array view: the next row length its samples support (best first)"},
         {SDLK_m, false, Action::MemoryView, "m", "the cache's memory display (a full trace; --cache sets the cache)"},
         {SDLK_w, false, Action::WorkingSetView, "w", "the working set of cache lines (a full trace)"},
-        {SDLK_r, false, Action::CompareView, "r", "the two runs, one above the other (--compare NEW)"},
+        {SDLK_o, false, Action::CompareView, "o", "the two runs, one above the other (--compare NEW)"},
         {SDLK_h, false, Action::Help, "h / ?", "this help"},
         {SDLK_SLASH, true, Action::Help, "", ""},
         {SDLK_QUESTION, false, Action::Help, "", ""},

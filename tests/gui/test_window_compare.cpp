@@ -211,11 +211,11 @@ TEST_CASE(
     CHECK(differingFromScreen(screen, origin, *expected) == 0);
     CHECK(alphaEdges(*expected) != edgeZoomed);
 
-    // Esc: the base run's timeline alone; r: the two runs again, whole.
+    // Esc: the base run's timeline alone; o: the two runs again, whole.
     s.m_x.key(window.window(), "Escape");
     const Frame timeline = frameWith(window, "page", "timeline");
     CHECK(timeline["blocks"] == "2");
-    s.m_x.key(window.window(), "r");
+    s.m_x.key(window.window(), "o");
     CHECK(windowOf(frameWith(window, "page", "compare")) == both);
 }
 
