@@ -166,6 +166,22 @@ std::string symbolOffset(const std::string& program, const std::string& symbol) 
     return "";
 }
 
+// diff's head on a run that maps and never unmaps beside a real leak (mapped_at_exit.c: 12,000
+// bytes leaked in 3 blocks; 3 MiB + 1 MiB - 64 KiB mapped at exit in 3 regions; the heap peaks
+// at 12,500 bytes, the mappings at 4 MiB).
+void checkMappedApart(const TwoRuns& runs) {
+    const std::string mapped = recordRun("mapped_at_exit", "mapped", runs.m_directory);
+    const std::string json = memlog({"diff", runs.m_base, mapped, "--json"});
+    CHECK(json.find("\"leaked_bytes_new\":12000,") != std::string::npos);
+    CHECK(json.find("\"leaked_blocks_new\":3,") != std::string::npos);
+    CHECK(json.find("\"mapped_at_exit_bytes_base\":0,\"mapped_at_exit_bytes_new\":4128768,"
+                    "\"mapped_at_exit_bytes_delta\":4128768") != std::string::npos);
+    CHECK(json.find("\"mapped_at_exit_regions_new\":3,") != std::string::npos);
+    CHECK(json.find("\"peak_heap_bytes_new\":12500,") != std::string::npos);
+    CHECK(json.find("\"peak_mapped_bytes_new\":4194304,") != std::string::npos);
+    CHECK(memlog({"diff", runs.m_base, mapped}).find("mapped at exit bytes") != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("diff of two runs: a site changed, one steady, one only in each run and a leak added, exactly") {
@@ -185,4 +201,9 @@ TEST_CASE("diff matches the sites of a program rebuilt between the runs: new bui
     CHECK(!newId.empty());
     CHECK(baseId != newId);
     checkEveryForm(runs);
+}
+
+TEST_CASE("diff's head: mappings alive at exit apart from the leaks, the peak split, as the scenario states") {
+    const TwoRuns runs("diff_runs");
+    checkMappedApart(runs);
 }

@@ -29,7 +29,8 @@ constexpr options::Row kOptions[] = {
     topRow("20", "at most N rows, 0 for all"),
     {.m_name = "--json",
      .m_help = "one JSON object: the logs, totals (duration_ns_base, duration_ns_new, duration_ns_delta, "
-               "events_..., peak_bytes_..., peak_blocks_..., leaked_bytes_..., leaked_blocks_...) and rows "
+               "events_..., peak_bytes_..., peak_blocks_..., peak_heap_bytes_..., peak_mapped_bytes_..., "
+               "leaked_bytes_..., leaked_blocks_..., mapped_at_exit_bytes_..., mapped_at_exit_regions_...) and rows "
                "(function, file, line, module, inlined_in, only_in, then calls_base, calls_new, calls_delta "
                "and the same for bytes, peak_bytes, leaked_bytes and leaked_blocks)"},
     {.m_name = "--csv",
@@ -47,8 +48,9 @@ two builds, place code apart), and for each row the base value, the new value
 and the change of: calls (blocks allocated), bytes, peak (the site's bytes
 live when its run's heap peaked), leaked bytes and leaked blocks. A row only
 one run has is marked (in: base or new). First the whole logs: duration,
-events, peak bytes, peak blocks (the most live at once), leaked bytes and
-blocks. Blocks that a runtime keeps by design are suppressed, as in `memlog
+events, peak bytes, peak blocks (the most live at once), the peaks of heap
+blocks and of mappings apart, leaked bytes and blocks (heap blocks never freed)
+and mappings never unmapped (mapped at exit, not leaks). Blocks that a runtime keeps by design are suppressed, as in `memlog
 sites`.
 )",
     .m_options = kOptions,
@@ -161,10 +163,10 @@ void printText(const DiffArguments& parsed, const Run& base, const Run& newer,
     std::printf("base  %s: %s (pid %u)\nnew   %s: %s (pid %u)\n\n", parsed.m_base.c_str(),
                 base.m_summary.m_exe.c_str(), base.m_summary.m_pid, parsed.m_new.c_str(),
                 newer.m_summary.m_exe.c_str(), newer.m_summary.m_pid);
-    std::printf("%-14s %16s %16s %16s\n", "", "base", "new", "change");
+    std::printf("%-22s %16s %16s %16s\n", "", "base", "new", "change");
     for (const timeline::TotalColumn& column : timeline::kTotalColumns) {
         const uint64_t b = base.m_summary.*column.m_value, n = newer.m_summary.*column.m_value;
-        std::printf("%-14s %16" PRIu64 " %16" PRIu64 " %16s\n", column.m_title, b, n,
+        std::printf("%-22s %16" PRIu64 " %16" PRIu64 " %16s\n", column.m_title, b, n,
                     timeline::signedText(timeline::difference(b, n)).c_str());
     }
     const timeline::DiffColumn& sorted = timeline::diffColumn(parsed.m_sort);

@@ -74,8 +74,13 @@ inline constexpr TotalColumn kTotalColumns[] = {
     {"events", "events", &Summary::m_events},
     {"peak_bytes", "peak bytes", &Summary::m_peakBytes},
     {"peak_blocks", "peak blocks", &Summary::m_peakBlocks},
+    {"peak_heap_bytes", "peak heap bytes", &Summary::m_peakHeapBytes},
+    {"peak_mapped_bytes", "peak mapped bytes", &Summary::m_peakMappedBytes},
     {"leaked_bytes", "leaked bytes", &Summary::m_leakedBytes},
     {"leaked_blocks", "leaked blocks", &Summary::m_leakedBlocks},
+    // Mappings never unmapped: apart from the leaks (a process's arenas live until it exits).
+    {"mapped_at_exit_bytes", "mapped at exit bytes", &Summary::m_mappedAtExitBytes},
+    {"mapped_at_exit_regions", "mapped at exit regions", &Summary::m_mappedAtExitRegions},
 };
 
 // "+12", "-3", "0": a change as the tables print it.
