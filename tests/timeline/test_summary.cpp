@@ -235,8 +235,8 @@ TEST_CASE("access samples: reads, writes, where they fell and blocks sampled are
 
 TEST_CASE("the allocator's own accesses get a region of their own: never in a block, never a use after free") {
     const memlog::test::CLibrary libc = memlog::test::thisCLibrary();
-    const auto mallocHere = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "malloc"));
-    const auto strlenHere = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "strlen"));
+    const auto mallocHere = memlog::test::cLibraryFunction("malloc");
+    const auto strlenHere = memlog::test::cLibraryFunction("strlen");
     REQUIRE(!libc.m_path.empty());
     REQUIRE(mallocHere >= libc.m_lo);
     REQUIRE(mallocHere < libc.m_hi);

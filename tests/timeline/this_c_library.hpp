@@ -2,6 +2,7 @@
 // load bias and the range of its segments (the tests of the allocator's code by address).
 #pragma once
 
+#include <dlfcn.h>
 #include <link.h>
 
 #include <algorithm>
@@ -40,6 +41,13 @@ inline CLibrary thisCLibrary() {
         },
         &library);
     return library;
+}
+
+// A function of the C library itself, by name: not the default lookup's answer, which in a
+// sanitized build is the sanitizer's interceptor of the same name (malloc, free, strlen...).
+inline uint64_t cLibraryFunction(const char* name) {
+    static void* const libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    return libc ? reinterpret_cast<uint64_t>(dlsym(libc, name)) : 0;
 }
 
 }  // namespace memlog::test
