@@ -472,16 +472,7 @@ TEST_CASE("an address's place follows the blocks: in a gap, a block, freed, hand
     log.thread(1).read(1, 0x1010).malloc(2, 0x1000, 64).read(3, 0x1010).read(4, 0x1030).free(5, 0x1000);
     log.thread(1).read(6, 0x1010).malloc(7, 0x1000, 8).read(8, 0x1010).read(9, 0x1004).read(10, 0x1010);
     std::vector<memlog::timeline::Attribution> where;
-    struct Places final : memlog::timeline::BlockObserver {
-        std::vector<memlog::timeline::Attribution>* m_where;
-        void begin(const memlog::timeline::BlockChange&) override {}
-        void end(const memlog::timeline::BlockChange&) override {}
-        void access(const memlog::timeline::AccessSample&, const memlog::timeline::Attribution& at) override {
-            m_where->push_back(at);
-        }
-    } places;
-    places.m_where = &where;
-    summarise(log, &places);
+    summarise(log, &where);
     using memlog::timeline::Region;
     REQUIRE(where.size() == 7);
     CHECK(where[0].m_region == Region::Other);  // no block yet
