@@ -334,6 +334,9 @@ TEST_CASE("an access record that cannot be true does not decode") {
     CHECK_FALSE(decodes(0, 0, 8));  // neither read nor write
     CHECK_FALSE(decodes(1, 3, 8));  // no such source
     CHECK_FALSE(decodes(1, 0, 0));  // an access of no bytes
+    CHECK(decodes(1, 0, kMaxAccessBytes));
+    CHECK_FALSE(decodes(1, 0, kMaxAccessBytes + 1));  // more than any instruction touches
+    CHECK_FALSE(decodes(2, 0, uint64_t{17} << 30));  // a damaged size: 17 GiB
     // A trap armed by a sample that comes after it.
     AccessRecord record;
     record.m_seq = 10;

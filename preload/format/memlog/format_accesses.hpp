@@ -64,6 +64,7 @@ struct AccessRecord {
     uint64_t m_instructions = 0;
 };
 inline constexpr uint32_t kMaxAccessRecordBytes = 1 + 8 * 10;
+inline constexpr uint64_t kMaxAccessBytes = 64 * 1024;  // one access's bytes, at the most
 
 // What the next record of the chunk is a delta from: the encoder and the decoder both keep it.
 inline void rememberAccess(ChunkCursorState& state, const AccessRecord& record) {
@@ -97,7 +98,11 @@ inline bool decodeAccessPayload(const uint8_t** cursor, const uint8_t* end, Acce
         !getVarint(cursor, end, &record.m_stack))
         return false;
     // A kind of 0, a source beyond Trace or unknown flag bits: not a record this reader wrote.
-    if ((flags & 3) == 0 || ((flags >> 2) & 3) == 3 || flags >> 7 || record.m_size == 0) return false;
+    // Nor a size no instruction touches (an xsave area, the largest, is a few KiB): a damaged
+    // size would otherwise cost the readers work in proportion to it (the bytes touched).
+    if ((flags & 3) == 0 || ((flags >> 2) & 3) == 3 || flags >> 7 || record.m_size == 0 ||
+        record.m_size > kMaxAccessBytes)
+        return false;
     record.m_seq = state.m_seq + seqDelta;
     uint64_t armedDistance = 0;
     if ((flags & 64) && (!getVarint(cursor, end, &armedDistance) || armedDistance == 0 || armedDistance > record.m_seq))
