@@ -99,14 +99,8 @@ std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetric
             StackEstimates& sum = named.m_rows[named.m_rowOfStack[id]].m_estimates;
             const StackEstimates& stack = estimates[id];
             for (auto part : {&StackEstimates::m_calls, &StackEstimates::m_bytes, &StackEstimates::m_peak,
-                              &StackEstimates::m_leaked}) {
-                WeightedSum& into = (sum.*part).m_sum;
-                const WeightedSum& from = (stack.*part).m_sum;
-                into.m_value += from.m_value;
-                into.m_variance += from.m_variance;
-                into.m_observed += from.m_observed;
-                into.m_samples += from.m_samples;
-            }
+                              &StackEstimates::m_leaked, &StackEstimates::m_leakedBlocks})
+                (sum.*part).m_sum.merge((stack.*part).m_sum);
         }
         const StackMetrics& metrics = stacks[id];
         StackMetrics& sum = named.m_rows[named.m_rowOfStack[id]].m_metrics;
@@ -124,7 +118,7 @@ std::vector<SiteRow> siteRows(NamedSiteRows named, const std::vector<StackMetric
         for (SiteRow& row : named.m_rows) {
             row.m_estimated = true;
             for (auto part : {&StackEstimates::m_calls, &StackEstimates::m_bytes, &StackEstimates::m_peak,
-                              &StackEstimates::m_leaked})
+                              &StackEstimates::m_leaked, &StackEstimates::m_leakedBlocks})
                 row.m_estimates.*part = timeline::estimateOf((row.m_estimates.*part).m_sum, static_cast<double>(meanBytes));
         }
     }

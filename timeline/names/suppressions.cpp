@@ -239,6 +239,7 @@ void applySuppressions(MeasuredLog& measured, StackNames& names, const Suppressi
             measured.m_summary.m_suppressedBytes += bytes;
             measured.m_summary.m_suppressedBlocks += part.m_samples;
             measured.m_stackEstimates[id].m_leaked = estimateOf({}, static_cast<double>(sampling.m_meanBytes));
+            measured.m_stackEstimates[id].m_leakedBlocks = measured.m_stackEstimates[id].m_leaked;
             metrics.m_suppressedBytes += metrics.m_leakedBytes;
             metrics.m_suppressedBlocks += metrics.m_leakedBlocks;
             metrics.m_leakedBytes = 0;

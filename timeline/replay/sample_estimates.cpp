@@ -72,8 +72,8 @@ Estimate estimateOf(const WeightedSum& sum, double unitWeight) {
     return estimate;
 }
 
-double SampleEstimator::probability(const BlockChange& change) const {
-    return change.m_mapping ? 1.0 : format::sampleProbability(m_meanBytes, format::Kind::Malloc, change.m_size);
+double sampledProbability(uint64_t meanBytes, const BlockChange& change) {
+    return change.m_mapping ? 1.0 : format::sampleProbability(meanBytes, format::Kind::Malloc, change.m_size);
 }
 
 SampleEstimator::Entry& SampleEstimator::touch(uint32_t stack) {
@@ -87,7 +87,7 @@ SampleEstimator::Entry& SampleEstimator::touch(uint32_t stack) {
 }
 
 void SampleEstimator::begin(const BlockChange& change) {
-    const double p = probability(change), size = static_cast<double>(change.m_size);
+    const double p = sampledProbability(m_meanBytes, change), size = static_cast<double>(change.m_size);
     if (p <= 0) return;  // a block of 0 bytes is never sampled (the recorder's countdown)
     Entry& entry = touch(change.m_stack);
     if (!change.m_piece) {
@@ -106,7 +106,7 @@ void SampleEstimator::begin(const BlockChange& change) {
 }
 
 void SampleEstimator::end(const BlockChange& change) {
-    const double p = probability(change), size = static_cast<double>(change.m_size);
+    const double p = sampledProbability(m_meanBytes, change), size = static_cast<double>(change.m_size);
     if (p <= 0) return;
     Entry& entry = touch(change.m_stack);
     entry.m_live.remove(size, p);
@@ -125,13 +125,13 @@ void SampleEstimator::finish(std::vector<StackMetrics>& metrics, std::vector<Sta
         if (entry.m_changedAt < m_peakVersion) entry.m_atPeak = entry.m_live;
         StackEstimates& stack = estimates[i];
         stack = {estimateOf(entry.m_calls, mean), estimateOf(entry.m_bytes, mean), estimateOf(entry.m_atPeak, mean),
-                 estimateOf(entry.m_live, mean)};
+                 estimateOf(entry.m_live, mean), estimateOf(entry.m_liveBlocks, mean)};
         StackMetrics& rows = metrics[i];
         rows.m_calls = rounded(stack.m_calls);
         rows.m_bytes = rounded(stack.m_bytes);
         rows.m_peakBytes = rounded(stack.m_peak);
         rows.m_leakedBytes = rounded(stack.m_leaked);
-        rows.m_leakedBlocks = rounded(estimateOf(entry.m_liveBlocks, mean));
+        rows.m_leakedBlocks = rounded(stack.m_leakedBlocks);
     }
     totals.m_meanBytes = m_meanBytes;
     totals.m_samples = m_calls.m_samples;

@@ -29,6 +29,14 @@ struct WeightedSum {
         m_observed -= value;
         --m_samples;
     }
+    // Two sums as one (the stacks of a site; the sites of a function): their values, variances
+    // and samples add up.
+    void merge(const WeightedSum& part) {
+        m_value += part.m_value;
+        m_variance += part.m_variance;
+        m_observed += part.m_observed;
+        m_samples += part.m_samples;
+    }
     // What is left of a sum without a part of it (a suppressed stack's leaks).
     void subtract(const WeightedSum& part) {
         m_value -= part.m_value;
@@ -71,9 +79,9 @@ struct SampleEstimates {
     Estimate m_leaked;  // live at the end
 };
 
-// Per stack, the same four metrics (index: stack id).
+// Per stack, the same four metrics and the leaked blocks (index: stack id).
 struct StackEstimates {
-    Estimate m_calls, m_bytes, m_peak, m_leaked;
+    Estimate m_calls, m_bytes, m_peak, m_leaked, m_leakedBlocks;
 };
 
 }  // namespace memlog::timeline

@@ -11,6 +11,11 @@
 
 namespace memlog::timeline {
 
+// The chance that a sampled log's recorder kept this block (format.hpp's sampleProbability: a
+// mapping always; 0 bytes never): each kept one stands for 1/p of its kind. Every reader of a
+// sampled log weights its blocks by this one function.
+double sampledProbability(uint64_t meanBytes, const BlockChange& change);
+
 class SampleEstimator final : public BlockObserver {
 public:
     explicit SampleEstimator(uint64_t meanBytes) : m_meanBytes(meanBytes) {}
@@ -28,7 +33,6 @@ private:
         uint64_t m_changedAt = 0;  // the peak version at this stack's last change (as PerStack)
     };
     Entry& touch(uint32_t stack);
-    double probability(const BlockChange& change) const;
 
     uint64_t m_meanBytes;
     std::vector<Entry> m_entries;
