@@ -1,6 +1,7 @@
 // memlog pprof read back by pprof itself (`go tool pprof -raw`, Debian's golang-go) and compared
 // with `memlog sites` and `memlog stat` on the same log of profile_sites: the four sample types,
-// a C++ inline helper's frames, a leak in use at the end. Without go the tests say skipped (77).
+// a C++ inline helper's frames, a leak in use at the end; a sampled log of sampled_sites, its
+// period and its estimates. Without go the tests say skipped (77).
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -41,6 +42,7 @@ struct RawProfile {
         std::vector<uint64_t> m_locations;  // leaf first
     };
     std::string m_comment, m_types, m_time, m_duration;  // Time: and Duration: as pprof prints them
+    std::string m_periodType, m_period;  // PeriodType: and Period:, printed when set
     std::vector<Sample> m_samples;
     std::map<uint64_t, std::vector<Line>> m_locations;  // lines innermost first
     std::vector<std::string> m_mappings;
@@ -65,6 +67,10 @@ RawProfile readProfile(const std::string& file) {
             raw.m_time = line.substr(6);
         } else if (line.rfind("Duration: ", 0) == 0) {
             raw.m_duration = line.substr(10);
+        } else if (line.rfind("PeriodType: ", 0) == 0) {
+            raw.m_periodType = line.substr(12);
+        } else if (line.rfind("Period: ", 0) == 0) {
+            raw.m_period = line.substr(8);
         } else if (line == "Samples:" || line == "Locations" || line == "Mappings") {
             section = line;
         } else if (section == "Samples:" && raw.m_types.empty()) {
@@ -113,7 +119,7 @@ struct SiteLine {
 };
 
 // `memlog sites --csv --top 0`, the rows of the program's own module, keyed as valuesBySite().
-std::map<std::string, SiteLine> programSites(const std::string& log) {
+std::map<std::string, SiteLine> programSites(const std::string& log, const std::string& program = "profile_sites") {
     const Outcome sites = runWithoutRecorder({memlogCli(), "sites", log, "--csv", "--top", "0"});
     REQUIRE(sites.m_exitStatus == 0);
     std::map<std::string, SiteLine> rows;
@@ -123,7 +129,8 @@ std::map<std::string, SiteLine> programSites(const std::string& log) {
         std::istringstream fields(line);
         for (std::string field; std::getline(fields, field, ',');) f.push_back(field);
         if (line.back() == ',') f.push_back("");
-        if (f.size() != 13 || f[2] != "profile_sites") continue;  // up to mapped_at_exit_regions
+        // Up to mapped_at_exit_regions (a sampled log's intervals follow).
+        if ((f.size() != 13 && f.size() != 21) || f[2] != program) continue;
         REQUIRE(line.find('"') == std::string::npos);  // no quoted fields among these rows
         rows[f[0] + "|" + f[1] + "|" + f[10]] = {std::stoull(f[3]), std::stoull(f[4]), std::stoull(f[5]),
                                                 std::stoull(f[6]), std::stoull(f[7]), std::stoull(f[8]),
@@ -260,4 +267,47 @@ TEST_CASE("pprof locations: an inline helper is a line of its caller's location,
     for (const std::string& mapping : raw.m_mappings)
         mapped |= mapping.find(" " + path + " " + buildId + " ") != std::string::npos;
     CHECK(mapped);
+}
+
+TEST_CASE("pprof of a sampled log: the period is the mean gap, the values memlog sites' estimates") {
+    skipWithoutGo();
+    Run run;
+    run.m_argv = {scenarioPath("sampled_sites"), "sites"};
+    run.m_env = {{"MEMLOG_QUIET", "1"}, {"MEMLOG_SAMPLE", "64K"}, {"MEMLOG_SAMPLE_SEED", "7"}};
+    const Outcome recorded = runProgram(run);
+    REQUIRE(recorded.m_exitStatus == 0);
+    REQUIRE(recorded.m_logs.size() == 1);
+    const std::string log = recorded.m_logs[0], file = recorded.m_directory + "/heap.pb.gz";
+    auto profile = [&](const char* at) {
+        const Outcome written = runWithoutRecorder({memlogCli(), "pprof", log, "-o", file, "--at", at});
+        INFO(written.m_stderr);
+        REQUIRE(written.m_exitStatus == 0);
+        return readProfile(file);
+    };
+    const RawProfile end = profile("end");
+    CHECK(end.m_periodType == "space bytes");
+    CHECK(end.m_period == "65536");
+    CHECK(end.m_comment.find("sampled, one allocation per 65536 bytes on average: estimates from ") !=
+          std::string::npos);
+    const auto sites = programSites(log, "sampled_sites");
+    const auto atEnd = valuesBySite(end), atPeak = valuesBySite(profile("peak"));
+    REQUIRE(sites.size() == 4);  // small, medium, large and leak_site
+    for (const auto& [key, row] : sites) {
+        INFO(key);
+        REQUIRE(atEnd.count(key) == 1);
+        CHECK(atEnd.at(key)[0] == row.m_calls);
+        CHECK(atEnd.at(key)[1] == row.m_bytes);
+        CHECK(atEnd.at(key)[2] == row.m_leakedBlocks + row.m_suppressedBlocks);
+        CHECK(atEnd.at(key)[3] == row.m_leaked + row.m_suppressed);
+        CHECK(atPeak.at(key)[3] == row.m_peak);
+    }
+    // Estimates, not the samples: medium_site's 2000 blocks of 4096 bytes, of which about 121 are
+    // sampled (p = 6 %), count for about 2000 (five standard deviations: 2000 +- 870).
+    const auto medium = atEnd.at("medium_site|sampled_sites.c:" +
+                                 std::to_string(scenarioLine("sampled_sites.c", "medium_site(void)")) + "|");
+    CHECK(medium[0] > 1130);
+    CHECK(medium[0] < 2870);
+    CHECK(medium[1] + 4096 > medium[0] * 4096);  // each rounded on its own
+    CHECK(medium[1] < medium[0] * 4096 + 4096);
+    fs::remove_all(recorded.m_directory);
 }

@@ -46,6 +46,13 @@ library's allocator templates are left out, as `memlog sites` leaves them out.
 Inlined functions are lines of their caller's location; each module is a
 mapping with its build id. Frames are named from the log's module map, so
 pprof needs no binaries.
+
+A sampled log (MEMLOG_SAMPLE) gives estimates, as `memlog sites` does: each
+sampled block counts 1/p of its kind (p its chance of being sampled), so the
+values need no scaling; the profile's period is the mean gap in bytes (period
+type space/bytes, as Go's heap profiles), and its comment says how many
+samples the values come from. pprof has no place for intervals: `memlog sites
+--csv` has them.
 )",
     .m_options = kOptions,
     .m_notes = R"(
@@ -94,6 +101,14 @@ std::string momentText(const timeline::MeasuredProfile& profile) {
     return "";
 }
 
+// A sampled log: what the values are.
+std::string samplingText(const timeline::MeasuredProfile& profile) {
+    const uint64_t mean = profile.m_summary.m_sampling.m_meanBytes;
+    if (!mean) return "";
+    return "; sampled, one allocation per " + std::to_string(mean) + " bytes on average: estimates from " +
+           std::to_string(profile.m_samples) + " samples";
+}
+
 }  // namespace
 
 int pprofCommand(const Arguments& arguments) {
@@ -107,7 +122,8 @@ int pprofCommand(const Arguments& arguments) {
                 measured = timeline::measureProfile(reader, parsed.m_at, progress);
             }});
         const std::string comment = "memlog: " + parsed.m_log + " (" + measured.m_summary.m_exe + ", pid " +
-                                    std::to_string(measured.m_summary.m_pid) + "): " + momentText(measured);
+                                    std::to_string(measured.m_summary.m_pid) + "): " + momentText(measured) +
+                                    samplingText(measured);
         profile = timeline::gzipped(timeline::encodeProfile(measured, log.reader(), log.names(), comment));
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());

@@ -42,6 +42,9 @@ struct MeasuredProfile {
     ProfileMoment m_moment;
     uint64_t m_momentNs = 0;  // the moment as a time since the log's start
     std::vector<ProfileValues> m_stacks;  // index: stack id (0: blocks without a stack)
+    // A sampled log (m_summary.m_sampling.m_meanBytes): m_stacks holds the estimates, rounded
+    // (each sample weighted by 1/p, as `memlog sites`), from this many samples.
+    uint64_t m_samples = 0;
 };
 
 // One replay of the whole log (LogReader::forEachRecord through summarize()); throws LogError.
@@ -52,7 +55,9 @@ MeasuredProfile measureProfile(LogReader& reader, ProfileMoment moment,
 // alloc_space/bytes, inuse_objects/count, inuse_space/bytes; inuse_space the default), a sample
 // a stack with anything to count, a Location per return address with a Line per inlined frame
 // (innermost first), a Function per name and file, a Mapping per module with its build id, the
-// log's start (time_nanos) and duration, and `comment`. A stack's frames start at its allocation
+// log's start (time_nanos) and duration, and `comment`. A sampled log's profile has Go's heap
+// profiles' period: period_type space/bytes, period the mean gap in bytes (the values are
+// already the estimates: pprof scales nothing); a full log's has none. A stack's frames start at its allocation
 // site (names/allocator_plumbing.hpp): malloc and operator new are left out, as `sites` does.
 std::string encodeProfile(const MeasuredProfile& profile, const LogReader& reader, StackNames& names,
                           const std::string& comment);

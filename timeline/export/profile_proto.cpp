@@ -20,7 +20,7 @@ namespace {
 namespace field {
 enum Profile : uint32_t {
     kSampleType = 1, kSample = 2, kMapping = 3, kLocation = 4, kFunction = 5, kStringTable = 6,
-    kTimeNanos = 9, kDurationNanos = 10, kComment = 13, kDefaultSampleType = 14,
+    kTimeNanos = 9, kDurationNanos = 10, kPeriodType = 11, kPeriod = 12, kComment = 13, kDefaultSampleType = 14,
 };
 enum ValueType : uint32_t { kType = 1, kUnit = 2 };
 enum Sample : uint32_t { kLocationId = 1, kValue = 2 };
@@ -211,11 +211,19 @@ std::string encodeProfile(const MeasuredProfile& profile, const LogReader& reade
         out.message(field::kSample, sample);
     }
     tables.write(out);
+    // Sampled: the period as Go's runtime writes its heap profiles' (MemProfileRate). Strings
+    // are added only then, so that a full log's profile is what it was before sampling.
+    const uint64_t sampleMean = profile.m_summary.m_sampling.m_meanBytes;
+    const ProtobufWriter periodType = sampleMean ? valueType(strings, "space", "bytes") : ProtobufWriter{};
     const uint64_t defaultType = strings.id("inuse_space");
     const uint64_t commentId = comment.empty() ? 0 : strings.id(comment);
     strings.write(out);
     out.varintIfSet(field::kTimeNanos, reader.header().m_startRealtimeNs);
     out.varintIfSet(field::kDurationNanos, profile.m_summary.m_durationNs);
+    if (sampleMean) {
+        out.message(field::kPeriodType, periodType);
+        out.varint(field::kPeriod, sampleMean);
+    }
     if (commentId) out.varint(field::kComment, commentId);
     out.varint(field::kDefaultSampleType, defaultType);
     return out.take();
