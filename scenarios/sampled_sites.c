@@ -2,6 +2,7 @@
  *   sites    small_site   20000 x 64 bytes, freed        medium_site  2000 x 4096 bytes, freed
  *            large_site   20 x 1 MiB, freed              leak_site    1000 x 512 bytes, never freed
  *            (all of small, medium and large live at once before their frees)
+ *   sites 2  the same but medium_site twice: 4000 x 4096 bytes (a change `memlog diff` must see)
  *   realloc  (for a mean of 1 KiB: a 64 KiB block is sampled but for e^-64)
  *            a = 64 KiB, b = 64 KiB; a shrunk in place to 65520; a grown to 100000 (b is in the
  *            way: it moves); c = 64 KiB shrunk to 8 (the old block sampled, the new one likely not);
@@ -12,17 +13,17 @@
 
 #include "scenario.h"
 
-static void* blocks[24000];
+static void* blocks[26100];
 
 __attribute__((noinline)) void* small_site(void) { return scenario_keep(malloc(64)); }
 __attribute__((noinline)) void* medium_site(void) { return scenario_keep(malloc(4096)); }
 __attribute__((noinline)) void* large_site(void) { return scenario_keep(malloc(1 << 20)); }
 __attribute__((noinline)) void* leak_site(size_t size) { return scenario_keep(malloc(size)); }
 
-static int sites(void) {
+static int sites(int medium_times) {
     int used = 0;
     for (int i = 0; i < 20000; ++i) blocks[used++] = small_site();
-    for (int i = 0; i < 2000; ++i) blocks[used++] = medium_site();
+    for (int i = 0; i < 2000 * medium_times; ++i) blocks[used++] = medium_site();
     for (int i = 0; i < 20; ++i) blocks[used++] = large_site();
     for (int i = 0; i < 1000; ++i) leak_site(512);
     for (int i = 0; i < used; ++i) free(blocks[i]);
@@ -55,7 +56,7 @@ static int live(int count) {
 
 int main(int argc, char** argv) {
     if (scenario_empty(argc, argv)) return 0;
-    if (argc >= 2 && argv[1][0] == 's') return sites();
+    if (argc >= 2 && argv[1][0] == 's') return sites(argc >= 3 && atoi(argv[2]) == 2 ? 2 : 1);
     if (argc >= 2 && argv[1][0] == 'r') return reallocs();
     if (argc >= 3 && argv[1][0] == 'l') return live(atoi(argv[2]));
     return 2;

@@ -1,6 +1,9 @@
 // diffSiteRows and topChanges: two site tables matched by names (never addresses, never folders),
-// rows of one run marked, rows grouped per function, sorted by the size of a change.
+// rows of one run marked, rows grouped per function, sorted by the size of a change; a sampled
+// run's changes with their intervals, by hand.
 #include <catch2/catch.hpp>
+
+#include <cmath>
 
 #include "timeline/export/site_diff.hpp"
 
@@ -103,4 +106,85 @@ TEST_CASE("site diff: sorted by the size of the change either way, ties in the o
     CHECK(memlog::timeline::signedText(0) == "0");
     CHECK(memlog::timeline::difference(0, UINT64_MAX) == INT64_MAX);  // saturated, not wrapped
     CHECK(memlog::timeline::difference(UINT64_MAX, 0) == INT64_MIN);
+}
+
+namespace {
+
+// A sampled run's row: its bytes an estimate with this variance, its calls with another.
+SiteRow sampledRow(const std::string& function, uint64_t bytes, double bytesVariance, double callsVariance = 0) {
+    SiteRow r = row(function, "f.c", 1, 10, bytes);
+    r.m_estimated = true;
+    r.m_estimates.m_bytes.m_sum.m_variance = bytesVariance;
+    r.m_estimates.m_calls.m_sum.m_variance = callsVariance;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("site diff of sampled runs: a change's interval adds the two runs' variances, a full run's being 0") {
+    using memlog::timeline::estimatedChange;
+    const auto& bytes = memlog::timeline::kDiffColumns[1];
+    const auto& calls = memlog::timeline::kDiffColumns[0];
+    // Both sampled: sd 200 and 300, so the difference's is sqrt(130000) = 360.555...
+    const auto both = memlog::timeline::diffSiteRows({sampledRow("a", 1000, 40000, 4)}, {sampledRow("a", 1500, 90000, 5)},
+                                                     DiffGrouping::Site);
+    REQUIRE(both.size() == 1);
+    const auto change = estimatedChange(both[0], bytes);
+    CHECK(change.m_change == 500);
+    CHECK(change.m_low == Approx(500 - 1.96 * std::sqrt(130000.0)));  // -206.69
+    CHECK(change.m_high == Approx(500 + 1.96 * std::sqrt(130000.0)));  // 1206.69
+    CHECK(!change.significant());
+    CHECK(estimatedChange(both[0], calls).m_high == Approx(1.96 * 3));  // no change, sd 3
+    CHECK(!estimatedChange(both[0], calls).significant());
+    // A full base (exact) and a sampled new run with sd 100: 500 +- 196, significant.
+    const auto oneSide = memlog::timeline::diffSiteRows({row("a", "f.c", 1, 10, 1000)}, {sampledRow("a", 1500, 10000)},
+                                                        DiffGrouping::Site);
+    const auto shifted = estimatedChange(oneSide[0], bytes);
+    CHECK(shifted.m_low == Approx(304));
+    CHECK(shifted.m_high == Approx(696));
+    CHECK(shifted.significant());
+    // Down is significant too, when the interval stays below 0.
+    const auto down = memlog::timeline::diffSiteRows({sampledRow("a", 1500, 10000)}, {row("a", "f.c", 1, 10, 1000)},
+                                                     DiffGrouping::Site);
+    CHECK(estimatedChange(down[0], bytes).m_high == Approx(-304));
+    CHECK(estimatedChange(down[0], bytes).significant());
+    // Two exact runs: an interval of one point, significant whenever the values differ.
+    const auto exact = memlog::timeline::diffSiteRows({row("a", "f.c", 1, 10, 1000)}, {row("a", "f.c", 1, 10, 1001)},
+                                                      DiffGrouping::Site);
+    CHECK(estimatedChange(exact[0], bytes).m_low == 1);
+    CHECK(estimatedChange(exact[0], bytes).m_high == 1);
+    CHECK(estimatedChange(exact[0], bytes).significant());
+    CHECK(!estimatedChange(exact[0], calls).significant());
+    // Rows added into one (per function) add their variances; one a replay left a rounding error
+    // below 0 adds nothing.
+    SiteRow otherLine = sampledRow("a", 500, 2500);
+    otherLine.m_site.m_line = 2;
+    const auto grouped = memlog::timeline::diffSiteRows({sampledRow("a", 1000, 7500), otherLine, sampledRow("a", 0, -1e-9)},
+                                                        {row("a", "f.c", 1, 10, 1500)}, DiffGrouping::Function);
+    REQUIRE(grouped.size() == 1);
+    CHECK(grouped[0].m_base.m_bytesVariance == 10000);
+    CHECK(estimatedChange(grouped[0], bytes).m_change == 0);
+    CHECK(estimatedChange(grouped[0], bytes).m_high == Approx(196));
+}
+
+TEST_CASE("site diff's estimated totals: a full log's exact value against a sampled log's estimate and variance") {
+    memlog::timeline::Summary full, sampled;
+    full.m_peakBytes = 1000;
+    full.m_leakedBytes = 7;
+    sampled.m_peakBytes = 90;  // the samples': not what is compared
+    sampled.m_sampling.m_meanBytes = 4096;
+    sampled.m_sampling.m_peak.m_value = 1500.4;
+    sampled.m_sampling.m_peak.m_sum.m_variance = 10000;
+    const auto& peak = memlog::timeline::kEstimatedTotals[0];
+    CHECK(memlog::timeline::estimatedValue(full, peak) == 1000);
+    CHECK(memlog::timeline::estimatedValue(sampled, peak) == 1500);
+    const auto change = memlog::timeline::estimatedChange(full, sampled, peak);
+    CHECK(change.m_change == 500);
+    CHECK(change.m_low == Approx(304));
+    CHECK(change.m_high == Approx(696));
+    CHECK(change.significant());
+    // Two full logs: exact values, an interval of one point.
+    const auto leaked = memlog::timeline::estimatedChange(full, full, memlog::timeline::kEstimatedTotals[1]);
+    CHECK(leaked.m_low == 0);
+    CHECK(leaked.m_high == 0);
 }

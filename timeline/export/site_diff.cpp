@@ -4,6 +4,7 @@
 #include "timeline/export/site_diff.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -24,12 +25,17 @@ RowKey keyOf(const SiteRow& row, DiffGrouping grouping) {
     return {site.m_function, baseName(site.m_file), site.m_line, site.m_module, row.m_inlinedIn};
 }
 
-void add(SiteValues& into, const StackMetrics& metrics) {
+void add(SiteValues& into, const SiteRow& row) {
+    const StackMetrics& metrics = row.m_metrics;
     into.m_calls += metrics.m_calls;
     into.m_bytes += metrics.m_bytes;
     into.m_peakBytes += metrics.m_peakBytes;
     into.m_leakedBytes += metrics.m_leakedBytes;
     into.m_leakedBlocks += metrics.m_leakedBlocks;
+    if (!row.m_estimated) return;
+    // A sum a replay built by adding and removing samples may end a rounding error below 0.
+    for (const DiffColumn& column : kDiffColumns)
+        into.*column.m_variance += std::max((row.m_estimates.*column.m_estimate).m_sum.m_variance, 0.0);
 }
 
 }  // namespace
@@ -62,6 +68,33 @@ uint64_t sizeOfChange(const SiteDiffRow& row, const DiffColumn& column) {
     return newer >= base ? newer - base : base - newer;
 }
 
+EstimatedChange estimatedChange(uint64_t base, double baseVariance, uint64_t newer, double newVariance) {
+    EstimatedChange estimated;
+    estimated.m_change = difference(base, newer);
+    const double half = 1.96 * std::sqrt(baseVariance + newVariance);
+    estimated.m_low = static_cast<double>(estimated.m_change) - half;
+    estimated.m_high = static_cast<double>(estimated.m_change) + half;
+    return estimated;
+}
+
+EstimatedChange estimatedChange(const SiteDiffRow& row, const DiffColumn& column) {
+    return estimatedChange(row.m_base.*column.m_value, row.m_base.*column.m_variance, row.m_new.*column.m_value,
+                           row.m_new.*column.m_variance);
+}
+
+uint64_t estimatedValue(const Summary& summary, const EstimatedTotal& total) {
+    if (!summary.m_sampling.m_meanBytes) return summary.*total.m_exact;
+    return static_cast<uint64_t>(std::llround((summary.m_sampling.*total.m_estimate).m_value));
+}
+
+EstimatedChange estimatedChange(const Summary& base, const Summary& newer, const EstimatedTotal& total) {
+    const auto variance = [&](const Summary& summary) {
+        return summary.m_sampling.m_meanBytes ? std::max((summary.m_sampling.*total.m_estimate).m_sum.m_variance, 0.0)
+                                              : 0.0;
+    };
+    return estimatedChange(estimatedValue(base, total), variance(base), estimatedValue(newer, total), variance(newer));
+}
+
 std::string signedText(int64_t change) { return change > 0 ? "+" + std::to_string(change) : std::to_string(change); }
 
 std::vector<SiteDiffRow> diffSiteRows(const std::vector<SiteRow>& base, const std::vector<SiteRow>& newer,
@@ -79,7 +112,7 @@ std::vector<SiteDiffRow> diffSiteRows(const std::vector<SiteRow>& base, const st
                 }
             }
             (isNew ? into.m_inNew : into.m_inBase) = true;
-            add(isNew ? into.m_new : into.m_base, row.m_metrics);
+            add(isNew ? into.m_new : into.m_base, row);
         }
     };
     take(base, false);

@@ -14,27 +14,32 @@
 
 namespace memlog::timeline {
 
-// A row's numbers in one run. One struct, so that an estimate's interval joins them in one place
-// (sampled capture, issue 41).
+// A row's numbers in one run. A sampled run's values are estimates (`memlog sites`' rows), and
+// each has its variance beside it (sample_estimates.hpp); a full run's are exact: variance 0.
 struct SiteValues {
     uint64_t m_calls = 0;
     uint64_t m_bytes = 0;
     uint64_t m_peakBytes = 0;  // the site's bytes live when its run's heap peaked (`sites`' peak)
     uint64_t m_leakedBytes = 0;
     uint64_t m_leakedBlocks = 0;
+    double m_callsVariance = 0, m_bytesVariance = 0, m_peakBytesVariance = 0;
+    double m_leakedBytesVariance = 0, m_leakedBlocksVariance = 0;
 };
 
 // A value of both runs: what a text, JSON or CSV row prints, in this order.
 struct DiffColumn {
     const char* m_name;  // JSON and CSV: <name>_base, <name>_new, <name>_delta
     uint64_t SiteValues::*m_value;
+    double SiteValues::*m_variance;
+    Estimate StackEstimates::*m_estimate;  // where a sampled site row keeps it
 };
 inline constexpr DiffColumn kDiffColumns[] = {
-    {"calls", &SiteValues::m_calls},
-    {"bytes", &SiteValues::m_bytes},
-    {"peak_bytes", &SiteValues::m_peakBytes},
-    {"leaked_bytes", &SiteValues::m_leakedBytes},
-    {"leaked_blocks", &SiteValues::m_leakedBlocks},
+    {"calls", &SiteValues::m_calls, &SiteValues::m_callsVariance, &StackEstimates::m_calls},
+    {"bytes", &SiteValues::m_bytes, &SiteValues::m_bytesVariance, &StackEstimates::m_bytes},
+    {"peak_bytes", &SiteValues::m_peakBytes, &SiteValues::m_peakBytesVariance, &StackEstimates::m_peak},
+    {"leaked_bytes", &SiteValues::m_leakedBytes, &SiteValues::m_leakedBytesVariance, &StackEstimates::m_leaked},
+    {"leaked_blocks", &SiteValues::m_leakedBlocks, &SiteValues::m_leakedBlocksVariance,
+     &StackEstimates::m_leakedBlocks},
 };
 const DiffColumn& diffColumn(Metric metric);  // calls, bytes, peak_bytes, leaked_bytes
 
@@ -50,6 +55,18 @@ struct SiteDiffRow {
 // New minus base, and its size for sorting (a difference of two uint64 fits neither type alone).
 int64_t changeOf(const SiteDiffRow& row, const DiffColumn& column);
 uint64_t sizeOfChange(const SiteDiffRow& row, const DiffColumn& column);
+
+// A change when either run is sampled: an estimate with its 95 % interval. The variance of a
+// difference of independent estimates is the sum of theirs (a full run adds 0); the interval
+// is the normal one around the change, and the change is significant when it excludes 0.
+struct EstimatedChange {
+    int64_t m_change = 0;  // changeOf()
+    double m_low = 0, m_high = 0;
+    bool significant() const { return m_low > 0 || m_high < 0; }
+};
+EstimatedChange estimatedChange(const SiteDiffRow& row, const DiffColumn& column);
+// The same of any two values and their variances (the whole logs' estimates).
+EstimatedChange estimatedChange(uint64_t base, double baseVariance, uint64_t newer, double newVariance);
 
 // How the rows are grouped: the site table's rows (per site, or per calling function: compare
 // them as `SiteGrouping` made them), or per function (a site table's rows of one function added
@@ -82,6 +99,22 @@ inline constexpr TotalColumn kTotalColumns[] = {
     {"mapped_at_exit_bytes", "mapped at exit bytes", &Summary::m_mappedAtExitBytes},
     {"mapped_at_exit_regions", "mapped at exit regions", &Summary::m_mappedAtExitRegions},
 };
+
+// The whole logs' numbers that a sampled log estimates (`memlog stat`'s), beside the head's
+// columns when either log is sampled: a full log's exact value, or a sampled one's estimate.
+struct EstimatedTotal {
+    const char* m_name;  // JSON: <name>_base, _new, _delta, _delta_ci95_low, _delta_ci95_high, _significant
+    const char* m_title;  // text
+    uint64_t Summary::*m_exact;
+    Estimate SampleEstimates::*m_estimate;
+};
+inline constexpr EstimatedTotal kEstimatedTotals[] = {
+    {"estimated_peak_bytes", "peak bytes, estimated", &Summary::m_peakBytes, &SampleEstimates::m_peak},
+    {"estimated_leaked_bytes", "leaked bytes, estimated", &Summary::m_leakedBytes, &SampleEstimates::m_leaked},
+};
+// Base and new of one such total, with the change's interval.
+EstimatedChange estimatedChange(const Summary& base, const Summary& newer, const EstimatedTotal& total);
+uint64_t estimatedValue(const Summary& summary, const EstimatedTotal& total);
 
 // "+12", "-3", "0": a change as the tables print it.
 std::string signedText(int64_t change);
