@@ -112,6 +112,102 @@ struct Symbolizer::Impl {
     };
     std::unordered_map<const void*, std::vector<FunctionRange>> m_functions;
 
+    // The answers of dataSymbolAt kept by stretch of addresses: the stretch a symbol holds, or
+    // one that none holds. An address inside one is answered without asking libdw, whose lookup
+    // costs microseconds (a full trace of python3 touches globals hundreds of millions of times,
+    // at a few hundred thousand addresses). One entry a symbol or gap touched.
+    struct KnownStretch {
+        uint64_t m_end;
+        uint64_t m_size;  // the symbol's own (the stretch may stop where a nested one begins)
+        std::string m_name;  // demangled; empty: no symbol holds the stretch
+    };
+    std::map<uint64_t, KnownStretch> m_stretches;
+    // Per module, every symbol's start and its end (a symbol of no size: one byte, as libdw
+    // names its first byte), by start, and the largest end so far: what bounds a stretch. Read
+    // at the module's first question.
+    struct SymbolTable {
+        std::vector<std::pair<uint64_t, uint64_t>> m_extents;
+        std::vector<uint64_t> m_endsSoFar;
+        uint64_t m_low = 0, m_high = 0;  // the module's addresses
+    };
+    std::unordered_map<Dwfl_Module*, SymbolTable> m_symbolTables;
+
+    const SymbolTable& symbolTable(Dwfl_Module* module) {
+        auto [it, added] = m_symbolTables.try_emplace(module);
+        SymbolTable& table = it->second;
+        if (!added) return table;
+        Dwarf_Addr low = 0, high = 0;
+        dwfl_module_info(module, nullptr, &low, &high, nullptr, nullptr, nullptr, nullptr);
+        table.m_low = low;
+        table.m_high = high;
+        const int count = dwfl_module_getsymtab(module);
+        for (int i = 0; i < count; ++i) {
+            GElf_Sym symbol;
+            GElf_Addr address = 0;
+            if (dwfl_module_getsym_info(module, i, &symbol, &address, nullptr, nullptr, nullptr))
+                table.m_extents.emplace_back(address, address + std::max<uint64_t>(symbol.st_size, 1));
+        }
+        std::sort(table.m_extents.begin(), table.m_extents.end());
+        uint64_t furthest = 0;
+        for (const auto& [start, end] : table.m_extents) table.m_endsSoFar.push_back(furthest = std::max(furthest, end));
+        return table;
+    }
+
+    // libdw's answer (the symbol whose extent holds `address`; a symbol of no size is none),
+    // kept for the stretch around `address` where it cannot change. Of the symbols that hold an
+    // address libdw names the one that begins last, so an answer holds from its start to the
+    // next symbol's start or its own end, when it is the only symbol that begins there and none
+    // begins between it and `address` (else, as inside an outer symbol past a nested one, it
+    // is not kept). A stretch that none holds runs from past the end of every symbol below to
+    // the next start. FirstByte: a symbol of no size begins at `address` (named, not kept).
+    enum class Held : uint8_t { Symbol, FirstByte, None };
+    Held dataSymbolAt(uint64_t address, std::string& name, uint64_t& start, uint64_t& size) {
+        auto after = m_stretches.upper_bound(address);
+        if (after != m_stretches.begin()) {
+            const auto found = std::prev(after);
+            if (address < found->second.m_end) {
+                if (found->second.m_name.empty()) return Held::None;
+                name = found->second.m_name;
+                start = found->first;
+                size = found->second.m_size;
+                return Held::Symbol;
+            }
+        }
+        Dwfl_Module* module = m_dwfl ? dwfl_addrmodule(m_dwfl, address) : nullptr;
+        if (!module) return Held::None;
+        GElf_Off offset = 0;
+        GElf_Sym symbol;
+        const char* found = dwfl_module_addrinfo(module, address, &offset, &symbol, nullptr, nullptr, nullptr);
+        const SymbolTable& table = symbolTable(module);
+        const auto& extents = table.m_extents;
+        const auto next = std::upper_bound(extents.begin(), extents.end(), std::pair{address, UINT64_MAX});
+        const uint64_t nextStart = next == extents.end() ? table.m_high : next->first;
+        if (found && offset < symbol.st_size) {
+            name = demangle(found);
+            start = address - offset;
+            size = symbol.st_size;
+            const auto [first, last] = std::equal_range(extents.begin(), extents.end(), start, Before{});
+            if (last - first == 1 && last == next)
+                m_stretches.try_emplace(start, KnownStretch{std::min(start + size, nextStart), size, name});
+            return Held::Symbol;
+        }
+        if (found && offset == 0) {
+            name = demangle(found);
+            start = address;
+            size = 0;
+            return Held::FirstByte;
+        }
+        const size_t below = static_cast<size_t>(next - extents.begin());
+        const uint64_t from = below ? table.m_endsSoFar[below - 1] : table.m_low;
+        if (from <= address && address < nextStart) m_stretches.try_emplace(from, KnownStretch{nextStart, 0, ""});
+        return Held::None;
+    }
+    // Orders a symbol's extent against a start.
+    struct Before {
+        bool operator()(const std::pair<uint64_t, uint64_t>& extent, uint64_t start) const { return extent.first < start; }
+        bool operator()(uint64_t start, const std::pair<uint64_t, uint64_t>& extent) const { return start < extent.first; }
+    };
+
     bool functionAt(Dwarf_Die* unit, Dwarf_Addr pc, Dwarf_Die* function) {
         auto [it, added] = m_functions.try_emplace(unit->addr);
         std::vector<FunctionRange>& ranges = it->second;
@@ -243,30 +339,26 @@ const std::string& Symbolizer::moduleName(uint64_t returnAddress) const {
 }
 
 std::string Symbolizer::symbolAt(uint64_t address) {
-    const LoadedModule* loaded = m_impl->moduleOf(address);
-    Dwfl_Module* module = m_impl->m_dwfl ? dwfl_addrmodule(m_impl->m_dwfl, address) : nullptr;
-    if (module) {
-        GElf_Off offset = 0;
-        GElf_Sym symbol;
-        const char* name = dwfl_module_addrinfo(module, address, &offset, &symbol, nullptr, nullptr, nullptr);
-        // addrinfo gives the nearest symbol below as well: only one whose extent holds it counts.
-        if (name && (offset < symbol.st_size || offset == 0))
-            return offset == 0 ? demangle(name) : demangle(name) + "+" + hex(offset);
+    std::string name;
+    uint64_t start = 0, size = 0;
+    switch (m_impl->dataSymbolAt(address, name, start, size)) {
+        case Impl::Held::Symbol:
+            return address == start ? name : name + "+" + hex(address - start);
+        case Impl::Held::FirstByte:
+            return name;
+        case Impl::Held::None:
+            break;
     }
-    if (loaded) return baseName(loaded->m_path) + "+" + hex(address - loaded->m_base);
+    if (const LoadedModule* loaded = m_impl->moduleOf(address))
+        return baseName(loaded->m_path) + "+" + hex(address - loaded->m_base);
     return hex(address);
 }
 
 std::optional<Symbolizer::DataSymbol> Symbolizer::dataSymbolAt(uint64_t address) {
-    Dwfl_Module* module = m_impl->m_dwfl ? dwfl_addrmodule(m_impl->m_dwfl, address) : nullptr;
-    if (!module) return std::nullopt;
-    GElf_Off offset = 0;
-    GElf_Sym symbol;
-    GElf_Addr start = 0;
-    const char* name = dwfl_module_addrinfo(module, address, &offset, &symbol, nullptr, nullptr, nullptr);
-    if (!name || offset >= symbol.st_size) return std::nullopt;
-    start = address - offset;
-    return DataSymbol{demangle(name), start, symbol.st_size};
+    DataSymbol symbol;
+    if (m_impl->dataSymbolAt(address, symbol.m_name, symbol.m_start, symbol.m_size) != Impl::Held::Symbol)
+        return std::nullopt;
+    return symbol;
 }
 
 std::optional<Symbolizer::DataSymbol> Symbolizer::dataSymbolNamed(const std::string& wanted) {

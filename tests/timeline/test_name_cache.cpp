@@ -4,7 +4,6 @@
 // (its own build id and debug information), named at the addresses it is loaded at.
 #include <catch2/catch.hpp>
 
-#include <link.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "this_program.hpp"
 #include "unwind/name_cache.hpp"
 #include "unwind/symbolizer.hpp"
 
@@ -28,24 +28,7 @@ extern "C" __attribute__((noinline, used)) int memlogNameCacheTestFunction(int v
 
 namespace {
 
-// This program as a module of a log: its load bias and the extent of its segments.
-LoadedModule thisProgramAt(const std::string& path) {
-    LoadedModule module{path, unwind::readerBuildId(), 0, UINT64_MAX, 0};
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* arg) -> int {
-            auto* out = static_cast<LoadedModule*>(arg);
-            out->m_base = info->dlpi_addr;
-            for (int i = 0; i < info->dlpi_phnum; ++i) {
-                const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-                if (segment.p_type != PT_LOAD) continue;
-                out->m_lo = std::min<uint64_t>(out->m_lo, info->dlpi_addr + segment.p_vaddr);
-                out->m_hi = std::max<uint64_t>(out->m_hi, info->dlpi_addr + segment.p_vaddr + segment.p_memsz);
-            }
-            return 1;  // the main program only
-        },
-        &module);
-    return module;
-}
+using memlog::test::thisProgramAt;
 
 // A fresh folder with a copy of this program, and the cache directory set to a folder in it.
 struct Sandbox {
