@@ -1,7 +1,9 @@
-// The readers of accesses keep what they report, never the accesses: on two full traces of the
-// same program over the same array, one ten times as long as the other (10^6 and 10^7 accesses),
-// each command's peak resident memory stays put, and their totals agree with each other and with
-// the program's exact counts. scripts/bench-readers measures the same at 10^8.
+// The readers keep what they report, never the log's events. Of accesses: on two full traces of
+// the same program over the same array, one ten times as long as the other (10^6 and 10^7
+// accesses), each command's peak resident memory stays put, and their totals agree with each
+// other and with the program's exact counts (scripts/bench-readers measures the same at 10^8).
+// Of blocks: the heap readers on logs of 10^6 and 4x10^6 blocks, the same (docs/BENCHMARKS.md
+// gives them at 10^8).
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -162,4 +164,49 @@ TEST_CASE("access readers: ten times the accesses, the same memory, and totals t
     CHECK(array);
     fs::remove_all(shorter.m_directory);
     fs::remove_all(longer.m_directory);
+}
+
+TEST_CASE("heap readers: four times the blocks, the same memory, and every block counted") {
+    // bench_alloc: malloc/free pairs, each freed 1024 pairs later; stacks on, so that sites,
+    // flame graphs and profiles have stacks to fold.
+    constexpr uint64_t kFewer = 1'000'000, kMore = 4'000'000;
+    const Outcome fewer = recordQuietly({scenarioPath("bench_alloc"), std::to_string(kFewer)});
+    const Outcome more = recordQuietly({scenarioPath("bench_alloc"), std::to_string(kMore)});
+    REQUIRE(fewer.m_logs.size() == 1);
+    REQUIRE(more.m_logs.size() == 1);
+    const std::string directory = more.m_directory;
+
+    // A reader that kept every block, at even the picture's 40 bytes, would grow by 120 MB.
+    const std::vector<std::pair<std::string, std::vector<std::string>>> commands{
+        {"stat", {"stat", "{log}", "--json"}},
+        {"sites", {"sites", "{log}", "--csv"}},
+        {"flame", {"flame", "{log}"}},
+        {"dump", {"dump", "{log}", "--csv"}},
+        {"pprof", {"pprof", "{log}", "-o", directory + "/profile.pb"}},
+        {"trace-events", {"trace-events", "{log}", "-o", directory + "/events.json"}},
+        {"diff", {"diff", "{log}", "{log}", "--csv"}},
+    };
+    constexpr uint64_t kBoundKb = 24 * 1024;
+    std::map<std::string, Measured> ofMore;
+    for (const auto& [name, command] : commands) {
+        std::vector<std::string> forFewer = command, forMore = command;
+        for (std::string& word : forFewer)
+            if (word == "{log}") word = fewer.m_logs[0];
+        for (std::string& word : forMore)
+            if (word == "{log}") word = more.m_logs[0];
+        const Measured small = measured(forFewer, directory), large = measured(forMore, directory);
+        INFO(name << ": " << small.m_peakKb << " KiB on 10^6 blocks, " << large.m_peakKb << " KiB on 4x10^6");
+        CHECK(small.m_status == 0);
+        CHECK(large.m_status == 0);
+        CHECK(large.m_peakKb < small.m_peakKb + kBoundKb);
+        ofMore[name] = large;
+    }
+
+    // Every block was read: the program's pairs (its output goes through write(2)).
+    const std::string& stat = ofMore["stat"].m_stdout;
+    CHECK(jsonNumber(stat, "allocations") == kMore);
+    CHECK(jsonNumber(stat, "frees") == kMore);
+    CHECK(ofMore["dump"].m_lines >= 2 * kMore + 1);  // each malloc and free, and the header
+    fs::remove_all(fewer.m_directory);
+    fs::remove_all(more.m_directory);
 }
