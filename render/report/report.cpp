@@ -207,7 +207,12 @@ void Report::buildLegend() {
         for (uint64_t cursor : m_options.m_cursors) add(Kind::Note, "at " + xText(cursor));
     }
     add(Kind::Heading, "reading the picture");
-    add(Kind::Note, std::string("x: ") + (time ? "time" : "event number") + ", y: address (low at the bottom)");
+    const timeline::XAxis axis = m_options.m_axis;
+    add(Kind::Note, std::string("x: ") +
+                        (axis == timeline::XAxis::Events         ? "event number"
+                         : axis == timeline::XAxis::Instructions ? "instructions the program ran"
+                                                                 : "time") +
+                        ", y: address (low at the bottom)");
     add(Kind::Note, "a block: from its allocation to its free");
     add(Kind::Note, "only address ranges that held blocks;");
     add(Kind::Note, "dashed line: a gap of 64 KiB or more removed");
