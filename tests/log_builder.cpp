@@ -29,6 +29,21 @@ LogBuilder::Thread& LogBuilder::thread(uint32_t tid, uint32_t chunkBytes) {
     return it->second;
 }
 
+LogBuilder::Thread& LogBuilder::traceStream(uint32_t tid, uint32_t chunkBytes) {
+    const uint64_t key = uint64_t{format::kTraceStream} << 32 | tid;
+    auto [it, added] = m_threads.try_emplace(key);
+    if (added) {
+        it->second.m_chunkBytes = chunkBytes;
+        m_order.push_back(key);
+    }
+    return it->second;
+}
+
+LogBuilder::Thread& LogBuilder::Thread::raw(const std::vector<uint8_t>& record) {
+    append(record.data(), record.data() + record.size());
+    return *this;
+}
+
 void LogBuilder::Thread::append(const uint8_t* begin, const uint8_t* end) {
     const size_t bytes = static_cast<size_t>(end - begin);
     if (m_chunks.empty() || m_chunks.back().size() + bytes > m_chunkBytes - sizeof(format::ChunkHeader)) {
@@ -193,13 +208,14 @@ std::vector<uint8_t> LogBuilder::bytes() const {
     // Chunks in round-robin order over threads, as concurrent threads would reserve them.
     for (size_t round = 0;; ++round) {
         bool any = false;
-        for (uint32_t tid : m_order) {
-            const Thread& thread = m_threads.at(tid);
+        for (const uint64_t key : m_order) {
+            const Thread& thread = m_threads.at(key);
+            const auto tid = static_cast<uint32_t>(key), stream = static_cast<uint32_t>(key >> 32);
             if (round >= thread.m_chunks.size()) continue;
             any = true;
             const size_t start = file.size();
             file.resize(start + thread.m_chunkBytes, 0);
-            format::ChunkHeader header{format::kChunkMagic, thread.m_chunkBytes, tid, 0};
+            format::ChunkHeader header{format::kChunkMagic, thread.m_chunkBytes, tid, stream};
             std::memcpy(file.data() + start, &header, sizeof header);
             const auto& payload = thread.m_chunks[round];
             std::memcpy(file.data() + start + sizeof header, payload.data(), payload.size());

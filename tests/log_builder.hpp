@@ -35,6 +35,8 @@ public:
         // One object of the module map the thread's last ModuleMap record began (none: the first).
         Thread& module(const std::string& path, uint64_t base, uint64_t lo, uint64_t hi);
         Thread& threadExit(uint64_t seq);
+        // A record's bytes as they are (a full trace's: its stream's state runs on across chunks).
+        Thread& raw(const std::vector<uint8_t>& record);
 
     private:
         friend class LogBuilder;
@@ -51,6 +53,8 @@ public:
     LogBuilder();
     format::FileHeader& header() { return m_header; }
     Thread& thread(uint32_t tid, uint32_t chunkBytes = 4096);
+    // Thread `tid`'s full-trace stream (chunks marked format::kTraceStream), beside its recorder's.
+    Thread& traceStream(uint32_t tid, uint32_t chunkBytes = 4096);
 
     // Timestamps: each record's TSC is its sequence number times this (1 tick = 1 ns by default).
     static constexpr uint64_t kTicksPerSeq = 1000;
@@ -60,8 +64,9 @@ public:
 
 private:
     format::FileHeader m_header{};
-    std::map<uint32_t, Thread> m_threads;
-    std::vector<uint32_t> m_order;  // chunk order in the file: round robin over threads
+    // By stream << 32 | tid.
+    std::map<uint64_t, Thread> m_threads;
+    std::vector<uint64_t> m_order;  // chunk order in the file: round robin over threads' streams
 };
 
 }  // namespace memlog::test

@@ -81,16 +81,28 @@ private:
 };
 
 // A typed x value on the report's axis: times become event numbers on the event axis; an event
-// number on the time axis is a mistake.
+// number on the time axis is a mistake, and so is a time on the instruction axis (a full trace's
+// times are Valgrind's, not the program's).
 std::optional<uint64_t> onAxis(const XValue& value, timeline::XAxis axis, const timeline::BlockModel& model,
                                const std::string& option) {
     if (axis == timeline::XAxis::Events) return value.m_time ? model.seqAtTime(value.m_value) : value.m_value;
+    if (axis == timeline::XAxis::Instructions) {
+        if (value.m_time) {
+            fail(option + ": a time is no place on --x instructions: give a count of instructions (such as 2000000)");
+            return std::nullopt;
+        }
+        return value.m_value;
+    }
     if (!value.m_time) {
         fail(option + ": " + std::to_string(value.m_value) +
              " is an event number: give a unit (such as 1.5s) or --x events");
         return std::nullopt;
     }
     return value.m_value;
+}
+
+bool fullTrace(const timeline::LogReader& reader) {
+    return reader.header().m_accessSampler == format::AccessSampler::FullTrace;
 }
 
 // The parts of the log every picture needs: a cache, and a working set, need every access, and
@@ -128,6 +140,7 @@ ReportedLog readForReport(const std::string& path, const TimelineOptions& option
         allSites || report.m_colourBy == render::ColourBy::Site || report.m_bins == timeline::BinKind::Site;
     timeline::OpenedLog::Parts parts = pictureParts(options);
     parts.m_walk = timeline::OpenedLog::Walk::Model;
+    parts.m_clock = timeline::clockOf(report.m_axis);
     parts.m_siteIndex = needSites;
     // The header counts the runtime's one-time blocks among those live at the end apart.
     const timeline::Suppressions builtIn;
@@ -136,9 +149,7 @@ ReportedLog readForReport(const std::string& path, const TimelineOptions& option
                             {.m_warn = [](const std::string& problem) { diagnostics::warn(problem); }});
     read.m_refusal = log.refusal();
     if (!read.m_refusal.empty()) return read;
-    for (const timeline::Annotation& annotation : log.reader().annotations())
-        if (annotation.m_what == format::AnnotationKind::Phase)
-            report.m_phases.push_back({annotation.m_timeNs, annotation.m_text});
+    report.m_phases = render::phaseMarks(log.reader().annotations(), log.model());
     report.m_suppressedBytes = log.suppressedLeaks().m_bytes;
     report.m_suppressedBlocks = log.suppressedLeaks().m_blocks;
     if (needSites) read.m_sites = log.takeSiteIndex();
@@ -156,6 +167,8 @@ int runWindow(TimelineOptions& options) {
         // version or chunks.
         const timeline::OpenedLog check(options.m_log, pictureParts(options));
         if (!check.refusal().empty()) return refused(options, options.m_log, check.refusal());
+        if (const std::string problem = resolveAxis(options, fullTrace(check.reader())); !problem.empty())
+            return fail(problem);
     }
     render::WindowOptions window;
     window.m_log = options.m_log;
@@ -303,6 +316,9 @@ int run(TimelineOptions& options) {
     if (options.m_array) return runArrayPage(options, output);
     if (!options.m_compare.empty()) return runCompare(options, output);
     render::ReportOptions& report = options.m_report;
+    if (const std::string problem = resolveAxis(options, fullTrace(timeline::LogReader(options.m_log)));
+        !problem.empty())
+        return fail(problem);
     ReportedLog read = readForReport(options.m_log, options, report);
     if (!read.m_refusal.empty()) return refused(options, options.m_log, read.m_refusal);
     const timeline::BlockModel& model = read.m_model;
@@ -332,12 +348,9 @@ int run(TimelineOptions& options) {
             if (!to) return 2;
             window.m_to = *to;
         }
-        const bool time = report.m_axis == timeline::XAxis::Time;
         if (window.m_from >= extent.m_to)
             return fail("--range starts after the log ends (at " +
-                        (time ? timeline::durationText(static_cast<double>(extent.m_to))
-                              : "event " + std::to_string(extent.m_to)) +
-                        ")");
+                        timeline::xText(report.m_axis, static_cast<double>(extent.m_to)) + ")");
         if (window.m_from >= window.m_to) return fail("--range: FROM must come before TO");
         report.m_window = window;
     }

@@ -168,15 +168,19 @@ constexpr Row kOptions[] = {
                "hundredth of the run)"},
     {.m_name = "--x",
      .m_kind = Kind::Choice,
-     .m_choices = "time|events",
-     .m_default = "time",
+     .m_choices = "time|events|instructions",
      .m_valueName = "AXIS",
-     .m_help = "x axis: time since the recording started, or events (the recorder's global sequence)"},
+     .m_help = "x axis: time since the recording started; events (the recorder's global sequence); or "
+               "instructions, a full trace's only (memlog run --full-trace): the guest instructions the "
+               "program's threads had run, summed over them, the program's own time where Valgrind's wall "
+               "clock runs 30-100x slow and goes on while the program sleeps. Default: instructions for a "
+               "full trace, else time"},
     {.m_name = "--range",
      .m_kind = Kind::Text,
      .m_valueName = "FROM:TO",
      .m_help = "the stretch of x to show: times with a unit (ns, us, ms, s: 1.5s:3s, 200ms:, :2s), or plain event "
-               "numbers with --x events (which takes times too); either end may be left out",
+               "numbers with --x events (which takes times too), or plain counts of instructions with --x "
+               "instructions; either end may be left out",
      .m_check = rangeMistake},
     {.m_name = "--addr",
      .m_kind = Kind::Text,
@@ -197,7 +201,8 @@ constexpr Row kOptions[] = {
     {.m_name = "--cursor",
      .m_kind = Kind::Text,
      .m_valueName = "T",
-     .m_help = "a cushion cursor at T (a time, or an event number with --x events), over every view",
+     .m_help = "a cushion cursor at T (a time; an event number with --x events; a count of instructions with "
+               "--x instructions), over every view",
      .m_check = cursorMistake,
      .m_repeatable = true},
     {.m_name = "--array",
@@ -300,7 +305,8 @@ constexpr timeline::CommandSyntax kSyntax{
     .m_about = R"(Draws a .memlog log as MemoView draws a heap: x is time, y is address, every
 block a rectangle from its allocation to its free (or the end of the log),
 with an occupancy bar, a context view, a legend and a header. The address
-axis shows only the ranges that held blocks. A pixel covered by many small
+axis shows only the ranges that held blocks (a full trace's x is the program's
+instructions unless --x says otherwise). A pixel covered by many small
 blocks shows them all (equation 1 of Moreta & Telea, with the bias --alpha).
 The program's phases (memlog_phase() in memlog.h) are labelled dashed lines.
 
@@ -372,7 +378,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                      : view == "working-set" ? ViewKind::WorkingSet
                                              : ViewKind::Time;
     if (given.given("--idle")) options.m_idleNs = given.number("--idle");
-    report.m_axis = given.text("--x") == "events" ? timeline::XAxis::Events : timeline::XAxis::Time;
+    if (given.given("--x")) options.m_axis = timeline::xAxisNamed(given.text("--x"));
     if (given.given("--range")) {
         const std::string range = given.text("--range");
         const auto [from, to] = splitAt(range, range.find(':'));
@@ -442,7 +448,8 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
         const char* single = options.m_array                                   ? "--array"
                              : options.m_view != ViewKind::Time                ? "--view"
                              : report.m_bins                                   ? "--bins"
-                             : report.m_axis == timeline::XAxis::Events        ? "--x events"
+                             : options.m_axis == timeline::XAxis::Events       ? "--x events"
+                             : options.m_axis == timeline::XAxis::Instructions ? "--x instructions"
                                                                                : nullptr;
         if (single) return error(std::string("--compare draws two runs on the time axis; not with ") + single);
         if (report.m_height < 300) return error("--compare halves the page: --size of at least 300 high");
@@ -456,6 +463,16 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
                                                    : "--draft-above") +
                      " is for the window, not --export");
     return options;
+}
+
+std::string resolveAxis(TimelineOptions& options, bool fullTrace) {
+    timeline::XAxis& axis = options.m_report.m_axis;
+    axis = options.m_axis.value_or(fullTrace && options.m_compare.empty() ? timeline::XAxis::Instructions
+                                                                          : timeline::XAxis::Time);
+    if (axis == timeline::XAxis::Instructions && !fullTrace)
+        return "--x instructions: " + options.m_log +
+               " is not a full trace (memlog run --full-trace records one): draw it with --x time or --x events";
+    return "";
 }
 
 }  // namespace memlog::cli

@@ -38,7 +38,8 @@ struct TimelineOptions {
     std::string m_compare;  // --compare NEW: LOG is the base
     std::string m_export;
     render::OutputFormat m_format = render::OutputFormat::Png;
-    render::ReportOptions m_report;
+    render::ReportOptions m_report;  // m_axis: resolveAxis() sets it from m_axis and the log
+    std::optional<timeline::XAxis> m_axis;  // --x, when given
     std::optional<XValue> m_rangeFrom, m_rangeTo;
     std::vector<XValue> m_cursors;
     bool m_follow = false;  // the window: re-read the log as it grows
@@ -53,6 +54,11 @@ struct TimelineOptions {
 };
 
 TimelineOptions parseOptions(const std::vector<std::string>& arguments);
+
+// The report's x axis: --x, else the log's own: a full trace's instructions (the program's time,
+// not Valgrind's), else time; `fullTrace` says which the log is. An empty string, or why --x
+// cannot serve the log (instructions on a log that is not a full trace).
+std::string resolveAxis(TimelineOptions& options, bool fullTrace);
 
 // One line on stderr, "memtimeline: <message>"; returns 2.
 int fail(const std::string& message);

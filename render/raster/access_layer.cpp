@@ -77,7 +77,7 @@ void drawLine(PixelBuffer target, double x0, double y0, double x1, double y1, co
 
 std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec,
                                                  const XScale& scale) {
-    const uint64_t at = spec.m_axis == timeline::XAxis::Time ? mark.m_timeNs : mark.m_seq;
+    const uint64_t at = timeline::markX(mark, spec.m_axis);
     if (at < spec.m_window.m_from || at >= spec.m_window.m_to) return std::nullopt;
     const auto row = spec.m_scale->y(mark.m_addr);
     if (!row) return std::nullopt;

@@ -77,7 +77,6 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
     const timeline::XWindow extent = model.extent(axis);
     colouring.m_extentEnd = extent.m_to;
     colouring.m_extentWidth = std::max<uint64_t>(extent.width(), 1);
-    const bool time = axis == timeline::XAxis::Time;
     if (by == ColourBy::Site && sites && siteOrder) {
         colouring.rankSites(model, window, *siteOrder);
         return colouring;
@@ -121,9 +120,7 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
         colouring.m_low = 0;
         colouring.m_high = 1;
         colouring.m_lowLabel = "young: begun at the end";
-        colouring.m_highLabel =
-            time ? "old: " + timeline::durationText(static_cast<double>(extent.width()))
-                 : "old: " + timeline::shortCountText(static_cast<double>(extent.width())) + " events";
+        colouring.m_highLabel = "old: " + timeline::xSpanText(axis, static_cast<double>(extent.width()));
         return colouring;
     }
     if (!(low <= high)) low = high = 0;
@@ -136,9 +133,8 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
             colouring.m_highLabel = sizeLabel(high);
             break;
         case ColourBy::Lifetime: {
-            auto label = [time](double log10Value) {
-                const double value = std::round(std::pow(10.0, log10Value));
-                return time ? timeline::durationText(value) : timeline::shortCountText(value) + " events";
+            auto label = [axis](double log10Value) {
+                return timeline::xSpanText(axis, std::round(std::pow(10.0, log10Value)));
             };
             colouring.m_lowLabel = label(low);
             colouring.m_highLabel = label(high);

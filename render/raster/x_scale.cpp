@@ -41,6 +41,8 @@ std::vector<Tick> xTicks(timeline::XAxis axis, timeline::XWindow window, double 
             char text[48];
             std::snprintf(text, sizeof text, "%.*f%s", decimals, value / unit, value == 0 ? "" : suffix);
             label = value == 0 ? "0" : text;
+        } else if (axis == timeline::XAxis::Instructions && value != 0) {
+            label = timeline::xText(axis, value);
         } else {
             label = timeline::shortCountText(value);
         }

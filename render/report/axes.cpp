@@ -88,7 +88,7 @@ void drawXAxis(cairo_t* cr, timeline::XAxis axis, timeline::XWindow window, doub
     }
     if (title) {
         setColour(cr, kMutedTextColour);
-        drawText(cr, axis == timeline::XAxis::Time ? "time since the recording started" : "event (sequence number)",
+        drawText(cr, timeline::xAxisTitle(axis),
                  left + width / 2, top + 9 + 2.2 * fontSize, Align::Centre);
     }
 }

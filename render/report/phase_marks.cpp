@@ -7,12 +7,23 @@
 
 namespace memlog::render {
 
+std::vector<PhaseMark> phaseMarks(const std::vector<timeline::Annotation>& annotations,
+                                  const timeline::BlockModel& model) {
+    std::vector<PhaseMark> marks;
+    for (const timeline::Annotation& annotation : annotations)
+        if (annotation.m_what == format::AnnotationKind::Phase)
+            marks.push_back({model.clock() == timeline::XAxis::Instructions ? model.clockAtSeq(annotation.m_seq)
+                                                                             : annotation.m_timeNs,
+                             annotation.m_text});
+    return marks;
+}
+
 void drawPhaseMarks(cairo_t* cr, const std::vector<PhaseMark>& phases, const timeline::BlockModel& model,
                     timeline::XAxis axis, const timeline::XWindow& window, const Rect& view, double fontSize) {
     if (phases.empty() || window.m_to <= window.m_from) return;
     std::vector<std::pair<double, std::string>> shown;
     for (const PhaseMark& phase : phases) {
-        const uint64_t at = axis == timeline::XAxis::Time ? phase.m_timeNs : model.seqAtTime(phase.m_timeNs);
+        const uint64_t at = axis == timeline::XAxis::Events ? model.seqAtTime(phase.m_timeNs) : phase.m_timeNs;
         if (at < window.m_from || at > window.m_to) continue;
         const double x = view.m_x + static_cast<double>(at - window.m_from) /
                                         static_cast<double>(window.m_to - window.m_from) * view.m_width;

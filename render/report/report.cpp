@@ -195,21 +195,24 @@ void Report::buildLegend() {
             add(Kind::Swatch, "cross: use after free (" + timeline::countText(usesAfterFree) + ")",
                 kUseAfterFreeColour);
     }
-    const bool time = m_options.m_axis == timeline::XAxis::Time;
-    auto xText = [time](uint64_t value) {
-        return time ? timeline::durationText(static_cast<double>(value)) : "event " + timeline::countText(value);
-    };
+    auto xText = [this](uint64_t value) { return timeline::xText(m_options.m_axis, static_cast<double>(value)); };
     if (!m_options.m_phases.empty()) {
         add(Kind::Heading, "phases (memlog_phase)");
         for (const PhaseMark& phase : m_options.m_phases)
-            add(Kind::Note, phase.m_name + " at " + timeline::durationText(static_cast<double>(phase.m_timeNs)));
+            add(Kind::Note,
+                phase.m_name + " at " + timeline::xText(m_model.clock(), static_cast<double>(phase.m_timeNs)));
     }
     if (!m_options.m_cursors.empty()) {
         add(Kind::Heading, "cursors");
         for (uint64_t cursor : m_options.m_cursors) add(Kind::Note, "at " + xText(cursor));
     }
     add(Kind::Heading, "reading the picture");
-    add(Kind::Note, std::string("x: ") + (time ? "time" : "event number") + ", y: address (low at the bottom)");
+    const timeline::XAxis axis = m_options.m_axis;
+    add(Kind::Note, std::string("x: ") +
+                        (axis == timeline::XAxis::Events         ? "event number"
+                         : axis == timeline::XAxis::Instructions ? "instructions the program ran"
+                                                                 : "time") +
+                        ", y: address (low at the bottom)");
     add(Kind::Note, "a block: from its allocation to its free");
     add(Kind::Note, "only address ranges that held blocks;");
     add(Kind::Note, "dashed line: a gap of 64 KiB or more removed");
@@ -272,12 +275,12 @@ std::vector<std::string> Report::headerLines() const {
                    timeline::bytesText(static_cast<double>(s.m_sampling.m_meanBytes)) +
                    " allocated on average, blocks drawn are the samples";
     const timeline::XWindow extent = m_model.extent(m_options.m_axis);
-    const bool time = m_options.m_axis == timeline::XAxis::Time;
-    auto xText = [time](uint64_t v) {
-        return time ? timeline::durationText(static_cast<double>(v)) : timeline::countText(v);
+    const bool events = m_options.m_axis == timeline::XAxis::Events;
+    auto xText = [this, events](uint64_t v) {
+        return events ? timeline::countText(v) : timeline::xText(m_options.m_axis, static_cast<double>(v));
     };
     if (m_window.m_from != extent.m_from || m_window.m_to != extent.m_to)
-        details += std::string("  \u00b7  showing ") + (time ? "" : "events ") + xText(m_window.m_from) + " to " +
+        details += std::string("  \u00b7  showing ") + (events ? "events " : "") + xText(m_window.m_from) + " to " +
                    xText(m_window.m_to) + " (the log: " + xText(extent.m_from) + " to " + xText(extent.m_to) + ")";
     if (m_options.m_addrLo != 0 || m_options.m_addrHi != UINT64_MAX)
         details += "  \u00b7  addresses " + timeline::hexText(m_options.m_addrLo) + " to " +

@@ -15,7 +15,7 @@ std::string labelOf(Control control, const WindowState& state) {
         case Control::Cushion:
             return std::string("cushions: ") + cushionName(state.m_cushion);
         case Control::Axis:
-            return state.m_axis == timeline::XAxis::Time ? "x: time" : "x: events";
+            return std::string("x: ") + timeline::xAxisName(state.m_axis);
         case Control::Bins:
             return std::string("views: ") + (state.m_bins ? binKindName(*state.m_bins) : "one");
         case Control::Layout:

@@ -42,6 +42,7 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
         timeline::OpenedLog opened(path,
                                    {.m_walk = timeline::OpenedLog::Walk::Model,
                                     .m_freeStacks = true,
+                                    .m_clock = timeline::clockOf(axis),
                                     .m_names = timeline::OpenedLog::Names::AsAsked,
                                     .m_siteIndex = true,
                                     .m_suppressions = &builtIn},

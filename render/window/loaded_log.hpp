@@ -42,7 +42,8 @@ struct LoadedLog {
 // the result when done(); `onProgress` is called from the loading thread (to wake the window).
 class LogLoader {
 public:
-    // The frame context is prepared for frames on `axis` coloured `by`, and for drafts of
+    // The model is built on `axis`' clock (time, or a full trace's instructions: clockOf), the
+    // frame context prepared for frames on `axis` coloured `by`, and for drafts of
     // views of more than `draftAbove` blocks (DraftPolicy).
     LogLoader(std::string path, timeline::XAxis axis, ColourBy by, size_t draftAbove, std::function<void()> onProgress);
     ~LogLoader();

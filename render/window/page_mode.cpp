@@ -24,7 +24,7 @@ std::optional<size_t> TimelineWindow::blockOfHoveredMark() const {
     if (!hovered) return std::nullopt;
     const timeline::AccessMark& mark = log().m_model.accessMarks()[*hovered];
     if (!mark.m_blockSeq) return std::nullopt;
-    return log().blockAt(m_state.m_axis == timeline::XAxis::Events ? mark.m_seq : mark.m_timeNs, mark.m_addr);
+    return log().blockAt(timeline::markX(mark, m_state.m_axis), mark.m_addr);
 }
 
 void TimelineWindow::openArrayView(std::optional<size_t> block) {
@@ -91,6 +91,10 @@ void TimelineWindow::openComparePage(std::optional<timeline::XWindow> range) {
     if (!hasLog()) return;
     if (!m_options.m_compare) {
         toast("r shows two runs compared: open the window with LOG --compare NEW");
+        return;
+    }
+    if (log().m_model.clock() != timeline::XAxis::Time) {
+        toast("two runs are compared in time: x to the time axis first");
         return;
     }
     ReportOptions options;
@@ -305,12 +309,11 @@ void TimelineWindow::paintTimelinePlayback(cairo_t* cr) {
     }
     m_playback.setLit(lit);
     const Rect view = mainView();
-    const bool time = m_state.m_axis == timeline::XAxis::Time;
     char speed[16];
     std::snprintf(speed, sizeof speed, "%gx", clock.speed());
     drawTooltip(cr, view.m_x + m_fontSize, view.m_y + m_fontSize,
                 {std::string(clock.playing() ? "playing" : "paused") + " at " +
-                     (time ? timeline::durationText(static_cast<double>(now)) : "event " + timeline::countText(now)) +
+                     timeline::xText(m_state.m_axis, static_cast<double>(now)) +
                      ", speed " + speed,
                  timeline::countedText(lit, "sample") + " lit; space: play / pause, . , : step, < > : speed"},
                 m_fontSize, view);

@@ -13,12 +13,11 @@ void TimelinePlayback::prepare(const timeline::BlockModel& model, timeline::XAxi
                                const std::optional<timeline::CacheGeometry>& cache) {
     if (m_axis == axis) return;
     const std::vector<timeline::AccessMark>& marks = model.accessMarks();
-    const bool time = axis == timeline::XAxis::Time;
     std::vector<uint64_t> at;
     at.reserve(marks.size());
     uint64_t first = UINT64_MAX, last = 0;
     for (const timeline::AccessMark& mark : marks) {
-        at.push_back(time ? mark.m_timeNs : mark.m_seq);
+        at.push_back(timeline::markX(mark, axis));
         first = std::min(first, at.back());
         last = std::max(last, at.back());
     }

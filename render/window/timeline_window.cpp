@@ -18,6 +18,8 @@
 
 namespace memlog::render {
 
+using timeline::XAxis;
+
 namespace {
 
 uint32_t s_wakeEvent = 0;  // an SDL user event: the loader or the preparer has news
@@ -47,7 +49,7 @@ TimelineWindow::TimelineWindow(const WindowOptions& options)
       m_log(options.m_log, options.m_draftAbove, wake),
       m_preparer(wake) {
     if (!s_wakeEvent) s_wakeEvent = SDL_RegisterEvents(1);
-    m_log.read(m_state.m_axis, m_state.m_colourBy, SDL_GetTicks());
+    m_log.read(readingAxis(), m_state.m_colourBy, SDL_GetTicks());
 }
 
 // The parts go in the reverse of their order in the class: the picture and the page before the
@@ -72,7 +74,7 @@ int TimelineWindow::run() {
             m_toastUntil = 0;
             m_dirty = true;
         }
-        if (m_options.m_follow) m_log.follow(m_state.m_axis, m_state.m_colourBy, SDL_GetTicks());
+        if (m_options.m_follow) m_log.follow(readingAxis(), m_state.m_colourBy, SDL_GetTicks());
         tickPlayback();
         prepareForChoices();
         if (m_dirty || m_mode == WindowMode::Loading || m_mode == WindowMode::Preparing) drawFrame();
@@ -124,7 +126,22 @@ void TimelineWindow::logArrived(FollowedLog::Arrival arrival) {
         return;
     }
     const bool first = arrival.m_first;
-    const std::optional<Viewport> previous = m_view;
+    std::optional<Viewport> previous = m_view;
+    const XAxis clock = log().m_model.clock();
+    if (m_axisToCome && timeline::clockOf(*m_axisToCome) != clock) {
+        // A read begun before the axis changed (--follow's): read again on the new clock.
+        m_log.read(*m_axisToCome, m_state.m_colourBy, SDL_GetTicks());
+    } else if (m_axisToCome) {
+        m_state.m_axis = *m_axisToCome;
+        m_axisToCome.reset();
+        m_state.m_cursors.clear();  // in the old axis' units, as the view was: the whole log now
+        previous.reset();
+    }
+    if (timeline::clockOf(m_state.m_axis) != clock) {  // the model that came decides
+        m_state.m_axis = clock;
+        m_state.m_cursors.clear();
+        previous.reset();
+    }
     const timeline::XWindow oldWhole =
         arrival.m_previous ? arrival.m_previous->m_model.extent(m_state.m_axis) : timeline::XWindow{};
     m_picture.logChanged();
@@ -167,6 +184,33 @@ void TimelineWindow::logArrived(FollowedLog::Arrival arrival) {
 void TimelineWindow::resetView() {
     const Rect view = mainView();
     m_view.emplace(log().m_model.extent(m_state.m_axis), log().m_ranges, std::max(view.m_height, 1.0));
+}
+
+void TimelineWindow::nextAxis() {
+    if (m_axisToCome) {
+        toast(std::string("reading the log again for x: ") + timeline::xAxisName(*m_axisToCome) + "; a moment");
+        return;
+    }
+    const XAxis from = m_state.m_axis;
+    const bool fullTrace = log().m_model.summary().m_accessSampler == format::AccessSampler::FullTrace;
+    const XAxis to = from == XAxis::Time                ? XAxis::Events
+                     : from == XAxis::Events && fullTrace ? XAxis::Instructions
+                                                          : XAxis::Time;
+    if (timeline::clockOf(to) != log().m_model.clock()) {
+        m_axisToCome = to;
+        m_log.read(to, m_state.m_colourBy, SDL_GetTicks());
+        toast(std::string("x: ") + timeline::xAxisName(to) + ": reading the log again for it");
+        return;
+    }
+    // The same stretch of the log on the other axis: its first and last block events.
+    const timeline::XWindow shown = m_view->xWindow();
+    const timeline::BlockModel& model = log().m_model;
+    const bool whole = shown.m_from <= model.extent(from).m_from && shown.m_to >= model.extent(from).m_to;
+    m_state.m_axis = to;
+    m_state.m_cursors.clear();  // cursors are in the old axis' units
+    resetView();
+    if (!whole && to == XAxis::Events)
+        m_view->showX(static_cast<double>(model.seqAtTime(shown.m_from)), static_cast<double>(model.seqAtTime(shown.m_to)));
 }
 
 // --- preparing the frame context ---------------------------------------------------------------

@@ -76,6 +76,12 @@ private:
     std::string logName() const;  // the log's file name, without its folders
     void takeArrival();
     void logArrived(FollowedLog::Arrival arrival);
+    // The axis the log is read for: the one shown, or one that needs a model on another clock
+    // (time and a full trace's instructions), asked for and not yet read.
+    timeline::XAxis readingAxis() const { return m_axisToCome.value_or(m_state.m_axis); }
+    // x: the next axis; instructions on a full trace only. Into or out of instructions the log
+    // is read again, the old picture shown meanwhile.
+    void nextAxis();
     // A new x axis, colouring or bins: the frame context is made ready for them on the
     // preparer's thread while the last picture is shown dimmed under a bar. Asked after input
     // and after news, never while a frame paints.
@@ -153,6 +159,7 @@ private:
     std::unique_ptr<WindowPage> m_page;  // with WindowMode::Page
     std::optional<std::string> m_prompt;  // the array page's dimensions as typed
     std::optional<Viewport> m_view;  // once a log is read
+    std::optional<timeline::XAxis> m_axisToCome;  // nextAxis: shown once a read on its clock arrives
     ControlStrip m_strip;
     double m_stripHeight = 30, m_fontSize = 11;
     Rect m_arrayButton;  // in the pinned block's panel; empty when none is drawn

@@ -196,8 +196,10 @@ void TimelineWindow::paintOverlays(cairo_t* cr) {
     if (hover.m_mark) {
         const timeline::AccessMark& mark = log().m_model.accessMarks()[*hover.m_mark];
         tip.push_back(std::string(mark.m_write ? "write" : "read") + " at " + timeline::hexText(mark.m_addr));
-        tip.push_back("at " + timeline::durationText(static_cast<double>(mark.m_timeNs)) + ", event " +
-                      timeline::countText(mark.m_seq) + ", thread " + std::to_string(mark.m_tid));
+        tip.push_back("at " + timeline::durationText(static_cast<double>(mark.m_timeNs)) +
+                      (mark.m_instructions ? ", " + timeline::xText(XAxis::Instructions, double(mark.m_instructions))
+                                           : std::string()) +
+                      ", event " + timeline::countText(mark.m_seq) + ", thread " + std::to_string(mark.m_tid));
         tip.push_back("in " + timeline::accessingCode(*log().m_names, mark.m_ip, mark.m_stack));
         if (mark.m_armedBy)
             tip.push_back("caught by a watchpoint a sample set at event " + timeline::countText(mark.m_armedBy));
@@ -211,9 +213,7 @@ void TimelineWindow::paintOverlays(cairo_t* cr) {
                                                         : "click to pin: both call stacks in the panel");
     } else if (hover.m_bar) {
         const auto [bytes, blocks] = log().liveAt(hover.m_bar->first);
-        const bool time = m_state.m_axis == XAxis::Time;
-        tip.push_back(time ? "at " + timeline::durationText(static_cast<double>(hover.m_bar->first))
-                           : "at event " + timeline::countText(hover.m_bar->first));
+        tip.push_back("at " + timeline::xText(m_state.m_axis, static_cast<double>(hover.m_bar->first)));
         tip.push_back(timeline::bytesText(static_cast<double>(bytes)) + " live in " + timeline::countText(blocks) +
                       (blocks == 1 ? " block" : " blocks"));
     }
@@ -239,8 +239,9 @@ std::vector<std::string> TimelineWindow::blockLines(size_t index, bool full) con
     const timeline::BlockModel& model = log().m_model;
     const Block& block = model[index];
     const uint32_t freeStack = model.freeStack(index);
+    // The time words hold the model's clock: ns, or a full trace's instructions.
     auto at = [&](uint64_t ns, uint64_t seq) {
-        return timeline::durationText(static_cast<double>(ns)) + " (event " + timeline::countText(seq) + ")";
+        return timeline::xText(model.clock(), static_cast<double>(ns)) + " (event " + timeline::countText(seq) + ")";
     };
     std::vector<std::string> lines;
     lines.push_back(std::string(block.mapping() ? "mapping " : "block ") + timeline::hexText(block.addr()) + ", " +
@@ -252,7 +253,7 @@ std::vector<std::string> TimelineWindow::blockLines(size_t index, bool full) con
         lines.push_back("never freed: live at the end of the log");
     else
         lines.push_back("freed at " + at(block.endNs(), block.endSeq()) + ", lived " +
-                        timeline::durationText(static_cast<double>(block.endNs() - block.beginNs())));
+                        timeline::xSpanText(model.clock(), static_cast<double>(block.endNs() - block.beginNs())));
     lines.push_back("allocated in " + siteText(block.stack()));
     if (!block.liveAtEnd()) lines.push_back("freed in " + siteText(freeStack));
     if (full) {

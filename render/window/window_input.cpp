@@ -179,21 +179,9 @@ void TimelineWindow::performOnTimeline(Action action) {
         case Action::NextCushion:
             m_state.nextCushion();
             break;
-        case Action::ToggleAxis: {
-            // The same stretch of the log on the other axis: its first and last block events.
-            const timeline::XWindow shown = m_view->xWindow();
-            const XAxis from = m_state.m_axis;
-            m_state.m_axis = from == XAxis::Time ? XAxis::Events : XAxis::Time;
-            const timeline::BlockModel& model = log().m_model;
-            const bool whole = shown.m_from <= model.extent(from).m_from && shown.m_to >= model.extent(from).m_to;
-            m_state.m_cursors.clear();  // cursors are in the old axis' units
-            resetView();
-            if (!whole && from == XAxis::Time) {
-                m_view->showX(static_cast<double>(model.seqAtTime(shown.m_from)),
-                              static_cast<double>(model.seqAtTime(shown.m_to)));
-            }
+        case Action::ToggleAxis:
+            nextAxis();
             break;
-        }
         case Action::NextBins:
             m_state.nextBins();
             break;
@@ -455,7 +443,7 @@ std::optional<size_t> TimelineWindow::markAt(double x, double y) const {
     const XScale scale(m_view->xWindow(), view.m_width);
     const AddressScale& rows = m_view->addressScale();
     for (size_t i = marks.size(); i-- > 0;) {  // writes are drawn last: find them first
-        const uint64_t at = m_state.m_axis == XAxis::Time ? marks[i].m_timeNs : marks[i].m_seq;
+        const uint64_t at = timeline::markX(marks[i], m_state.m_axis);
         const auto row = rows.y(marks[i].m_addr);
         if (!row) continue;
         if (std::fabs(view.m_x + scale.x(static_cast<double>(at)) - x) <= 2.5 && std::fabs(view.m_y + *row - y) <= 2.5)

@@ -24,7 +24,7 @@ const std::vector<KeyBinding>& keyBindings() {
         {SDLK_HOME, false, Action::Reset, "", ""},
         {SDLK_c, false, Action::NextColour, "c", "colour by: site, thread, size, lifetime, age, waste"},
         {SDLK_u, false, Action::NextCushion, "u", "cushions: plateau, parabolic, none"},
-        {SDLK_x, false, Action::ToggleAxis, "x", "x axis: time or event number"},
+        {SDLK_x, false, Action::ToggleAxis, "x", "x axis: time, event number, or a full trace's instructions"},
         {SDLK_b, false, Action::NextBins, "b", "correlated views: none, size, thread, region, site"},
         {SDLK_l, false, Action::ToggleLayout, "l", "views aligned in time or in address"},
         {SDLK_LEFTBRACKET, false, Action::AlphaDown, "[ / ]", "alpha down / up (thin blocks stand out at low alpha)"},

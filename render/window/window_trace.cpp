@@ -60,7 +60,7 @@ void TimelineWindow::traceTimeline(double milliseconds) {
               " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
               "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d%s\n",
               m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
-              m_state.m_axis == XAxis::Time ? "time" : "events", shown ? timeline::hexText(shown->first).c_str() : "-",
+              timeline::xAxisName(m_state.m_axis), shown ? timeline::hexText(shown->first).c_str() : "-",
               shown ? timeline::hexText(shown->second).c_str() : "-", m_view->addressZoom(),
               colourByName(m_state.m_colourBy), cushionName(m_state.m_cushion),
               m_state.m_bins ? binKindName(*m_state.m_bins) : "none",

@@ -1,5 +1,6 @@
 // memtimeline's window and the log behind it: a log followed while it grows (rewritten, its
-// program still running, replaced by damaged ones), and logs that cannot be read at all.
+// program still running, replaced by damaged ones), logs that cannot be read at all, and a full
+// trace read again for the axis of its instructions.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "scenario/run_program.hpp"
+#include "trace_streams.hpp"
 #include "window_checks.hpp"
 
 using namespace memlog;
@@ -135,4 +137,29 @@ TEST_CASE("following a damaged log whose program still runs: each warning is sai
     const size_t first = said.find(warning);
     CHECK(first != std::string::npos);
     CHECK(said.find(warning, first + 1) == std::string::npos);
+}
+
+TEST_CASE("a full trace opens on its instructions, and x reads it again for time, then events, then instructions") {
+    Session s;
+    test::writeTwoThreadTrace(s.m_log);  // blocks at 1102, 1652 and 2652 instructions; 5, 10, 15 us
+    WindowProcess window(s.m_x, s.m_log, {"--size", "1200x800"}, s.m_dir.m_path);
+    const Frame first = window.lastFrame();
+    CHECK(first["axis"] == "instructions");
+    CHECK(first["x"] == "1102:2652");
+    s.m_x.key(window.window(), "x");
+    const Frame time = frameWith(window, "axis", "time");
+    CHECK(span(time["x"]).first == 5000);  // ns now: the first block began at 5 us
+    s.m_x.key(window.window(), "x");
+    CHECK(span(frameWith(window, "axis", "events")["x"]).first == 5);
+    s.m_x.key(window.window(), "x");
+    CHECK(frameWith(window, "axis", "instructions")["x"] == "1102:2652");
+}
+
+TEST_CASE("a log that is not a full trace cycles time and events alone") {
+    HeapWindow s;
+    const std::string whole = s.m_window.lastFrame()["x"];
+    s.m_x.key(s.m_window.window(), "x");
+    frameWith(s.m_window, "axis", "events");
+    s.m_x.key(s.m_window.window(), "x");  // back to time: there are no instructions to go to
+    CHECK(frameWith(s.m_window, "axis", "time")["x"] == whole);
 }

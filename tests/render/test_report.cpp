@@ -3,6 +3,9 @@
 // access marks land where they should, and every combination of options renders.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -10,7 +13,10 @@
 #include "heap_records.hpp"
 #include "render/raster/access_layer.hpp"
 #include "render/raster/occupancy_bar.hpp"
+#include "render/raster/x_scale.hpp"
 #include "render_helpers.hpp"
+#include "timeline/read/log_reader.hpp"
+#include "trace_streams.hpp"
 
 using namespace memlog;
 using memlog::test::Image;
@@ -361,4 +367,25 @@ TEST_CASE("the header names the program and the log, with their full paths only 
     const Report full(model, nullptr, options);
     CHECK(full.headerLines()[2].find("/usr/bin/synthetic") != std::string::npos);
     CHECK(full.headerLines()[2].find("/home/someone/builds/run.memlog") != std::string::npos);
+}
+
+TEST_CASE("a full trace on its instructions: the view spans them, the legend and the ticks say so") {
+    const std::string path = "/tmp/memlog-report-" + std::to_string(getpid()) + "-trace.memlog";
+    test::writeTwoThreadTrace(path);  // blocks begin at 1102, 1652 and 2652 instructions
+    timeline::LogReader reader(path);
+    const timeline::BlockModel model = timeline::buildBlockModel(reader, {}, false, XAxis::Instructions);
+    std::remove(path.c_str());
+    ReportOptions options = flatOptions();
+    options.m_axis = XAxis::Instructions;
+    const Report report(model, nullptr, options);
+    CHECK(report.window() == timeline::XWindow{1102, 2652});
+    CHECK(lists(report, "x: instructions the program ran"));
+    CHECK_FALSE(lists(report, "x: time"));
+    CHECK(lists(Report(threadsModel(2), nullptr, flatOptions()), "x: event number"));
+    std::vector<std::string> labels;
+    for (const render::Tick& tick : render::xTicks(XAxis::Instructions, {0, 10'000'000}, 800, 80))
+        labels.push_back(tick.m_label);
+    REQUIRE(labels.size() >= 3);
+    CHECK(labels[0] == "0");
+    CHECK(labels[1].find("M instr") != std::string::npos);
 }

@@ -51,6 +51,19 @@ inline Outcome memlogRun(const std::vector<std::string>& arguments) {
     return outcome;
 }
 
+// memtimeline with `arguments` and no display (an export, or the line that says a window needs
+// one), in a directory of its own; the directory is removed.
+inline Outcome memtimeline(const std::vector<std::string>& arguments) {
+    Run run;
+    run.m_preload = false;
+    run.m_unset = {"DISPLAY", "WAYLAND_DISPLAY"};
+    run.m_argv = {MEMLOG_TEST_TIMELINE};
+    run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
+    Outcome outcome = runProgram(run);
+    std::filesystem::remove_all(outcome.m_directory);
+    return outcome;
+}
+
 // The counting build over `program` with the recorder preloaded as memlog run --full-trace does:
 // what a trace would hold, by kind (format::AccessKind: 1 read, 2 write, 3 read-modify-write) and
 // [0] what it leaves out (the recorder's and the allocator's brackets).

@@ -24,17 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Outcome memtimeline(const std::vector<std::string>& arguments) {
-    Run run;
-    run.m_preload = false;
-    run.m_unset = {"DISPLAY", "WAYLAND_DISPLAY"};
-    run.m_argv = {MEMLOG_TEST_TIMELINE};
-    run.m_argv.insert(run.m_argv.end(), arguments.begin(), arguments.end());
-    Outcome outcome = runProgram(run);
-    fs::remove_all(outcome.m_directory);
-    return outcome;
-}
-
 // The pixels of a PNG, read back as a user's viewer would.
 class Png {
 public:

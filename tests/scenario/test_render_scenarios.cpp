@@ -43,7 +43,7 @@ const std::vector<ScenarioRun> kScenarios = {
     {"shared_sites", {}},           {"thread_arrays", {"1"}},  {"trace_statements", {"5"}},
     {"diff_runs", {"new"}},         {"profile_sites", {}},
     {"inlined_cxx", {}},            {"matrix_walk", {"columns", "64", "96", "2"}}, {"mapped_at_exit", {}},
-    {"allocator_at_work", {"2"}},
+    {"allocator_at_work", {"2"}},   {"sleep_then_work", {"10", "100000"}},
 };
 
 Outcome recordScenario(const ScenarioRun& scenario) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "memlog/format.hpp"
+#include "timeline/model/x_axis.hpp"
 
 namespace memlog::timeline {
 
@@ -25,6 +26,14 @@ struct AccessMark {
     format::AccessSource m_source = format::AccessSource::Tick;
     uint64_t m_armedBy = 0;  // a watchpoint's trap: the m_seq of the sample that armed it; else 0
     bool m_useAfterFree = false;  // it touched a block after its free (before the memory was reused)
+    // A full trace's: the program's instructions, summed over its threads, at the access (x with
+    // --x instructions, instruction_clock.hpp); else 0.
+    uint64_t m_instructions = 0;
 };
+
+// Where a mark lies on `axis`.
+inline uint64_t markX(const AccessMark& mark, XAxis axis) {
+    return axis == XAxis::Events ? mark.m_seq : axis == XAxis::Instructions ? mark.m_instructions : mark.m_timeNs;
+}
 
 }  // namespace memlog::timeline

@@ -11,8 +11,9 @@ namespace memlog::timeline {
 
 // One block, packed into five words (bit positions in the accessors). Limits, far beyond what
 // a recording reaches: addresses below 2^48 (x86-64 user space is below 2^47), sizes below
-// 16 TiB, times below 78 hours, sequence numbers below 2^40, 65,535 threads (later threads
-// share the last index).
+// 16 TiB, times below 78 hours (or 2.8e14 instructions), sequence numbers below 2^40, 65,535
+// threads (later threads share the last index). The time words hold the model's clock
+// (BlockModel::clock()): ns, or a full trace's instructions for a model built to draw them.
 class Block {
 public:
     struct Fields {
@@ -28,14 +29,15 @@ public:
     uint64_t endAddr() const { return addr() + size(); }
     uint32_t thread() const { return static_cast<uint32_t>(m_word[0] >> 48); }  // BlockModel::threads()
     uint32_t stack() const { return static_cast<uint32_t>((m_word[1] >> 48) | (m_word[2] >> 48 << 16)); }
-    uint64_t beginNs() const { return m_word[1] & kLow48; }
+    uint64_t beginNs() const { return m_word[1] & kLow48; }  // on the model's clock
     uint64_t endNs() const { return m_word[2] & kLow48; }
     uint64_t beginSeq() const { return m_word[4] & kLow40; }
     uint64_t endSeq() const { return (m_word[3] >> 48) | (m_word[4] >> 40 << 16); }
     bool mapping() const { return m_word[3] >> 44 & 1; }  // an anonymous mmap, not a heap block
     bool liveAtEnd() const { return m_word[3] >> 45 & 1; }  // never freed in the log
-    uint64_t from(XAxis axis) const { return axis == XAxis::Time ? beginNs() : beginSeq(); }
-    uint64_t to(XAxis axis) const { return axis == XAxis::Time ? endNs() : endSeq(); }
+    // Time and Instructions read the time words: the model was built on the clock of its axis.
+    uint64_t from(XAxis axis) const { return axis == XAxis::Events ? beginSeq() : beginNs(); }
+    uint64_t to(XAxis axis) const { return axis == XAxis::Events ? endSeq() : endNs(); }
     // Whether it held an address of [addrLo, addrHi) during `window`, as address ranges count
     // it: one unit of the axis at least (a block of no time still had its place).
     bool meets(XAxis axis, XWindow window, uint64_t addrLo, uint64_t addrHi) const {

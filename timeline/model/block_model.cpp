@@ -12,6 +12,7 @@
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/replay/block_observer.hpp"
+#include "timeline/replay/instruction_clock.hpp"
 
 namespace memlog::timeline {
 
@@ -44,8 +45,8 @@ void BlockModel::finish(const Summary& summary, const std::vector<uint32_t>& thr
 }
 
 XWindow BlockModel::extent(XAxis axis) const {
-    if (axis == XAxis::Time) return {m_firstNs, std::max(m_endNs, m_firstNs + 1)};
-    return {m_firstSeq, std::max(m_endSeq, m_firstSeq + 1)};
+    if (axis == XAxis::Events) return {m_firstSeq, std::max(m_endSeq, m_firstSeq + 1)};
+    return {m_firstNs, std::max(m_endNs, m_firstNs + 1)};
 }
 
 uint64_t BlockModel::seqAtTime(uint64_t ns) const {
@@ -55,6 +56,15 @@ uint64_t BlockModel::seqAtTime(uint64_t ns) const {
         if (!b.liveAtEnd() && b.endNs() >= ns) seq = std::min(seq, b.endSeq());
     });
     return seq;
+}
+
+uint64_t BlockModel::clockAtSeq(uint64_t seq) const {
+    uint64_t seqFound = UINT64_MAX, x = m_endNs;
+    forEach([&](const Block& b) {
+        if (b.beginSeq() >= seq && b.beginSeq() < seqFound) seqFound = b.beginSeq(), x = b.beginNs();
+        if (!b.liveAtEnd() && b.endSeq() >= seq && b.endSeq() < seqFound) seqFound = b.endSeq(), x = b.endNs();
+    });
+    return x;
 }
 
 std::optional<size_t> BlockModel::blockAt(XAxis axis, uint64_t x, uint64_t addr) const {
@@ -133,12 +143,13 @@ private:
 
 class ModelBuilder final : public BlockObserver {
 public:
-    ModelBuilder(BlockModel& model, bool keepFreeStacks) : m_model(model), m_keepFreeStacks(keepFreeStacks) {}
+    ModelBuilder(BlockModel& model, bool keepFreeStacks, XAxis clock)
+        : m_model(model), m_keepFreeStacks(keepFreeStacks), m_onInstructions(clock == XAxis::Instructions) {}
 
     void begin(const BlockChange& change) override {
         // A piece that munmap left keeps the thread of the mapping it came from.
         const uint32_t thread = change.m_piece ? m_lastEndedThread : threadIndex(change.m_tid);
-        const size_t index = m_model.append(Block({change.m_addr, change.m_size, change.m_timeNs, 0, change.m_seq, 0,
+        const size_t index = m_model.append(Block({change.m_addr, change.m_size, clockOf(change), 0, change.m_seq, 0,
                                                    change.m_stack, thread, change.m_mapping, false}));
         m_open.insert(keyOf(change), index);
         note(change);
@@ -147,7 +158,7 @@ public:
     void end(const BlockChange& change) override {
         if (const auto index = m_open.take(keyOf(change))) {
             Block& block = m_model.at(*index);
-            block.close(std::max(change.m_timeNs, block.beginNs()), std::max(change.m_seq, block.beginSeq()), false);
+            block.close(std::max(clockOf(change), block.beginNs()), std::max(change.m_seq, block.beginSeq()), false);
             m_lastEndedThread = block.thread();
             if (m_keepFreeStacks) {
                 if (m_freeStacks.size() <= *index) m_freeStacks.resize(m_model.size(), 0);
@@ -158,15 +169,19 @@ public:
     }
 
     void access(const AccessSample& sample, const Attribution& where) override {
+        // The replay tells of each access after every change before it in the sequence and
+        // before any after it: the clock is the sum at each change's moment.
+        if (sample.m_instructions) m_instructions.access(sample.m_tid, sample.m_instructions);
         m_marks.push_back({sample.m_seq, sample.m_timeNs, sample.m_addr, where.m_blockSeq, sample.m_tid,
                            sample.writes(), sample.m_stack, sample.m_ip, sample.m_kind,
                            static_cast<uint32_t>(sample.m_size), sample.m_source, sample.m_armedBy,
-                           where.m_region == Region::Freed});
+                           where.m_region == Region::Freed, m_instructions.now()});
     }
 
     // Closes what is still live at the end of the log.
     void finish(const Summary& summary, uint64_t endNs, uint32_t stackCount) {
-        endNs = std::max(endNs, m_lastNs);
+        endNs = m_onInstructions ? m_instructions.now() : std::max(endNs, m_lastNs);
+        m_model.setClock(m_onInstructions ? XAxis::Instructions : XAxis::Time);
         const uint64_t endSeq = m_lastSeq + 1;
         m_open.forEach([&](uint64_t index) { m_model.at(index).close(endNs, endSeq, true); });
         m_model.finish(summary, m_threads, endNs, endSeq, stackCount);
@@ -179,6 +194,9 @@ public:
 
 private:
     static uint64_t keyOf(const BlockChange& change) { return change.m_addr << 1 | uint64_t{change.m_mapping}; }
+    uint64_t clockOf(const BlockChange& change) const {
+        return m_onInstructions ? m_instructions.now() : change.m_timeNs;
+    }
 
     void note(const BlockChange& change) {
         m_lastNs = std::max(m_lastNs, change.m_timeNs);
@@ -196,6 +214,8 @@ private:
 
     BlockModel& m_model;
     bool m_keepFreeStacks;
+    bool m_onInstructions;  // the blocks' time words hold m_instructions, not ns
+    InstructionClock m_instructions;
     std::vector<uint32_t> m_freeStacks;
     OpenBlocks m_open;
     NumberMap<uint32_t, uint32_t> m_threadIndex;
@@ -207,9 +227,10 @@ private:
 
 }  // namespace
 
-BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress, bool keepFreeStacks) {
+BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress, bool keepFreeStacks,
+                           XAxis clock) {
     BlockModel model;
-    ModelBuilder builder(model, keepFreeStacks);
+    ModelBuilder builder(model, keepFreeStacks, clock);
     const Summary summary = summarize(reader, progress, &builder);
     const format::FileHeader& header = reader.header();
     uint64_t endNs = 0;
@@ -221,8 +242,8 @@ BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>&
 
 bool sampledIn(const BlockModel& model, const Block& block) {
     for (const AccessMark& mark : model.accessMarks())
-        if (mark.m_addr - block.addr() < block.size() && mark.m_timeNs >= block.beginNs() &&
-            (block.liveAtEnd() || mark.m_timeNs <= block.endNs()))
+        if (const uint64_t x = markX(mark, model.clock());
+            mark.m_addr - block.addr() < block.size() && x >= block.beginNs() && (block.liveAtEnd() || x <= block.endNs()))
             return true;
     return false;
 }

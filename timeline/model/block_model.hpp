@@ -42,6 +42,9 @@ public:
     const Summary& summary() const { return m_summary; }
     const std::vector<uint32_t>& threads() const { return m_threads; }  // thread ids by index
     uint64_t endNs() const { return m_endNs; }  // the last record of the log: live blocks end here
+    // What the blocks' time words hold (block.hpp): XAxis::Time (ns) or XAxis::Instructions (a
+    // full trace's, summed over threads). A picture on the other of the two needs another model.
+    XAxis clock() const { return m_clock; }
     // The whole log on that axis: from the first block's beginning (a program's start-up
     // before its first allocation is not worth a third of a picture) to the end of the log.
     XWindow extent(XAxis axis) const;
@@ -51,9 +54,13 @@ public:
     const std::vector<AccessMark>& accessMarks() const { return m_accessMarks; }
     void setAccessMarks(std::vector<AccessMark> marks) { m_accessMarks = std::move(marks); }
 
-    // The first block event (a begin or an end) at or after `ns`, as a sequence number: where a
-    // time lands on the event axis. The end of the log when nothing comes after.
+    // The first block event (a begin or an end) at or after `ns` (on the model's clock), as a
+    // sequence number: where a time lands on the event axis. The end of the log when nothing
+    // comes after.
     uint64_t seqAtTime(uint64_t ns) const;
+    // The other way: the model's clock at the first block event at or after sequence number
+    // `seq` (a phase mark's place on the instruction axis); the end of the log when none.
+    uint64_t clockAtSeq(uint64_t seq) const;
 
     // The stack of the call that ended block `index` (its free, or the realloc that moved it);
     // 0 for a block never freed, a free without a stack, or a model built without them.
@@ -68,6 +75,7 @@ public:
     Block& at(size_t index) { return m_chunks[index >> kChunkBits][index & kChunkMask]; }
     void finish(const Summary& summary, const std::vector<uint32_t>& threads, uint64_t endNs, uint64_t endSeq,
                 uint32_t stackCount);
+    void setClock(XAxis clock) { m_clock = clock; }
     void setFreeStacks(std::vector<uint32_t> stacks) { m_freeStacks = std::move(stacks); }
 
 private:
@@ -85,6 +93,7 @@ private:
     uint64_t m_endNs = 0;
     uint64_t m_firstNs = 0, m_firstSeq = 0, m_endSeq = 0;
     uint32_t m_stackCount = 1;
+    XAxis m_clock = XAxis::Time;
     std::vector<AccessMark> m_accessMarks;
     std::vector<uint32_t> m_freeStacks;  // by block index, when kept
 };
@@ -95,8 +104,10 @@ bool sampledIn(const BlockModel& model, const Block& block);
 
 // Reads the whole log once. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.
 // `keepFreeStacks`: also remember each block's freeing stack (4 bytes a block more), for the
-// window's brushing; a report does not need them.
+// window's brushing; a report does not need them. `clock`: what the blocks' time words hold,
+// ns (XAxis::Time) or the program's instructions (XAxis::Instructions: a full trace's; on any
+// other log every block would begin at 0).
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress = {},
-                           bool keepFreeStacks = false);
+                           bool keepFreeStacks = false, XAxis clock = XAxis::Time);
 
 }  // namespace memlog::timeline

@@ -75,7 +75,7 @@ bool OpenedLog::walk(const std::function<void(Step, double)>& progress) {
                 m_measured = measureStacks(*m_reader, walkProgress);
                 break;
             case Walk::Model:
-                m_model = buildBlockModel(*m_reader, walkProgress, m_parts.m_freeStacks);
+                m_model = buildBlockModel(*m_reader, walkProgress, m_parts.m_freeStacks, m_parts.m_clock);
                 break;
         }
     }

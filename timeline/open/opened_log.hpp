@@ -67,6 +67,9 @@ public:
         // whole log: accessTable, findUsesAfterFree), told where the progress goes.
         std::function<void(LogReader&, const std::function<void(double)>&)> m_ownWalk = {};
         bool m_freeStacks = false;  // a Model walk: each block's freeing stack too (4 bytes a block)
+        // A Model walk: what the blocks' time words hold (BlockModel::clock()): ns, or a full
+        // trace's instructions (XAxis::Instructions).
+        XAxis m_clock = XAxis::Time;
         Names m_names = Names::None;
         bool m_siteIndex = false;  // every stack's site (colours, bins and legends by site)
         std::optional<SiteGrouping> m_siteRows = {};  // a Measure walk: the site table's rows
