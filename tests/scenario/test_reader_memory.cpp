@@ -65,6 +65,30 @@ Measured measured(const std::vector<std::string>& arguments, const std::string& 
     return result;
 }
 
+// Each command (its words, "{log}" for the log) run on the smaller log and on the larger: both
+// succeed, and the larger's peak is less than `boundKb` above the smaller's. The larger runs'
+// outcomes, by the commands' names.
+using Commands = std::vector<std::pair<std::string, std::vector<std::string>>>;
+std::map<std::string, Measured> peaksStayPut(const Commands& commands, const std::string& smaller,
+                                             const std::string& larger, const std::string& directory,
+                                             uint64_t boundKb) {
+    std::map<std::string, Measured> ofLarger;
+    for (const auto& [name, command] : commands) {
+        std::vector<std::string> forSmaller = command, forLarger = command;
+        for (std::string& word : forSmaller)
+            if (word == "{log}") word = smaller;
+        for (std::string& word : forLarger)
+            if (word == "{log}") word = larger;
+        const Measured small = measured(forSmaller, directory), large = measured(forLarger, directory);
+        INFO(name << ": " << small.m_peakKb << " KiB on the smaller log, " << large.m_peakKb << " KiB on the larger");
+        CHECK(small.m_status == 0);
+        CHECK(large.m_status == 0);
+        CHECK(large.m_peakKb < small.m_peakKb + boundKb);
+        ofLarger[name] = large;
+    }
+    return ofLarger;
+}
+
 // The rows of a CSV text (header left out), each as its cells.
 std::vector<std::vector<std::string>> csvRows(const std::string& text) {
     std::vector<std::vector<std::string>> rows;
@@ -89,7 +113,7 @@ TEST_CASE("access readers: ten times the accesses, the same memory, and totals t
     // Each command on both traces. A reader that held every access, at even 8 bytes each, would
     // grow by 72 MB from the shorter to the longer; the bound leaves room for the page cache of
     // the mapped log (dropped as it is read) and the allocator's slack.
-    const std::vector<std::pair<std::string, std::vector<std::string>>> commands{
+    const Commands commands{
         {"stat", {"stat", "{log}", "--json"}},
         {"by site", {"accesses", "{log}", "--top", "0", "--csv"}},
         {"by function", {"accesses", "{log}", "--by", "function", "--top", "0", "--csv"}},
@@ -101,21 +125,8 @@ TEST_CASE("access readers: ten times the accesses, the same memory, and totals t
         {"arrays", {"arrays", "{log}", "--csv"}},
         {"dump", {"dump", "{log}", "--accesses", "--csv"}},
     };
-    constexpr uint64_t kBoundKb = 24 * 1024;
-    std::map<std::string, Measured> ofLonger;
-    for (const auto& [name, command] : commands) {
-        std::vector<std::string> forShorter = command, forLonger = command;
-        for (std::string& word : forShorter)
-            if (word == "{log}") word = shorter.m_logs[0];
-        for (std::string& word : forLonger)
-            if (word == "{log}") word = longer.m_logs[0];
-        const Measured small = measured(forShorter, directory), large = measured(forLonger, directory);
-        INFO(name << ": " << small.m_peakKb << " KiB on 10^6 accesses, " << large.m_peakKb << " KiB on 10^7");
-        CHECK(small.m_status == 0);
-        CHECK(large.m_status == 0);
-        CHECK(large.m_peakKb < small.m_peakKb + kBoundKb);
-        ofLonger[name] = large;
-    }
+    std::map<std::string, Measured> ofLonger =
+        peaksStayPut(commands, shorter.m_logs[0], longer.m_logs[0], directory, 24 * 1024);
 
     // The totals: the program's exact counts at its site, and the same sum everywhere.
     const uint64_t rounds = 5000, each = kElements * rounds;
@@ -177,7 +188,7 @@ TEST_CASE("heap readers: four times the blocks, the same memory, and every block
     const std::string directory = more.m_directory;
 
     // A reader that kept every block, at even the picture's 40 bytes, would grow by 120 MB.
-    const std::vector<std::pair<std::string, std::vector<std::string>>> commands{
+    const Commands commands{
         {"stat", {"stat", "{log}", "--json"}},
         {"sites", {"sites", "{log}", "--csv"}},
         {"flame", {"flame", "{log}"}},
@@ -186,21 +197,8 @@ TEST_CASE("heap readers: four times the blocks, the same memory, and every block
         {"trace-events", {"trace-events", "{log}", "-o", directory + "/events.json"}},
         {"diff", {"diff", "{log}", "{log}", "--csv"}},
     };
-    constexpr uint64_t kBoundKb = 24 * 1024;
-    std::map<std::string, Measured> ofMore;
-    for (const auto& [name, command] : commands) {
-        std::vector<std::string> forFewer = command, forMore = command;
-        for (std::string& word : forFewer)
-            if (word == "{log}") word = fewer.m_logs[0];
-        for (std::string& word : forMore)
-            if (word == "{log}") word = more.m_logs[0];
-        const Measured small = measured(forFewer, directory), large = measured(forMore, directory);
-        INFO(name << ": " << small.m_peakKb << " KiB on 10^6 blocks, " << large.m_peakKb << " KiB on 4x10^6");
-        CHECK(small.m_status == 0);
-        CHECK(large.m_status == 0);
-        CHECK(large.m_peakKb < small.m_peakKb + kBoundKb);
-        ofMore[name] = large;
-    }
+    std::map<std::string, Measured> ofMore =
+        peaksStayPut(commands, fewer.m_logs[0], more.m_logs[0], directory, 24 * 1024);
 
     // Every block was read: the program's pairs (its output goes through write(2)).
     const std::string& stat = ofMore["stat"].m_stdout;
