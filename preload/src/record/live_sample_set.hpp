@@ -28,13 +28,18 @@ public:
     // removed before it is given back, so a thread asking about its own block sees its own stores,
     // and a block handed between threads came with the program's own synchronisation.
     [[gnu::always_inline]] bool contains(const void* address) const {
-        if (__atomic_load_n(&m_filter[filterOf(address)], __ATOMIC_RELAXED) == 0) [[likely]]
+        if (!mayContain(address)) [[likely]]
             return false;
         const uint64_t* bucket = bucketOf(address);
         const uint64_t key = reinterpret_cast<uintptr_t>(address);
         bool found = false;
         for (uint32_t i = 0; i < kBucketSlots; ++i) found |= __atomic_load_n(&bucket[i], __ATOMIC_RELAXED) == key;
         return found;
+    }
+
+    // The filter alone: false for an address the set surely does not hold.
+    [[gnu::always_inline]] bool mayContain(const void* address) const {
+        return __atomic_load_n(&m_filter[filterOf(address)], __ATOMIC_RELAXED) != 0;
     }
 
     // False when the address's bucket is full: the caller leaves the block unsampled and counts it

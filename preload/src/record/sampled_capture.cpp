@@ -71,6 +71,10 @@ bool startSampledCapture(uint64_t meanBytes, uint64_t seed, uint64_t slots) {
 
 uint64_t sampleSetSlots() { return s_slotCount; }
 
+void enableSampledShortcut(bool allocatorWatched) {
+    if (isSampling() && !allocatorWatched) g_sampledCapture.m_shortcut.store(true, std::memory_order_release);
+}
+
 void restartSamplingInForkChild(ThreadState& thread, bool seeded) {
     if (!isSampling() || seeded) return;
     thread.m_sampling.m_random ^= streamStart(sys::readTsc(), sys::processId());
