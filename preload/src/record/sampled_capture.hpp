@@ -44,7 +44,7 @@ bool crossedGap(ThreadState& thread, uint64_t size);
 // The hooks' shortcut, for an event that is provably no sample: the countdown and the filter,
 // and the hook forwards with a tail call, without a frame, InAllocator or a second look at the
 // thread (bench_alloc at a 512 KiB mean gap, callgrind: the hooks ran 107 instructions a
-// malloc/free pair before the shortcut, 34 with it; docs/BENCHMARKS.md). Anything else (a
+// malloc/free pair before the shortcut, 35 with it; docs/BENCHMARKS.md). Anything else (a
 // sample, a thread's first allocation, a sample's free, a thread inside the recorder) takes the
 // hook's full path, which finds the countdown as it was.
 [[gnu::always_inline]] inline bool shortcutOn() { return g_sampledCapture.m_shortcut.load(std::memory_order_acquire); }
