@@ -58,6 +58,19 @@ TEST_CASE("live sample set: a full bucket refuses, and nothing else is lost") {
     for (uint64_t value : kept) CHECK(!set.contains(address(value)));
 }
 
+TEST_CASE("live sample set: the filter passes a sample's 256 bytes and no other address of its 4 MiB") {
+    MappedSet mapped(1024);
+    LiveSampleSet& set = mapped.m_set;
+    const uint64_t sample = 0x5555'5500'0000 + 0x3'4560;
+    REQUIRE(set.insert(address(sample)));
+    uint64_t passed = 0;
+    for (uint64_t at = 0x5555'5500'0000; at < 0x5555'5540'0000; at += 16) passed += set.mayContain(address(at));
+    CHECK(passed == 256 / 16);  // the blocks that start in the sample's 256 bytes, and no others
+    CHECK(set.mayContain(address(sample)));
+    CHECK(set.remove(address(sample)));
+    CHECK(!set.mayContain(address(sample)));
+}
+
 TEST_CASE("live sample set: threads inserting and removing their own blocks at once") {
     MappedSet mapped(1 << 16);
     LiveSampleSet& set = mapped.m_set;

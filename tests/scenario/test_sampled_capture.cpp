@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "record/sample_gaps.hpp"
 #include "run_program.hpp"
 #include "timeline/read/log_reader.hpp"
 
@@ -99,6 +100,34 @@ TEST_CASE("sampled capture: the same seed samples the same allocations, another 
     const auto other = sequence(recordSampled({"sites"}, {{"MEMLOG_SAMPLE", "64K"}, {"MEMLOG_SAMPLE_SEED", "8"}}));
     CHECK(first == again);
     CHECK(first != other);
+}
+
+TEST_CASE("sampled capture: the samples are exactly the allocations whose bytes cross the seed's gaps") {
+    // sampled_sites' allocations in their order, counted down from the first thread's stream as
+    // the recorder does it (record/sampled_capture.cpp): the first allocation draws the first gap,
+    // a sample draws the next, the overshoot dropped. A hook that skipped the countdown, spent an
+    // allocation twice, or sampled at zero bytes left would pick other allocations.
+    std::vector<uint64_t> sizes;
+    sizes.insert(sizes.end(), 20000, 64);
+    sizes.insert(sizes.end(), 2000, 4096);
+    sizes.insert(sizes.end(), 20, 1 << 20);
+    sizes.insert(sizes.end(), 1000, 512);
+    const uint64_t mean = 65536;
+    uint64_t random = memlog::preload::streamStart(7, 0);
+    int64_t left = memlog::preload::drawGap(random, mean);
+    std::vector<uint64_t> expected;
+    for (const uint64_t size : sizes) {
+        left -= static_cast<int64_t>(size);
+        if (left > 0) continue;
+        expected.push_back(size);
+        left = memlog::preload::drawGap(random, mean);
+    }
+    const SampledRun run = recordSampled({"sites"}, {{"MEMLOG_SAMPLE", "64K"}, {"MEMLOG_SAMPLE_SEED", "7"}});
+    std::vector<uint64_t> sampled;
+    for (const Event& event : run.m_events)
+        if (event.m_kind == Kind::Malloc) sampled.push_back(event.m_size);
+    CHECK(expected.size() > 100);
+    CHECK(sampled == expected);
 }
 
 TEST_CASE("sampled capture: a sampled block reallocated in place and moved, ended by a shrink, and leaked") {

@@ -1,7 +1,8 @@
 // What every hook includes. A hook takes the same four steps (hooks/malloc.cpp shows them
 // best): bring the recorder up if it is not (start/start_up.hpp), forward unrecorded while the
 // thread is inside the recorder (m_busy), make the real call (start/real_functions.hpp, inside an
-// InAllocator for the allocator's), record it (record/events.hpp).
+// InAllocator for the allocator's), record it (record/events.hpp). Under sampled capture the
+// allocator's hooks take a shortcut before step 1 (hooks/malloc.cpp, step 0).
 #pragma once
 
 #include "record/events.hpp"

@@ -1,4 +1,6 @@
 // The C allocation entry points. Every hook takes the same steps:
+//   0. sampled capture's shortcut: an event that is surely no sample is forwarded at once, with
+//      a tail call (the countdown, or the filter of live samples; record/sampled_capture.hpp);
 //   1. not ready yet: bring the recorder up (or serve dlsym's calloc from the bootstrap pool);
 //   2. inside the recorder already (m_busy): forward, unrecorded;
 //   3. call the real function (marked InAllocator: what a watchpoint sees there is the
@@ -24,9 +26,10 @@ namespace {
 inline bool busy() { return t_state.m_busy; }
 
 // Each body takes the real function it forwards to, so that glibc's __libc_ names (below) run
-// the same steps as the public ones.
+// the same steps as the public ones. The four that step 0 leads to are out of line: inline, their
+// frame (six saved registers) would be built before the shortcut, on every event.
 template <auto Real>
-void* allocateBlock(size_t size) {
+[[gnu::noinline]] void* allocateBlock(size_t size) {
     if (!isReady() && !warmUp()) [[unlikely]]
         return bootstrap::allocate(size);
     void* result;
@@ -39,7 +42,7 @@ void* allocateBlock(size_t size) {
 }
 
 template <auto Real>
-void* allocateZeroed(size_t count, size_t size) {
+[[gnu::noinline]] void* allocateZeroed(size_t count, size_t size) {
     if (!isReady() && !warmUp()) [[unlikely]] {
         size_t bytes;
         return __builtin_mul_overflow(count, size, &bytes) ? nullptr : bootstrap::allocate(bytes);
@@ -54,7 +57,7 @@ void* allocateZeroed(size_t count, size_t size) {
 }
 
 template <auto Real>
-void releaseBlock(void* pointer) {
+[[gnu::noinline]] void releaseBlock(void* pointer) {
     if (!pointer || bootstrap::owns(pointer)) return;
     if (!isReady() && !warmUp()) [[unlikely]]
         return;  // cannot happen: nothing but the pool exists before the real functions
@@ -66,7 +69,7 @@ void releaseBlock(void* pointer) {
 // realloc and reallocarray share this. glibc's reallocarray calls realloc through the PLT, so
 // reallocarray forwards to the real realloc itself: otherwise it would be recorded twice.
 template <auto Real>
-void* resize(Kind kind, void* old, size_t size) {
+[[gnu::noinline]] void* resize(Kind kind, void* old, size_t size) {
     if (!isReady() && !warmUp()) [[unlikely]] {
         void* fresh = bootstrap::allocate(size);
         if (fresh && old) std::memcpy(fresh, old, bootstrap::usableSize(old) < size ? bootstrap::usableSize(old) : size);
@@ -125,13 +128,40 @@ using R = RealFunctions;
 
 }  // namespace
 
-MEMLOG_EXPORT void* malloc(size_t size) { return allocateBlock<&R::malloc>(size); }
+// Step 0 for malloc, calloc, free and realloc; the rarer entry points take the full path.
+MEMLOG_EXPORT void* malloc(size_t size) {
+    if (shortcutOn()) [[likely]] {
+        ThreadState& thread = t_state;
+        if (thread.m_busy || spendUnsampled(thread, size)) return g_real.malloc(size);
+    }
+    return allocateBlock<&R::malloc>(size);
+}
 // The recorder's own malloc, whichever malloc the program's calls bind to (start/real_functions.cpp).
 extern "C" __attribute__((visibility("hidden"), alias("malloc"), malloc, alloc_size(1))) void* memlog_own_malloc(
     size_t size) noexcept;
-MEMLOG_EXPORT void* calloc(size_t count, size_t size) { return allocateZeroed<&R::calloc>(count, size); }
-MEMLOG_EXPORT void free(void* pointer) { releaseBlock<&R::free>(pointer); }
-MEMLOG_EXPORT void* realloc(void* old, size_t size) { return resize<&R::realloc>(Kind::Realloc, old, size); }
+MEMLOG_EXPORT void* calloc(size_t count, size_t size) {
+    size_t bytes;
+    if (shortcutOn() && !__builtin_mul_overflow(count, size, &bytes)) [[likely]] {
+        ThreadState& thread = t_state;
+        if (thread.m_busy || spendUnsampled(thread, bytes)) return g_real.calloc(count, size);
+    }
+    return allocateZeroed<&R::calloc>(count, size);
+}
+// The filter may pass a null pointer (the real free ignores it) or a block of the bootstrap pool,
+// which is asked about after the filter: one load tells most blocks apart.
+MEMLOG_EXPORT void free(void* pointer) {
+    if (shortcutOn() && surelyUnsampled(pointer) && !bootstrap::owns(pointer)) [[likely]]
+        return g_real.free(pointer);
+    releaseBlock<&R::free>(pointer);
+}
+// The old block surely no sample and the new one no sample either: nothing for the log.
+MEMLOG_EXPORT void* realloc(void* old, size_t size) {
+    if (shortcutOn() && surelyUnsampled(old) && !bootstrap::owns(old)) [[likely]] {
+        ThreadState& thread = t_state;
+        if (thread.m_busy || spendUnsampled(thread, size)) return g_real.realloc(old, size);
+    }
+    return resize<&R::realloc>(Kind::Realloc, old, size);
+}
 
 MEMLOG_EXPORT void* reallocarray(void* old, size_t count, size_t size) {
     size_t bytes;

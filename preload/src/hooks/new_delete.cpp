@@ -41,18 +41,40 @@ void* allocateOrHandle(size_t size, size_t alignment, bool nothrow) {
     }
 }
 
-void* newBlock(Kind kind, size_t size, size_t alignment, bool nothrow) {
+// The full paths, out of line: the shortcut (below) is then not behind their frames.
+[[gnu::noinline]] void* newRecordedBlock(Kind kind, size_t size, size_t alignment, bool nothrow) {
     void* result = allocateOrHandle(size, alignment, nothrow);
     if (result && !t_state.m_busy) recordAllocation(kind, result, size, alignment);
     return result;
 }
 
-void deleteBlock(Kind kind, void* pointer, size_t alignment) {
+[[gnu::noinline]] void deleteRecordedBlock(Kind kind, void* pointer, size_t alignment) {
     if (!pointer) return;
     if (!isReady()) ensureReady();
     if (!t_state.m_busy) recordRelease(kind, pointer, 0, alignment);
     InAllocator inside;
     g_real.free(pointer);
+}
+
+// Sampled capture's shortcut (hooks/malloc.cpp, step 0): an unaligned block that is no sample is
+// the real malloc's (a failure goes on to the new_handler loop, its bytes already counted), and
+// a block surely no sample goes straight to the real free (a null pointer too: it ignores it).
+[[gnu::always_inline]] inline void* newBlock(Kind kind, size_t size, size_t alignment, bool nothrow) {
+    if (alignment == 0 && shortcutOn()) [[likely]] {
+        ThreadState& thread = t_state;
+        if (thread.m_busy || spendUnsampled(thread, size)) {
+            if (void* result = g_real.malloc(size ? size : 1)) [[likely]]
+                return result;
+            return allocateOrHandle(size, 0, nothrow);
+        }
+    }
+    return newRecordedBlock(kind, size, alignment, nothrow);
+}
+
+[[gnu::always_inline]] inline void deleteBlock(Kind kind, void* pointer, size_t alignment) {
+    if (shortcutOn() && surelyUnsampled(pointer)) [[likely]]
+        return g_real.free(pointer);
+    deleteRecordedBlock(kind, pointer, alignment);
 }
 
 constexpr size_t alignOf(std::align_val_t alignment) { return static_cast<size_t>(alignment); }

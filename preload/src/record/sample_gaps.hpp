@@ -15,6 +15,13 @@ inline uint64_t nextRandom(uint64_t& state) {
     return z ^ (z >> 31);
 }
 
+// The n-th thread's stream: the seed and n mixed, so that neighbouring seeds and threads draw
+// unrelated gaps.
+inline uint64_t streamStart(uint64_t seed, uint64_t ordinal) {
+    uint64_t state = seed ^ (ordinal * 0xd1b5'4a32'd192'ed03ull);
+    return nextRandom(state);
+}
+
 // -ln(u) for u in (0, 1]: u = 2^e * m with m in [1, 2), ln m = 2 atanh((m - 1) / (m + 1)).
 constexpr double negativeLog(double u) {
     int exponent = 0;

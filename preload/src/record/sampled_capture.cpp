@@ -19,13 +19,6 @@ namespace {
 
 constinit uint64_t s_slotCount = 0;
 
-// The n-th thread's stream: the seed and n mixed, so that neighbouring seeds and threads draw
-// unrelated gaps.
-uint64_t streamStart(uint64_t seed, uint64_t ordinal) {
-    uint64_t state = seed ^ (ordinal * 0xd1b5'4a32'd192'ed03ull);
-    return nextRandom(state);
-}
-
 }  // namespace
 
 bool crossedGap(ThreadState& thread, uint64_t size) {
@@ -77,6 +70,10 @@ bool startSampledCapture(uint64_t meanBytes, uint64_t seed, uint64_t slots) {
 }
 
 uint64_t sampleSetSlots() { return s_slotCount; }
+
+void enableSampledShortcut(bool allocatorWatched) {
+    if (isSampling() && !allocatorWatched) g_sampledCapture.m_shortcut.store(true, std::memory_order_release);
+}
 
 void restartSamplingInForkChild(ThreadState& thread, bool seeded) {
     if (!isSampling() || seeded) return;

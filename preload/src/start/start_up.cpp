@@ -94,6 +94,11 @@ void initialize() {
         stopWatching();
         stopSampler();
     }
+    // Last: a hook that takes the shortcut finds everything above in place.
+    const format::AccessSampler ticks = origin.m_accessSampler;
+    enableSampledShortcut(g_traceMarkers || g_watching.load(std::memory_order_relaxed) ||
+                          ticks == format::AccessSampler::TickPerfClock ||
+                          ticks == format::AccessSampler::TickThreadTimers);
 }
 
 }  // namespace
