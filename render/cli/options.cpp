@@ -171,10 +171,10 @@ constexpr Row kOptions[] = {
      .m_choices = "time|events|instructions",
      .m_valueName = "AXIS",
      .m_help = "x axis: time since the recording started; events (the recorder's global sequence); or "
-               "instructions, a full trace's only (memlog run --full-trace): the guest instructions the "
-               "program's threads had run, summed over them, the program's own time where Valgrind's wall "
-               "clock runs 30-100x slow and goes on while the program sleeps. Default: instructions for a "
-               "full trace, else time"},
+               "instructions, a full trace's only (memlog run --full-trace; not an imported one): the "
+               "guest instructions the program's threads had run, summed over them, the program's own time "
+               "where Valgrind's wall clock runs 30-100x slow and goes on while the program sleeps. Default: "
+               "instructions for such a trace, else time"},
     {.m_name = "--range",
      .m_kind = Kind::Text,
      .m_valueName = "FROM:TO",
@@ -465,13 +465,14 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
     return options;
 }
 
-std::string resolveAxis(TimelineOptions& options, bool fullTrace) {
+std::string resolveAxis(TimelineOptions& options, bool countsInstructions) {
     timeline::XAxis& axis = options.m_report.m_axis;
-    axis = options.m_axis.value_or(fullTrace && options.m_compare.empty() ? timeline::XAxis::Instructions
-                                                                          : timeline::XAxis::Time);
-    if (axis == timeline::XAxis::Instructions && !fullTrace)
+    axis = options.m_axis.value_or(countsInstructions && options.m_compare.empty() ? timeline::XAxis::Instructions
+                                                                                   : timeline::XAxis::Time);
+    if (axis == timeline::XAxis::Instructions && !countsInstructions)
         return "--x instructions: " + options.m_log +
-               " is not a full trace (memlog run --full-trace records one): draw it with --x time or --x events";
+               " carries no instruction counts (memlog run --full-trace records them; an imported trace and one"
+               " of Valgrind's lackey have none): draw it with --x time or --x events";
     return "";
 }
 

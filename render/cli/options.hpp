@@ -56,9 +56,9 @@ struct TimelineOptions {
 TimelineOptions parseOptions(const std::vector<std::string>& arguments);
 
 // The report's x axis: --x, else the log's own: a full trace's instructions (the program's time,
-// not Valgrind's), else time; `fullTrace` says which the log is. An empty string, or why --x
-// cannot serve the log (instructions on a log that is not a full trace).
-std::string resolveAxis(TimelineOptions& options, bool fullTrace);
+// not Valgrind's), else time; `countsInstructions`: the log is a full trace of memlog's tool, whose
+// accesses carry instruction counts. An empty string, or why --x cannot serve the log.
+std::string resolveAxis(TimelineOptions& options, bool countsInstructions);
 
 // One line on stderr, "memtimeline: <message>"; returns 2.
 int fail(const std::string& message);

@@ -192,10 +192,12 @@ void TimelineWindow::nextAxis() {
         return;
     }
     const XAxis from = m_state.m_axis;
-    const bool fullTrace = log().m_model.summary().m_accessSampler == format::AccessSampler::FullTrace;
-    const XAxis to = from == XAxis::Time                ? XAxis::Events
-                     : from == XAxis::Events && fullTrace ? XAxis::Instructions
-                                                          : XAxis::Time;
+    // Instructions: a full trace of memlog's tool (an imported or a lackey trace counts none).
+    const bool counted = log().m_model.summary().m_accessSampler == format::AccessSampler::FullTrace &&
+                         log().m_reader && log().m_reader->hasTraceStreams();
+    const XAxis to = from == XAxis::Time              ? XAxis::Events
+                     : from == XAxis::Events && counted ? XAxis::Instructions
+                                                        : XAxis::Time;
     if (timeline::clockOf(to) != log().m_model.clock()) {
         m_axisToCome = to;
         m_log.read(to, m_state.m_colourBy, SDL_GetTicks());

@@ -3,6 +3,8 @@
 // program's instructions see the work; memtimeline draws either, instructions by default.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -108,11 +110,47 @@ TEST_CASE("memtimeline --x instructions refuses a log that is not a full trace")
     const Outcome refused = memtimeline({recorded.m_logs[0], "--export", picture, "--x", "instructions"});
     CHECK(refused.m_exitStatus == 2);
     CHECK(refused.m_stderr == "memtimeline: --x instructions: " + recorded.m_logs[0] +
-                                  " is not a full trace (memlog run --full-trace records one): draw it with --x "
-                                  "time or --x events\n");
+                                  " carries no instruction counts (memlog run --full-trace records them; an "
+                                  "imported trace and one of Valgrind's lackey have none): draw it with --x time or "
+                                  "--x events\n");
     CHECK_FALSE(fs::exists(picture));
     // Without --x the same log is drawn on time.
     CHECK(memtimeline({recorded.m_logs[0], "--export", picture}).m_exitStatus == 0);
     CHECK(fs::exists(picture));
     fs::remove_all(recorded.m_directory);
+}
+
+TEST_CASE("an imported trace is a full trace without instruction counts: drawn on time, --x instructions refused") {
+    const fs::path directory = fs::temp_directory_path() / ("memlog-imported-axis-" + std::to_string(getpid()));
+    fs::create_directories(directory);
+    const std::string trace = (directory / "t.din").string(), log = (directory / "t.memlog").string();
+    std::ofstream(trace) << "0 1000 8\n1 1008 8\n0 1010 4\n";
+    REQUIRE(runMemlog({"import", trace, "-o", log}).m_exitStatus == 0);
+    const std::string picture = (directory / "t.png").string();
+    // Instructions by default would put every access at 0: time it is.
+    const Outcome drawn = memtimeline({log, "--export", picture});
+    INFO(drawn.m_stderr);
+    CHECK(drawn.m_exitStatus == 0);
+    CHECK(fs::exists(picture));
+    fs::remove(picture);
+    const Outcome refused = memtimeline({log, "--export", picture, "--x", "instructions"});
+    CHECK(refused.m_exitStatus == 2);
+    CHECK(refused.m_stderr.find("carries no instruction counts") != std::string::npos);
+    CHECK_FALSE(fs::exists(picture));
+    fs::remove_all(directory);
+}
+
+TEST_CASE("a full trace of format 4 (Valgrind's lackey) counted no instructions: drawn on time") {
+    const fs::path directory = fs::temp_directory_path() / ("memlog-lackey-axis-" + std::to_string(getpid()));
+    fs::create_directories(directory);
+    const std::string log = (directory / "mm_full.memlog").string(), picture = (directory / "mm.png").string();
+    const std::string fixture = std::string(MEMLOG_TEST_SOURCE_DIR) + "/tests/golden/logs/mm_full.memlog.gz";
+    REQUIRE(runWithoutRecorder({"/bin/sh", "-c", "gzip -dc '" + fixture + "' > '" + log + "'"}).m_exitStatus == 0);
+    REQUIRE(timeline::LogReader(log).header().m_version == 4);
+    CHECK(memtimeline({log, "--export", picture, "--size", "800x500"}).m_exitStatus == 0);
+    CHECK(fs::exists(picture));
+    const Outcome refused = memtimeline({log, "--export", picture, "--x", "instructions"});
+    CHECK(refused.m_exitStatus == 2);
+    CHECK(refused.m_stderr.find("carries no instruction counts") != std::string::npos);
+    fs::remove_all(directory);
 }

@@ -156,6 +156,12 @@ uint32_t LogReader::threadCount() const {
         if (!m_impl->leftOut(cursor)) threads.insert(cursor.m_tid);
     return static_cast<uint32_t>(threads.size());
 }
+bool LogReader::hasTraceStreams() const {
+    if (m_impl->m_header.m_version < 5) return false;
+    for (const ThreadCursor& cursor : m_impl->m_threads)
+        if (cursor.m_stream == format::kTraceStream) return true;
+    return false;
+}
 uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }
 uint64_t LogReader::lastTsc() const { return m_impl->m_lastTsc; }
 std::optional<std::string> LogReader::whatWasSkipped() const {
