@@ -115,8 +115,8 @@ TEST_CASE("sample estimates: the estimator weights each block, follows the live 
     CHECK(totals.m_peak.m_value == Approx(1024 / p1024 + 8192 / p8192 + 4096));
     CHECK(totals.m_leaked.m_value == Approx(1024 / p1024 + 4096 + 512 / p512));
     REQUIRE(metrics.size() == 4);
-    CHECK(metrics[1].m_calls == std::llround(1 / p1024 + 1 / p512));
-    CHECK(metrics[2].m_peakBytes == std::llround(8192 / p8192));
+    CHECK(metrics[1].m_calls == static_cast<uint64_t>(std::llround(1 / p1024 + 1 / p512)));
+    CHECK(metrics[2].m_peakBytes == static_cast<uint64_t>(std::llround(8192 / p8192)));
     CHECK(metrics[2].m_leakedBytes == 0);
     CHECK(metrics[3].m_bytes == 4096);
     CHECK(estimates[3].m_bytes.m_low == 4096);  // a mapping is always recorded: exact
