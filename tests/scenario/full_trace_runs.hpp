@@ -101,6 +101,7 @@ struct AccessRow {
     uint64_t m_blockSeq = 0;  // 0: not in a block
     uint64_t m_offset = 0;
     std::string m_site;  // with `symbolize`: the function of the accessing instruction
+    uint64_t m_instructions = 0;  // a full trace of memlog's tool: the thread's count up to it
 };
 
 // One heap event of `memlog dump --csv`.
@@ -140,9 +141,9 @@ inline std::vector<AccessRow> dumpedAccesses(const std::string& log, bool symbol
     std::getline(in, line);  // the header
     while (std::getline(in, line)) {
         const auto c = csvCells(line);
-        if (c.size() < 13) continue;
+        if (c.size() < 14) continue;
         rows.push_back({number(c[0]), static_cast<uint32_t>(number(c[2])), c[3], number(c[4]), number(c[5]), c[6],
-                        number(c[7]), number(c[8]), c.size() > 13 ? c[13] : std::string()});
+                        number(c[7]), number(c[8]), c.size() > 14 ? c[14] : std::string(), number(c[13])});
     }
     return rows;
 }

@@ -77,11 +77,12 @@ TEST_CASE("full trace: N writes then N reads of an array are counted exactly, ea
     CHECK(reads == 1000);
     CHECK(outside == 0);
     CHECK(lastWrite < firstRead);
-    // The same in the CSV a user reads: source "trace".
+    // The same in the CSV a user reads: source "trace", with the thread's instruction count.
     const Outcome dumped = memlogRun({"dump", outcome.m_logs[0], "--accesses", "--csv"});
     CHECK(dumped.m_exitStatus == 0);
-    CHECK(dumped.m_stdout.find(",trace\n") != std::string::npos);
-    CHECK(dumped.m_stdout.find(",tick\n") == std::string::npos);
+    CHECK(dumped.m_stdout.find(",trace,") != std::string::npos);
+    CHECK(dumped.m_stdout.find(",trace,\n") == std::string::npos);  // never without its count
+    CHECK(dumped.m_stdout.find(",tick,") == std::string::npos);
     fs::remove_all(outcome.m_directory);
 }
 
@@ -154,6 +155,12 @@ TEST_CASE("full trace: each access carries its thread's instruction count, one m
     // rep movsb's 100 steps among them, each counted as Valgrind runs it: once a step).
     for (int i = 2; i < rounds; ++i) CHECK(loads[i] - loads[i - 1] == loads[1] - loads[0]);
     CHECK(loads[1] - loads[0] > 100);
+    // memlog dump --accesses gives each access its count.
+    std::vector<uint64_t> dumpedLoads;
+    for (const AccessRow& row : dumpedAccesses(outcome.m_logs[0]))
+        if (row.m_kind == "read" && row.m_offset == 0 && row.m_size == 1 && row.m_region == "heap")
+            dumpedLoads.push_back(row.m_instructions);
+    CHECK(dumpedLoads == loads);
     fs::remove_all(outcome.m_directory);
 }
 

@@ -125,11 +125,11 @@ TEST_CASE("access samples: stat counts them by kind and place, dump --accesses -
     const Result dump = runMemlog("dump " + path + " --accesses --csv");
     CHECK(dump.m_status == 0);
     CHECK(dump.m_stdout ==
-          "seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source\n"
-          "2,2000,12,write,0x1010,8,heap,1,16,,0x402010,3,tick\n"
-          "4,4000,12,read,0x1058,8,heap,1,88,,0x401058,0,tick\n"
-          "5,5000,12,read,0x7ff800,8,stack,,,,0x401800,0,tick\n"
-          "7,7000,12,write,0x1010,8,freed,1,16,,0x402010,0,tick\n");
+          "seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source,instructions\n"
+          "2,2000,12,write,0x1010,8,heap,1,16,,0x402010,3,tick,\n"
+          "4,4000,12,read,0x1058,8,heap,1,88,,0x401058,0,tick,\n"
+          "5,5000,12,read,0x7ff800,8,stack,,,,0x401800,0,tick,\n"
+          "7,7000,12,write,0x1010,8,freed,1,16,,0x402010,0,tick,\n");
     // The heap events are not in it, and the plain dump has no samples.
     CHECK(runMemlog("dump " + path + " --csv").m_stdout.find("read") == std::string::npos);
 
@@ -146,7 +146,7 @@ TEST_CASE("a log recorded without access sampling says the sampler was off") {
     CHECK(runMemlog("stat " + path + " --json").m_stdout.find("\"access_sampler\":\"off\",\"access_rate\":0,"
                                                               "\"access_samples\":0") != std::string::npos);
     CHECK(runMemlog("dump " + path + " --accesses --csv").m_stdout ==
-          "seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source\n");
+          "seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source,instructions\n");
     unlink(path.c_str());
 }
 

@@ -37,7 +37,8 @@ ended; old_addr names it.
 )",
     .m_options = kOptions,
     .m_notes = R"(The rows of --accesses: seq,time_ns,tid,kind,addr,size,region,block_seq,
-offset,symbol,ip,stack_id,source with kind read, write or readwrite; addr the
+offset,symbol,ip,stack_id,source,instructions with kind read, write or
+readwrite; addr the
 first byte accessed and size the bytes; region heap (a block live there at that
 moment), global (inside a loaded object: symbol names it), stack (a thread's
 stack), freed (a block freed there and not handed out again: a use after free),
@@ -47,7 +48,9 @@ never placed in a block) or other; block_seq the sequence number of the block's
 allocation; offset addr minus the start of the block or of the global, in bytes
 (empty elsewhere; a global without a symbol: its object's name and the offset
 in it); ip the accessing instruction (for source watchpoint, the one after it);
-source tick or watchpoint.
+source tick, watchpoint or trace (a full trace: every access); instructions,
+in a trace of memlog run --full-trace, the accessing thread's guest instructions
+up to and including this one (empty elsewhere: an imported trace counts none).
 )"};
 
 // The rows of --accesses: each sample with where it fell, in sequence order.
@@ -75,15 +78,19 @@ public:
         }
         const char* kind = format::accessKindName(a.m_kind);
         const char* source = format::accessSourceName(a.m_source);
+        // A count of 0 is none: the first instruction of a thread is its first.
+        const std::string instructions = a.m_instructions ? std::to_string(a.m_instructions) : std::string();
         if (m_csv)
-            std::printf("%" PRIu64 ",%" PRIu64 ",%u,%s,0x%" PRIx64 ",%" PRIu64 ",%s,%s,%s,%s,0x%" PRIx64 ",%u,%s",
+            std::printf("%" PRIu64 ",%" PRIu64 ",%u,%s,0x%" PRIx64 ",%" PRIu64 ",%s,%s,%s,%s,0x%" PRIx64 ",%u,%s,%s",
                         a.m_seq, a.m_timeNs, a.m_tid, kind, a.m_addr, a.m_size, timeline::regionName(where.m_region),
-                        blockSeq.c_str(), offset.c_str(), csvField(symbol).c_str(), a.m_ip, a.m_stack, source);
+                        blockSeq.c_str(), offset.c_str(), csvField(symbol).c_str(), a.m_ip, a.m_stack, source,
+                        instructions.c_str());
         else
             std::printf("%10" PRIu64 " %14" PRIu64 " %8u %-9s 0x%016" PRIx64 " %5" PRIu64
-                        " %-6s %10s %10s %-20s 0x%016" PRIx64 " %8u %s",
+                        " %-6s %10s %10s %-20s 0x%016" PRIx64 " %8u %-10s %12s",
                         a.m_seq, a.m_timeNs, a.m_tid, kind, a.m_addr, a.m_size, timeline::regionName(where.m_region),
-                        blockSeq.c_str(), offset.c_str(), symbol.c_str(), a.m_ip, a.m_stack, source);
+                        blockSeq.c_str(), offset.c_str(), symbol.c_str(), a.m_ip, a.m_stack, source,
+                        instructions.c_str());
         if (m_symbolize) {
             // The accessing function: the instruction's own innermost source frame.
             const auto& frames = m_names.instruction(a.m_ipAfter ? a.m_ip - 1 : a.m_ip);
@@ -166,12 +173,13 @@ int dumpCommand(const Arguments& arguments) {
             openLog(path, {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::Every});
         if (accesses) {
             if (csv)
-                std::printf("seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source%s\n",
-                            symbolize ? ",site" : "");
+                std::printf(
+                    "seq,time_ns,tid,kind,addr,size,region,block_seq,offset,symbol,ip,stack_id,source,instructions%s\n",
+                    symbolize ? ",site" : "");
             else
-                std::printf("%10s %14s %8s %-9s %18s %5s %-6s %10s %10s %-20s %18s %8s %s%s\n", "seq", "time_ns", "tid",
-                            "kind", "addr", "size", "region", "block_seq", "offset", "symbol", "ip", "stack", "source",
-                            symbolize ? "  site" : "");
+                std::printf("%10s %14s %8s %-9s %18s %5s %-6s %10s %10s %-20s %18s %8s %-10s %12s%s\n", "seq",
+                            "time_ns", "tid", "kind", "addr", "size", "region", "block_seq", "offset", "symbol", "ip",
+                            "stack", "source", "instructions", symbolize ? "  site" : "");
             AccessRows rows(csv, symbolize, log.names());
             timeline::summarize(log.reader(), {}, &rows);
             return std::fflush(stdout) == 0 ? 0 : 1;
