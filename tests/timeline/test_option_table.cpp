@@ -204,3 +204,21 @@ TEST_CASE("option rows: reading one value by kind, and saying what is expected")
           "0.5 4 0.125");
     static_assert(options::defaultValue(Row{.m_name = "x", .m_kind = Kind::Count, .m_default = "64"}).m_number == 64);
 }
+
+TEST_CASE("option table: an option a command cannot do without is refused when absent or empty, in its words") {
+    constexpr Row kRequired[] = {
+        {.m_name = "--output",
+         .m_short = "-o",
+         .m_kind = Kind::Path,
+         .m_valueName = "FILE",
+         .m_whenMissing = "where to? (-o FILE)"},
+    };
+    const timeline::CommandSyntax syntax{.m_usage = "test LOG -o FILE", .m_about = "", .m_options = kRequired};
+    auto mistakeOf = [&](std::vector<std::string> arguments) {
+        return timeline::parseOptions(syntax, arguments).m_error;
+    };
+    CHECK(mistakeOf({"a.memlog"}) == "where to? (-o FILE)");
+    CHECK(mistakeOf({"a.memlog", "-o", ""}) == "where to? (-o FILE)");
+    CHECK(mistakeOf({"a.memlog", "-o", "out.pb"}).empty());
+    CHECK(mistakeOf({}) == "which log?");  // a missing operand is said first
+}

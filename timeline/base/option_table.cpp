@@ -199,6 +199,11 @@ struct OptionReader {
                 result.m_error = std::string(given.m_row->m_name) + " goes with " + given.m_row->m_needs;
                 return result;
             }
+        for (const Row& row : syntax.m_options)
+            if (row.m_whenMissing && parsed.text(row.m_name).empty()) {
+                result.m_error = row.m_whenMissing;
+                return result;
+            }
         return result;
     }
 };

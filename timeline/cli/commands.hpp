@@ -78,13 +78,15 @@ constexpr options::Row topRow(const char* byDefault, const char* help) {
     return {
         .m_name = "--top", .m_kind = options::Kind::Count, .m_default = byDefault, .m_valueName = "N", .m_help = help};
 }
-// -o, --output FILE: where a command writes what it made.
-constexpr options::Row outputRow(const char* valueName, const char* help) {
+// -o, --output FILE: where a command writes what it made; `whenMissing` refuses its absence
+// ("where to? (-o FILE)").
+constexpr options::Row outputRow(const char* valueName, const char* help, const char* whenMissing) {
     return {.m_name = "--output",
             .m_short = "-o",
             .m_kind = options::Kind::Path,
             .m_valueName = valueName,
-            .m_help = help};
+            .m_help = help,
+            .m_whenMissing = whenMissing};
 }
 inline constexpr options::Row kSuppressionsRow{
     .m_name = "--suppressions",

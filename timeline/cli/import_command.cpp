@@ -10,7 +10,7 @@ namespace memlog::cli {
 namespace {
 
 constexpr options::Row kOptions[] = {
-    outputRow("OUT", "the log to write (replaced if it exists)"),
+    outputRow("OUT", "the log to write (replaced if it exists)", "where to? (-o OUT.memlog)"),
 };
 
 constexpr timeline::CommandSyntax kSyntax{
@@ -39,7 +39,6 @@ int importCommand(const Arguments& arguments) {
     if (line.m_exit >= 0) return line.m_exit;
     const std::string& input = line.m_options.operands()[0];
     const std::string output = line.m_options.text("--output");
-    if (output.empty()) return usageError("import: where to? (-o OUT.memlog)", "Try 'memlog import --help'.");
     try {
         const timeline::DineroImport imported = timeline::importDinero(input, output);
         std::fprintf(stderr, "memlog: %s: %s reads and %s writes (%s other references left out) into %s\n",

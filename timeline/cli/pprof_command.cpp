@@ -21,7 +21,7 @@ const char* momentMistake(const char* text) {
 }
 
 constexpr options::Row kOptions[] = {
-    outputRow("FILE", "the profile to write (replaced if it exists; - for stdout)"),
+    outputRow("FILE", "the profile to write (replaced if it exists; - for stdout)", "where to? (-o FILE)"),
     {.m_name = "--at",
      .m_kind = options::Kind::Text,
      .m_default = "end",
@@ -76,10 +76,6 @@ PprofArguments parsePprofArguments(const Arguments& arguments) {
     if (parsed.m_exit >= 0) return parsed;
     parsed.m_log = line.m_options.operands()[0];
     parsed.m_output = line.m_options.text("--output");
-    if (parsed.m_output.empty()) {
-        parsed.m_exit = usageError("pprof: where to? (-o FILE)", "Try 'memlog pprof --help'.");
-        return parsed;
-    }
     const std::string at = line.m_options.text("--at");
     if (at == "peak")
         parsed.m_at.m_kind = timeline::ProfileMoment::Kind::Peak;

@@ -10,7 +10,7 @@ namespace memlog::cli {
 namespace {
 
 constexpr options::Row kOptions[] = {
-    outputRow("FILE", "the file to write (replaced if it exists; - for stdout)"),
+    outputRow("FILE", "the file to write (replaced if it exists; - for stdout)", "where to? (-o FILE.json)"),
 };
 
 constexpr timeline::CommandSyntax kSyntax{
@@ -35,40 +35,24 @@ whatever the log's.
 written), 1 the file cannot be written.
 )"};
 
-struct TraceEventArguments {
-    std::string m_log, m_output;
-    int m_exit = -1;  // >= 0: stop and exit with this (help printed, or a usage error)
-};
-
-TraceEventArguments parseTraceEventArguments(const Arguments& arguments) {
-    TraceEventArguments parsed;
-    const CommandLine line = readCommandLine("trace-events", kSyntax, arguments);
-    parsed.m_exit = line.m_exit;
-    if (parsed.m_exit >= 0) return parsed;
-    parsed.m_log = line.m_options.operands()[0];
-    parsed.m_output = line.m_options.text("--output");
-    if (parsed.m_output.empty())
-        parsed.m_exit = usageError("trace-events: where to? (-o FILE.json)", "Try 'memlog trace-events --help'.");
-    return parsed;
-}
-
 }  // namespace
 
 int traceEventsCommand(const Arguments& arguments) {
-    const TraceEventArguments parsed = parseTraceEventArguments(arguments);
-    if (parsed.m_exit >= 0) return parsed.m_exit;
+    const CommandLine line = readCommandLine("trace-events", kSyntax, arguments);
+    if (line.m_exit >= 0) return line.m_exit;
+    const std::string& path = line.m_options.operands()[0];
     timeline::TraceEvents events;
     try {
-        timeline::OpenedLog log = openLog(
-            parsed.m_log, {.m_ownWalk = [&](timeline::LogReader& reader, const std::function<void(double)>& progress) {
-                events = timeline::traceEvents(reader, {}, progress);
-            }});
+        timeline::OpenedLog log =
+            openLog(path, {.m_ownWalk = [&](timeline::LogReader& reader, const std::function<void(double)>& progress) {
+                        events = timeline::traceEvents(reader, {}, progress);
+                    }});
     } catch (const timeline::LogError& error) {
         std::fprintf(stderr, "memlog: %s\n", error.what());
         return 2;
     }
     // Written only once whole: a log that cannot be read leaves no file behind.
-    return writeOutput(parsed.m_output, events.m_json);
+    return writeOutput(line.m_options.text("--output"), events.m_json);
 }
 
 }  // namespace memlog::cli

@@ -35,6 +35,9 @@ struct Row {
     // A composite Text value (WxH, FROM:TO): why the value is not one, nullptr when it is.
     const char* (*m_check)(const char* value) = nullptr;
     const char* m_needs = nullptr;  // an option that must be given with this one ("--array")
+    // An option the command cannot do without: the mistake said when it is not given, or given
+    // empty ("where to? (-o FILE)").
+    const char* m_whenMissing = nullptr;
     bool m_repeatable = false;  // every value kept (--cursor); else the last one given counts
     bool m_valueOptional = false;  // the next argument is the value unless it starts with '-'
 };
