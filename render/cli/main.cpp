@@ -101,11 +101,6 @@ std::optional<uint64_t> onAxis(const XValue& value, timeline::XAxis axis, const 
     return value.m_value;
 }
 
-// A full trace with its instruction counts: what the instruction axis needs.
-bool countsInstructions(const timeline::LogReader& reader) {
-    return reader.header().m_accessSampler == format::AccessSampler::FullTrace && reader.hasTraceStreams();
-}
-
 // The parts of the log every picture needs: a cache, and a working set, need every access, and
 // a log without them is refused before it is read.
 timeline::OpenedLog::Parts pictureParts(const TimelineOptions& options) {
@@ -168,7 +163,7 @@ int runWindow(TimelineOptions& options) {
         // version or chunks.
         const timeline::OpenedLog check(options.m_log, pictureParts(options));
         if (!check.refusal().empty()) return refused(options, options.m_log, check.refusal());
-        if (const std::string problem = resolveAxis(options, countsInstructions(check.reader())); !problem.empty())
+        if (const std::string problem = resolveAxis(options, check.reader().countsInstructions()); !problem.empty())
             return fail(problem);
     }
     render::WindowOptions window;
@@ -317,7 +312,7 @@ int run(TimelineOptions& options) {
     if (options.m_array) return runArrayPage(options, output);
     if (!options.m_compare.empty()) return runCompare(options, output);
     render::ReportOptions& report = options.m_report;
-    if (const std::string problem = resolveAxis(options, countsInstructions(timeline::LogReader(options.m_log)));
+    if (const std::string problem = resolveAxis(options, timeline::LogReader(options.m_log).countsInstructions());
         !problem.empty())
         return fail(problem);
     ReportedLog read = readForReport(options.m_log, options, report);

@@ -192,10 +192,8 @@ void TimelineWindow::nextAxis() {
         return;
     }
     const XAxis from = m_state.m_axis;
-    // Instructions: a full trace of memlog's tool (an imported or a lackey trace counts none).
-    const bool counted = log().m_model.summary().m_accessSampler == format::AccessSampler::FullTrace &&
-                         log().m_reader && log().m_reader->hasTraceStreams();
-    const XAxis to = from == XAxis::Time              ? XAxis::Events
+    const bool counted = log().m_reader && log().m_reader->countsInstructions();
+    const XAxis to = from == XAxis::Time                ? XAxis::Events
                      : from == XAxis::Events && counted ? XAxis::Instructions
                                                         : XAxis::Time;
     if (timeline::clockOf(to) != log().m_model.clock()) {
@@ -212,7 +210,8 @@ void TimelineWindow::nextAxis() {
     m_state.m_cursors.clear();  // cursors are in the old axis' units
     resetView();
     if (!whole && to == XAxis::Events)
-        m_view->showX(static_cast<double>(model.seqAtTime(shown.m_from)), static_cast<double>(model.seqAtTime(shown.m_to)));
+        m_view->showX(static_cast<double>(model.seqAtTime(shown.m_from)),
+                      static_cast<double>(model.seqAtTime(shown.m_to)));
 }
 
 // --- preparing the frame context ---------------------------------------------------------------

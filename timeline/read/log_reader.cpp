@@ -156,8 +156,9 @@ uint32_t LogReader::threadCount() const {
         if (!m_impl->leftOut(cursor)) threads.insert(cursor.m_tid);
     return static_cast<uint32_t>(threads.size());
 }
-bool LogReader::hasTraceStreams() const {
-    if (m_impl->m_header.m_version < 5) return false;
+bool LogReader::countsInstructions() const {
+    const format::FileHeader& header = m_impl->m_header;
+    if (header.m_version < 5 || header.m_accessSampler != format::AccessSampler::FullTrace) return false;
     for (const ThreadCursor& cursor : m_impl->m_threads)
         if (cursor.m_stream == format::kTraceStream) return true;
     return false;

@@ -159,10 +159,10 @@ public:
     const std::vector<Annotation>& annotations() const;  // after a walk, in sequence order
     uint64_t lostEvents() const;  // header count plus Lost records
     uint32_t threadCount() const;  // distinct thread ids that wrote records
-    // Whether memlog's Valgrind tool wrote streams here (format_trace.hpp, version 5 on): a full
-    // trace whose accesses carry their threads' instruction counts. An imported trace and one of
-    // version 4 (Valgrind's lackey, its accesses appended as plain records) are without them.
-    bool hasTraceStreams() const;
+    // Whether this is a full trace whose accesses carry their threads' instruction counts: memlog's
+    // Valgrind tool wrote its streams here (format_trace.hpp, version 5 on). An imported trace and
+    // one of version 4 (Valgrind's lackey, its accesses appended as plain records) count none.
+    bool countsInstructions() const;
     uint64_t firstTsc() const;  // earliest and latest timestamp of any record read
     uint64_t lastTsc() const;
 
