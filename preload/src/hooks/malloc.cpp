@@ -72,7 +72,8 @@ template <auto Real>
 [[gnu::noinline]] void* resize(Kind kind, void* old, size_t size) {
     if (!isReady() && !warmUp()) [[unlikely]] {
         void* fresh = bootstrap::allocate(size);
-        if (fresh && old) std::memcpy(fresh, old, bootstrap::usableSize(old) < size ? bootstrap::usableSize(old) : size);
+        if (fresh && old)
+            std::memcpy(fresh, old, bootstrap::usableSize(old) < size ? bootstrap::usableSize(old) : size);
         return fresh;
     }
     if (bootstrap::owns(old)) {
@@ -130,10 +131,8 @@ using R = RealFunctions;
 
 // Step 0 for malloc, calloc, free and realloc; the rarer entry points take the full path.
 MEMLOG_EXPORT void* malloc(size_t size) {
-    if (shortcutOn()) [[likely]] {
-        ThreadState& thread = t_state;
-        if (thread.m_busy || spendUnsampled(thread, size)) return g_real.malloc(size);
-    }
+    if (shortcutOn() && forwardsUnrecorded(size)) [[likely]]
+        return g_real.malloc(size);
     return allocateBlock<&R::malloc>(size);
 }
 // The recorder's own malloc, whichever malloc the program's calls bind to (start/real_functions.cpp).
@@ -141,10 +140,8 @@ extern "C" __attribute__((visibility("hidden"), alias("malloc"), malloc, alloc_s
     size_t size) noexcept;
 MEMLOG_EXPORT void* calloc(size_t count, size_t size) {
     size_t bytes;
-    if (shortcutOn() && !__builtin_mul_overflow(count, size, &bytes)) [[likely]] {
-        ThreadState& thread = t_state;
-        if (thread.m_busy || spendUnsampled(thread, bytes)) return g_real.calloc(count, size);
-    }
+    if (shortcutOn() && !__builtin_mul_overflow(count, size, &bytes) && forwardsUnrecorded(bytes)) [[likely]]
+        return g_real.calloc(count, size);
     return allocateZeroed<&R::calloc>(count, size);
 }
 // The filter may pass a null pointer (the real free ignores it) or a block of the bootstrap pool,
@@ -156,10 +153,8 @@ MEMLOG_EXPORT void free(void* pointer) {
 }
 // The old block surely no sample and the new one no sample either: nothing for the log.
 MEMLOG_EXPORT void* realloc(void* old, size_t size) {
-    if (shortcutOn() && surelyUnsampled(old) && !bootstrap::owns(old)) [[likely]] {
-        ThreadState& thread = t_state;
-        if (thread.m_busy || spendUnsampled(thread, size)) return g_real.realloc(old, size);
-    }
+    if (shortcutOn() && surelyUnsampled(old) && !bootstrap::owns(old) && forwardsUnrecorded(size)) [[likely]]
+        return g_real.realloc(old, size);
     return resize<&R::realloc>(Kind::Realloc, old, size);
 }
 

@@ -61,8 +61,7 @@ void* allocateOrHandle(size_t size, size_t alignment, bool nothrow) {
 // a block surely no sample goes straight to the real free (a null pointer too: it ignores it).
 [[gnu::always_inline]] inline void* newBlock(Kind kind, size_t size, size_t alignment, bool nothrow) {
     if (alignment == 0 && shortcutOn()) [[likely]] {
-        ThreadState& thread = t_state;
-        if (thread.m_busy || spendUnsampled(thread, size)) {
+        if (forwardsUnrecorded(size)) {
             if (void* result = g_real.malloc(size ? size : 1)) [[likely]]
                 return result;
             return allocateOrHandle(size, 0, nothrow);

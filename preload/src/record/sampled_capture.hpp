@@ -51,12 +51,18 @@ bool crossedGap(ThreadState& thread, uint64_t size);
 // An allocation of `size` that leaves the countdown above zero: spent, true. Spent before the
 // real call: an allocation that fails has spent its bytes too, which changes no probability (the
 // exponential has no memory) and happens only when the heap is out of memory (a size of 2^63 or
-// more takes the full path). The thread's busy flag is the caller's to ask first.
+// more takes the full path). forwardsUnrecorded asks the thread's busy flag first.
 [[gnu::always_inline]] inline bool spendUnsampled(ThreadState& thread, uint64_t size) {
     const int64_t left = thread.m_sampling.m_bytesLeft;
     if (static_cast<int64_t>(size) < 0 || left <= static_cast<int64_t>(size)) return false;
     thread.m_sampling.m_bytesLeft = left - static_cast<int64_t>(size);
     return true;
+}
+// An allocation of `size` the hook forwards unrecorded under the shortcut: the thread inside the
+// recorder already, or the countdown left above zero (spent). The caller asks shortcutOn() first.
+[[gnu::always_inline]] inline bool forwardsUnrecorded(uint64_t size) {
+    ThreadState& thread = t_state;
+    return thread.m_busy || spendUnsampled(thread, size);
 }
 // A block the set of live samples cannot hold: its filter count is zero.
 [[gnu::always_inline]] inline bool surelyUnsampled(const void* address) {
