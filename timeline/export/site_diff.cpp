@@ -8,6 +8,8 @@
 #include <map>
 #include <tuple>
 
+#include "timeline/replay/sample_estimates.hpp"
+
 namespace memlog::timeline {
 
 namespace {
@@ -71,7 +73,7 @@ uint64_t sizeOfChange(const SiteDiffRow& row, const DiffColumn& column) {
 EstimatedChange estimatedChange(uint64_t base, double baseVariance, uint64_t newer, double newVariance) {
     EstimatedChange estimated;
     estimated.m_change = difference(base, newer);
-    const double half = 1.96 * std::sqrt(baseVariance + newVariance);
+    const double half = normalHalfWidth95(baseVariance + newVariance);
     estimated.m_low = static_cast<double>(estimated.m_change) - half;
     estimated.m_high = static_cast<double>(estimated.m_change) + half;
     return estimated;

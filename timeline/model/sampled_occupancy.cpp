@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "memlog/format.hpp"
+#include "timeline/replay/sample_estimates.hpp"
 
 namespace memlog::timeline {
 
@@ -37,7 +38,7 @@ std::vector<EstimatedColumn> sampledOccupancy(const BlockModel& model, const Occ
     for (size_t column = 0; column < columns; ++column) {
         live += value[column];
         spread += variance[column];
-        const double half = 1.96 * std::sqrt(std::max(spread, 0.0));
+        const double half = normalHalfWidth95(spread);
         result[column] = {std::max(live, 0.0), std::max(live - half, 0.0), live + half};
     }
     return result;

@@ -50,7 +50,7 @@ Estimate estimateOf(const WeightedSum& sum, double unitWeight) {
     estimate.m_value = std::max(sum.m_value, 0.0);
     const double variance = std::max(sum.m_variance, 0.0);
     if (sum.m_samples >= kNormalFromSamples || (variance == 0 && sum.m_samples > 0)) {
-        const double half = 1.96 * std::sqrt(variance);
+        const double half = normalHalfWidth95(variance);
         estimate.m_low = estimate.m_value - half;
         estimate.m_high = estimate.m_value + half;
     } else {

@@ -3,6 +3,8 @@
 // with variance the sum of (1 - p) / p^2 times the squared value, and comes with a 95 % interval.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -54,6 +56,10 @@ struct Estimate {
     bool m_exactPoisson = false;  // few samples: the interval is Poisson's exact one, not the normal
     WeightedSum m_sum;  // what it was made from
 };
+
+// Half the width of the normal 95 % interval of an estimate with this variance (1.96 sd; a
+// variance a rounding error below 0 counts as 0).
+inline double normalHalfWidth95(double variance) { return 1.96 * std::sqrt(std::max(variance, 0.0)); }
 
 // Samples at and above which the normal approximation gives the interval.
 inline constexpr uint64_t kNormalFromSamples = 30;
