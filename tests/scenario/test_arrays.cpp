@@ -60,16 +60,19 @@ const SampledArray& named(const Recorded& recorded, const std::string& name) {
     return *it;
 }
 
-// A multiply sampled until c has samples: c is written once a cell (65,536 writes against 16.7
-// million reads of a and b), and a run on a busy machine may sample none of its writes. Up to
-// five runs; the test then finds c or fails as before.
-Recorded sampleWithWritesOfC(const std::vector<std::string>& argv, const std::string& rate = "20000") {
+// A multiply sampled until each of a, b and c has samples: c is written once a cell (65,536
+// writes against 16.7 million reads of a and b), and the row order takes about 10 ms, so a run on
+// a busy machine may sample none of c's writes, or none of b (CI saw that once at 20,000 a
+// second). Up to five runs; the test then finds each matrix or fails as before.
+Recorded sampleAllThree(const std::vector<std::string>& argv, const std::string& rate) {
+    const auto hasSamples = [](const Recorded& recorded, const char* name) {
+        return std::any_of(recorded.m_arrays.begin(), recorded.m_arrays.end(),
+                           [&](const SampledArray& array) { return array.m_name == name && !array.m_samples.empty(); });
+    };
     Recorded recorded;
     for (int run = 0; run < 5; ++run) {
         recorded = sample(argv, rate);
-        if (std::any_of(recorded.m_arrays.begin(), recorded.m_arrays.end(),
-                        [](const SampledArray& array) { return array.m_name == "c" && !array.m_samples.empty(); }))
-            break;
+        if (hasSamples(recorded, "a") && hasSamples(recorded, "b") && hasSamples(recorded, "c")) break;
     }
     return recorded;
 }
@@ -79,7 +82,8 @@ std::vector<CellPlace> placesBy(const Recorded& recorded, const SampledArray& ar
                                 const ArrayShape& shape, ArrayOrder order = ArrayOrder::RowMajor) {
     std::vector<CellPlace> places;
     for (const ArraySample& s : array.m_samples)
-        if (recorded.m_functionOf.at(s.m_ip) == function) places.push_back(placeOf(s.m_offset / shape.m_elementSize, shape, order));
+        if (recorded.m_functionOf.at(s.m_ip) == function)
+            places.push_back(placeOf(s.m_offset / shape.m_elementSize, shape, order));
     return places;
 }
 
@@ -99,7 +103,7 @@ auto rowThenColumn = [](const CellPlace& p) { return std::make_tuple(p.m_plane, 
 }  // namespace
 
 TEST_CASE("arrays: the three multiplies name their matrices a, b and c from the source, each 256 x 256 doubles") {
-    const Recorded recorded = sample({scenarioPath("matrix_multiply"), "row", "256"});
+    const Recorded recorded = sampleAllThree({scenarioPath("matrix_multiply"), "row", "256"}, "100000");
     for (const char* name : {"a", "b", "c"}) {
         INFO(name);
         const SampledArray& array = named(recorded, name);
@@ -113,7 +117,7 @@ TEST_CASE("arrays: the three multiplies name their matrices a, b and c from the 
 TEST_CASE("arrays: row order sweeps a's rows and b's rows, and fills c row after row") {
     // The row order runs fast (about 10 ms at 256): at the highest rate, so that some rows of c
     // have samples from two of its sweeps (at 20,000 a second, one run in two had one or none).
-    const Recorded recorded = sampleWithWritesOfC({scenarioPath("matrix_multiply"), "row", "256"}, "100000");
+    const Recorded recorded = sampleAllThree({scenarioPath("matrix_multiply"), "row", "256"}, "100000");
     const auto a = placesBy(recorded, named(recorded, "a"), "multiply_row", kMatrix);
     CHECK(a.size() >= 100);
     CHECK(descents(a, rowThenColumn) == 0);
@@ -124,10 +128,12 @@ TEST_CASE("arrays: row order sweeps a's rows and b's rows, and fills c row after
     CHECK(descents(c, rowThenColumn) >= 2);  // each row is summed into once per row of b
 }
 
-TEST_CASE("arrays: column order sweeps a's columns for each column of c, reads b column after column, fills c column by column") {
+TEST_CASE(
+    "arrays: column order sweeps a's columns for each column of c, reads b column after column, fills c column by "
+    "column") {
     // At the sampler's most: the multiply takes tens of ms, and at 20,000 samples a second a
     // fast run left 99 samples of a (in 1 of 4 runs of the suite).
-    const Recorded recorded = sampleWithWritesOfC({scenarioPath("matrix_multiply"), "col", "256"}, "100000");
+    const Recorded recorded = sampleAllThree({scenarioPath("matrix_multiply"), "col", "256"}, "100000");
     const auto a = placesBy(recorded, named(recorded, "a"), "multiply_col", kMatrix);
     CHECK(a.size() >= 100);
     CHECK(descents(a, [](const CellPlace& p) { return p.m_row; }) >= 10);  // down a column of a, again and again
