@@ -137,6 +137,7 @@ ReportedLog readForReport(const std::string& path, const TimelineOptions& option
     timeline::OpenedLog::Parts parts = pictureParts(options);
     parts.m_walk = timeline::OpenedLog::Walk::Model;
     parts.m_clock = timeline::clockOf(report.m_axis);
+    parts.m_index = options.m_noIndex ? timeline::IndexUse::Off : timeline::IndexUse::Auto;
     parts.m_siteIndex = needSites;
     // The header counts the runtime's one-time blocks among those live at the end apart.
     const timeline::Suppressions builtIn;
@@ -192,6 +193,8 @@ int runWindow(TimelineOptions& options) {
         window.m_height = report.m_height;
     }
     window.m_follow = options.m_follow;
+    // A followed log changes as it is read: an index of it would be built again each time.
+    window.m_index = options.m_noIndex || options.m_follow ? timeline::IndexUse::Off : timeline::IndexUse::Auto;
     window.m_scale = options.m_scale;
     if (window.m_scale == 0) {
         // X11 desktops that scale for HiDPI tell their programs so through GDK_SCALE.
@@ -232,8 +235,7 @@ int runWindow(TimelineOptions& options) {
 int runArrayPage(const TimelineOptions& options, OutputFile& output) {
     const ArrayViewOptions& given = *options.m_array;
     timeline::OpenedLog log(
-        options.m_log,
-        {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::AsAsked},
+        options.m_log, {.m_walk = timeline::OpenedLog::Walk::Stacks, .m_names = timeline::OpenedLog::Names::AsAsked},
         {.m_warn = [](const std::string& problem) { diagnostics::warn(problem); }});
     std::string error;
     const std::optional<timeline::SampledArray> array =
@@ -289,7 +291,8 @@ int runCompare(const TimelineOptions& options, OutputFile& output) {
         }
         const uint64_t end = render::ComparePage::sharedWindow(baseLog.m_model, nextLog.m_model).m_to;
         if (window.m_from >= end)
-            return fail("--range starts after both runs end (at " + timeline::durationText(static_cast<double>(end)) + ")");
+            return fail("--range starts after both runs end (at " + timeline::durationText(static_cast<double>(end)) +
+                        ")");
         if (window.m_from >= window.m_to) return fail("--range: FROM must come before TO");
         base.m_options.m_window = window;
     }
@@ -382,6 +385,8 @@ int main(int argc, char** argv) {
         return cli::fail(error.what());
     } catch (const render::ExportError& error) {
         return cli::fail(error.what());
+    } catch (const timeline::IndexError& error) {
+        return cli::fail(std::string(error.what()) + " (--no-index reads the log without one)");
     } catch (const std::bad_alloc&) {
         return cli::fail("out of memory reading " + options.m_log);
     } catch (const render::WindowError& error) {

@@ -275,6 +275,11 @@ constexpr Row kOptions[] = {
     {.m_name = "--follow",
      .m_help = "the window: re-read the log when it grows (a program still being recorded), keeping the view at "
                "its end; a page open then stays as it was (its key: the latest)"},
+    {.m_name = "--no-index",
+     .m_help = "read the log without its index on disk: a log of 16 MiB or more is otherwise read through an "
+               "index built on its first opening (beside it as LOG.index, or in ~/.cache/memlog when its "
+               "folder is not writable; `memlog index LOG` builds one ahead of time) and reused while the log "
+               "stays the same. The picture is the same either way"},
     {.m_name = "--trace",
      .m_help = "the window: one line on stderr per frame drawn (the view, the choices, how long it took)"},
     {.m_name = "--scale",
@@ -359,6 +364,7 @@ TimelineOptions parseOptions(const std::vector<std::string>& arguments) {
     if (!parsed.m_error.empty()) return error(parsed.m_error);
     options.m_log = given.operands()[0];
     options.m_follow = given.given("--follow");
+    options.m_noIndex = given.given("--no-index");
     options.m_trace = given.given("--trace");
     render::ReportOptions& report = options.m_report;
     if (given.given("--export")) {

@@ -43,6 +43,7 @@ struct TimelineOptions {
     std::optional<XValue> m_rangeFrom, m_rangeTo;
     std::vector<XValue> m_cursors;
     bool m_follow = false;  // the window: re-read the log as it grows
+    bool m_noIndex = false;  // never through an index on disk (timeline/open/log_index.hpp)
     bool m_trace = false;  // the window: one line per frame on stderr
     double m_scale = 0;  // the window: --scale (0: GDK_SCALE, else 1)
     std::optional<uint64_t> m_draftAbove;  // the window: --draft-above

@@ -8,15 +8,15 @@
 
 namespace memlog::render {
 
-FollowedLog::FollowedLog(std::string path, size_t draftAbove, std::function<void()> wake)
-    : m_path(std::move(path)), m_draftAbove(draftAbove), m_wake(std::move(wake)) {}
+FollowedLog::FollowedLog(std::string path, size_t draftAbove, timeline::IndexUse index, std::function<void()> wake)
+    : m_path(std::move(path)), m_draftAbove(draftAbove), m_index(index), m_wake(std::move(wake)) {}
 
 FollowedLog::~FollowedLog() = default;
 
 void FollowedLog::read(timeline::XAxis axis, ColourBy by, uint32_t now) {
     if (m_loader) return;
     m_readStartedAt = now;
-    m_loader = std::make_unique<LogLoader>(m_path, axis, by, m_draftAbove, m_wake);
+    m_loader = std::make_unique<LogLoader>(m_path, axis, by, m_draftAbove, m_index, m_wake);
 }
 
 FollowedLog::Arrival FollowedLog::take(uint32_t now) {

@@ -19,7 +19,8 @@ class FollowedLog {
 public:
     // `wake` is called from the loader's thread when it has news. Reads prepare the frame
     // context for drafts of views of more than `draftAbove` blocks.
-    FollowedLog(std::string path, size_t draftAbove, std::function<void()> wake);
+    // `index`: whether the log is read through its index on disk (log_index.hpp).
+    FollowedLog(std::string path, size_t draftAbove, timeline::IndexUse index, std::function<void()> wake);
     ~FollowedLog();
     FollowedLog(const FollowedLog&) = delete;
     FollowedLog& operator=(const FollowedLog&) = delete;
@@ -66,6 +67,7 @@ public:
 private:
     std::string m_path;
     size_t m_draftAbove;
+    timeline::IndexUse m_index;
     std::function<void()> m_wake;
     std::unique_ptr<LogLoader> m_loader;
     std::unique_ptr<LoadedLog> m_log;

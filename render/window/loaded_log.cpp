@@ -27,7 +27,8 @@ std::string fileVersion(const std::string& path) {
 }
 
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy by,
-                                   const std::function<void(const char*, double)>& progress, size_t draftAbove) {
+                                   const std::function<void(const char*, double)>& progress, size_t draftAbove,
+                                   timeline::IndexUse index) {
     auto tell = [&](const char* stage, double fraction) {
         if (progress) progress(stage, fraction);
     };
@@ -39,23 +40,23 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
         // stacks' problems) kept for the window to say.
         const timeline::Suppressions builtIn;
         LoadedLog* const loaded = log.get();
-        timeline::OpenedLog opened(path,
-                                   {.m_walk = timeline::OpenedLog::Walk::Model,
-                                    .m_freeStacks = true,
-                                    .m_clock = timeline::clockOf(axis),
-                                    .m_names = timeline::OpenedLog::Names::AsAsked,
-                                    .m_siteIndex = true,
-                                    .m_suppressions = &builtIn},
-                                   {.m_progress =
-                                        [&](timeline::OpenedLog::Step step, double fraction) {
-                                            if (step == timeline::OpenedLog::Step::Walk)
-                                                tell("reading the log", 0.6 * fraction);
-                                            else
-                                                tell("naming the stacks", 0.6);
-                                        },
-                                    .m_warn = [loaded](const std::string& problem) {
-                                        loaded->m_warnings.push_back(problem);
-                                    }});
+        timeline::OpenedLog opened(
+            path,
+            {.m_walk = timeline::OpenedLog::Walk::Model,
+             .m_freeStacks = true,
+             .m_clock = timeline::clockOf(axis),
+             .m_index = index,
+             .m_names = timeline::OpenedLog::Names::AsAsked,
+             .m_siteIndex = true,
+             .m_suppressions = &builtIn},
+            {.m_progress =
+                 [&](timeline::OpenedLog::Step step, double fraction) {
+                     if (step == timeline::OpenedLog::Step::Walk)
+                         tell("reading the log", 0.6 * fraction);
+                     else
+                         tell("naming the stacks", 0.6);
+                 },
+             .m_warn = [loaded](const std::string& problem) { loaded->m_warnings.push_back(problem); }});
         log->m_model = opened.takeModel();
         log->m_sites = opened.takeSiteIndex();
         log->m_suppressed = opened.suppressedLeaks();
@@ -73,11 +74,13 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     return log;
 }
 
-LogLoader::LogLoader(std::string path, XAxis axis, ColourBy by, size_t draftAbove, std::function<void()> onProgress)
+LogLoader::LogLoader(std::string path, XAxis axis, ColourBy by, size_t draftAbove, timeline::IndexUse index,
+                     std::function<void()> onProgress)
     : m_path(std::move(path)),
       m_axis(axis),
       m_colourBy(by),
       m_draftAbove(draftAbove),
+      m_index(index),
       m_onProgress(std::move(onProgress)),
       m_thread([this] { run(); }) {}
 
@@ -103,11 +106,11 @@ void LogLoader::run() {
     try {
         m_log = loadLog(
             m_path, m_axis, m_colourBy, [this](const char* stage, double fraction) { report(stage, fraction); },
-            m_draftAbove);
-    } catch (const timeline::LogError& error) {
-        m_error = error.what();
+            m_draftAbove, m_index);
     } catch (const std::bad_alloc&) {
         m_error = "out of memory reading " + m_path;
+    } catch (const std::exception& error) {  // a LogError, or an index that could not be written
+        m_error = error.what();
     }
     m_done.store(true);
     if (m_onProgress) m_onProgress();

@@ -17,6 +17,7 @@
 #include "timeline/model/suppressed_leaks.hpp"
 #include "timeline/names/site_index.hpp"
 #include "timeline/names/stack_names.hpp"
+#include "timeline/open/log_index.hpp"
 #include "timeline/read/log_reader.hpp"
 
 namespace memlog::render {
@@ -45,7 +46,9 @@ public:
     // The model is built on `axis`' clock (time, or a full trace's instructions: clockOf), the
     // frame context prepared for frames on `axis` coloured `by`, and for drafts of
     // views of more than `draftAbove` blocks (DraftPolicy).
-    LogLoader(std::string path, timeline::XAxis axis, ColourBy by, size_t draftAbove, std::function<void()> onProgress);
+    // `index`: whether through the log's index on disk (log_index.hpp).
+    LogLoader(std::string path, timeline::XAxis axis, ColourBy by, size_t draftAbove, timeline::IndexUse index,
+              std::function<void()> onProgress);
     ~LogLoader();
     LogLoader(const LogLoader&) = delete;
     LogLoader& operator=(const LogLoader&) = delete;
@@ -65,6 +68,7 @@ private:
     timeline::XAxis m_axis;
     ColourBy m_colourBy;
     size_t m_draftAbove;
+    timeline::IndexUse m_index;
     std::function<void()> m_onProgress;
     std::atomic<double> m_progress{0};
     std::atomic<bool> m_done{false};
@@ -83,6 +87,7 @@ std::string fileVersion(const std::string& path);
 // Reads a log in the calling thread (the same steps, for tests and benchmarks).
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, timeline::XAxis axis, ColourBy by,
                                    const std::function<void(const char*, double)>& progress = {},
-                                   size_t draftAbove = DraftPolicy::kDraftAbove);
+                                   size_t draftAbove = DraftPolicy::kDraftAbove,
+                                   timeline::IndexUse index = timeline::IndexUse::Off);
 
 }  // namespace memlog::render

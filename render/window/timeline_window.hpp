@@ -37,6 +37,7 @@ struct WindowOptions {
     bool m_trace = false;  // one line per frame on stderr
     bool m_fullPaths = false;  // --paths full: the header's paths in full
     size_t m_draftAbove = DraftPolicy::kDraftAbove;  // --draft-above: see DraftPolicy
+    timeline::IndexUse m_index = timeline::IndexUse::Off;  // the log read through its index on disk
     std::optional<timeline::CacheGeometry> m_cache;  // --cache: hits and misses, the memory display's cache
     uint64_t m_idleNs = 0;  // --idle for the working set (0: a hundredth of the run)
     enum class StartPage { Timeline, Memory, WorkingSet };

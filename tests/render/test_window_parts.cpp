@@ -135,7 +135,7 @@ TEST_CASE("the followed log is read once, again when the file changes, kept for 
     test::LogBuilder first;
     first.thread(1).malloc(1, 0x10000, 64).free(2, 0x10000);
     first.write(path);
-    render::FollowedLog followed(path, render::DraftPolicy::kDraftAbove, {});
+    render::FollowedLog followed(path, render::DraftPolicy::kDraftAbove, timeline::IndexUse::Off, {});
     CHECK(followed.log() == nullptr);
     CHECK(followed.take(0).m_what == render::FollowedLog::Arrival::What::Nothing);  // nothing begun
     followed.read(XAxis::Time, render::ColourBy::Site, 0);
@@ -186,7 +186,7 @@ TEST_CASE("the followed log is read once, again when the file changes, kept for 
     CHECK(followed.reads() == 2);
 
     // A first read that fails: nothing to show.
-    render::FollowedLog broken(path, render::DraftPolicy::kDraftAbove, {});
+    render::FollowedLog broken(path, render::DraftPolicy::kDraftAbove, timeline::IndexUse::Off, {});
     broken.read(XAxis::Time, render::ColourBy::Site, 0);
     REQUIRE(waitFor([&] { return (arrival = broken.take(1)).m_what != render::FollowedLog::Arrival::What::Nothing; }));
     CHECK(arrival.m_what == render::FollowedLog::Arrival::What::Unreadable);

@@ -40,6 +40,7 @@ void printFullTraces(const std::vector<std::string>& logs);
 // A file in memlog's library folder, beside this executable (build/lib, or PREFIX/<libdir>).
 std::string findBesideMemlog(const std::string& relative);
 int lsCommand(const Arguments& arguments);
+int indexCommand(const Arguments& arguments);
 
 // A log opened for a command (timeline/open/opened_log.hpp): a progress bar on stderr while the
 // walk reads and while every stack is named, the warnings (the walk's, a changed binary) on

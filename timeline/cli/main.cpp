@@ -47,6 +47,7 @@ commands:
   diff BASE NEW [--by G] [--sort M]   two runs' allocation sites side by side, with changes
   pprof FILE -o OUT [--at MOMENT]     a pprof heap profile (go tool pprof, Pyroscope)
   trace-events FILE -o OUT.json       counters and instants for Perfetto, chrome://tracing
+  index LOG... [--x AXIS]             the index memtimeline draws a big log through
 
 %s
 
@@ -188,5 +189,6 @@ int main(int argc, char** argv) {
     if (command == "pprof") return pprofCommand(arguments);
     if (command == "trace-events") return traceEventsCommand(arguments);
     if (command == "ls") return lsCommand(arguments);
+    if (command == "index") return indexCommand(arguments);
     return usageError("unknown command '" + command + "'", "Try 'memlog --help'.");
 }

@@ -4,10 +4,7 @@
 #include "timeline/model/block_model.hpp"
 
 #include <algorithm>
-#include <new>
-#include <type_traits>
 
-#include "timeline/base/prefault.hpp"
 #include "timeline/base/seeded_hash.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/access_attribution.hpp"
@@ -16,18 +13,32 @@
 
 namespace memlog::timeline {
 
-BlockModel::BlockModel() = default;
+BlockModel::BlockModel() : BlockModel(anonymousBlocks(false)) {}
+
+BlockModel::BlockModel(std::unique_ptr<BlockStore> store) : m_store(std::move(store)) {}
+
+BlockModel::BlockModel(std::unique_ptr<BlockStore> store, std::vector<BlockStore::Chunk> chunks, const Shape& shape,
+                       const Summary& summary, std::vector<uint32_t> threads)
+    : m_store(std::move(store)),
+      m_chunks(std::move(chunks)),
+      m_keepsFreeStacks(!m_chunks.empty() && m_chunks.front().m_freeStacks),
+      m_size(shape.m_size),
+      m_summary(summary),
+      m_threads(std::move(threads)),
+      m_endNs(shape.m_endNs),
+      m_firstNs(shape.m_firstNs),
+      m_firstSeq(shape.m_firstSeq),
+      m_endSeq(shape.m_endSeq),
+      m_stackCount(shape.m_stackCount),
+      m_clock(shape.m_clock) {}
 BlockModel::BlockModel(BlockModel&&) noexcept = default;
 BlockModel& BlockModel::operator=(BlockModel&&) noexcept = default;
 BlockModel::~BlockModel() = default;
 
 size_t BlockModel::append(const Block& block) {
     if ((m_size & kChunkMask) == 0) {
-        void* chunk = allocateHuge(kChunkBlocks * sizeof(Block));
-        if (!chunk) throw std::bad_alloc();
-        static_assert(std::is_trivially_default_constructible_v<Block> && std::is_trivially_destructible_v<Block>);
-        m_chunks.emplace_back(static_cast<Block*>(chunk));
-        prefault(m_chunks.back().get(), kChunkBlocks * sizeof(Block));
+        m_chunks.push_back(m_store->add());
+        if (m_size == 0) m_keepsFreeStacks = m_chunks.back().m_freeStacks != nullptr;
     }
     at(m_size) = block;
     if (m_size == 0 || block.beginSeq() < m_firstSeq) m_firstSeq = block.beginSeq();
@@ -143,8 +154,7 @@ private:
 
 class ModelBuilder final : public BlockObserver {
 public:
-    ModelBuilder(BlockModel& model, bool keepFreeStacks, XAxis clock)
-        : m_model(model), m_keepFreeStacks(keepFreeStacks), m_onInstructions(clock == XAxis::Instructions) {}
+    ModelBuilder(BlockModel& model, XAxis clock) : m_model(model), m_onInstructions(clock == XAxis::Instructions) {}
 
     void begin(const BlockChange& change) override {
         // A piece that munmap left keeps the thread of the mapping it came from.
@@ -160,10 +170,7 @@ public:
             Block& block = m_model.at(*index);
             block.close(std::max(clockOf(change), block.beginNs()), std::max(change.m_seq, block.beginSeq()), false);
             m_lastEndedThread = block.thread();
-            if (m_keepFreeStacks) {
-                if (m_freeStacks.size() <= *index) m_freeStacks.resize(m_model.size(), 0);
-                m_freeStacks[*index] = change.m_callStack;
-            }
+            if (m_model.keepsFreeStacks()) m_model.setFreeStack(*index, change.m_callStack);
         }
         note(change);
     }
@@ -186,10 +193,6 @@ public:
         m_open.forEach([&](uint64_t index) { m_model.at(index).close(endNs, endSeq, true); });
         m_model.finish(summary, m_threads, endNs, endSeq, stackCount);
         m_model.setAccessMarks(std::move(m_marks));
-        if (m_keepFreeStacks) {
-            m_freeStacks.resize(m_model.size(), 0);
-            m_model.setFreeStacks(std::move(m_freeStacks));
-        }
     }
 
 private:
@@ -213,10 +216,8 @@ private:
     }
 
     BlockModel& m_model;
-    bool m_keepFreeStacks;
     bool m_onInstructions;  // the blocks' time words hold m_instructions, not ns
     InstructionClock m_instructions;
-    std::vector<uint32_t> m_freeStacks;
     OpenBlocks m_open;
     NumberMap<uint32_t, uint32_t> m_threadIndex;
     std::vector<uint32_t> m_threads;
@@ -229,8 +230,13 @@ private:
 
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress, bool keepFreeStacks,
                            XAxis clock) {
-    BlockModel model;
-    ModelBuilder builder(model, keepFreeStacks, clock);
+    return buildBlockModel(reader, progress, anonymousBlocks(keepFreeStacks), clock);
+}
+
+BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress,
+                           std::unique_ptr<BlockStore> store, XAxis clock) {
+    BlockModel model(std::move(store));
+    ModelBuilder builder(model, clock);
     const Summary summary = summarize(reader, progress, &builder);
     const format::FileHeader& header = reader.header();
     uint64_t endNs = 0;
@@ -242,8 +248,9 @@ BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>&
 
 bool sampledIn(const BlockModel& model, const Block& block) {
     for (const AccessMark& mark : model.accessMarks())
-        if (const uint64_t x = markX(mark, model.clock());
-            mark.m_addr - block.addr() < block.size() && x >= block.beginNs() && (block.liveAtEnd() || x <= block.endNs()))
+        if (const uint64_t x = markX(mark, model.clock()); mark.m_addr - block.addr() < block.size() &&
+                                                           x >= block.beginNs() &&
+                                                           (block.liveAtEnd() || x <= block.endNs()))
             return true;
     return false;
 }

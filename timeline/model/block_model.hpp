@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
-#include "timeline/base/huge_pages.hpp"
 #include "timeline/model/access_marks.hpp"
 #include "timeline/model/block.hpp"
+#include "timeline/model/block_store.hpp"
 #include "timeline/model/x_axis.hpp"
 #include "timeline/replay/summary.hpp"
 
@@ -21,19 +21,21 @@ class LogReader;
 
 class BlockModel {
 public:
+    // In anonymous memory, without freeing stacks; or in `store` (block_store.hpp).
     BlockModel();
+    explicit BlockModel(std::unique_ptr<BlockStore> store);
     BlockModel(BlockModel&&) noexcept;
     BlockModel& operator=(BlockModel&&) noexcept;
     ~BlockModel();
 
     // Blocks in the order they began.
     size_t size() const { return m_size; }
-    const Block& operator[](size_t index) const { return m_chunks[index >> kChunkBits][index & kChunkMask]; }
+    const Block& operator[](size_t index) const { return m_chunks[index >> kChunkBits].m_blocks[index & kChunkMask]; }
     template <typename Visit>
     void forEach(Visit&& visit) const {
         for (size_t chunk = 0, left = m_size; left > 0; ++chunk) {
             const size_t count = left < kChunkBlocks ? left : kChunkBlocks;
-            const Block* blocks = m_chunks[chunk].get();
+            const Block* blocks = m_chunks[chunk].m_blocks;
             for (size_t i = 0; i < count; ++i) visit(blocks[i]);
             left -= count;
         }
@@ -64,7 +66,10 @@ public:
 
     // The stack of the call that ended block `index` (its free, or the realloc that moved it);
     // 0 for a block never freed, a free without a stack, or a model built without them.
-    uint32_t freeStack(size_t index) const { return index < m_freeStacks.size() ? m_freeStacks[index] : 0; }
+    uint32_t freeStack(size_t index) const {
+        const uint32_t* stacks = index < m_size ? m_chunks[index >> kChunkBits].m_freeStacks : nullptr;
+        return stacks ? stacks[index & kChunkMask] : 0;
+    }
 
     // The block at (x, addr), if any: for brushing. A linear scan (about 50 ms for ten million
     // blocks), enough for a click.
@@ -72,21 +77,36 @@ public:
 
     // Building (buildBlockModel, tests): blocks are appended as they begin and closed as they end.
     size_t append(const Block& block);
-    Block& at(size_t index) { return m_chunks[index >> kChunkBits][index & kChunkMask]; }
+    Block& at(size_t index) { return m_chunks[index >> kChunkBits].m_blocks[index & kChunkMask]; }
+    bool keepsFreeStacks() const { return m_keepsFreeStacks; }  // the store has room for them
+    void setFreeStack(size_t index, uint32_t stack) {
+        m_chunks[index >> kChunkBits].m_freeStacks[index & kChunkMask] = stack;
+    }
     void finish(const Summary& summary, const std::vector<uint32_t>& threads, uint64_t endNs, uint64_t endSeq,
                 uint32_t stackCount);
     void setClock(XAxis clock) { m_clock = clock; }
-    void setFreeStacks(std::vector<uint32_t> stacks) { m_freeStacks = std::move(stacks); }
+
+    // What an index on disk keeps besides the blocks (model_file.hpp): the model is these and
+    // its chunks.
+    struct Shape {
+        size_t m_size = 0;
+        uint64_t m_endNs = 0, m_firstNs = 0, m_firstSeq = 0, m_endSeq = 0;
+        uint32_t m_stackCount = 1;
+        XAxis m_clock = XAxis::Time;
+    };
+    Shape shape() const { return {m_size, m_endNs, m_firstNs, m_firstSeq, m_endSeq, m_stackCount, m_clock}; }
+    // A model over chunks already written (an index read back): `store` holds them, in order.
+    BlockModel(std::unique_ptr<BlockStore> store, std::vector<BlockStore::Chunk> chunks, const Shape& shape,
+               const Summary& summary, std::vector<uint32_t> threads);
 
 private:
     // Fixed chunks rather than one vector: growing never copies, so the peak stays at the
     // blocks themselves (a doubling vector would briefly hold 1.5 times as many).
-    static constexpr size_t kChunkBits = 16, kChunkBlocks = size_t{1} << kChunkBits, kChunkMask = kChunkBlocks - 1;
-    // In huge pages (timeline/base/huge_pages.hpp).
-    struct FreeChunk {
-        void operator()(Block* blocks) const { freeHuge(blocks, kChunkBlocks * sizeof(Block)); }
-    };
-    std::vector<std::unique_ptr<Block[], FreeChunk>> m_chunks;
+    static constexpr size_t kChunkBits = BlockStore::kChunkBits, kChunkBlocks = BlockStore::kChunkBlocks,
+                            kChunkMask = kChunkBlocks - 1;
+    std::unique_ptr<BlockStore> m_store;
+    std::vector<BlockStore::Chunk> m_chunks;
+    bool m_keepsFreeStacks = false;
     size_t m_size = 0;
     Summary m_summary;
     std::vector<uint32_t> m_threads;
@@ -95,7 +115,6 @@ private:
     uint32_t m_stackCount = 1;
     XAxis m_clock = XAxis::Time;
     std::vector<AccessMark> m_accessMarks;
-    std::vector<uint32_t> m_freeStacks;  // by block index, when kept
 };
 
 // Whether one of the model's access samples fell in `block` while it was live (a pass over the
@@ -109,5 +128,8 @@ bool sampledIn(const BlockModel& model, const Block& block);
 // other log every block would begin at 0).
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress = {},
                            bool keepFreeStacks = false, XAxis clock = XAxis::Time);
+// The same, its blocks in `store` (an index being written: blocksInFile keeps the freeing stacks).
+BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress,
+                           std::unique_ptr<BlockStore> store, XAxis clock);
 
 }  // namespace memlog::timeline

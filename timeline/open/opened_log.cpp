@@ -37,7 +37,7 @@ OpenedLog::OpenedLog(const std::string& path, Parts parts, Reporting reporting)
     }
     if (m_parts.m_heapOnly) m_reader->leaveOutTraces();
     const Clock::time_point walkStarted = Clock::now();
-    const bool walked = walk(progress);
+    const bool walked = walk(path, progress);
     m_walkSeconds = secondsSince(walkStarted);
     if (walked) warnOfTheWalk();
     const Clock::time_point namingStarted = Clock::now();
@@ -53,7 +53,7 @@ OpenedLog::OpenedLog(OpenedLog&&) noexcept = default;
 OpenedLog& OpenedLog::operator=(OpenedLog&&) noexcept = default;
 OpenedLog::~OpenedLog() = default;
 
-bool OpenedLog::walk(const std::function<void(Step, double)>& progress) {
+bool OpenedLog::walk(const std::string& path, const std::function<void(Step, double)>& progress) {
     if (m_parts.m_walk == Walk::None && !m_parts.m_ownWalk) return false;
     const std::function<void(double)> walkProgress = [&](double fraction) {
         if (progress) progress(Step::Walk, fraction);
@@ -75,12 +75,28 @@ bool OpenedLog::walk(const std::function<void(Step, double)>& progress) {
                 m_measured = measureStacks(*m_reader, walkProgress);
                 break;
             case Walk::Model:
-                m_model = buildBlockModel(*m_reader, walkProgress, m_parts.m_freeStacks, m_parts.m_clock);
+                walkForModel(path, walkProgress);
                 break;
         }
     }
     walkProgress(1);
     return true;
+}
+
+void OpenedLog::walkForModel(const std::string& path, const std::function<void(double)>& progress) {
+    if (std::optional<IndexedModel> indexed =
+            modelThroughIndex(*m_reader, path, m_parts.m_index, m_parts.m_clock, progress, m_warn)) {
+        m_indexPath = indexed->m_path;
+        m_indexBuilt = indexed->m_built;
+        m_model = std::move(indexed->m_model);
+        if (m_indexBuilt) return;
+        // Read back: the stacks, module maps and annotations are still the log's alone.
+        m_reader->leaveOutTraces(true);
+        m_reader->forEachEvent([](const Event&) {}, progress);
+        m_reader->leaveOutTraces(m_parts.m_heapOnly);
+        return;
+    }
+    m_model = buildBlockModel(*m_reader, progress, m_parts.m_freeStacks, m_parts.m_clock);
 }
 
 // After the walk, once: a warning names the file and the offset.

@@ -12,6 +12,7 @@
 
 #include "timeline/model/block_model.hpp"
 #include "timeline/model/suppressed_leaks.hpp"
+#include "timeline/open/log_index.hpp"
 #include "timeline/names/site_index.hpp"
 #include "timeline/names/site_table.hpp"
 #include "timeline/replay/stack_metrics.hpp"
@@ -36,8 +37,9 @@ class Suppressions;
 //      walk), or counted over the block model (a Model walk).
 // Sites and suppressed leaks need names, which are made for them; suppressions need them only
 // when something leaked. The rows and the suppressions of a Measure walk are named side by side
-// when a core is idle (sites_beside_suppressions.hpp). A later program's index on disk (the
-// model read back instead of walked) belongs at step 2.
+// when a core is idle (sites_beside_suppressions.hpp). A Model walk goes through the log's index
+// on disk as Parts::m_index says (log_index.hpp): the model read back, and the walk only over the
+// records' stacks, module maps and annotations; or built into a new index by the walk.
 class OpenedLog {
 public:
     enum class Walk : uint8_t {
@@ -70,6 +72,9 @@ public:
         // A Model walk: what the blocks' time words hold (BlockModel::clock()): ns, or a full
         // trace's instructions (XAxis::Instructions).
         XAxis m_clock = XAxis::Time;
+        // A Model walk: whether through an index on disk (log_index.hpp). An index keeps the
+        // freeing stacks whatever m_freeStacks says.
+        IndexUse m_index = IndexUse::Off;
         Names m_names = Names::None;
         bool m_siteIndex = false;  // every stack's site (colours, bins and legends by site)
         std::optional<SiteGrouping> m_siteRows = {};  // a Measure walk: the site table's rows
@@ -109,6 +114,9 @@ public:
 
     // Seconds the walk took, and the names, sites and suppressions after it (`memlog -v stat`).
     double walkSeconds() const { return m_walkSeconds; }
+    // The index the model came through ("" without one), and whether this opening built it.
+    const std::string& indexPath() const { return m_indexPath; }
+    bool indexBuilt() const { return m_indexBuilt; }
     double namingSeconds() const { return m_namingSeconds; }
 
     // Parts moved out for a program that keeps them past the log (the window), or keeps only
@@ -119,7 +127,8 @@ public:
     SiteIndex takeSiteIndex();
 
 private:
-    bool walk(const std::function<void(Step, double)>& progress);  // false: none asked for
+    bool walk(const std::string& path, const std::function<void(Step, double)>& progress);  // false: none asked for
+    void walkForModel(const std::string& path, const std::function<void(double)>& progress);
     void warnOfTheWalk() const;
     bool needsNames() const;
     void makeNames(const std::function<void(Step, double)>& progress);
@@ -140,6 +149,8 @@ private:
     SuppressedLeaks m_suppressedLeaks;
     double m_walkSeconds = 0;
     double m_namingSeconds = 0;
+    std::string m_indexPath;
+    bool m_indexBuilt = false;
 };
 
 }  // namespace memlog::timeline

@@ -1,0 +1,154 @@
+// memtimeline through a log's index on disk, as a user meets it: `memlog index` builds it and
+// then finds it there; an export through it is the export without it, byte for byte; a damaged
+// index is said once and built again; and a log too big to draw in 512 MB of anonymous memory
+// is drawn through its index within it.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include "full_trace_runs.hpp"
+
+using namespace memlog::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string contents(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The most anonymous memory a program held (RssAnon, looked at every 2 ms: the kernel keeps no
+// peak of it), its mapped files left out, and its exit status.
+struct AnonymousPeak {
+    int m_status = -1;
+    uint64_t m_peakKb = 0;
+};
+
+AnonymousPeak anonymousPeak(std::vector<std::string> argv) {
+    std::vector<char*> pointers;
+    for (std::string& argument : argv) pointers.push_back(argument.data());
+    pointers.push_back(nullptr);
+    const pid_t child = fork();
+    if (child == 0) {
+        freopen("/dev/null", "w", stdout);
+        execv(pointers[0], pointers.data());
+        _exit(127);
+    }
+    AnonymousPeak peak;
+    const std::string status = "/proc/" + std::to_string(child) + "/status";
+    int waited = 0;
+    while (waitpid(child, &waited, WNOHANG) == 0) {
+        std::ifstream in(status);
+        for (std::string line; std::getline(in, line);)
+            if (line.rfind("RssAnon:", 0) == 0)
+                peak.m_peakKb = std::max<uint64_t>(peak.m_peakKb, std::stoull(line.substr(8)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    peak.m_status = WIFEXITED(waited) ? WEXITSTATUS(waited) : -1;
+    return peak;
+}
+
+}  // namespace
+
+TEST_CASE("log index: memlog index builds it, finds it again, and memtimeline draws through it the same picture") {
+    const Outcome recorded = recordQuietly({scenarioPath("random_churn")});
+    REQUIRE(recorded.m_logs.size() == 1);
+    const std::string log = recorded.m_logs[0], index = log + ".index";
+
+    const Outcome built = memlogRun({"index", log});
+    CHECK(built.m_exitStatus == 0);
+    CHECK(built.m_stdout.rfind(log + ": " + index + ", ", 0) == 0);
+    CHECK(built.m_stdout.find(" blocks, built in ") != std::string::npos);
+    REQUIRE(fs::exists(index));
+    const auto written = fs::last_write_time(index);
+    const Outcome again = memlogRun({"index", log});
+    CHECK(again.m_stdout.find(" blocks, already there\n") != std::string::npos);
+    // The blocks the index holds are the ones stat counts begun.
+    const std::string stat = memlogSays({"stat", log, "--json"});
+    std::string blocks = std::to_string(jsonNumber(stat, "allocations"));
+    for (size_t comma = blocks.size(); comma > 3; comma -= 3) blocks.insert(comma - 3, ",");
+    CHECK(again.m_stdout.find(", " + blocks + " blocks, already there") != std::string::npos);
+
+    const std::string through = recorded.m_directory + "/through.png", without = recorded.m_directory + "/without.png";
+    const Outcome drawn = memtimeline({log, "--export", through});
+    CHECK(drawn.m_exitStatus == 0);
+    CHECK(drawn.m_stderr.empty());
+    CHECK(fs::last_write_time(index) == written);  // read, not built again
+    CHECK(memtimeline({log, "--no-index", "--export", without}).m_exitStatus == 0);
+    CHECK(contents(through).size() > 10'000);
+    CHECK(contents(through) == contents(without));
+
+    // A damaged index: one line naming it and why, then built again; the same picture.
+    fs::resize_file(index, fs::file_size(index) / 2);
+    const Outcome mended = memtimeline({log, "--export", through});
+    CHECK(mended.m_exitStatus == 0);
+    CHECK(mended.m_stderr.find(index + ": no index trailer at its end; building the index again\n") !=
+          std::string::npos);
+    CHECK(std::count(mended.m_stderr.begin(), mended.m_stderr.end(), '\n') == 1);
+    CHECK(contents(through) == contents(without));
+    CHECK(memlogRun({"index", log}).m_stdout.find("already there") != std::string::npos);
+    fs::remove_all(recorded.m_directory);
+}
+
+TEST_CASE("log index: memlog index refuses what is no log, and instructions where none were counted") {
+    const Outcome missing = memlogRun({"index", "/nonexistent/x.memlog"});
+    CHECK(missing.m_exitStatus == 2);
+    CHECK(missing.m_stderr.find("/nonexistent/x.memlog") != std::string::npos);
+    const Outcome none = memlogRun({"index"});
+    CHECK(none.m_exitStatus == 2);
+    CHECK(none.m_stderr.find("which logs?") != std::string::npos);
+
+    const Outcome recorded = recordQuietly({scenarioPath("random_churn")});
+    REQUIRE(recorded.m_logs.size() == 1);
+    const Outcome refused = memlogRun({"index", recorded.m_logs[0], "--x", "instructions"});
+    CHECK(refused.m_exitStatus == 2);
+    CHECK(refused.m_stderr.find("--x instructions: the log counts no instructions") != std::string::npos);
+    CHECK_FALSE(fs::exists(recorded.m_logs[0] + ".instructions.index"));
+    // Cut inside its records: the index of what reads, as every reader reads up to the tear.
+    const std::string cut = recorded.m_directory + "/cut.memlog";
+    std::string bytes = contents(recorded.m_logs[0]);
+    bytes.resize(bytes.size() * 2 / 3);
+    std::ofstream(cut, std::ios::binary) << bytes;
+    const Outcome torn = memlogRun({"index", cut});
+    CHECK(torn.m_exitStatus == 0);
+    CHECK(torn.m_stderr.find(cut) != std::string::npos);  // the tear, said
+    CHECK(fs::exists(cut + ".index"));
+    fs::remove_all(recorded.m_directory);
+}
+
+TEST_CASE("log index: a log of 12 million blocks, 600 MB in memory, is drawn through its index in under 512 MB") {
+    // bench_alloc without stacks: 12 M malloc/free pairs in about 5 s, a 170 MB log.
+    Run run;
+    run.m_argv = {scenarioPath("bench_alloc"), "12000000"};
+    run.m_env = {{"MEMLOG_QUIET", "1"}, {"MEMLOG_UNWIND", "none"}};
+    const Outcome recorded = runProgram(run);
+    REQUIRE(recorded.m_logs.size() == 1);
+    const std::string log = recorded.m_logs[0], png = recorded.m_directory + "/big.png";
+    constexpr uint64_t kBoundKb = 512 * 1024;
+
+    const AnonymousPeak inMemory = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--no-index", "--export", png});
+    CHECK(inMemory.m_status == 0);
+    CHECK(inMemory.m_peakKb > kBoundKb);  // the log is big enough: held whole, it passes the bound
+    const std::string picture = contents(png);
+    const AnonymousPeak indexing = anonymousPeak({memlogCli(), "-q", "index", log});
+    CHECK(indexing.m_status == 0);
+    CHECK(indexing.m_peakKb < kBoundKb);
+    const AnonymousPeak drawn = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--export", png});
+    CHECK(drawn.m_status == 0);
+    CHECK(drawn.m_peakKb < kBoundKb);
+    CHECK(contents(png) == picture);
+    INFO("anonymous peaks: " << inMemory.m_peakKb << " KiB in memory, " << indexing.m_peakKb << " KiB indexing, "
+                             << drawn.m_peakKb << " KiB through the index");
+    CHECK(drawn.m_peakKb * 3 < inMemory.m_peakKb);
+    fs::remove_all(recorded.m_directory);
+}

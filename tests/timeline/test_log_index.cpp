@@ -1,0 +1,279 @@
+// A log's index on disk (timeline/open/log_index.hpp, timeline/model/model_file.hpp): the model
+// read back is the model built in memory, block for block; the index is reused while the log
+// stays the same, built again when the log changed, when it is damaged or cut short, or when it
+// is another log's; it goes to the cache folder when the log's folder takes no file; two
+// openings at once each get a whole index.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "reader_files.hpp"
+#include "timeline/model/model_file.hpp"
+#include "timeline/open/opened_log.hpp"
+#include "timeline/read/log_reader.hpp"
+
+using namespace memlog::timeline;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Two threads allocating and freeing at random over 300 slots (some blocks never freed), with
+// stacks for both the allocations and the frees, and access samples in between; `seed` makes
+// another log of the same shape.
+std::vector<uint8_t> randomLog(uint32_t seed, size_t events) {
+    memlog::test::LogBuilder log;
+    log.header().m_pid = 4000 + seed;
+    auto& a = log.thread(10, 1 << 16);
+    auto& b = log.thread(11, 1 << 16);
+    for (uint32_t id = 1; id <= 40; ++id) a.stack(id, {0x401000 + 16 * id, 0x402000});
+    std::mt19937_64 random(seed);
+    std::vector<bool> live(300, false);
+    for (uint64_t seq = 1; seq <= events; ++seq) {
+        auto& thread = random() % 2 ? a : b;
+        const size_t slot = random() % live.size();
+        const uint64_t addr = 0x7f00'0000'0000ull + slot * 4096;
+        if (random() % 5 == 0) {
+            (random() % 2 ? thread.read(seq, addr + 8, 3) : thread.write(seq, addr + 16, 4));
+        } else if (live[slot]) {
+            thread.free(seq, addr, 1 + static_cast<uint32_t>(random() % 40));
+            live[slot] = false;
+        } else {
+            thread.malloc(seq, addr, 16 + random() % 4000, 1 + static_cast<uint32_t>(random() % 40));
+            live[slot] = true;
+        }
+    }
+    return log.bytes();
+}
+
+// A folder of its own for each case: the log, and the index beside it.
+struct Folder {
+    std::string m_path;
+    explicit Folder(const std::string& name) : m_path("/tmp/memlog-index-" + std::to_string(getpid()) + "-" + name) {
+        fs::remove_all(m_path);
+        fs::create_directories(m_path);
+    }
+    ~Folder() { fs::remove_all(m_path); }
+    std::string log(uint32_t seed = 1, size_t events = 5000) const {
+        const std::string path = m_path + "/app.memlog";
+        memlog::test::writeBytes(path, randomLog(seed, events));
+        return path;
+    }
+};
+
+struct Opened {
+    BlockModel m_model;
+    std::string m_index;
+    bool m_built = false;
+    std::vector<std::string> m_warnings;
+};
+
+Opened openThroughIndex(const std::string& path, IndexUse use = IndexUse::Always) {
+    Opened opened;
+    OpenedLog log(path, {.m_walk = OpenedLog::Walk::Model, .m_freeStacks = true, .m_index = use},
+                  {.m_warn = [&](const std::string& problem) { opened.m_warnings.push_back(problem); }});
+    opened.m_index = log.indexPath();
+    opened.m_built = log.indexBuilt();
+    opened.m_model = log.takeModel();
+    return opened;
+}
+
+// Every word of every block, the freeing stacks and the rest of the model, as built in memory.
+void checkSameModel(const BlockModel& indexed, const std::string& path) {
+    LogReader reader(path);
+    const BlockModel memory = buildBlockModel(reader, {}, true);
+    REQUIRE(indexed.size() == memory.size());
+    size_t differing = 0, freed = 0;
+    for (size_t i = 0; i < memory.size(); ++i) {
+        differing += std::memcmp(&indexed[i], &memory[i], sizeof(Block)) != 0;
+        differing += indexed.freeStack(i) != memory.freeStack(i);
+        freed += memory.freeStack(i) != 0;
+    }
+    CHECK(differing == 0);
+    CHECK(freed > 100);  // the freeing stacks were compared, not only zeros
+    CHECK(indexed.threads() == memory.threads());
+    CHECK(indexed.endNs() == memory.endNs());
+    CHECK(indexed.stackCount() == memory.stackCount());
+    CHECK(indexed.clock() == memory.clock());
+    for (XAxis axis : {XAxis::Time, XAxis::Events}) {
+        CHECK(indexed.extent(axis).m_from == memory.extent(axis).m_from);
+        CHECK(indexed.extent(axis).m_to == memory.extent(axis).m_to);
+    }
+    const Summary &a = indexed.summary(), &b = memory.summary();
+    CHECK(a.m_events == b.m_events);
+    CHECK(a.m_calls == b.m_calls);
+    CHECK(a.m_peakBytes == b.m_peakBytes);
+    CHECK(a.m_peakSeq == b.m_peakSeq);
+    CHECK(a.m_leakedBytes == b.m_leakedBytes);
+    CHECK(a.m_leakedBlocks > 0);
+    CHECK(a.m_leakedBlocks == b.m_leakedBlocks);
+    CHECK(a.m_accessSamples == b.m_accessSamples);
+    CHECK(a.m_exe == b.m_exe);
+    CHECK(a.m_pid == b.m_pid);
+    REQUIRE(indexed.accessMarks().size() == memory.accessMarks().size());
+    CHECK(indexed.accessMarks().size() > 100);
+    size_t marksDiffering = 0;
+    for (size_t i = 0; i < memory.accessMarks().size(); ++i) {
+        const AccessMark &x = indexed.accessMarks()[i], &y = memory.accessMarks()[i];
+        marksDiffering += x.m_seq != y.m_seq || x.m_addr != y.m_addr || x.m_blockSeq != y.m_blockSeq ||
+                          x.m_write != y.m_write || x.m_stack != y.m_stack || x.m_timeNs != y.m_timeNs;
+    }
+    CHECK(marksDiffering == 0);
+}
+
+void overwrite(const std::string& path, uint64_t offset, const void* bytes, size_t size) {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(offset));
+    file.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(size));
+}
+
+bool told(const Opened& opened, const std::string& part) {
+    return opened.m_warnings.size() == 1 && opened.m_warnings[0].find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("log index: the model read back is the model built in memory, over more than one chunk") {
+    const Folder folder("same");
+    const std::string path = folder.log(1, 200'000);  // about 130,000 blocks: three chunks
+    const Opened built = openThroughIndex(path);
+    CHECK(built.m_built);
+    CHECK(built.m_index == path + ".index");
+    checkSameModel(built.m_model, path);  // as built into the file
+    const Opened read = openThroughIndex(path);
+    CHECK_FALSE(read.m_built);
+    CHECK(read.m_warnings.empty());
+    checkSameModel(read.m_model, path);  // as mapped back
+}
+
+TEST_CASE("log index: reused while the log stays the same, built again when it changed") {
+    const Folder folder("reuse");
+    const std::string path = folder.log();
+    REQUIRE(openThroughIndex(path).m_built);
+    const auto written = fs::last_write_time(path + ".index");
+    const Opened again = openThroughIndex(path, IndexUse::Auto);  // a small log: read when there
+    CHECK_FALSE(again.m_built);
+    CHECK(fs::last_write_time(path + ".index") == written);
+    // The log recorded again under its name: another pid, another model.
+    memlog::test::writeBytes(path, randomLog(2, 6000));
+    const Opened changed = openThroughIndex(path);
+    CHECK(changed.m_built);
+    CHECK(told(changed, "built from another log, or from this one before it changed; building the index again"));
+    checkSameModel(changed.m_model, path);
+    // Auto on a small log: an index that will not do is built again (the log had one) ...
+    memlog::test::writeBytes(path, randomLog(3, 5000));
+    const Opened stale = openThroughIndex(path, IndexUse::Auto);
+    CHECK(stale.m_built);
+    CHECK(told(stale, "built from another log"));
+    checkSameModel(stale.m_model, path);
+    // ... and without one, none is made: the model in memory.
+    fs::remove(path + ".index");
+    const Opened small = openThroughIndex(path, IndexUse::Auto);
+    CHECK(small.m_index.empty());
+    CHECK_FALSE(fs::exists(path + ".index"));
+    checkSameModel(small.m_model, path);
+}
+
+TEST_CASE("log index: a damaged, cut or foreign index is built again with the reason, never trusted") {
+    const Folder folder("damage");
+    const std::string path = folder.log(1, 100'000), index = path + ".index";
+    REQUIRE(openThroughIndex(path).m_built);
+    const uint64_t size = fs::file_size(index);
+
+    SECTION("cut short") {
+        fs::resize_file(index, size - 100);
+        const Opened opened = openThroughIndex(path);
+        CHECK(told(opened, index + ": no index trailer at its end"));
+        CHECK(opened.m_built);
+        checkSameModel(opened.m_model, path);
+    }
+    SECTION("cut to nothing") {
+        fs::resize_file(index, 0);
+        CHECK(told(openThroughIndex(path), "too short to be an index"));
+    }
+    SECTION("a byte of the model's summary changed") {
+        const uint8_t byte = 0x5a;
+        overwrite(index, size - 64 - 40, &byte, 1);
+        CHECK(told(openThroughIndex(path), "its model is damaged (checksum)"));
+    }
+    SECTION("a block naming a stack the log does not have") {
+        const uint64_t words[5] = {0x1000, ~0ull, ~0ull, 64, 1};  // stack 0xffffffff
+        overwrite(index, 40 * 7, words, sizeof words);
+        CHECK(told(openThroughIndex(path), "block 7 names a stack the log does not have"));
+    }
+    SECTION("another file altogether") {
+        std::ofstream(index, std::ios::trunc) << std::string(5000, 'x');
+        CHECK(told(openThroughIndex(path), "no index trailer at its end"));
+    }
+    SECTION("another log's index under this one's name") {
+        const std::string other = folder.m_path + "/other.memlog";
+        memlog::test::writeBytes(other, randomLog(7, 5000));
+        REQUIRE(openThroughIndex(other).m_built);
+        fs::copy_file(other + ".index", index, fs::copy_options::overwrite_existing);
+        const Opened opened = openThroughIndex(path);
+        CHECK(told(opened, "built from another log"));
+        checkSameModel(opened.m_model, path);
+    }
+    // Whatever was wrong, the index is whole again: the next opening reads it, saying nothing.
+    const Opened next = openThroughIndex(path);
+    CHECK_FALSE(next.m_built);
+    CHECK(next.m_warnings.empty());
+}
+
+TEST_CASE("log index: a log whose folder takes no file is indexed in the cache folder") {
+    const Folder folder("cache");
+    const std::string path = folder.log();
+    const std::string cache = folder.m_path + "-cache";
+    fs::remove_all(cache);
+    const char* before = std::getenv("XDG_CACHE_HOME");
+    const std::string saved = before ? before : "";
+    setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    // Root writes to any folder whatever its mode: an immutable folder refuses root too.
+    const bool root = geteuid() == 0;
+    const std::string lock = (root ? "chattr +i " : "chmod 0555 ") + folder.m_path;
+    REQUIRE(std::system(lock.c_str()) == 0);
+    const Opened built = openThroughIndex(path);
+    const Opened again = openThroughIndex(path);
+    const std::string cached = cachedIndexPath(path, XAxis::Time);
+    const std::string unlock = (root ? "chattr -i " : "chmod 0755 ") + folder.m_path;
+    REQUIRE(std::system(unlock.c_str()) == 0);
+    if (before)
+        setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    CHECK(built.m_built);
+    CHECK(built.m_index.rfind(cache + "/memlog/app.memlog.", 0) == 0);
+    CHECK(built.m_index == cached);
+    CHECK_FALSE(fs::exists(path + ".index"));
+    CHECK_FALSE(again.m_built);
+    CHECK(again.m_index == built.m_index);
+    checkSameModel(again.m_model, path);
+    fs::remove_all(cache);
+}
+
+TEST_CASE("log index: two openings at once, neither with an index yet, each get a whole one") {
+    const Folder folder("together");
+    const std::string path = folder.log(1, 100'000);
+    Opened first, second;
+    std::thread other([&] { second = openThroughIndex(path); });
+    first = openThroughIndex(path);
+    other.join();
+    CHECK(first.m_warnings.empty());
+    CHECK(second.m_warnings.empty());
+    checkSameModel(first.m_model, path);
+    checkSameModel(second.m_model, path);
+    // No part file left behind, and the one index in place reads back whole.
+    size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(folder.m_path)) files += entry.is_regular_file();
+    CHECK(files == 2);
+    const Opened after = openThroughIndex(path);
+    CHECK_FALSE(after.m_built);
+    checkSameModel(after.m_model, path);
+}

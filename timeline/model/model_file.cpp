@@ -1,0 +1,261 @@
+// The index file's layout (model_file.hpp):
+//
+//   [chunk 0][chunk 1]...[chunk n-1]   BlockStore::kFileChunkBytes each: blocks, freeing stacks
+//   [the rest]                         identity, shape, summary, threads, access samples
+//   [trailer]                          64 bytes: magic, version, n, where the rest is, checksums
+//
+// The trailer comes last so that an index cut short anywhere has none, and is built again.
+#include "timeline/model/model_file.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "timeline/base/checksum.hpp"
+
+namespace memlog::timeline {
+
+namespace {
+
+constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
+constexpr uint32_t kVersion = 1;
+
+struct Trailer {
+    char m_magic[8];
+    uint32_t m_version;
+    uint32_t m_blockBytes;  // sizeof(Block): a build with another layout is not read
+    uint64_t m_chunks;
+    uint64_t m_restOffset;
+    uint64_t m_restBytes;
+    uint64_t m_restChecksum;
+    uint64_t m_reserved;
+    uint64_t m_trailerChecksum;  // of the words above
+};
+static_assert(sizeof(Trailer) == 64);
+
+uint64_t checksum(const void* data, size_t bytes) { return fnv1a64(data, bytes); }
+
+// The rest of the model as bytes, and back: one list of fields (summaryFields) for both ways, so
+// that the writer and the reader cannot disagree.
+class Writer {
+public:
+    template <typename T>
+    void operator()(const T& value) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        const auto* bytes = reinterpret_cast<const unsigned char*>(&value);
+        m_bytes.insert(m_bytes.end(), bytes, bytes + sizeof(T));
+    }
+    void operator()(const std::string& text) {
+        (*this)(static_cast<uint64_t>(text.size()));
+        m_bytes.insert(m_bytes.end(), text.begin(), text.end());
+    }
+    template <typename T>
+    void array(const std::vector<T>& values) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        (*this)(static_cast<uint64_t>(values.size()));
+        const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+        m_bytes.insert(m_bytes.end(), bytes, bytes + values.size() * sizeof(T));
+    }
+    const std::vector<unsigned char>& bytes() const { return m_bytes; }
+
+private:
+    std::vector<unsigned char> m_bytes;
+};
+
+struct Damaged {
+    std::string m_what;
+};
+
+class Reader {
+public:
+    Reader(const unsigned char* data, size_t bytes) : m_data(data), m_left(bytes) {}
+    template <typename T>
+    void operator()(T& value) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        std::memcpy(&value, take(sizeof(T)), sizeof(T));
+    }
+    void operator()(std::string& text) {
+        uint64_t size = 0;
+        (*this)(size);
+        if (size > m_left) throw Damaged{"a text longer than the file"};
+        text.assign(reinterpret_cast<const char*>(take(size)), size);
+    }
+    template <typename T>
+    void array(std::vector<T>& values) {
+        uint64_t count = 0;
+        (*this)(count);
+        if (count > m_left / sizeof(T)) throw Damaged{"an array longer than the file"};
+        values.resize(count);
+        std::memcpy(values.data(), take(count * sizeof(T)), count * sizeof(T));
+    }
+    size_t left() const { return m_left; }
+
+private:
+    const unsigned char* take(size_t bytes) {
+        if (bytes > m_left) throw Damaged{"its model ends early"};
+        const unsigned char* at = m_data;
+        m_data += bytes;
+        m_left -= bytes;
+        return at;
+    }
+    const unsigned char* m_data;
+    size_t m_left;
+};
+
+// Every field of the summary. A field added to Summary changes its size, and this assertion
+// asks for it to be added here too (the x86-64 size of the fields below).
+static_assert(sizeof(Summary) == 1200, "a field was added to Summary: add it to summaryFields");
+template <typename Io, typename S>
+void summaryFields(Io& io, S& s) {
+    io(s.m_formatVersion), io(s.m_complete), io(s.m_pid), io(s.m_parentPid), io(s.m_exe), io(s.m_durationNs);
+    io(s.m_threads), io(s.m_events), io(s.m_calls), io(s.m_allocations), io(s.m_frees), io(s.m_peakBytes);
+    io(s.m_peakSeq), io(s.m_blocksAtPeak), io(s.m_peakBlocks), io(s.m_peakHeapBytes), io(s.m_peakMappedBytes);
+    io(s.m_leakedBytes), io(s.m_leakedBlocks), io(s.m_mappedAtExitBytes), io(s.m_mappedAtExitRegions);
+    io(s.m_suppressedBytes), io(s.m_suppressedBlocks), io(s.m_stacks), io(s.m_anomalies), io(s.m_lostEvents);
+    io(s.m_lostMetaRecords), io(s.m_unwindChecked), io(s.m_unwindMismatches), io(s.m_unwindFullWalks);
+    io(s.m_accessSampler), io(s.m_accessStatus), io(s.m_accessRate), io(s.m_accessSamples), io(s.m_accessReads);
+    io(s.m_accessWrites), io(s.m_accessHeap), io(s.m_accessGlobal), io(s.m_accessStack), io(s.m_accessOther);
+    io(s.m_accessFreed), io(s.m_accessAllocator), io(s.m_blocksSampled), io(s.m_accessCounters);
+    io(s.m_watchSampler), io(s.m_watchStatus), io(s.m_watchRate), io(s.m_watchCounters), io(s.m_watchTraps);
+    io(s.m_watchOtherThread), io(s.m_watchReuseMedianNs), io(s.m_blocksUsedAfterFree), io(s.m_sampling);
+}
+
+template <typename Io, typename Shape>
+void shapeFields(Io& io, Shape& shape) {
+    io(shape.m_size), io(shape.m_endNs), io(shape.m_firstNs), io(shape.m_firstSeq), io(shape.m_endSeq);
+    io(shape.m_stackCount), io(shape.m_clock);
+}
+
+void writeAll(int fd, const std::string& path, const void* data, size_t bytes) {
+    const auto* at = static_cast<const unsigned char*>(data);
+    while (bytes > 0) {
+        const ssize_t wrote = write(fd, at, bytes);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
+        at += wrote;
+        bytes -= static_cast<size_t>(wrote);
+    }
+}
+
+// Whether every block names a stack and a thread the model has, and ends no earlier than it began:
+// what the drawing relies on. A read of every block (the checksum covers the rest, not the
+// blocks, which would cost the same read and more).
+std::string checkBlocks(const BlockModel& model) {
+    const size_t threads = model.threads().size();
+    for (size_t i = 0; i < model.size(); ++i) {
+        const Block& b = model[i];
+        if (b.stack() >= model.stackCount() || model.freeStack(i) >= model.stackCount())
+            return "block " + std::to_string(i) + " names a stack the log does not have";
+        if (b.thread() >= threads && b.thread() != 0xffff)
+            return "block " + std::to_string(i) + " names a thread the log does not have";
+        if (b.endNs() < b.beginNs() || b.endSeq() < b.beginSeq())
+            return "block " + std::to_string(i) + " ends before it begins";
+    }
+    return "";
+}
+
+}  // namespace
+
+void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity) {
+    const size_t chunks = (model.size() + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
+    const uint64_t restOffset = chunks * BlockStore::kFileChunkBytes;
+    Writer rest;
+    rest(identity);
+    BlockModel::Shape shape = model.shape();
+    shapeFields(rest, shape);
+    summaryFields(rest, model.summary());
+    rest.array(model.threads());
+    rest.array(model.accessMarks());
+    Trailer trailer{};
+    std::memcpy(trailer.m_magic, kMagic, sizeof kMagic);
+    trailer.m_version = kVersion;
+    trailer.m_blockBytes = sizeof(Block);
+    trailer.m_chunks = chunks;
+    trailer.m_restOffset = restOffset;
+    trailer.m_restBytes = rest.bytes().size();
+    trailer.m_restChecksum = checksum(rest.bytes().data(), rest.bytes().size());
+    trailer.m_trailerChecksum = checksum(&trailer, offsetof(Trailer, m_trailerChecksum));
+    if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0 || lseek(fd, static_cast<off_t>(restOffset), SEEK_SET) < 0)
+        throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
+    writeAll(fd, path, rest.bytes().data(), rest.bytes().size());
+    writeAll(fd, path, &trailer, sizeof trailer);
+}
+
+ModelFileRead readModelFile(const std::string& path, const std::string& identity) {
+    ModelFileRead read;
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        read.m_missing = errno == ENOENT;
+        if (!read.m_missing) read.m_problem = std::strerror(errno);
+        return read;
+    }
+    struct FdCloser {
+        int m_fd;
+        ~FdCloser() { close(m_fd); }
+    } closer{fd};
+    try {
+        struct stat info {};
+        if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) throw Damaged{"not a regular file"};
+        const uint64_t size = static_cast<uint64_t>(info.st_size);
+        Trailer trailer{};
+        if (size < sizeof trailer || pread(fd, &trailer, sizeof trailer, static_cast<off_t>(size - sizeof trailer)) !=
+                                         static_cast<ssize_t>(sizeof trailer))
+            throw Damaged{"too short to be an index"};
+        if (std::memcmp(trailer.m_magic, kMagic, sizeof kMagic) != 0) throw Damaged{"no index trailer at its end"};
+        if (trailer.m_trailerChecksum != checksum(&trailer, offsetof(Trailer, m_trailerChecksum)))
+            throw Damaged{"its trailer is damaged"};
+        if (trailer.m_version != kVersion || trailer.m_blockBytes != sizeof(Block))
+            throw Damaged{"an index of another version (" + std::to_string(trailer.m_version) + ")"};
+        if (trailer.m_chunks > size / BlockStore::kFileChunkBytes ||
+            trailer.m_restOffset != trailer.m_chunks * BlockStore::kFileChunkBytes ||
+            trailer.m_restBytes != size - sizeof trailer - trailer.m_restOffset)
+            throw Damaged{"its parts do not add up to its size"};
+        std::vector<unsigned char> restBytes(trailer.m_restBytes);
+        if (pread(fd, restBytes.data(), restBytes.size(), static_cast<off_t>(trailer.m_restOffset)) !=
+            static_cast<ssize_t>(restBytes.size()))
+            throw Damaged{"cannot read its model"};
+        if (checksum(restBytes.data(), restBytes.size()) != trailer.m_restChecksum)
+            throw Damaged{"its model is damaged (checksum)"};
+        Reader rest(restBytes.data(), restBytes.size());
+        std::string builtFrom;
+        rest(builtFrom);
+        if (builtFrom != identity) throw Damaged{"built from another log, or from this one before it changed"};
+        BlockModel::Shape shape;
+        Summary summary;
+        std::vector<uint32_t> threads;
+        std::vector<AccessMark> marks;
+        shapeFields(rest, shape);
+        summaryFields(rest, summary);
+        rest.array(threads);
+        rest.array(marks);
+        if (rest.left() != 0) throw Damaged{"its model has bytes to spare"};
+        const uint64_t chunks = (shape.m_size + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
+        if (chunks != trailer.m_chunks) throw Damaged{"its block count does not match its chunks"};
+        if (shape.m_stackCount == 0) throw Damaged{"a model without stack 0"};
+        if (shape.m_clock != XAxis::Time && shape.m_clock != XAxis::Instructions) throw Damaged{"an unknown clock"};
+        void* mapping = nullptr;
+        if (trailer.m_restOffset > 0) {
+            mapping = mmap(nullptr, trailer.m_restOffset, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (mapping == MAP_FAILED) throw Damaged{std::string("cannot map its blocks: ") + std::strerror(errno)};
+        }
+        auto store = std::make_unique<MappedBlocks>(mapping, trailer.m_restOffset);
+        std::vector<BlockStore::Chunk> chunkList;
+        for (size_t i = 0; i < chunks; ++i) chunkList.push_back(store->chunk(i));
+        BlockModel model(std::move(store), std::move(chunkList), shape, summary, std::move(threads));
+        model.setAccessMarks(std::move(marks));
+        if (std::string problem = checkBlocks(model); !problem.empty()) throw Damaged{std::move(problem)};
+        read.m_model = std::move(model);
+    } catch (const Damaged& damaged) {
+        read.m_problem = damaged.m_what;
+    }
+    return read;
+}
+
+}  // namespace memlog::timeline

@@ -1,0 +1,34 @@
+// A block model kept on disk: its index file. The blocks (and their freeing stacks) are the
+// chunks a file store wrote as the model was built (block_store.hpp); after them come the rest of
+// the model (its shape, summary, threads and access samples, checksummed) and a trailer that says
+// where each part is. Reading it back maps the chunks: the page cache holds the blocks, and the
+// process only what it reads of them.
+//
+// Nothing in an index is trusted: a file of the wrong size, a foreign trailer, a bad checksum,
+// another log's identity or a block that names a stack or thread the model does not have is
+// refused with the reason, for the caller to build the index again.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "timeline/model/block_model.hpp"
+
+namespace memlog::timeline {
+
+// Ends the index file `fd` (`path` in errors) whose chunks `model`'s store has written
+// (blocksInFile): the rest of the model, then the trailer. `identity` names the log it was built
+// from (log_index.hpp); a reader asks for the same. Throws IndexError.
+void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity);
+
+struct ModelFileRead {
+    std::optional<BlockModel> m_model;
+    // Why there is no model: the file is missing (m_missing), or what is wrong with it.
+    bool m_missing = false;
+    std::string m_problem;
+};
+
+// The model kept in `path`, if it is an index of the log `identity` names.
+ModelFileRead readModelFile(const std::string& path, const std::string& identity);
+
+}  // namespace memlog::timeline

@@ -1,0 +1,131 @@
+// Finding, checking and building a log's index (log_index.hpp).
+#include "timeline/open/log_index.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include "timeline/base/checksum.hpp"
+#include "timeline/model/model_file.hpp"
+#include "timeline/read/log_reader.hpp"
+
+namespace memlog::timeline {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* suffixOf(XAxis clock) { return clock == XAxis::Instructions ? ".instructions.index" : ".index"; }
+
+// The folder the cache's indexes go in: $XDG_CACHE_HOME/memlog, else ~/.cache/memlog; "" when
+// neither is set (a daemon's environment).
+std::string cacheFolder() {
+    if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && cache[0] == '/')
+        return std::string(cache) + "/memlog";
+    if (const char* home = std::getenv("HOME"); home && home[0] == '/') return std::string(home) + "/.cache/memlog";
+    return "";
+}
+
+std::string folderOf(const std::string& path) {
+    const fs::path parent = fs::path(path).parent_path();
+    return parent.empty() ? "." : parent.string();
+}
+
+// A new file beside `target` for the index to be written into, then renamed over `target`; -1
+// when the folder takes no new file.
+int createTemporary(const std::string& target, mode_t mode, std::string& temporary) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        temporary = target + ".part." + std::to_string(getpid()) + "." + std::to_string(attempt);
+        const int fd = open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
+// Builds the index at `target` by a walk of the log; the model stays mapped from it.
+IndexedModel buildInto(LogReader& reader, const std::string& target, int fd, const std::string& temporary,
+                       const std::string& identity, XAxis clock, const std::function<void(double)>& progress) {
+    try {
+        BlockModel model = buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock);
+        finishModelFile(fd, temporary, model, identity);
+        if (rename(temporary.c_str(), target.c_str()) != 0)
+            throw IndexError(target + ": cannot put the index in place: " + std::strerror(errno));
+        close(fd);
+        return {std::move(model), target, true};
+    } catch (...) {
+        close(fd);
+        unlink(temporary.c_str());
+        throw;
+    }
+}
+
+}  // namespace
+
+std::string besideIndexPath(const std::string& logPath, XAxis clock) { return logPath + suffixOf(clock); }
+
+std::string cachedIndexPath(const std::string& logPath, XAxis clock) {
+    const std::string folder = cacheFolder();
+    if (folder.empty()) return "";
+    std::error_code error;
+    const std::string full = fs::absolute(logPath, error).lexically_normal().string();
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a64(full.data(), full.size())));
+    return folder + "/" + fs::path(logPath).filename().string() + "." + hash + suffixOf(clock);
+}
+
+std::string logIdentity(const LogReader& reader, const std::string& logPath, XAxis clock) {
+    struct stat info {};
+    if (stat(logPath.c_str(), &info) != 0) return "";
+    const format::FileHeader& header = reader.header();
+    return "pid " + std::to_string(header.m_pid) + " started " + std::to_string(header.m_startRealtimeNs) + " tsc " +
+           std::to_string(header.m_startTsc) + " size " + std::to_string(info.st_size) + " modified " +
+           std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec) + " clock " +
+           xAxisName(clock);
+}
+
+std::optional<IndexedModel> modelThroughIndex(LogReader& reader, const std::string& logPath, IndexUse use, XAxis clock,
+                                              const std::function<void(double)>& progress,
+                                              const std::function<void(const std::string&)>& warn) {
+    if (use == IndexUse::Off) return std::nullopt;
+    struct stat info {};
+    if (stat(logPath.c_str(), &info) != 0) return std::nullopt;
+    const std::string identity = logIdentity(reader, logPath, clock);
+    const std::string beside = besideIndexPath(logPath, clock), cached = cachedIndexPath(logPath, clock);
+    bool found = false;  // an index that will not do: built again, whatever the log's size
+    for (const std::string& path : {beside, cached}) {
+        if (path.empty()) continue;
+        ModelFileRead read = readModelFile(path, identity);
+        if (read.m_model) return IndexedModel{std::move(*read.m_model), path, false};
+        if (read.m_missing) continue;
+        found = true;
+        if (warn) warn(path + ": " + read.m_problem + "; building the index again");
+    }
+    if (use == IndexUse::Auto && !found && static_cast<uint64_t>(info.st_size) < kIndexFrom) return std::nullopt;
+    // Beside the log where its folder takes new files, else in the cache folder.
+    const mode_t mode = info.st_mode & 0666;
+    std::string temporary;
+    if (access(folderOf(logPath).c_str(), W_OK) == 0) {
+        if (const int fd = createTemporary(beside, mode, temporary); fd >= 0)
+            return buildInto(reader, beside, fd, temporary, identity, clock, progress);
+    }
+    if (!cached.empty()) {
+        std::error_code error;
+        fs::create_directories(folderOf(cached), error);
+        if (const int fd = createTemporary(cached, mode, temporary); fd >= 0)
+            return buildInto(reader, cached, fd, temporary, identity, clock, progress);
+    }
+    if (warn)
+        warn(logPath + ": no index could be written beside it or in " +
+             (cached.empty() ? std::string("a cache folder (no HOME)") : folderOf(cached)) +
+             "; reading it without one");
+    return std::nullopt;
+}
+
+}  // namespace memlog::timeline
