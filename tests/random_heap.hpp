@@ -23,7 +23,7 @@ struct RandomHeap {
     uint32_t m_regions = 3;
     uint64_t m_base = 0x5555'0000'0000ull;
     double m_freeShare = 0.5;  // of events on a live slot: a free (else the slot stays)
-    double m_pauseShare = 0;   // of events: after a pause of m_pauseNs
+    double m_pauseShare = 0;  // of events: after a pause of m_pauseNs
     uint64_t m_pauseNs = 0;
 };
 
@@ -38,11 +38,12 @@ inline timeline::BlockModel randomHeap(const RandomHeap& spec) {
     };
     for (size_t event = 0; event < spec.m_events; ++event, ++seq) {
         ns += random() % 50;  // sometimes 0: blocks that end where they began
-        if (spec.m_pauseShare > 0 && std::uniform_real_distribution<>(0, 1)(random) < spec.m_pauseShare) ns += spec.m_pauseNs;
+        if (spec.m_pauseShare > 0 && std::uniform_real_distribution<>(0, 1)(random) < spec.m_pauseShare)
+            ns += spec.m_pauseNs;
         const size_t slot = random() % spec.m_slots;
         if (open[slot] >= 0) {
             if (std::uniform_real_distribution<>(0, 1)(random) >= spec.m_freeShare) continue;
-            model.at(static_cast<size_t>(open[slot])).close(ns, seq, false);
+            model.close(static_cast<size_t>(open[slot]), ns, seq, false);
             open[slot] = -1;
             continue;
         }
@@ -58,7 +59,7 @@ inline timeline::BlockModel randomHeap(const RandomHeap& spec) {
     }
     ns += 10;
     for (int64_t index : open)
-        if (index >= 0) model.at(static_cast<size_t>(index)).close(ns, seq, true);
+        if (index >= 0) model.close(static_cast<size_t>(index), ns, seq, true);
     model.finish(timeline::Summary{}, {100, 101, 102}, ns, seq, 5);
     return model;
 }

@@ -110,7 +110,7 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
     }
     // Quantities: the scale runs over the values of the blocks on show.
     double low = INFINITY, high = -INFINITY;
-    model.forEach([&](const Block& b) {
+    model.forEachMeeting(axis, window, [&](const Block& b) {
         if (by == ColourBy::Age || !overlaps(b, axis, window)) return;
         const double value = colouring.scaleValue(b);
         low = std::min(low, value);
@@ -174,7 +174,8 @@ void BlockColouring::rankSites(const timeline::BlockModel& model, timeline::XWin
         named.emplace(found->second, label);
     }
     for (const auto& [slot, label] : named) m_categories.push_back({categoryColour(slot), label});
-    if (others) m_categories.push_back({kOtherColour, std::to_string(others) + (others == 1 ? " other site" : " other sites")});
+    if (others)
+        m_categories.push_back({kOtherColour, std::to_string(others) + (others == 1 ? " other site" : " other sites")});
 }
 
 std::vector<std::string> sharedSiteOrder(std::span<const ColouredRun> runs, timeline::XAxis axis,
@@ -193,8 +194,9 @@ std::vector<std::string> sharedSiteOrder(std::span<const ColouredRun> runs, time
     }
     std::vector<std::pair<std::string, double>> ranked(areaOfLabel.begin(), areaOfLabel.end());
     // Ties by label: the order, and so the colours, do not depend on the table's.
-    std::sort(ranked.begin(), ranked.end(),
-              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
     std::vector<std::string> labels;
     for (auto& [label, area] : ranked) labels.push_back(std::move(label));
     return labels;

@@ -51,7 +51,7 @@ void drawBand(const timeline::BlockModel& model, const ViewSpec& spec, const Blo
     CoverageAccumulator accumulator(width, rows, spec.m_alpha, categorical ? 3 : 1);
     std::vector<float> shade;  // allocated with the first cushioned block
     const XScale scale(spec.m_window, width);
-    model.forEach([&](const Block& block) {
+    model.forEachMeeting(spec.m_axis, spec.m_window, [&](const Block& block) {
         if (spec.m_bins && spec.m_bins->binOf(block) != spec.m_bin) return;
         PixelRect rect;
         if (!blockRect(block, spec, scale, rect)) return;

@@ -4,6 +4,7 @@
 
 #include "heap_records.hpp"
 #include "timeline/model/block_model.hpp"
+#include "random_heap.hpp"
 #include "timeline/model/usable_size.hpp"
 
 using memlog::format::Kind;
@@ -14,6 +15,8 @@ using memlog::test::resize;
 using memlog::timeline::Block;
 using memlog::timeline::BlockModel;
 using memlog::timeline::XAxis;
+using memlog::timeline::xAxisName;
+using memlog::timeline::XWindow;
 
 namespace {
 
@@ -31,7 +34,12 @@ const Block& began(const BlockModel& model, uint64_t seq) {
 
 TEST_CASE("a block spans its allocation to its free, and a block never freed ends with the log") {
     LogBuilder log;
-    log.thread(7).malloc(1, 0x1000, 100, 3).malloc(2, 0x2000, 50, 4).free(5, 0x1000).stack(3, {0x401000}).stack(4, {0x402000});
+    log.thread(7)
+        .malloc(1, 0x1000, 100, 3)
+        .malloc(2, 0x2000, 50, 4)
+        .free(5, 0x1000)
+        .stack(3, {0x401000})
+        .stack(4, {0x402000});
     log.thread(8).malloc(6, 0x3000, 8).threadExit(9);
     const BlockModel model = modelOf(log);
     REQUIRE(model.size() == 3);
@@ -49,7 +57,7 @@ TEST_CASE("a block spans its allocation to its free, and a block never freed end
     const Block& second = model[1];
     CHECK(second.liveAtEnd());
     CHECK(second.endNs() == 9 * kNs);  // the log's last record (a thread exit)
-    CHECK(second.endSeq() == 7);       // one past the last block event
+    CHECK(second.endSeq() == 7);  // one past the last block event
     CHECK(model.endNs() == 9 * kNs);
     // Threads are numbered in the order their first block appears.
     REQUIRE(model.threads() == std::vector<uint32_t>{7, 8});
@@ -129,7 +137,8 @@ TEST_CASE("a block keeps every field at the limits of its packing and clamps bey
     CHECK(block.size() == size);
     CHECK(block.stack() == 0xfedcba98u);
     CHECK(block.beginSeq() == seq - 7);
-    const Block beyond({1ull << 50, 1ull << 45, 1ull << 49, 1ull << 49, 1ull << 41, 1ull << 41, 1, 70000, false, false});
+    const Block beyond(
+        {1ull << 50, 1ull << 45, 1ull << 49, 1ull << 49, 1ull << 41, 1ull << 41, 1, 70000, false, false});
     CHECK(beyond.addr() == (1ull << 48) - 1);
     CHECK(beyond.size() == (1ull << 44) - 1);
     CHECK(beyond.endNs() == (1ull << 48) - 1);
@@ -149,7 +158,7 @@ TEST_CASE("usable sizes follow glibc's chunks: waste is what rounding adds") {
     CHECK(usable(1000) == 1000);
     CHECK(usable(1001) == 1016);
     CHECK(usable(200000) == 200704 - 16);  // mmapped chunk: header and page rounding
-    CHECK(usable(10, true) == 4096);       // an anonymous mapping: whole pages
+    CHECK(usable(10, true) == 4096);  // an anonymous mapping: whole pages
 }
 
 TEST_CASE("a time lands on the event axis at the first block event at or after it") {
@@ -178,7 +187,8 @@ TEST_CASE("the block at a point in time and address, for brushing") {
 TEST_CASE("the model holds a hundred thousand blocks in chunks, in the order they began") {
     LogBuilder log;
     auto& thread = log.thread(1, 1 << 20);
-    for (uint64_t i = 0; i < 100'000; ++i) thread.malloc(2 * i + 1, 0x10000 + (i % 64) * 32, 24).free(2 * i + 2, 0x10000 + (i % 64) * 32);
+    for (uint64_t i = 0; i < 100'000; ++i)
+        thread.malloc(2 * i + 1, 0x10000 + (i % 64) * 32, 24).free(2 * i + 2, 0x10000 + (i % 64) * 32);
     const BlockModel model = modelOf(log);
     REQUIRE(model.size() == 100'000);
     size_t visited = 0;
@@ -231,4 +241,36 @@ TEST_CASE("asked to, the model keeps the stack of the call that ended each block
     const BlockModel plain = memlog::timeline::buildBlockModel(again);
     CHECK(plain.freeStack(0) == 0);  // not kept unless asked for
     unlink(path.c_str());
+}
+
+TEST_CASE("the blocks that may meet a window: every one that does, in model order, and whole chunks passed by") {
+    // 400,000 events over 64 slots: about 200,000 blocks in four chunks, each a fraction of the
+    // log's time; some never end, so their chunks reach the end of the log.
+    memlog::test::RandomHeap spec;
+    spec.m_events = 400'000;
+    spec.m_seed = 7;
+    const BlockModel model = memlog::test::randomHeap(spec);
+    REQUIRE(model.chunkSpans().size() >= 3);
+    for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
+        const XWindow whole = model.extent(axis);
+        for (const double share : {0.001, 0.1, 0.5, 1.0}) {
+            for (const double at : {0.0, 0.3, 0.99}) {
+                const uint64_t width = std::max<uint64_t>(static_cast<uint64_t>(whole.width() * share), 1);
+                const uint64_t from = whole.m_from + static_cast<uint64_t>(whole.width() * at);
+                const XWindow window{from, from + width};
+                std::vector<const Block*> all, meeting;
+                size_t visited = 0;
+                model.forEach([&](const Block& b) {
+                    if (b.meets(axis, window, 0, UINT64_MAX)) all.push_back(&b);
+                });
+                model.forEachMeeting(axis, window, [&](const Block& b) {
+                    ++visited;
+                    if (b.meets(axis, window, 0, UINT64_MAX)) meeting.push_back(&b);
+                });
+                INFO("axis " << xAxisName(axis) << ", share " << share << " at " << at);
+                CHECK(meeting == all);
+                if (share <= 0.001 && at == 0.3) CHECK(visited < model.size() / 2);  // chunks passed by
+            }
+        }
+    }
 }

@@ -17,10 +17,12 @@ BlockModel::BlockModel() : BlockModel(anonymousBlocks(false)) {}
 
 BlockModel::BlockModel(std::unique_ptr<BlockStore> store) : m_store(std::move(store)) {}
 
-BlockModel::BlockModel(std::unique_ptr<BlockStore> store, std::vector<BlockStore::Chunk> chunks, const Shape& shape,
-                       const Summary& summary, std::vector<uint32_t> threads)
+BlockModel::BlockModel(std::unique_ptr<BlockStore> store, std::vector<BlockStore::Chunk> chunks,
+                       std::vector<ChunkSpan> spans, const Shape& shape, const Summary& summary,
+                       std::vector<uint32_t> threads)
     : m_store(std::move(store)),
       m_chunks(std::move(chunks)),
+      m_spans(std::move(spans)),
       m_keepsFreeStacks(!m_chunks.empty() && m_chunks.front().m_freeStacks),
       m_size(shape.m_size),
       m_summary(summary),
@@ -37,10 +39,18 @@ BlockModel::~BlockModel() = default;
 
 size_t BlockModel::append(const Block& block) {
     if ((m_size & kChunkMask) == 0) {
+        m_spans.reserve(m_spans.size() + 1);
         m_chunks.push_back(m_store->add());
+        m_spans.emplace_back();
         if (m_size == 0) m_keepsFreeStacks = m_chunks.back().m_freeStacks != nullptr;
     }
     at(m_size) = block;
+    ChunkSpan& span = m_spans.back();
+    const uint64_t begins[2] = {block.beginNs(), block.beginSeq()};
+    for (size_t clock = 0; clock < 2; ++clock) {
+        span.m_from[clock] = std::min(span.m_from[clock], begins[clock]);
+        span.m_to[clock] = std::max(span.m_to[clock], begins[clock] + 1);
+    }
     if (m_size == 0 || block.beginSeq() < m_firstSeq) m_firstSeq = block.beginSeq();
     if (m_size == 0 || block.beginNs() < m_firstNs) m_firstNs = block.beginNs();
     return m_size++;
@@ -53,6 +63,14 @@ void BlockModel::finish(const Summary& summary, const std::vector<uint32_t>& thr
     m_endNs = endNs;
     m_endSeq = endSeq;
     m_stackCount = std::max<uint32_t>(stackCount, 1);
+}
+
+void BlockModel::close(size_t index, uint64_t endNs, uint64_t endSeq, bool liveAtEnd) {
+    Block& block = at(index);
+    block.close(endNs, endSeq, liveAtEnd);
+    ChunkSpan& span = m_spans[index >> kChunkBits];
+    span.m_to[0] = std::max(span.m_to[0], block.endNs());
+    span.m_to[1] = std::max(span.m_to[1], block.endSeq());
 }
 
 XWindow BlockModel::extent(XAxis axis) const {
@@ -167,8 +185,9 @@ public:
 
     void end(const BlockChange& change) override {
         if (const auto index = m_open.take(keyOf(change))) {
-            Block& block = m_model.at(*index);
-            block.close(std::max(clockOf(change), block.beginNs()), std::max(change.m_seq, block.beginSeq()), false);
+            const Block& block = m_model[*index];
+            m_model.close(*index, std::max(clockOf(change), block.beginNs()), std::max(change.m_seq, block.beginSeq()),
+                          false);
             m_lastEndedThread = block.thread();
             if (m_model.keepsFreeStacks()) m_model.setFreeStack(*index, change.m_callStack);
         }
@@ -190,7 +209,7 @@ public:
         endNs = m_onInstructions ? m_instructions.now() : std::max(endNs, m_lastNs);
         m_model.setClock(m_onInstructions ? XAxis::Instructions : XAxis::Time);
         const uint64_t endSeq = m_lastSeq + 1;
-        m_open.forEach([&](uint64_t index) { m_model.at(index).close(endNs, endSeq, true); });
+        m_open.forEach([&](uint64_t index) { m_model.close(index, endNs, endSeq, true); });
         m_model.finish(summary, m_threads, endNs, endSeq, stackCount);
         m_model.setAccessMarks(std::move(m_marks));
     }

@@ -41,6 +41,30 @@ public:
         }
     }
 
+    // Every block that may meet `window` on `axis`, in model order: whole chunks of blocks that
+    // all end before the window or all begin after it are passed by (ChunkSpan), so that a view
+    // of a short stretch of a long log reads only the chunks around it. What is given still has
+    // to be tested: a chunk that meets the window holds blocks that do not.
+    template <typename Visit>
+    void forEachMeeting(XAxis axis, XWindow window, Visit&& visit) const {
+        const size_t clock = axis == XAxis::Events ? 1 : 0;
+        for (size_t chunk = 0, left = m_size; left > 0; ++chunk) {
+            const size_t count = left < kChunkBlocks ? left : kChunkBlocks;
+            left -= count;
+            const ChunkSpan& span = m_spans[chunk];
+            if (span.m_to[clock] < window.m_from || span.m_from[clock] > window.m_to) continue;
+            const Block* blocks = m_chunks[chunk].m_blocks;
+            for (size_t i = 0; i < count; ++i) visit(blocks[i]);
+        }
+    }
+    // A chunk's blocks on the model's clock [0] and on events [1]: the earliest beginning, and the
+    // latest end, an end at least one unit past its beginning (as the pictures draw it).
+    struct ChunkSpan {
+        uint64_t m_from[2] = {UINT64_MAX, UINT64_MAX};
+        uint64_t m_to[2] = {0, 0};
+    };
+    const std::vector<ChunkSpan>& chunkSpans() const { return m_spans; }
+
     const Summary& summary() const { return m_summary; }
     const std::vector<uint32_t>& threads() const { return m_threads; }  // thread ids by index
     uint64_t endNs() const { return m_endNs; }  // the last record of the log: live blocks end here
@@ -77,7 +101,8 @@ public:
 
     // Building (buildBlockModel, tests): blocks are appended as they begin and closed as they end.
     size_t append(const Block& block);
-    Block& at(size_t index) { return m_chunks[index >> kChunkBits].m_blocks[index & kChunkMask]; }
+    // Ends block `index` (Block::close), its chunk's span stretched to the end.
+    void close(size_t index, uint64_t endNs, uint64_t endSeq, bool liveAtEnd);
     bool keepsFreeStacks() const { return m_keepsFreeStacks; }  // the store has room for them
     void setFreeStack(size_t index, uint32_t stack) {
         m_chunks[index >> kChunkBits].m_freeStacks[index & kChunkMask] = stack;
@@ -96,16 +121,18 @@ public:
     };
     Shape shape() const { return {m_size, m_endNs, m_firstNs, m_firstSeq, m_endSeq, m_stackCount, m_clock}; }
     // A model over chunks already written (an index read back): `store` holds them, in order.
-    BlockModel(std::unique_ptr<BlockStore> store, std::vector<BlockStore::Chunk> chunks, const Shape& shape,
-               const Summary& summary, std::vector<uint32_t> threads);
+    BlockModel(std::unique_ptr<BlockStore> store, std::vector<BlockStore::Chunk> chunks, std::vector<ChunkSpan> spans,
+               const Shape& shape, const Summary& summary, std::vector<uint32_t> threads);
 
 private:
+    Block& at(size_t index) { return m_chunks[index >> kChunkBits].m_blocks[index & kChunkMask]; }
     // Fixed chunks rather than one vector: growing never copies, so the peak stays at the
     // blocks themselves (a doubling vector would briefly hold 1.5 times as many).
     static constexpr size_t kChunkBits = BlockStore::kChunkBits, kChunkBlocks = BlockStore::kChunkBlocks,
                             kChunkMask = kChunkBlocks - 1;
     std::unique_ptr<BlockStore> m_store;
     std::vector<BlockStore::Chunk> m_chunks;
+    std::vector<ChunkSpan> m_spans;  // by chunk
     bool m_keepsFreeStacks = false;
     size_t m_size = 0;
     Summary m_summary;

@@ -93,7 +93,8 @@ public:
         (*this)(count);
         if (count > m_left / sizeof(T)) throw Damaged{"an array longer than the file"};
         values.resize(count);
-        std::memcpy(values.data(), take(count * sizeof(T)), count * sizeof(T));
+        const unsigned char* bytes = take(count * sizeof(T));
+        if (count > 0) std::memcpy(values.data(), bytes, count * sizeof(T));  // an empty vector's data() may be null
     }
     size_t left() const { return m_left; }
 
@@ -172,6 +173,7 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     shapeFields(rest, shape);
     summaryFields(rest, model.summary());
     rest.array(model.threads());
+    rest.array(model.chunkSpans());
     rest.array(model.accessMarks());
     Trailer trailer{};
     std::memcpy(trailer.m_magic, kMagic, sizeof kMagic);
@@ -230,14 +232,17 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         BlockModel::Shape shape;
         Summary summary;
         std::vector<uint32_t> threads;
+        std::vector<BlockModel::ChunkSpan> spans;
         std::vector<AccessMark> marks;
         shapeFields(rest, shape);
         summaryFields(rest, summary);
         rest.array(threads);
+        rest.array(spans);
         rest.array(marks);
         if (rest.left() != 0) throw Damaged{"its model has bytes to spare"};
         const uint64_t chunks = (shape.m_size + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
-        if (chunks != trailer.m_chunks) throw Damaged{"its block count does not match its chunks"};
+        if (chunks != trailer.m_chunks || spans.size() != chunks)
+            throw Damaged{"its block count does not match its chunks"};
         if (shape.m_stackCount == 0) throw Damaged{"a model without stack 0"};
         if (shape.m_clock != XAxis::Time && shape.m_clock != XAxis::Instructions) throw Damaged{"an unknown clock"};
         void* mapping = nullptr;
@@ -248,7 +253,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         auto store = std::make_unique<MappedBlocks>(mapping, trailer.m_restOffset);
         std::vector<BlockStore::Chunk> chunkList;
         for (size_t i = 0; i < chunks; ++i) chunkList.push_back(store->chunk(i));
-        BlockModel model(std::move(store), std::move(chunkList), shape, summary, std::move(threads));
+        BlockModel model(std::move(store), std::move(chunkList), std::move(spans), shape, summary, std::move(threads));
         model.setAccessMarks(std::move(marks));
         if (std::string problem = checkBlocks(model); !problem.empty()) throw Damaged{std::move(problem)};
         read.m_model = std::move(model);

@@ -77,7 +77,7 @@ std::vector<OccupancyColumn> OccupancyColumns::finish() {
 std::vector<OccupancyColumn> occupancy(const BlockModel& model, const OccupancyQuery& query) {
     OccupancyColumns columns(query);
     if (columns.columns() == 0) return std::vector<OccupancyColumn>(query.m_columns);
-    model.forEach([&](const Block& block) {
+    model.forEachMeeting(query.m_axis, query.m_window, [&](const Block& block) {
         if (!query.m_bins || query.m_bins->binOf(block) == query.m_bin) columns.add(block);
     });
     return columns.finish();

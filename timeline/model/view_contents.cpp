@@ -54,7 +54,7 @@ std::vector<ViewContents> viewContents(const BlockModel& model, const ViewsQuery
     std::vector<ViewContents> views(query.views());
     auto rangesOf = [&](int bin, size_t maxRanges) {
         AddressRanges::Builder builder;
-        model.forEach([&](const Block& b) {
+        model.forEachMeeting(query.m_axis, query.m_window, [&](const Block& b) {
             if (!b.meets(query.m_axis, query.m_window, query.m_addrLo, query.m_addrHi)) return;
             if (bin >= 0 && query.m_bins->binOf(b) != bin) return;
             builder.add(b.addr(), b.endAddr(), bin >= 0 ? 0 : 1);  // a bin's blocks uncounted, as the index's

@@ -107,7 +107,11 @@ std::optional<IndexedModel> modelThroughIndex(LogReader& reader, const std::stri
         found = true;
         if (warn) warn(path + ": " + read.m_problem + "; building the index again");
     }
-    if (use == IndexUse::Auto && !found && static_cast<uint64_t>(info.st_size) < kIndexFrom) return std::nullopt;
+    // A full trace's every access is a mark the index would copy whole (about 100 bytes each),
+    // and it would still be read back into memory: not built unasked until accesses have levels.
+    const bool fullTrace = reader.header().m_accessSampler == format::AccessSampler::FullTrace;
+    if (use == IndexUse::Auto && !found && (fullTrace || static_cast<uint64_t>(info.st_size) < kIndexFrom))
+        return std::nullopt;
     // Beside the log where its folder takes new files, else in the cache folder.
     const mode_t mode = info.st_mode & 0666;
     std::string temporary;
