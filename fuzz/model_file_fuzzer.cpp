@@ -1,7 +1,8 @@
 // A log's index on disk, damaged: any bytes as a log, its model built into an index file as
 // memtimeline builds one, then that file cut and overwritten where the input's last 24 bytes say,
 // and read back. The reader must give the model whole or refuse it with a reason; its blocks, when
-// given, must name stacks and threads that exist. Bad input as a log must end as LogError.
+// given, must name stacks that exist; what the walk left in the log's reader must go back into a
+// fresh reader, or be refused. Bad input as a log must end as LogError.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -28,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         {
             LogReader reader(path);
             const BlockModel built = buildBlockModel(reader, {}, blocksInFile(indexFd, index), XAxis::Time);
-            finishModelFile(indexFd, index, built, "fuzz");
+            finishModelFile(indexFd, index, built, "fuzz", reader.walkResults());
         }
         // The damage: a length to cut the file to (or none), and eight bytes written somewhere.
         uint64_t cut = 0, at = 0, bytes = 0;
@@ -52,6 +53,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 sum += block.addr() + block.size() + block.beginNs() + block.endSeq();
             }
             (void)model.extent(XAxis::Time);
+            // What the walk left, put back in a fresh reader of the log, and read.
+            LogReader reader(path);
+            if (reader.restoreWalkResults(read.m_readerWalk)) {
+                for (size_t id = 0; id < reader.stacks().size(); ++id) sum += reader.stacks()[id].toVector().size();
+                sum += reader.modules().size() + reader.annotations().size() + reader.lastTsc();
+                (void)reader.whereReadingStopped();
+            }
             (void)sum;
         } else if (read.m_problem.empty()) {
             std::abort();  // refused without a reason

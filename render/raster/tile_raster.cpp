@@ -202,10 +202,10 @@ FrameStats TileRaster::draw(const FrameInputs& shared, PixelBuffer target, const
     };
 
     if (const timeline::BlockModel* model = inputs.m_walk) {
-        // An export's band: every block of the view's bin, those off the band left to the
-        // accumulator, as the reference walk does.
+        // An export's band: every block of the view's bin that may meet its window, those off
+        // the band left to the accumulator, as the reference walk does.
         const BlockColouring& colouring = *inputs.m_walkColouring;
-        model->forEach([&](const timeline::Block& block) {
+        model->forEachMeeting(spec.m_axis, spec.m_window, [&](const timeline::Block& block) {
             if (spec.m_bins && spec.m_bins->binOf(block) != spec.m_bin) return;
             addBox(timeline::ModelIndex::boxOf(block, spec.m_axis), colours.keyOf(colouring, block));
         });

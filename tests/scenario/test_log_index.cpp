@@ -100,6 +100,26 @@ TEST_CASE("log index: memlog index builds it, finds it again, and memtimeline dr
     fs::remove_all(recorded.m_directory);
 }
 
+TEST_CASE("log index: a log's phases, array names and access samples come back from the index, not the log") {
+    // annotated_grid names its grid and marks its phases through memlog.h; sampled, its
+    // accesses are marks over the blocks. All of it is in the picture.
+    Run run;
+    run.m_argv = {scenarioPath("annotated_grid")};
+    run.m_env = {{"MEMLOG_QUIET", "1"}, {"MEMLOG_ACCESS", "1"}, {"MEMLOG_ACCESS_RATE", "20000"}};
+    const Outcome recorded = runProgram(run);
+    REQUIRE(recorded.m_logs.size() == 1);
+    const std::string log = recorded.m_logs[0];
+    REQUIRE(memlogRun({"index", log}).m_exitStatus == 0);
+    const std::string through = recorded.m_directory + "/through.png", without = recorded.m_directory + "/without.png";
+    for (const char* colours : {"site", "lifetime"}) {
+        CHECK(memtimeline({log, "--export", through, "--color-by", colours}).m_exitStatus == 0);
+        CHECK(memtimeline({log, "--no-index", "--export", without, "--color-by", colours}).m_exitStatus == 0);
+        CHECK(contents(through).size() > 10'000);
+        CHECK(contents(through) == contents(without));
+    }
+    fs::remove_all(recorded.m_directory);
+}
+
 TEST_CASE("log index: memlog index refuses what is no log, and instructions where none were counted") {
     const Outcome missing = memlogRun({"index", "/nonexistent/x.memlog"});
     CHECK(missing.m_exitStatus == 2);

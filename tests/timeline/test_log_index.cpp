@@ -33,7 +33,9 @@ std::vector<uint8_t> randomLog(uint32_t seed, size_t events) {
     log.header().m_pid = 4000 + seed;
     auto& a = log.thread(10, 1 << 16);
     auto& b = log.thread(11, 1 << 16);
-    for (uint32_t id = 1; id <= 40; ++id) a.stack(id, {0x401000 + 16 * id, 0x402000});
+    a.module("/usr/bin/app", 0x400000, 0x400000, 0x500000).module("/lib/libc.so.6", 0x7f00, 0x7f00, 0x9f00);
+    a.threadStack(0x7ffd'0000'0000ull, 0x7ffd'0010'0000ull);
+    for (uint32_t id = 1; id <= 40; ++id) a.stack(id, {0x401000 + 16 * id, 0x402000 + id});
     std::mt19937_64 random(seed);
     std::vector<bool> live(300, false);
     for (uint64_t seq = 1; seq <= events; ++seq) {
@@ -73,7 +75,27 @@ struct Opened {
     std::string m_index;
     bool m_built = false;
     std::vector<std::string> m_warnings;
+    // What the reader was left with, walked or restored from the index.
+    std::vector<std::vector<uint64_t>> m_stacks;
+    std::vector<std::string> m_modules;
+    size_t m_threadStacks = 0;
+    uint64_t m_lastTsc = 0;
+    bool m_walked = true;
 };
+
+std::vector<std::vector<uint64_t>> stacksOf(const LogReader& reader) {
+    std::vector<std::vector<uint64_t>> stacks;
+    for (size_t id = 0; id < reader.stacks().size(); ++id) stacks.push_back(reader.stacks()[id].toVector());
+    return stacks;
+}
+
+std::vector<std::string> modulesOf(const LogReader& reader) {
+    std::vector<std::string> modules;
+    for (const Module& module : reader.modules())
+        modules.push_back(module.m_path + "@" + std::to_string(module.m_base) + "+" +
+                          std::to_string(module.m_validFromSeq));
+    return modules;
+}
 
 Opened openThroughIndex(const std::string& path, IndexUse use = IndexUse::Always) {
     Opened opened;
@@ -81,6 +103,11 @@ Opened openThroughIndex(const std::string& path, IndexUse use = IndexUse::Always
                   {.m_warn = [&](const std::string& problem) { opened.m_warnings.push_back(problem); }});
     opened.m_index = log.indexPath();
     opened.m_built = log.indexBuilt();
+    opened.m_stacks = stacksOf(log.reader());
+    opened.m_modules = modulesOf(log.reader());
+    opened.m_threadStacks = log.reader().threadStacks().size();
+    opened.m_lastTsc = log.reader().lastTsc();
+    opened.m_walked = log.logWalked();
     opened.m_model = log.takeModel();
     return opened;
 }
@@ -149,8 +176,19 @@ TEST_CASE("log index: the model read back is the model built in memory, over mor
     checkSameModel(built.m_model, path);  // as built into the file
     const Opened read = openThroughIndex(path);
     CHECK_FALSE(read.m_built);
+    CHECK(built.m_walked);
+    CHECK_FALSE(read.m_walked);
     CHECK(read.m_warnings.empty());
     checkSameModel(read.m_model, path);  // as mapped back
+    // The reader, not walked, has what a walk leaves: the stacks, the modules, the threads' stacks.
+    LogReader walked(path);
+    walked.forEachEvent([](const Event&) {});
+    CHECK(walked.stacks().size() == 41);
+    CHECK(read.m_stacks == stacksOf(walked));
+    CHECK(modulesOf(walked).size() == 2);
+    CHECK(read.m_modules == modulesOf(walked));
+    CHECK(read.m_threadStacks == 1);
+    CHECK(read.m_lastTsc == walked.lastTsc());
 }
 
 TEST_CASE("log index: reused while the log stays the same, built again when it changed") {

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "timeline/base/byte_codec.hpp"
 #include "timeline/base/checksum.hpp"
 
 namespace memlog::timeline {
@@ -25,7 +26,7 @@ namespace memlog::timeline {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: the chunks' spans and the reader's walk
 
 struct Trailer {
     char m_magic[8];
@@ -42,72 +43,8 @@ static_assert(sizeof(Trailer) == 64);
 
 uint64_t checksum(const void* data, size_t bytes) { return fnv1a64(data, bytes); }
 
-// The rest of the model as bytes, and back: one list of fields (summaryFields) for both ways, so
-// that the writer and the reader cannot disagree.
-class Writer {
-public:
-    template <typename T>
-    void operator()(const T& value) {
-        static_assert(std::is_trivially_copyable_v<T>);
-        const auto* bytes = reinterpret_cast<const unsigned char*>(&value);
-        m_bytes.insert(m_bytes.end(), bytes, bytes + sizeof(T));
-    }
-    void operator()(const std::string& text) {
-        (*this)(static_cast<uint64_t>(text.size()));
-        m_bytes.insert(m_bytes.end(), text.begin(), text.end());
-    }
-    template <typename T>
-    void array(const std::vector<T>& values) {
-        static_assert(std::is_trivially_copyable_v<T>);
-        (*this)(static_cast<uint64_t>(values.size()));
-        const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
-        m_bytes.insert(m_bytes.end(), bytes, bytes + values.size() * sizeof(T));
-    }
-    const std::vector<unsigned char>& bytes() const { return m_bytes; }
-
-private:
-    std::vector<unsigned char> m_bytes;
-};
-
 struct Damaged {
     std::string m_what;
-};
-
-class Reader {
-public:
-    Reader(const unsigned char* data, size_t bytes) : m_data(data), m_left(bytes) {}
-    template <typename T>
-    void operator()(T& value) {
-        static_assert(std::is_trivially_copyable_v<T>);
-        std::memcpy(&value, take(sizeof(T)), sizeof(T));
-    }
-    void operator()(std::string& text) {
-        uint64_t size = 0;
-        (*this)(size);
-        if (size > m_left) throw Damaged{"a text longer than the file"};
-        text.assign(reinterpret_cast<const char*>(take(size)), size);
-    }
-    template <typename T>
-    void array(std::vector<T>& values) {
-        uint64_t count = 0;
-        (*this)(count);
-        if (count > m_left / sizeof(T)) throw Damaged{"an array longer than the file"};
-        values.resize(count);
-        const unsigned char* bytes = take(count * sizeof(T));
-        if (count > 0) std::memcpy(values.data(), bytes, count * sizeof(T));  // an empty vector's data() may be null
-    }
-    size_t left() const { return m_left; }
-
-private:
-    const unsigned char* take(size_t bytes) {
-        if (bytes > m_left) throw Damaged{"its model ends early"};
-        const unsigned char* at = m_data;
-        m_data += bytes;
-        m_left -= bytes;
-        return at;
-    }
-    const unsigned char* m_data;
-    size_t m_left;
 };
 
 // Every field of the summary. A field added to Summary changes its size, and this assertion
@@ -164,10 +101,11 @@ std::string checkBlocks(const BlockModel& model) {
 
 }  // namespace
 
-void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity) {
+void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity,
+                     const std::vector<unsigned char>& readerWalk) {
     const size_t chunks = (model.size() + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
     const uint64_t restOffset = chunks * BlockStore::kFileChunkBytes;
-    Writer rest;
+    ByteWriter rest;
     rest(identity);
     BlockModel::Shape shape = model.shape();
     shapeFields(rest, shape);
@@ -175,6 +113,7 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     rest.array(model.threads());
     rest.array(model.chunkSpans());
     rest.array(model.accessMarks());
+    rest.array(readerWalk);
     Trailer trailer{};
     std::memcpy(trailer.m_magic, kMagic, sizeof kMagic);
     trailer.m_version = kVersion;
@@ -225,7 +164,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
             throw Damaged{"cannot read its model"};
         if (checksum(restBytes.data(), restBytes.size()) != trailer.m_restChecksum)
             throw Damaged{"its model is damaged (checksum)"};
-        Reader rest(restBytes.data(), restBytes.size());
+        ByteReader rest(restBytes.data(), restBytes.size());
         std::string builtFrom;
         rest(builtFrom);
         if (builtFrom != identity) throw Damaged{"built from another log, or from this one before it changed"};
@@ -239,6 +178,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         rest.array(threads);
         rest.array(spans);
         rest.array(marks);
+        rest.array(read.m_readerWalk);
         if (rest.left() != 0) throw Damaged{"its model has bytes to spare"};
         const uint64_t chunks = (shape.m_size + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
         if (chunks != trailer.m_chunks || spans.size() != chunks)
@@ -259,6 +199,8 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         read.m_model = std::move(model);
     } catch (const Damaged& damaged) {
         read.m_problem = damaged.m_what;
+    } catch (const std::out_of_range&) {  // from the ByteReader
+        read.m_problem = "its model ends early";
     }
     return read;
 }

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "timeline/model/block_model.hpp"
 
@@ -19,10 +20,13 @@ namespace memlog::timeline {
 // Ends the index file `fd` (`path` in errors) whose chunks `model`'s store has written
 // (blocksInFile): the rest of the model, then the trailer. `identity` names the log it was built
 // from (log_index.hpp); a reader asks for the same. Throws IndexError.
-void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity);
+// `readerWalk`: what the walk left in the log's reader (LogReader::walkResults), kept beside.
+void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity,
+                     const std::vector<unsigned char>& readerWalk);
 
 struct ModelFileRead {
     std::optional<BlockModel> m_model;
+    std::vector<unsigned char> m_readerWalk;  // as given to finishModelFile
     // Why there is no model: the file is missing (m_missing), or what is wrong with it.
     bool m_missing = false;
     std::string m_problem;

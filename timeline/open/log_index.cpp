@@ -54,11 +54,11 @@ IndexedModel buildInto(LogReader& reader, const std::string& target, int fd, con
                        const std::string& identity, XAxis clock, const std::function<void(double)>& progress) {
     try {
         BlockModel model = buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock);
-        finishModelFile(fd, temporary, model, identity);
+        finishModelFile(fd, temporary, model, identity, reader.walkResults());
         if (rename(temporary.c_str(), target.c_str()) != 0)
             throw IndexError(target + ": cannot put the index in place: " + std::strerror(errno));
         close(fd);
-        return {std::move(model), target, true};
+        return {std::move(model), target, true, {}};
     } catch (...) {
         close(fd);
         unlink(temporary.c_str());
@@ -102,7 +102,7 @@ std::optional<IndexedModel> modelThroughIndex(LogReader& reader, const std::stri
     for (const std::string& path : {beside, cached}) {
         if (path.empty()) continue;
         ModelFileRead read = readModelFile(path, identity);
-        if (read.m_model) return IndexedModel{std::move(*read.m_model), path, false};
+        if (read.m_model) return IndexedModel{std::move(*read.m_model), path, false, std::move(read.m_readerWalk)};
         if (read.m_missing) continue;
         found = true;
         if (warn) warn(path + ": " + read.m_problem + "; building the index again");

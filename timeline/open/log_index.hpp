@@ -39,6 +39,7 @@ struct IndexedModel {
     BlockModel m_model;
     std::string m_path;  // the index
     bool m_built = false;  // false: read back
+    std::vector<unsigned char> m_readerWalk;  // read back: what the walk left (LogReader::walkResults)
 };
 
 // The model of `reader`'s log (at `logPath`) through its index: read back when a good one is

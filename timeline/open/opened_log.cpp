@@ -59,6 +59,7 @@ bool OpenedLog::walk(const std::string& path, const std::function<void(Step, dou
         if (progress) progress(Step::Walk, fraction);
     };
     walkProgress(0);
+    m_logWalked = true;  // but for a model and the reader's state both read back
     if (m_parts.m_ownWalk) {
         m_parts.m_ownWalk(*m_reader, walkProgress);
     } else {
@@ -89,8 +90,13 @@ void OpenedLog::walkForModel(const std::string& path, const std::function<void(d
         m_indexPath = indexed->m_path;
         m_indexBuilt = indexed->m_built;
         m_model = std::move(indexed->m_model);
+        // Read back, with what the walk that built it left in its reader (the stacks, the
+        // module maps, the annotations); an index without them is walked for them.
         if (m_indexBuilt) return;
-        // Read back: the stacks, module maps and annotations are still the log's alone.
+        if (m_reader->restoreWalkResults(indexed->m_readerWalk)) {
+            m_logWalked = false;
+            return;
+        }
         m_reader->leaveOutTraces(true);
         m_reader->forEachEvent([](const Event&) {}, progress);
         m_reader->leaveOutTraces(m_parts.m_heapOnly);

@@ -117,6 +117,8 @@ public:
     // The index the model came through ("" without one), and whether this opening built it.
     const std::string& indexPath() const { return m_indexPath; }
     bool indexBuilt() const { return m_indexBuilt; }
+    // Whether the walk read the log's records; false when the index gave all the walk gives.
+    bool logWalked() const { return m_logWalked; }
     double namingSeconds() const { return m_namingSeconds; }
 
     // Parts moved out for a program that keeps them past the log (the window), or keeps only
@@ -151,6 +153,7 @@ private:
     double m_namingSeconds = 0;
     std::string m_indexPath;
     bool m_indexBuilt = false;
+    bool m_logWalked = false;
 };
 
 }  // namespace memlog::timeline

@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 
+#include "timeline/base/byte_codec.hpp"
 #include "timeline/base/sigbus_guard.hpp"
 #include "timeline/read/reader_state.hpp"
 
@@ -163,6 +164,62 @@ bool LogReader::countsInstructions() const {
         if (cursor.m_stream == format::kTraceStream) return true;
     return false;
 }
+namespace {
+
+// Every field a walk leaves, one list for both ways (byte_codec.hpp).
+template <typename Io, typename Stacks, typename Modules, typename Annotations, typename Impl>
+void walkFields(Io& io, Stacks& stacks, Modules& modules, Annotations& annotations, Impl& impl) {
+    io.array(stacks);
+    io(impl.m_lostRecords), io(impl.m_firstTsc), io(impl.m_lastTsc), io(impl.m_stoppedAt), io(impl.m_stopReason);
+    io.array(impl.m_threadStacks);
+    for (auto& module : modules)
+        io(module.m_base), io(module.m_lo), io(module.m_hi), io(module.m_buildId), io(module.m_path),
+            io(module.m_validFromSeq);
+    for (auto& a : annotations)
+        io(a.m_seq), io(a.m_timeNs), io(a.m_tid), io(a.m_what), io(a.m_addr), io(a.m_text), io(a.m_elementSize),
+            io(a.m_rows), io(a.m_columns), io(a.m_depth);
+}
+
+}  // namespace
+
+std::vector<unsigned char> LogReader::walkResults() const {
+    ByteWriter out;
+    std::vector<StackRecords::Place> stacks = m_impl->m_stacks.places(m_impl->m_data);
+    out(static_cast<uint64_t>(m_impl->m_modules.size()));
+    out(static_cast<uint64_t>(m_impl->m_annotations.size()));
+    walkFields(out, stacks, m_impl->m_modules, m_impl->m_annotations, *m_impl);
+    return out.bytes();
+}
+
+bool LogReader::restoreWalkResults(const std::vector<unsigned char>& bytes) {
+    Impl restored;  // the fields read into a copy first: a damaged input leaves this reader whole
+    std::vector<StackRecords::Place> stacks;
+    std::vector<Module> modules;
+    std::vector<Annotation> annotations;
+    try {
+        ByteReader in(bytes.data(), bytes.size());
+        uint64_t moduleCount = 0, annotationCount = 0;
+        in(moduleCount), in(annotationCount);
+        if (moduleCount > bytes.size() || annotationCount > bytes.size()) return false;
+        modules.resize(moduleCount);
+        annotations.resize(annotationCount);
+        walkFields(in, stacks, modules, annotations, restored);
+        if (in.left() != 0) return false;
+    } catch (const std::out_of_range&) {
+        return false;
+    }
+    if (!m_impl->m_stacks.setPlaces(stacks, m_impl->m_data, m_impl->m_size)) return false;
+    m_impl->m_modules = std::move(modules);
+    m_impl->m_annotations = std::move(annotations);
+    m_impl->m_threadStacks = std::move(restored.m_threadStacks);
+    m_impl->m_lostRecords = restored.m_lostRecords;
+    m_impl->m_firstTsc = restored.m_firstTsc;
+    m_impl->m_lastTsc = restored.m_lastTsc;
+    m_impl->m_stoppedAt = restored.m_stoppedAt;
+    m_impl->m_stopReason = std::move(restored.m_stopReason);
+    return true;
+}
+
 uint64_t LogReader::firstTsc() const { return m_impl->m_firstTsc; }
 uint64_t LogReader::lastTsc() const { return m_impl->m_lastTsc; }
 std::optional<std::string> LogReader::whatWasSkipped() const {

@@ -27,7 +27,6 @@ private:
     uint64_t m_offset;
 };
 
-
 // One heap event as the reader delivers it, times already converted to ns since the start. One
 // cache line: the events cross from the decoding thread to the tally's (event_ring.hpp), and at
 // 88 bytes (with the alignment and a resize's old size, which no reader used) an event took 1.4
@@ -165,6 +164,15 @@ public:
     bool countsInstructions() const;
     uint64_t firstTsc() const;  // earliest and latest timestamp of any record read
     uint64_t lastTsc() const;
+
+    // What a walk left besides its events (the stacks as places in the file, the modules, the
+    // threads' stacks, the annotations, lost records, the first and last timestamps, where
+    // reading stopped), as bytes: a log's index keeps them, so that an opening that reads its
+    // model back need not walk the log for them. restoreWalkResults puts them back in a reader
+    // of the same log unchanged (the caller checks that); false, the reader as it was, when the
+    // bytes are damaged or name places outside the file.
+    std::vector<unsigned char> walkResults() const;
+    bool restoreWalkResults(const std::vector<unsigned char>& bytes);
 
     // After a walk: where reading stopped before the data's end, when it did: a record in the
     // file's last chunk cut by the file's end or damaged, or a chunk the file's end cuts short.

@@ -117,6 +117,31 @@ public:
         m_records[id] = {frames, static_cast<uint32_t>(end - frames), depth};
     }
 
+    // Each id's record as a place in the file mapped at `base` (kept in a log's index), and back.
+    struct Place {
+        uint64_t m_offset = 0;  // 0: no record
+        uint32_t m_bytes = 0;
+        uint32_t m_depth = 0;
+    };
+    std::vector<Place> places(const uint8_t* base) const {
+        std::vector<Place> places;
+        places.reserve(m_records.size());
+        for (const Record& record : m_records)
+            places.push_back(
+                {record.m_frames ? static_cast<uint64_t>(record.m_frames - base) : 0, record.m_bytes, record.m_depth});
+        return places;
+    }
+    // False, nothing changed, when a place is not inside the `size` bytes at `base`.
+    bool setPlaces(const std::vector<Place>& places, const uint8_t* base, uint64_t size) {
+        for (const Place& place : places)
+            if (place.m_offset > size || place.m_bytes > size - place.m_offset) return false;
+        m_records.assign(std::max<size_t>(places.size(), 1), {});
+        for (size_t id = 0; id < places.size(); ++id)
+            if (places[id].m_offset)
+                m_records[id] = {base + places[id].m_offset, places[id].m_bytes, places[id].m_depth};
+        return true;
+    }
+
 private:
     struct Record {
         const uint8_t* m_frames = nullptr;
