@@ -60,8 +60,8 @@ std::string dieName(Dwarf_Die* die) {
 // between runs depend on it (name_cache.hpp). The module's userdata is where the path goes.
 int findDebugInfoNoting(Dwfl_Module* module, void** userdata, const char* moduleName, Dwarf_Addr base,
                         const char* fileName, const char* debugLink, GElf_Word debugLinkCrc, char** debugFile) {
-    const int fd = dwfl_standard_find_debuginfo(module, userdata, moduleName, base, fileName, debugLink, debugLinkCrc,
-                                                debugFile);
+    const int fd =
+        dwfl_standard_find_debuginfo(module, userdata, moduleName, base, fileName, debugLink, debugLinkCrc, debugFile);
     if (fd >= 0 && *userdata && *debugFile) static_cast<std::string*>(*userdata)->assign(*debugFile);
     return fd;
 }
@@ -144,12 +144,17 @@ struct Symbolizer::Impl {
         for (int i = 0; i < count; ++i) {
             GElf_Sym symbol;
             GElf_Addr address = 0;
-            if (dwfl_module_getsym_info(module, i, &symbol, &address, nullptr, nullptr, nullptr))
+            // Only the module's own: an undefined symbol is at address 0, and an extent there
+            // would start the gap before the module's first symbol at address 1, over every
+            // module below this one.
+            if (dwfl_module_getsym_info(module, i, &symbol, &address, nullptr, nullptr, nullptr) && address >= low &&
+                address < high)
                 table.m_extents.emplace_back(address, address + std::max<uint64_t>(symbol.st_size, 1));
         }
         std::sort(table.m_extents.begin(), table.m_extents.end());
         uint64_t furthest = 0;
-        for (const auto& [start, end] : table.m_extents) table.m_endsSoFar.push_back(furthest = std::max(furthest, end));
+        for (const auto& [start, end] : table.m_extents)
+            table.m_endsSoFar.push_back(furthest = std::max(furthest, end));
         return table;
     }
 
@@ -204,8 +209,12 @@ struct Symbolizer::Impl {
     }
     // Orders a symbol's extent against a start.
     struct Before {
-        bool operator()(const std::pair<uint64_t, uint64_t>& extent, uint64_t start) const { return extent.first < start; }
-        bool operator()(uint64_t start, const std::pair<uint64_t, uint64_t>& extent) const { return start < extent.first; }
+        bool operator()(const std::pair<uint64_t, uint64_t>& extent, uint64_t start) const {
+            return extent.first < start;
+        }
+        bool operator()(uint64_t start, const std::pair<uint64_t, uint64_t>& extent) const {
+            return start < extent.first;
+        }
     };
 
     bool functionAt(Dwarf_Die* unit, Dwarf_Addr pc, Dwarf_Die* function) {
@@ -394,7 +403,8 @@ ModuleNames* Symbolizer::Impl::keptNamesOf(const LoadedModule& loaded, uint64_t 
     // log), the names are not this module's to keep.
     if (!kept.m_reported || dwfl_addrmodule(m_dwfl, address) != kept.m_reported) return nullptr;
     if (!kept.m_names) {
-        ModuleNames::Origin origin{readerBuildId(), fileStamp(loaded.m_path), fileStamp(buildIdDebugPath(kept.m_buildId))};
+        ModuleNames::Origin origin{readerBuildId(), fileStamp(loaded.m_path),
+                                   fileStamp(buildIdDebugPath(kept.m_buildId))};
         kept.m_names = std::make_unique<ModuleNames>(nameCacheDirectory(), kept.m_buildId, std::move(origin));
         kept.m_names->load();
     }
@@ -467,7 +477,10 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t address) {
             for (auto die = chain.rbegin(); die != chain.rend(); ++die) {
                 const int tag = dwarf_tag(&*die);
                 if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
-                frames.push_back({dieName(&*die), file, static_cast<uint32_t>(line > 0 ? line : 0), {},
+                frames.push_back({dieName(&*die),
+                                  file,
+                                  static_cast<uint32_t>(line > 0 ? line : 0),
+                                  {},
                                   tag == DW_TAG_inlined_subroutine});
                 if (tag == DW_TAG_subprogram) break;
                 // The caller of an inlined function continues at the call site.
@@ -486,8 +499,8 @@ std::vector<SourceFrame> Symbolizer::Impl::lookup(uint64_t address) {
         GElf_Off offset = 0;
         GElf_Sym symbol;
         const char* name = dwfl_module_addrinfo(module, address, &offset, &symbol, nullptr, nullptr, nullptr);
-        SourceFrame frame{name ? demangle(name) : std::string(), file, static_cast<uint32_t>(line > 0 ? line : 0), {},
-                          false};
+        SourceFrame frame{
+            name ? demangle(name) : std::string(), file, static_cast<uint32_t>(line > 0 ? line : 0), {}, false};
         if (frames.empty())
             frames.push_back(frame);
         else

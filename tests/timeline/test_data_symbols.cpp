@@ -70,3 +70,28 @@ TEST_CASE("a global's name by address is libdw's, in whatever order asked: neste
     CHECK(whole->m_size == 64);
     CHECK_FALSE(ascending.dataSymbolAt(outer + 72));  // a symbol of no size holds nothing
 }
+
+TEST_CASE("a global's name by address: a gap in one module's symbols never covers another module") {
+    // A module's symbol table holds undefined symbols (address 0): a question about an address
+    // of the module before its first symbol once kept a "no symbol here" stretch from address 1
+    // up to that symbol, over every module below it, whose globals were then unnamed when that
+    // question came first (and named when it came last: the golden `memlog cache` output changed
+    // from run to run with the hash order). Here the module above is this program's file again,
+    // laid 4 GiB above it.
+    const memlog::unwind::LoadedModule program =
+        memlog::test::thisProgramAt(std::filesystem::read_symlink("/proc/self/exe"));
+    memlog::unwind::LoadedModule above = program;
+    above.m_base = (program.m_hi + (uint64_t{1} << 32)) & ~uint64_t{0xfffff};
+    above.m_lo = above.m_base + (program.m_lo - program.m_base);
+    above.m_hi = above.m_base + (program.m_hi - program.m_base);
+    const std::vector<memlog::unwind::LoadedModule> modules{program, above};
+    const uint64_t outer = reinterpret_cast<uint64_t>(memlogTestOuter);
+    Symbolizer aboveFirst(modules, {});
+    const std::string header = aboveFirst.symbolAt(above.m_lo + 16);  // the ELF header: no symbol
+    CHECK(aboveFirst.symbolAt(outer) == "memlogTestOuter");
+    CHECK(aboveFirst.symbolAt(outer + 20) == "memlogTestInner+0x4");
+    CHECK(aboveFirst.symbolAt(outer - program.m_base + above.m_base) == "memlogTestOuter");  // the copy's own
+    Symbolizer belowFirst(modules, {});
+    CHECK(belowFirst.symbolAt(outer) == "memlogTestOuter");
+    CHECK(belowFirst.symbolAt(above.m_lo + 16) == header);
+}
