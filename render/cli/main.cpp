@@ -146,6 +146,7 @@ ReportedLog readForReport(const std::string& path, const TimelineOptions& option
                             {.m_warn = [](const std::string& problem) { diagnostics::warn(problem); }});
     read.m_refusal = log.refusal();
     if (!read.m_refusal.empty()) return read;
+    if (const std::string note = log.indexNote(); !note.empty()) diagnostics::debug(note);
     report.m_phases = render::phaseMarks(log.reader().annotations(), log.model());
     report.m_suppressedBytes = log.suppressedLeaks().m_bytes;
     report.m_suppressedBlocks = log.suppressedLeaks().m_blocks;

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include "timeline/base/diagnostics.hpp"
 #include "timeline/names/suppressions.hpp"
 #include "timeline/model/view_contents.hpp"
 #include "timeline/open/opened_log.hpp"
@@ -57,6 +58,7 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
                          tell("naming the stacks", 0.6);
                  },
              .m_warn = [loaded](const std::string& problem) { loaded->m_warnings.push_back(problem); }});
+        if (const std::string note = opened.indexNote(); !note.empty()) diagnostics::debug(note);
         log->m_model = opened.takeModel();
         log->m_sites = opened.takeSiteIndex();
         log->m_suppressed = opened.suppressedLeaks();

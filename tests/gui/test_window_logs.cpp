@@ -55,7 +55,8 @@ TEST_CASE("following a log while its program still runs: the window shows more b
     CHECK(WEXITSTATUS(status) == 0);
 }
 
-TEST_CASE("following a log replaced by damaged ones: a skipped chunk is said, a log that cannot be read keeps the picture") {
+TEST_CASE(
+    "following a log replaced by damaged ones: a skipped chunk is said, a log that cannot be read keeps the picture") {
     Session s;
     writeHeapLog(s.m_log);
     WindowProcess window(s.m_x, s.m_log, {"--follow", "--size", "1200x800"}, s.m_dir.m_path);
@@ -162,4 +163,34 @@ TEST_CASE("a log that is not a full trace cycles time and events alone") {
     frameWith(s.m_window, "axis", "events");
     s.m_x.key(s.m_window.window(), "x");  // back to time: there are no instructions to go to
     CHECK(frameWith(s.m_window, "axis", "time")["x"] == whole);
+}
+
+TEST_CASE("a log read through its index on disk: the window draws what it draws without one") {
+    Session s;
+    writeHeapLog(s.m_log, 5000);
+    const test::Outcome indexed = test::runWithoutRecorder({MEMLOG_TEST_CLI, "index", s.m_log});
+    REQUIRE(indexed.m_exitStatus == 0);
+    const std::string index = s.m_log + ".index";
+    const auto written = fs::last_write_time(index);
+    const std::string exported = s.m_dir.m_path + "/heap-view-1.png";
+    {
+        WindowProcess without(s.m_x, s.m_log, sized({"--no-index"}), s.m_dir.m_path);
+        s.m_x.moveMouse(without.window(), kWidth + 50, kHeight + 50);  // no tooltip in the picture
+        s.m_x.key(without.window(), "e");
+        for (int wait = 0;
+             wait < 100 && without.stderrText().find("exported the view to heap-view-1.png") == std::string::npos;
+             ++wait)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        REQUIRE(fs::exists(exported));
+    }
+    WindowProcess through(s.m_x, s.m_log, sized({"-v"}), s.m_dir.m_path);
+    s.m_x.moveMouse(through.window(), kWidth + 50, kHeight + 50);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the frame shown, whole
+    cairo_surface_t* png = cairo_image_surface_create_from_png(exported.c_str());
+    REQUIRE(cairo_surface_status(png) == CAIRO_STATUS_SUCCESS);
+    CHECK(pixelsOffScreen(s.m_x, through.window(), png) == 0);
+    cairo_surface_destroy(png);
+    CHECK(fs::last_write_time(index) == written);  // read, not built again
+    CHECK(through.stderrText().find(s.m_log + ": read through its index " + index) != std::string::npos);
+    CHECK(through.stderrText().find("building the index") == std::string::npos);
 }

@@ -160,13 +160,24 @@ TEST_CASE("log index: a log of 12 million blocks, 600 MB in memory, is drawn thr
     CHECK(inMemory.m_status == 0);
     CHECK(inMemory.m_peakKb > kBoundKb);  // the log is big enough: held whole, it passes the bound
     const std::string picture = contents(png);
-    // The first opening builds the index (the log is over 16 MiB), the second reads it back.
+    // The first openings build the index (the log is over 16 MiB): two programs at once, each
+    // into a file of its own, renamed into place; the next opening reads it back.
     REQUIRE_FALSE(fs::exists(log + ".index"));
+    const std::string other = recorded.m_directory + "/other.png";
+    AnonymousPeak beside;
+    std::thread second([&] { beside = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--export", other}); });
     const AnonymousPeak building = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--export", png});
+    second.join();
     CHECK(building.m_status == 0);
+    CHECK(beside.m_status == 0);
     CHECK(building.m_peakKb < kBoundKb);
     CHECK(contents(png) == picture);
+    CHECK(contents(other) == picture);
     REQUIRE(fs::exists(log + ".index"));
+    size_t parts = 0;
+    for (const auto& entry : fs::directory_iterator(recorded.m_directory))
+        parts += entry.path().string().find(".index.part.") != std::string::npos;
+    CHECK(parts == 0);
     const auto written = fs::last_write_time(log + ".index");
     const AnonymousPeak drawn = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--export", png});
     CHECK(drawn.m_status == 0);

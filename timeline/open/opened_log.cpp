@@ -105,6 +105,11 @@ void OpenedLog::walkForModel(const std::string& path, const std::function<void(d
     m_model = buildBlockModel(*m_reader, progress, m_parts.m_freeStacks, m_parts.m_clock);
 }
 
+std::string OpenedLog::indexNote() const {
+    if (m_indexPath.empty()) return "";
+    return m_reader->path() + (m_indexBuilt ? ": indexed into " : ": read through its index ") + m_indexPath;
+}
+
 // After the walk, once: a warning names the file and the offset.
 void OpenedLog::warnOfTheWalk() const {
     if (!m_warn) return;

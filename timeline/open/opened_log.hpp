@@ -119,6 +119,9 @@ public:
     bool indexBuilt() const { return m_indexBuilt; }
     // Whether the walk read the log's records; false when the index gave all the walk gives.
     bool logWalked() const { return m_logWalked; }
+    // What the index did, for a verbose line: "LOG: read through its index INDEX", "LOG:
+    // indexed into INDEX"; "" without one.
+    std::string indexNote() const;
     double namingSeconds() const { return m_namingSeconds; }
 
     // Parts moved out for a program that keeps them past the log (the window), or keeps only
