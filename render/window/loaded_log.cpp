@@ -54,6 +54,8 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
                  [&](timeline::OpenedLog::Step step, double fraction) {
                      if (step == timeline::OpenedLog::Step::Walk)
                          tell("reading the log", 0.6 * fraction);
+                     else if (step == timeline::OpenedLog::Step::Index)
+                         tell("reading the log and indexing it for the next time", 0.6 * fraction);
                      else
                          tell("naming the stacks", 0.6);
                  },

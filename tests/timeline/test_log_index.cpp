@@ -81,6 +81,7 @@ struct Opened {
     size_t m_threadStacks = 0;
     uint64_t m_lastTsc = 0;
     bool m_walked = true;
+    bool m_toldIndexing = false;  // the progress heard Step::Index
 };
 
 std::vector<std::vector<uint64_t>> stacksOf(const LogReader& reader) {
@@ -99,8 +100,10 @@ std::vector<std::string> modulesOf(const LogReader& reader) {
 
 Opened openThroughIndex(const std::string& path, IndexUse use = IndexUse::Always) {
     Opened opened;
-    OpenedLog log(path, {.m_walk = OpenedLog::Walk::Model, .m_freeStacks = true, .m_index = use},
-                  {.m_warn = [&](const std::string& problem) { opened.m_warnings.push_back(problem); }});
+    OpenedLog log(
+        path, {.m_walk = OpenedLog::Walk::Model, .m_freeStacks = true, .m_index = use},
+        {.m_progress = [&](OpenedLog::Step step, double) { opened.m_toldIndexing |= step == OpenedLog::Step::Index; },
+         .m_warn = [&](const std::string& problem) { opened.m_warnings.push_back(problem); }});
     opened.m_index = log.indexPath();
     opened.m_built = log.indexBuilt();
     opened.m_stacks = stacksOf(log.reader());
@@ -178,6 +181,8 @@ TEST_CASE("log index: the model read back is the model built in memory, over mor
     CHECK_FALSE(read.m_built);
     CHECK(built.m_walked);
     CHECK_FALSE(read.m_walked);
+    CHECK(built.m_toldIndexing);  // a window says "indexing", memlog a bar
+    CHECK_FALSE(read.m_toldIndexing);
     CHECK(read.m_warnings.empty());
     checkSameModel(read.m_model, path);  // as mapped back
     // The reader, not walked, has what a walk leaves: the stacks, the modules, the threads' stacks.

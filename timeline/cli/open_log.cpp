@@ -16,8 +16,12 @@ timeline::OpenedLog openLog(const std::string& path, timeline::OpenedLog::Parts 
     timeline::OpenedLog::Reporting reporting;
     reporting.m_progress = [&](Step step, double fraction) {
         if (fraction >= 1) bar.reset();
-        if (fraction <= 0 || fraction >= 1 || (step != Step::Walk && step != Step::Names)) return;
-        if (!bar) bar.emplace(step == Step::Walk ? "reading " + path : "symbolising");
+        if (fraction <= 0 || fraction >= 1 || (step != Step::Walk && step != Step::Names && step != Step::Index))
+            return;
+        if (!bar)
+            bar.emplace(step == Step::Walk    ? "reading " + path
+                        : step == Step::Index ? "indexing " + path
+                                              : "symbolising");
         bar->update(fraction);
     };
     reporting.m_warn = [](const std::string& problem) { diagnostics::warn(problem); };

@@ -76,7 +76,9 @@ bool OpenedLog::walk(const std::string& path, const std::function<void(Step, dou
                 m_measured = measureStacks(*m_reader, walkProgress);
                 break;
             case Walk::Model:
-                walkForModel(path, walkProgress);
+                walkForModel(path, walkProgress, [&](double fraction) {
+                    if (progress) progress(Step::Index, fraction);
+                });
                 break;
         }
     }
@@ -84,9 +86,10 @@ bool OpenedLog::walk(const std::string& path, const std::function<void(Step, dou
     return true;
 }
 
-void OpenedLog::walkForModel(const std::string& path, const std::function<void(double)>& progress) {
+void OpenedLog::walkForModel(const std::string& path, const std::function<void(double)>& progress,
+                             const std::function<void(double)>& indexing) {
     if (std::optional<IndexedModel> indexed =
-            modelThroughIndex(*m_reader, path, m_parts.m_index, m_parts.m_clock, progress, m_warn)) {
+            modelThroughIndex(*m_reader, path, m_parts.m_index, m_parts.m_clock, indexing, m_warn)) {
         m_indexPath = indexed->m_path;
         m_indexBuilt = indexed->m_built;
         m_model = std::move(indexed->m_model);

@@ -55,8 +55,9 @@ public:
         Every,  // every frame of every stack named while opening (a step with progress)
     };
     // What the progress is told of, in this order; each from 0 to 1 (the walk and the naming of
-    // every stack in between as well).
-    enum class Step : uint8_t { Walk, Names, Sites, Suppressions };
+    // every stack in between as well). Index: inside the Walk's 0 and 1, the walk that builds an
+    // index on disk, told instead of the Walk's fractions (a program may say "indexing").
+    enum class Step : uint8_t { Walk, Names, Sites, Suppressions, Index };
 
     struct Parts {
         // Before the walk: why this log cannot serve the program ("" when it can).
@@ -133,7 +134,8 @@ public:
 
 private:
     bool walk(const std::string& path, const std::function<void(Step, double)>& progress);  // false: none asked for
-    void walkForModel(const std::string& path, const std::function<void(double)>& progress);
+    void walkForModel(const std::string& path, const std::function<void(double)>& progress,
+                      const std::function<void(double)>& indexing);
     void warnOfTheWalk() const;
     bool needsNames() const;
     void makeNames(const std::function<void(Step, double)>& progress);
