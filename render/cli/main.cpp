@@ -386,8 +386,6 @@ int main(int argc, char** argv) {
         return cli::fail(error.what());
     } catch (const render::ExportError& error) {
         return cli::fail(error.what());
-    } catch (const timeline::IndexError& error) {
-        return cli::fail(std::string(error.what()) + " (--no-index reads the log without one)");
     } catch (const std::bad_alloc&) {
         return cli::fail("out of memory reading " + options.m_log);
     } catch (const render::WindowError& error) {

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -188,4 +190,43 @@ TEST_CASE("log index: a log of 12 million blocks, 600 MB in memory, is drawn thr
                              << " KiB building the index, " << drawn.m_peakKb << " KiB through it");
     CHECK(drawn.m_peakKb * 3 < inMemory.m_peakKb);
     fs::remove_all(recorded.m_directory);
+}
+
+TEST_CASE("log index: a disk too full for the index: memlog index fails in one line, memtimeline draws without one") {
+    // A tmpfs of 24 MiB holds the 18 MB log but not its index (about 60 MB).
+    const std::string folder = "/tmp/memlog-full-disk-" + std::to_string(getpid());
+    fs::create_directories(folder);
+    if (std::system(("mount -t tmpfs -o size=24m tmpfs " + folder + " 2>/dev/null").c_str()) != 0) {
+        fs::remove_all(folder);
+        std::printf("skipped: no tmpfs could be mounted to fill (this test needs root)\n");
+        std::fflush(stdout);
+        std::_Exit(77);
+    }
+    Run run;
+    run.m_argv = {scenarioPath("bench_alloc"), "1300000"};
+    run.m_env = {{"MEMLOG_QUIET", "1"}, {"MEMLOG_UNWIND", "none"}, {"MEMLOG_OUT", folder + "/full.memlog"}};
+    const Outcome recorded = runProgram(run);
+    const std::string log = folder + "/full.memlog";
+    const bool whole = recorded.m_exitStatus == 0 && fs::exists(log) && fs::file_size(log) > (16u << 20);
+
+    const Outcome asked = memlogRun({"index", log});
+    const std::string png = recorded.m_directory + "/full.png", without = recorded.m_directory + "/without.png";
+    const Outcome drawn = memtimeline({log, "--export", png});
+    const Outcome plain = memtimeline({log, "--no-index", "--export", without});
+    size_t left = 0;
+    for (const auto& entry : fs::directory_iterator(folder)) left += entry.path().filename() != "full.memlog";
+    const std::string picture = contents(png), reference = contents(without);
+    std::system(("umount " + folder).c_str());
+    fs::remove_all(folder);
+    fs::remove_all(recorded.m_directory);
+
+    REQUIRE(whole);
+    CHECK(asked.m_exitStatus == 1);
+    CHECK(asked.m_stderr.find(log + ".index.part.") != std::string::npos);
+    CHECK(asked.m_stderr.find(": cannot grow the index: No space left on device") != std::string::npos);
+    CHECK(left == 0);  // no part file, no index
+    CHECK(drawn.m_exitStatus == 0);
+    CHECK(drawn.m_stderr.find("No space left on device; reading the log without an index") != std::string::npos);
+    CHECK(picture.size() > 10'000);
+    CHECK(picture == reference);
 }

@@ -1,6 +1,7 @@
 // The three homes of the model's chunks (block_store.hpp).
 #include "timeline/model/block_store.hpp"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -58,8 +59,13 @@ public:
     Chunk add() override {
         const off_t offset = static_cast<off_t>(m_mapped.size() * kFileChunkBytes);
         m_mapped.reserve(m_mapped.size() + 1);
-        // The file grows by a chunk of zeros (a hole until written): the freeing stacks start 0.
-        if (ftruncate(m_fd, offset + static_cast<off_t>(kFileChunkBytes)) != 0) fail("cannot grow");
+        // The file grows by a chunk of zeros (the freeing stacks start 0), its disk blocks taken
+        // now: a full disk is an error here, where a hole filled through the mapping would be
+        // SIGBUS at the first write.
+        if (const int error = posix_fallocate(m_fd, offset, static_cast<off_t>(kFileChunkBytes)); error != 0) {
+            errno = error;
+            fail("cannot grow");
+        }
         void* chunk = mmap(nullptr, kFileChunkBytes, PROT_READ | PROT_WRITE, MAP_SHARED, m_fd, offset);
         if (chunk == MAP_FAILED) fail("cannot map");
         m_mapped.push_back(chunk);

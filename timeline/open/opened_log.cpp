@@ -88,8 +88,16 @@ bool OpenedLog::walk(const std::string& path, const std::function<void(Step, dou
 
 void OpenedLog::walkForModel(const std::string& path, const std::function<void(double)>& progress,
                              const std::function<void(double)>& indexing) {
-    if (std::optional<IndexedModel> indexed =
-            modelThroughIndex(*m_reader, path, m_parts.m_index, m_parts.m_clock, indexing, m_warn)) {
+    std::optional<IndexedModel> indexed;
+    try {
+        indexed = modelThroughIndex(*m_reader, path, m_parts.m_index, m_parts.m_clock, indexing, m_warn);
+    } catch (const IndexError& error) {
+        // An index asked for (memlog index) is the work: its failure is the program's. One the
+        // program would merely have liked leaves the log read as without it (a walk again).
+        if (m_parts.m_index == IndexUse::Always) throw;
+        if (m_warn) m_warn(std::string(error.what()) + "; reading the log without an index");
+    }
+    if (indexed) {
         m_indexPath = indexed->m_path;
         m_indexBuilt = indexed->m_built;
         m_model = std::move(indexed->m_model);

@@ -74,7 +74,8 @@ public:
         // trace's instructions (XAxis::Instructions).
         XAxis m_clock = XAxis::Time;
         // A Model walk: whether through an index on disk (log_index.hpp). An index keeps the
-        // freeing stacks whatever m_freeStacks says.
+        // freeing stacks whatever m_freeStacks says. An index that cannot be written (a full
+        // disk) is said and the log read without one, but with Always (IndexError).
         IndexUse m_index = IndexUse::Off;
         Names m_names = Names::None;
         bool m_siteIndex = false;  // every stack's site (colours, bins and legends by site)
