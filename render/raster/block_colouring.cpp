@@ -83,9 +83,9 @@ BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& mod
     }
     if (colouring.categorical()) {
         const size_t keyCount = by == ColourBy::Thread ? model.threads().size() : sites ? sites->m_sites.size() : 1;
-        const auto ranked = timeline::keysByArea(model, axis, keyCount, [&](const Block& b) {
-            return overlaps(b, axis, window) ? colouring.keyOf(b) : UINT32_MAX;
-        });
+        const auto ranked = timeline::keysByArea(
+            model, axis, keyCount,
+            [&](const Block& b) { return overlaps(b, axis, window) ? colouring.keyOf(b) : UINT32_MAX; }, window);
         colouring.m_slotOfKey.assign(keyCount, static_cast<uint8_t>(kPaletteSize));
         const size_t named = std::min(ranked.size(), kPaletteSize);
         for (size_t i = 0; i < named; ++i) {
@@ -161,9 +161,9 @@ void BlockColouring::rankSites(const timeline::BlockModel& model, timeline::XWin
     m_slotOfKey.assign(keyCount, static_cast<uint8_t>(kPaletteSize));
     std::map<size_t, std::string> named;  // slot -> label, the legend's order
     size_t others = 0;
-    for (const uint32_t key : timeline::keysByArea(model, m_axis, keyCount, [&](const Block& b) {
-             return overlaps(b, m_axis, window) ? keyOf(b) : UINT32_MAX;
-         })) {
+    for (const uint32_t key : timeline::keysByArea(
+             model, m_axis, keyCount,
+             [&](const Block& b) { return overlaps(b, m_axis, window) ? keyOf(b) : UINT32_MAX; }, window)) {
         const std::string label = timeline::siteLabel(m_sites->m_sites[key]);
         const auto found = slotOfLabel.find(label);
         if (found == slotOfLabel.end()) {
@@ -184,11 +184,13 @@ std::vector<std::string> sharedSiteOrder(std::span<const ColouredRun> runs, time
     for (const ColouredRun& run : runs) {
         if (!run.m_sites) continue;
         const timeline::SiteIndex& sites = *run.m_sites;
-        const std::vector<double> area =
-            timeline::areaByKey(*run.m_model, axis, sites.m_sites.size(), [&](const Block& b) {
+        const std::vector<double> area = timeline::areaByKey(
+            *run.m_model, axis, sites.m_sites.size(),
+            [&](const Block& b) {
                 const bool known = b.stack() < sites.m_siteOfStack.size() && overlaps(b, axis, window);
                 return known ? sites.m_siteOfStack[b.stack()] : UINT32_MAX;
-            });
+            },
+            window);
         for (size_t key = 0; key < area.size(); ++key)
             if (area[key] > 0) areaOfLabel[timeline::siteLabel(sites.m_sites[key])] += area[key];
     }

@@ -249,28 +249,53 @@ TEST_CASE("the blocks that may meet a window: every one that does, in model orde
     memlog::test::RandomHeap spec;
     spec.m_events = 400'000;
     spec.m_seed = 7;
-    const BlockModel model = memlog::test::randomHeap(spec);
-    REQUIRE(model.chunkSpans().size() >= 3);
-    for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
-        const XWindow whole = model.extent(axis);
-        for (const double share : {0.001, 0.1, 0.5, 1.0}) {
-            for (const double at : {0.0, 0.3, 0.99}) {
-                const uint64_t width = std::max<uint64_t>(static_cast<uint64_t>(whole.width() * share), 1);
-                const uint64_t from = whole.m_from + static_cast<uint64_t>(whole.width() * at);
-                const XWindow window{from, from + width};
-                std::vector<const Block*> all, meeting;
-                size_t visited = 0;
-                model.forEach([&](const Block& b) {
-                    if (b.meets(axis, window, 0, UINT64_MAX)) all.push_back(&b);
-                });
-                model.forEachMeeting(axis, window, [&](const Block& b) {
-                    ++visited;
-                    if (b.meets(axis, window, 0, UINT64_MAX)) meeting.push_back(&b);
-                });
-                INFO("axis " << xAxisName(axis) << ", share " << share << " at " << at);
-                CHECK(meeting == all);
-                if (share <= 0.001 && at == 0.3) CHECK(visited < model.size() / 2);  // chunks passed by
+    const BlockModel built = memlog::test::randomHeap(spec);
+    REQUIRE(built.chunkSpans().size() >= 3);
+    // And a model put together from another's blocks, each appended already closed.
+    BlockModel copied;
+    built.forEach([&](const Block& b) { copied.append(b); });
+    copied.finish(built.summary(), built.threads(), built.endNs(), built.extent(XAxis::Events).m_to, 1);
+    for (const BlockModel* each : {&built, static_cast<const BlockModel*>(&copied)})
+        for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
+            const BlockModel& model = *each;
+            const XWindow whole = model.extent(axis);
+            for (const double share : {0.001, 0.1, 0.5, 1.0}) {
+                for (const double at : {0.0, 0.3, 0.99}) {
+                    const uint64_t width = std::max<uint64_t>(static_cast<uint64_t>(whole.width() * share), 1);
+                    const uint64_t from = whole.m_from + static_cast<uint64_t>(whole.width() * at);
+                    const XWindow window{from, from + width};
+                    std::vector<const Block*> all, meeting;
+                    size_t visited = 0;
+                    model.forEach([&](const Block& b) {
+                        if (b.meets(axis, window, 0, UINT64_MAX)) all.push_back(&b);
+                    });
+                    model.forEachMeeting(axis, window, [&](const Block& b) {
+                        ++visited;
+                        if (b.meets(axis, window, 0, UINT64_MAX)) meeting.push_back(&b);
+                    });
+                    INFO("axis " << xAxisName(axis) << ", share " << share << " at " << at);
+                    CHECK(meeting == all);
+                    if (share <= 0.001 && at == 0.3) CHECK(visited < model.size() / 2);  // chunks passed by
+                }
             }
         }
+}
+
+TEST_CASE("a chunk of blocks appended already closed reaches as far as its longest block") {
+    // One long block and 65,535 short ones fill the first chunk; a second chunk begins later. A
+    // window inside the long block's life, after every other block of its chunk, still gets it.
+    BlockModel model;
+    model.append(Block({0x1000, 64, 10, 1'000'000, 1, 2'000'000, 0, 0, false, false}));
+    for (uint64_t i = 1; i < 65'536; ++i)
+        model.append(Block({0x2000 + 64 * i, 32, 10 + i, 11 + i, 1 + i, 2 + i, 0, 0, false, false}));
+    model.append(Block({0x9000'0000, 64, 3'000'000, 3'000'010, 3'000'000, 3'000'001, 0, 0, false, false}));
+    REQUIRE(model.chunkSpans().size() == 2);
+    for (const auto& [axis, window] :
+         {std::pair{XAxis::Time, XWindow{500'000, 500'001}}, std::pair{XAxis::Events, XWindow{1'500'000, 1'500'001}}}) {
+        std::vector<uint64_t> met;
+        model.forEachMeeting(axis, window, [&](const Block& b) {
+            if (b.meets(axis, window, 0, UINT64_MAX)) met.push_back(b.addr());
+        });
+        CHECK(met == std::vector<uint64_t>{0x1000});
     }
 }

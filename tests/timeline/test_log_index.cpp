@@ -17,6 +17,7 @@
 
 #include "reader_files.hpp"
 #include "timeline/model/model_file.hpp"
+#include "timeline/model/view_contents.hpp"
 #include "timeline/open/opened_log.hpp"
 #include "timeline/read/log_reader.hpp"
 
@@ -41,7 +42,7 @@ std::vector<uint8_t> randomLog(uint32_t seed, size_t events) {
     for (uint64_t seq = 1; seq <= events; ++seq) {
         auto& thread = random() % 2 ? a : b;
         const size_t slot = random() % live.size();
-        const uint64_t addr = 0x7f00'0000'0000ull + slot * 4096;
+        const uint64_t addr = 0x7f00'0000'0000ull + slot * 4096 + (slot / 100) * (uint64_t{1} << 20);  // 3 regions
         if (random() % 5 == 0) {
             (random() % 2 ? thread.read(seq, addr + 8, 3) : thread.write(seq, addr + 16, 4));
         } else if (live[slot]) {
@@ -156,6 +157,11 @@ void checkSameModel(const BlockModel& indexed, const std::string& path) {
                           x.m_write != y.m_write || x.m_stack != y.m_stack || x.m_timeNs != y.m_timeNs;
     }
     CHECK(marksDiffering == 0);
+    // The address compaction, kept in the index or walked, for pictures of any height.
+    for (const size_t maxRanges : {0, 1, 3, 40}) {
+        INFO("at most " << maxRanges << " ranges");
+        CHECK(wholeRanges(indexed, maxRanges).ranges() == wholeRanges(memory, maxRanges).ranges());
+    }
 }
 
 void overwrite(const std::string& path, uint64_t offset, const void* bytes, size_t size) {
@@ -185,6 +191,8 @@ TEST_CASE("log index: the model read back is the model built in memory, over mor
     CHECK_FALSE(read.m_toldIndexing);
     CHECK(read.m_warnings.empty());
     checkSameModel(read.m_model, path);  // as mapped back
+    REQUIRE(read.m_model.wholeSpans());  // the compaction from the index, not a walk
+    CHECK(read.m_model.wholeSpans()->size() == 3);
     // The reader, not walked, has what a walk leaves: the stacks, the modules, the threads' stacks.
     LogReader walked(path);
     walked.forEachEvent([](const Event&) {});

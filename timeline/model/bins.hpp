@@ -48,11 +48,14 @@ inline constexpr uint64_t kSizeClassBounds[] = {32, 128, 512, 2048, 8192, 32768,
 size_t sizeClassOf(uint64_t size);
 
 // The area (bytes x axis units) the blocks of each key (0 .. keyCount-1) cover on `axis`.
-// `keyOf` maps a block to its key; a key of keyCount or more is counted nowhere.
+// `keyOf` maps a block to its key; a key of keyCount or more is counted nowhere. `within`: a
+// keyOf that counts only the blocks meeting a window passes it, and the chunks of blocks that
+// cannot meet it are passed by (BlockModel::forEachMeeting).
 template <typename KeyOf>
-std::vector<double> areaByKey(const BlockModel& model, XAxis axis, size_t keyCount, KeyOf&& keyOf) {
+std::vector<double> areaByKey(const BlockModel& model, XAxis axis, size_t keyCount, KeyOf&& keyOf,
+                              XWindow within = {0, UINT64_MAX}) {
     std::vector<double> area(keyCount, 0.0);
-    model.forEach([&](const Block& block) {
+    model.forEachMeeting(axis, within, [&](const Block& block) {
         const uint32_t key = keyOf(block);
         if (key < keyCount)
             area[key] += static_cast<double>(std::max<uint64_t>(block.size(), 1)) *
@@ -64,8 +67,9 @@ std::vector<double> areaByKey(const BlockModel& model, XAxis axis, size_t keyCou
 // Keys (0 .. keyCount-1) in decreasing order of the area their blocks cover on `axis`, those
 // that cover nothing left out. `keyOf` maps a block to its key.
 template <typename KeyOf>
-std::vector<uint32_t> keysByArea(const BlockModel& model, XAxis axis, size_t keyCount, KeyOf&& keyOf) {
-    const std::vector<double> area = areaByKey(model, axis, keyCount, keyOf);
+std::vector<uint32_t> keysByArea(const BlockModel& model, XAxis axis, size_t keyCount, KeyOf&& keyOf,
+                                 XWindow within = {0, UINT64_MAX}) {
+    const std::vector<double> area = areaByKey(model, axis, keyCount, keyOf, within);
     std::vector<uint32_t> keys;
     for (uint32_t key = 0; key < keyCount; ++key)
         if (area[key] > 0) keys.push_back(key);

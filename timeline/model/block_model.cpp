@@ -46,10 +46,12 @@ size_t BlockModel::append(const Block& block) {
     }
     at(m_size) = block;
     ChunkSpan& span = m_spans.back();
-    const uint64_t begins[2] = {block.beginNs(), block.beginSeq()};
+    // A block is appended open (its end 0, closed later through close()), or already closed
+    // (a model put together from another's blocks).
+    const uint64_t begins[2] = {block.beginNs(), block.beginSeq()}, ends[2] = {block.endNs(), block.endSeq()};
     for (size_t clock = 0; clock < 2; ++clock) {
         span.m_from[clock] = std::min(span.m_from[clock], begins[clock]);
-        span.m_to[clock] = std::max(span.m_to[clock], begins[clock] + 1);
+        span.m_to[clock] = std::max({span.m_to[clock], begins[clock] + 1, ends[clock]});
     }
     if (m_size == 0 || block.beginSeq() < m_firstSeq) m_firstSeq = block.beginSeq();
     if (m_size == 0 || block.beginNs() < m_firstNs) m_firstNs = block.beginNs();

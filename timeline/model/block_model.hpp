@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "timeline/model/access_marks.hpp"
+#include "timeline/model/address_ranges.hpp"
 #include "timeline/model/block.hpp"
 #include "timeline/model/block_store.hpp"
 #include "timeline/model/x_axis.hpp"
@@ -64,6 +65,11 @@ public:
         uint64_t m_to[2] = {0, 0};
     };
     const std::vector<ChunkSpan>& chunkSpans() const { return m_spans; }
+
+    // The pages every block of the log held, as disjoint spans with their blocks, when known
+    // without a walk (an index keeps them: wholeRanges reads them); else nullptr.
+    const std::vector<AddressRange>* wholeSpans() const { return m_wholeSpans ? &*m_wholeSpans : nullptr; }
+    void setWholeSpans(std::vector<AddressRange> spans) { m_wholeSpans = std::move(spans); }
 
     const Summary& summary() const { return m_summary; }
     const std::vector<uint32_t>& threads() const { return m_threads; }  // thread ids by index
@@ -142,6 +148,7 @@ private:
     uint32_t m_stackCount = 1;
     XAxis m_clock = XAxis::Time;
     std::vector<AccessMark> m_accessMarks;
+    std::optional<std::vector<AddressRange>> m_wholeSpans;
 };
 
 // Whether one of the model's access samples fell in `block` while it was live (a pass over the

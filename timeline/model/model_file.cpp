@@ -20,13 +20,14 @@
 
 #include "timeline/base/byte_codec.hpp"
 #include "timeline/base/checksum.hpp"
+#include "timeline/model/view_contents.hpp"
 
 namespace memlog::timeline {
 
 namespace {
 
 constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
-constexpr uint32_t kVersion = 2;  // 2: the chunks' spans and the reader's walk
+constexpr uint32_t kVersion = 3;  // 2: the chunks' spans and the reader's walk; 3: the whole spans
 
 struct Trailer {
     char m_magic[8];
@@ -114,6 +115,7 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     rest.array(model.chunkSpans());
     rest.array(model.accessMarks());
     rest.array(readerWalk);
+    rest.array(wholeSpans(model));
     Trailer trailer{};
     std::memcpy(trailer.m_magic, kMagic, sizeof kMagic);
     trailer.m_version = kVersion;
@@ -179,6 +181,8 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         rest.array(spans);
         rest.array(marks);
         rest.array(read.m_readerWalk);
+        std::vector<AddressRange> whole;
+        rest.array(whole);
         if (rest.left() != 0) throw Damaged{"its model has bytes to spare"};
         const uint64_t chunks = (shape.m_size + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
         if (chunks != trailer.m_chunks || spans.size() != chunks)
@@ -195,6 +199,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         for (size_t i = 0; i < chunks; ++i) chunkList.push_back(store->chunk(i));
         BlockModel model(std::move(store), std::move(chunkList), std::move(spans), shape, summary, std::move(threads));
         model.setAccessMarks(std::move(marks));
+        model.setWholeSpans(std::move(whole));
         if (std::string problem = checkBlocks(model); !problem.empty()) throw Damaged{std::move(problem)};
         read.m_model = std::move(model);
     } catch (const Damaged& damaged) {

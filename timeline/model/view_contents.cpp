@@ -145,8 +145,17 @@ std::vector<ViewContents> viewContents(const BinnedIndex& binned, const ViewsQue
 
 AddressRanges wholeRanges(const BlockModel& model, size_t maxRanges) {
     AddressRanges::Builder builder;
-    model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
+    if (const std::vector<AddressRange>* spans = model.wholeSpans())
+        for (const AddressRange& span : *spans) builder.add(span.m_lo, span.m_hi, span.m_blocks);
+    else
+        model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
     return builder.finish(AddressRanges::kKeepGapsBelow, maxRanges);
+}
+
+std::vector<AddressRange> wholeSpans(const BlockModel& model) {
+    AddressRanges::Builder builder;
+    model.forEach([&](const Block& b) { builder.add(b.addr(), b.endAddr()); });
+    return builder.finish(0).ranges();  // no gap closed: the union itself
 }
 
 }  // namespace memlog::timeline

@@ -55,5 +55,8 @@ std::vector<ViewContents> viewContents(const BinnedIndex& binned, const ViewsQue
 // Every block's ranges, as a view of the whole log shows them (at most `maxRanges`; 0: no
 // limit): a walk, for a model without an index.
 AddressRanges wholeRanges(const BlockModel& model, size_t maxRanges = 0);
+// The union wholeRanges starts from, every span as the blocks made it (BlockModel::wholeSpans):
+// what an index keeps, a walk of every block.
+std::vector<AddressRange> wholeSpans(const BlockModel& model);
 
 }  // namespace memlog::timeline
