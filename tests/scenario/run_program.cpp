@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -41,6 +42,11 @@ Outcome runWithoutRecorder(const std::vector<std::string>& argv) {
 std::string recorderLibrary() { return MEMLOG_TEST_LIBRARY; }
 std::string scenarioPath(const std::string& name) { return std::string(MEMLOG_TEST_SCENARIOS) + "/" + name; }
 std::string memlogCli() { return MEMLOG_TEST_CLI; }
+
+std::string fileBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 uint32_t scenarioLine(const std::string& file, const std::string& marker) {
     std::ifstream source(std::string(MEMLOG_TEST_SOURCE_DIR) + "/scenarios/" + file);

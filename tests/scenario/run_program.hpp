@@ -16,17 +16,17 @@ struct Outcome {
     int m_signal = 0;
     std::string m_stdout;
     std::string m_stderr;
-    std::string m_directory;            // where the program ran
-    std::vector<std::string> m_logs;    // *.memlog files found there afterwards, sorted
+    std::string m_directory;  // where the program ran
+    std::vector<std::string> m_logs;  // *.memlog files found there afterwards, sorted
 };
 
 struct Run {
     std::vector<std::string> m_argv;
     std::map<std::string, std::string> m_env;  // added to the environment; "{dir}" = run directory
-    std::vector<std::string> m_unset;          // removed from the environment
-    bool m_preload = true;                     // LD_PRELOAD the recorder
-    double m_killAfterSeconds = 0;             // >0: SIGKILL after this long (see m_killWhenFile)
-    std::string m_killWhenFile;                // with a kill: wait for this file in the run dir first
+    std::vector<std::string> m_unset;  // removed from the environment
+    bool m_preload = true;  // LD_PRELOAD the recorder
+    double m_killAfterSeconds = 0;  // >0: SIGKILL after this long (see m_killWhenFile)
+    std::string m_killWhenFile;  // with a kill: wait for this file in the run dir first
     std::function<void(const std::string&)> m_whileRunning;  // with a kill: called with the run dir just before it
 };
 
@@ -46,6 +46,8 @@ std::string memlogSays(const std::vector<std::string>& arguments);
 std::string recorderLibrary();
 std::string scenarioPath(const std::string& name);
 std::string memlogCli();
+// A file's bytes, whole ("" for one that cannot be read): pictures compared byte for byte.
+std::string fileBytes(const std::string& path);
 // The line of a scenario's source file (scenarios/FILE) that holds `marker` ("site:grab"), 0 for none.
 uint32_t scenarioLine(const std::string& file, const std::string& marker);
 

@@ -7,7 +7,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 
 #include "full_trace_runs.hpp"
@@ -43,11 +42,6 @@ Beginnings beginningsOn(const std::string& log, XAxis clock) {
     REQUIRE(b);
     REQUIRE(c);
     return {*a, *b, *c};
-}
-
-std::string contents(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace
@@ -91,8 +85,8 @@ TEST_CASE("full trace: the sleep is the long gap in time, the busy loop in instr
     CHECK(draw(byDefault, {}).m_exitStatus == 0);
     REQUIRE(fs::exists(onInstructions));
     REQUIRE(fs::exists(onTime));
-    CHECK(contents(onInstructions) != contents(onTime));
-    CHECK(contents(byDefault) == contents(onInstructions));
+    CHECK(fileBytes(onInstructions) != fileBytes(onTime));
+    CHECK(fileBytes(byDefault) == fileBytes(onInstructions));
     // A range on the instruction axis is a count of instructions; a time there is a mistake.
     const Outcome ranged = draw((pictures / "ranged.png").string(),
                                 {"--range", std::to_string(instructions.m_b) + ":" + std::to_string(instructions.m_c)});

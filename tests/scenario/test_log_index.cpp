@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -23,11 +22,6 @@ using namespace memlog::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string contents(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // The most anonymous memory a program held (RssAnon, looked at every 2 ms: the kernel keeps no
 // peak of it), its mapped files left out, and its exit status.
@@ -87,8 +81,8 @@ TEST_CASE("log index: memlog index builds it, finds it again, and memtimeline dr
     CHECK(drawn.m_stderr.empty());
     CHECK(fs::last_write_time(index) == written);  // read, not built again
     CHECK(memtimeline({log, "--no-index", "--export", without}).m_exitStatus == 0);
-    CHECK(contents(through).size() > 10'000);
-    CHECK(contents(through) == contents(without));
+    CHECK(fileBytes(through).size() > 10'000);
+    CHECK(fileBytes(through) == fileBytes(without));
 
     // A damaged index: one line naming it and why, then built again; the same picture.
     fs::resize_file(index, fs::file_size(index) / 2);
@@ -97,7 +91,7 @@ TEST_CASE("log index: memlog index builds it, finds it again, and memtimeline dr
     CHECK(mended.m_stderr.find(index + ": no index trailer at its end; building the index again\n") !=
           std::string::npos);
     CHECK(std::count(mended.m_stderr.begin(), mended.m_stderr.end(), '\n') == 1);
-    CHECK(contents(through) == contents(without));
+    CHECK(fileBytes(through) == fileBytes(without));
     CHECK(memlogRun({"index", log}).m_stdout.find("already there") != std::string::npos);
     fs::remove_all(recorded.m_directory);
 }
@@ -116,8 +110,8 @@ TEST_CASE("log index: a log's phases, array names and access samples come back f
     for (const char* colours : {"site", "lifetime"}) {
         CHECK(memtimeline({log, "--export", through, "--color-by", colours}).m_exitStatus == 0);
         CHECK(memtimeline({log, "--no-index", "--export", without, "--color-by", colours}).m_exitStatus == 0);
-        CHECK(contents(through).size() > 10'000);
-        CHECK(contents(through) == contents(without));
+        CHECK(fileBytes(through).size() > 10'000);
+        CHECK(fileBytes(through) == fileBytes(without));
     }
     fs::remove_all(recorded.m_directory);
 }
@@ -138,7 +132,7 @@ TEST_CASE("log index: memlog index refuses what is no log, and instructions wher
     CHECK_FALSE(fs::exists(recorded.m_logs[0] + ".instructions.index"));
     // Cut inside its records: the index of what reads, as every reader reads up to the tear.
     const std::string cut = recorded.m_directory + "/cut.memlog";
-    std::string bytes = contents(recorded.m_logs[0]);
+    std::string bytes = fileBytes(recorded.m_logs[0]);
     bytes.resize(bytes.size() * 2 / 3);
     std::ofstream(cut, std::ios::binary) << bytes;
     const Outcome torn = memlogRun({"index", cut});
@@ -161,7 +155,7 @@ TEST_CASE("log index: a log of 12 million blocks, 600 MB in memory, is drawn thr
     const AnonymousPeak inMemory = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--no-index", "--export", png});
     CHECK(inMemory.m_status == 0);
     CHECK(inMemory.m_peakKb > kBoundKb);  // the log is big enough: held whole, it passes the bound
-    const std::string picture = contents(png);
+    const std::string picture = fileBytes(png);
     // The first openings build the index (the log is over 16 MiB): two programs at once, each
     // into a file of its own, renamed into place; the next opening reads it back.
     REQUIRE_FALSE(fs::exists(log + ".index"));
@@ -173,8 +167,8 @@ TEST_CASE("log index: a log of 12 million blocks, 600 MB in memory, is drawn thr
     CHECK(building.m_status == 0);
     CHECK(beside.m_status == 0);
     CHECK(building.m_peakKb < kBoundKb);
-    CHECK(contents(png) == picture);
-    CHECK(contents(other) == picture);
+    CHECK(fileBytes(png) == picture);
+    CHECK(fileBytes(other) == picture);
     REQUIRE(fs::exists(log + ".index"));
     size_t parts = 0;
     for (const auto& entry : fs::directory_iterator(recorded.m_directory))
@@ -184,7 +178,7 @@ TEST_CASE("log index: a log of 12 million blocks, 600 MB in memory, is drawn thr
     const AnonymousPeak drawn = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--export", png});
     CHECK(drawn.m_status == 0);
     CHECK(drawn.m_peakKb < kBoundKb);
-    CHECK(contents(png) == picture);
+    CHECK(fileBytes(png) == picture);
     CHECK(fs::last_write_time(log + ".index") == written);
     INFO("anonymous peaks: " << inMemory.m_peakKb << " KiB in memory, " << building.m_peakKb
                              << " KiB building the index, " << drawn.m_peakKb << " KiB through it");
@@ -215,7 +209,7 @@ TEST_CASE("log index: a disk too full for the index: memlog index fails in one l
     const Outcome plain = memtimeline({log, "--no-index", "--export", without});
     size_t left = 0;
     for (const auto& entry : fs::directory_iterator(folder)) left += entry.path().filename() != "full.memlog";
-    const std::string picture = contents(png), reference = contents(without);
+    const std::string picture = fileBytes(png), reference = fileBytes(without);
     std::system(("umount " + folder).c_str());
     fs::remove_all(folder);
     fs::remove_all(recorded.m_directory);

@@ -23,7 +23,6 @@ BlockModel::BlockModel(std::unique_ptr<BlockStore> store, std::vector<BlockStore
     : m_store(std::move(store)),
       m_chunks(std::move(chunks)),
       m_spans(std::move(spans)),
-      m_keepsFreeStacks(!m_chunks.empty() && m_chunks.front().m_freeStacks),
       m_size(shape.m_size),
       m_summary(summary),
       m_threads(std::move(threads)),
@@ -42,7 +41,6 @@ size_t BlockModel::append(const Block& block) {
         m_spans.reserve(m_spans.size() + 1);
         m_chunks.push_back(m_store->add());
         m_spans.emplace_back();
-        if (m_size == 0) m_keepsFreeStacks = m_chunks.back().m_freeStacks != nullptr;
     }
     at(m_size) = block;
     ChunkSpan& span = m_spans.back();

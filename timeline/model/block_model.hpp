@@ -109,7 +109,8 @@ public:
     size_t append(const Block& block);
     // Ends block `index` (Block::close), its chunk's span stretched to the end.
     void close(size_t index, uint64_t endNs, uint64_t endSeq, bool liveAtEnd);
-    bool keepsFreeStacks() const { return m_keepsFreeStacks; }  // the store has room for them
+    // Whether the store has room for them (known from the first chunk on).
+    bool keepsFreeStacks() const { return !m_chunks.empty() && m_chunks.front().m_freeStacks; }
     void setFreeStack(size_t index, uint32_t stack) {
         m_chunks[index >> kChunkBits].m_freeStacks[index & kChunkMask] = stack;
     }
@@ -139,7 +140,6 @@ private:
     std::unique_ptr<BlockStore> m_store;
     std::vector<BlockStore::Chunk> m_chunks;
     std::vector<ChunkSpan> m_spans;  // by chunk
-    bool m_keepsFreeStacks = false;
     size_t m_size = 0;
     Summary m_summary;
     std::vector<uint32_t> m_threads;

@@ -42,8 +42,6 @@ struct Trailer {
 };
 static_assert(sizeof(Trailer) == 64);
 
-uint64_t checksum(const void* data, size_t bytes) { return fnv1a64(data, bytes); }
-
 struct Damaged {
     std::string m_what;
 };
@@ -123,8 +121,8 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     trailer.m_chunks = chunks;
     trailer.m_restOffset = restOffset;
     trailer.m_restBytes = rest.bytes().size();
-    trailer.m_restChecksum = checksum(rest.bytes().data(), rest.bytes().size());
-    trailer.m_trailerChecksum = checksum(&trailer, offsetof(Trailer, m_trailerChecksum));
+    trailer.m_restChecksum = fnv1a64(rest.bytes().data(), rest.bytes().size());
+    trailer.m_trailerChecksum = fnv1a64(&trailer, offsetof(Trailer, m_trailerChecksum));
     if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0 || lseek(fd, static_cast<off_t>(restOffset), SEEK_SET) < 0)
         throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
     writeAll(fd, path, rest.bytes().data(), rest.bytes().size());
@@ -152,7 +150,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
                                          static_cast<ssize_t>(sizeof trailer))
             throw Damaged{"too short to be an index"};
         if (std::memcmp(trailer.m_magic, kMagic, sizeof kMagic) != 0) throw Damaged{"no index trailer at its end"};
-        if (trailer.m_trailerChecksum != checksum(&trailer, offsetof(Trailer, m_trailerChecksum)))
+        if (trailer.m_trailerChecksum != fnv1a64(&trailer, offsetof(Trailer, m_trailerChecksum)))
             throw Damaged{"its trailer is damaged"};
         if (trailer.m_version != kVersion || trailer.m_blockBytes != sizeof(Block))
             throw Damaged{"an index of another version (" + std::to_string(trailer.m_version) + ")"};
@@ -164,7 +162,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         if (pread(fd, restBytes.data(), restBytes.size(), static_cast<off_t>(trailer.m_restOffset)) !=
             static_cast<ssize_t>(restBytes.size()))
             throw Damaged{"cannot read its model"};
-        if (checksum(restBytes.data(), restBytes.size()) != trailer.m_restChecksum)
+        if (fnv1a64(restBytes.data(), restBytes.size()) != trailer.m_restChecksum)
             throw Damaged{"its model is damaged (checksum)"};
         ByteReader rest(restBytes.data(), restBytes.size());
         std::string builtFrom;

@@ -38,6 +38,15 @@ std::string folderOf(const std::string& path) {
     return parent.empty() ? "." : parent.string();
 }
 
+// Which log an index belongs to (log_index.hpp), from its header and the file's `info`.
+std::string logIdentity(const LogReader& reader, const struct stat& info, XAxis clock) {
+    const format::FileHeader& header = reader.header();
+    return "pid " + std::to_string(header.m_pid) + " started " + std::to_string(header.m_startRealtimeNs) + " tsc " +
+           std::to_string(header.m_startTsc) + " size " + std::to_string(info.st_size) + " modified " +
+           std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec) + " clock " +
+           xAxisName(clock);
+}
+
 // A new file beside `target` for the index to be written into, then renamed over `target`; -1
 // when the folder takes no new file.
 int createTemporary(const std::string& target, mode_t mode, std::string& temporary) {
@@ -80,23 +89,13 @@ std::string cachedIndexPath(const std::string& logPath, XAxis clock) {
     return folder + "/" + fs::path(logPath).filename().string() + "." + hash + suffixOf(clock);
 }
 
-std::string logIdentity(const LogReader& reader, const std::string& logPath, XAxis clock) {
-    struct stat info {};
-    if (stat(logPath.c_str(), &info) != 0) return "";
-    const format::FileHeader& header = reader.header();
-    return "pid " + std::to_string(header.m_pid) + " started " + std::to_string(header.m_startRealtimeNs) + " tsc " +
-           std::to_string(header.m_startTsc) + " size " + std::to_string(info.st_size) + " modified " +
-           std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec) + " clock " +
-           xAxisName(clock);
-}
-
 std::optional<IndexedModel> modelThroughIndex(LogReader& reader, const std::string& logPath, IndexUse use, XAxis clock,
                                               const std::function<void(double)>& progress,
                                               const std::function<void(const std::string&)>& warn) {
     if (use == IndexUse::Off) return std::nullopt;
     struct stat info {};
     if (stat(logPath.c_str(), &info) != 0) return std::nullopt;
-    const std::string identity = logIdentity(reader, logPath, clock);
+    const std::string identity = logIdentity(reader, info, clock);
     const std::string beside = besideIndexPath(logPath, clock), cached = cachedIndexPath(logPath, clock);
     bool found = false;  // an index that will not do: built again, whatever the log's size
     for (const std::string& path : {beside, cached}) {

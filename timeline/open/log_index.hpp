@@ -33,8 +33,6 @@ inline constexpr uint64_t kIndexFrom = uint64_t{16} << 20;  // about a million e
 std::string besideIndexPath(const std::string& logPath, XAxis clock);
 std::string cachedIndexPath(const std::string& logPath, XAxis clock);  // "" without a home folder
 
-std::string logIdentity(const LogReader& reader, const std::string& logPath, XAxis clock);
-
 struct IndexedModel {
     BlockModel m_model;
     std::string m_path;  // the index
