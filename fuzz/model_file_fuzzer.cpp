@@ -13,6 +13,7 @@
 
 #include "input_file.hpp"
 #include "timeline/model/model_file.hpp"
+#include "timeline/model/model_index.hpp"
 #include "timeline/read/log_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -29,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         {
             LogReader reader(path);
             const BlockModel built = buildBlockModel(reader, {}, blocksInFile(indexFd, index), XAxis::Time);
-            finishModelFile(indexFd, index, built, "fuzz", reader.walkResults());
+            const ModelIndex tree(built, XAxis::Time);
+            finishModelFile(indexFd, index, built, "fuzz", reader.walkResults(), &tree);
         }
         // The damage: a length to cut the file to (or none), and eight bytes written somewhere.
         uint64_t cut = 0, at = 0, bytes = 0;
@@ -52,7 +54,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 if (block.stack() >= model.stackCount() || model.freeStack(i) >= model.stackCount()) std::abort();
                 sum += block.addr() + block.size() + block.beginNs() + block.endSeq();
             }
-            (void)model.extent(XAxis::Time);
+            const XWindow whole = model.extent(XAxis::Time);
+            if (model.keptIndex()) {  // the tree's arrays, mapped: walked as a picture walks them
+                const auto tree = ModelIndex::forModel(model, XAxis::Time);
+                sum += tree->countIn({whole.m_from, whole.m_to, 0, UINT64_MAX});
+                for (const OccupancyColumn& column : tree->occupancy({XAxis::Time, whole, 7}))
+                    sum += (column.m_liveBytes > 0) + column.m_events;  // damaged sums may say anything
+                for (const OccupancyColumn& column : tree->occupancy({XAxis::Time, whole, 5, 4096, 1 << 30}))
+                    sum += column.m_events;
+                sum += tree->liveAt(whole.m_from + whole.width() / 2).m_blocks;
+            }
             // What the walk left, put back in a fresh reader of the log, and read.
             LogReader reader(path);
             if (reader.restoreWalkResults(read.m_readerWalk)) {

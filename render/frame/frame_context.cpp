@@ -28,7 +28,7 @@ void FrameContext::prepare(timeline::XAxis axis, ColourBy by, const std::functio
     m_colourBy = by;
     if (newIndex) {
         m_index.reset();  // the old one's memory first
-        m_index = std::make_unique<timeline::ModelIndex>(m_model, axis, [&](double done) {
+        m_index = timeline::ModelIndex::forModel(m_model, axis, [&](double done) {
             if (progress) progress(done * 0.85);
         });
     }

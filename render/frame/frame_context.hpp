@@ -52,10 +52,11 @@ public:
     bool drewDraft() const { return m_drewDraft; }
 
     // Makes it ready for frames on `axis` coloured `by` (a Report calls it). The index is built
-    // when the axis changes, the colours when either changes (a pass over the blocks);
+    // when the axis changes (or mapped, when the log's index file keeps it for that axis:
+    // ModelIndex::forModel), the colours when either changes (a pass over the blocks);
     // otherwise this costs nothing. The colouring covers the whole log, so that colours stay
-    // put while the window zooms. About 53 bytes a block, and some 30 more while the index is
-    // built. `progress` hears 0..1 while anything is built.
+    // put while the window zooms. A built index takes about 53 bytes a block, and some 30 more
+    // while it is built. `progress` hears 0..1 while anything is built.
     void prepare(timeline::XAxis axis, ColourBy by, const std::function<void(double)>& progress = {});
 
     timeline::XAxis axis() const { return m_axis; }

@@ -14,9 +14,12 @@
 #include <fstream>
 #include <random>
 #include <thread>
+#include <type_traits>
 
 #include "reader_files.hpp"
+#include "timeline/model/kept_index.hpp"
 #include "timeline/model/model_file.hpp"
+#include "timeline/model/model_index.hpp"
 #include "timeline/model/view_contents.hpp"
 #include "timeline/open/opened_log.hpp"
 #include "timeline/read/log_reader.hpp"
@@ -116,7 +119,48 @@ Opened openThroughIndex(const std::string& path, IndexUse use = IndexUse::Always
     return opened;
 }
 
-// Every word of every block, the freeing stacks and the rest of the model, as built in memory.
+// Every field of a model's index as text-free bytes, arrays element by element (the nodes and
+// their sums field by field: their padding is whatever the builder's stack held).
+class Flattened {
+public:
+    template <typename T>
+    void operator()(const T& value) {
+        add(value);
+    }
+    template <typename T>
+    void operator()(const memlog::timeline::StoredArray<T>& array) {
+        add(array.size());
+        for (const T& element : array) add(element);
+    }
+    std::string m_bytes;
+    size_t m_fields = 0;
+
+private:
+    template <typename T>
+    void add(const T& value) {
+        static_assert(std::has_unique_object_representations_v<T> || std::is_same_v<T, bool>,
+                      "a type with padding: add it field by field");
+        m_bytes.append(reinterpret_cast<const char*>(&value), sizeof value);
+        ++m_fields;
+    }
+    void add(const BlockIndex::Node& node) {
+        add(node.m_box), add(node.m_first), add(node.m_count), add(node.m_items), add(node.m_leaf);
+    }
+    void add(const ModelIndex::NodeSums& sums) {
+        add(sums.m_boxArea), add(sums.m_byteTime), add(sums.m_events), add(sums.m_blocks), add(sums.m_solid);
+    }
+    void add(double value) { m_bytes.append(reinterpret_cast<const char*>(&value), sizeof value); }
+};
+
+std::string flattened(const ModelIndex& index) {
+    Flattened flat;
+    ModelIndex::fields(flat, index);
+    return flat.m_bytes;
+}
+
+// Every word of every block, the freeing stacks and the rest of the model, as built in memory;
+// and the model's index for pictures, when the index file keeps it, as built in memory too: the
+// tree's order, boxes and nodes, every node's sums, the sorted ends and their checkpoints.
 void checkSameModel(const BlockModel& indexed, const std::string& path) {
     LogReader reader(path);
     const BlockModel memory = buildBlockModel(reader, {}, true);
@@ -162,6 +206,13 @@ void checkSameModel(const BlockModel& indexed, const std::string& path) {
         INFO("at most " << maxRanges << " ranges");
         CHECK(wholeRanges(indexed, maxRanges).ranges() == wholeRanges(memory, maxRanges).ranges());
     }
+    if (const KeptModelIndex* kept = indexed.keptIndex()) {
+        const ModelIndex mapped(indexed, *kept), built(memory, memory.clock());
+        CHECK(mapped.kept());
+        CHECK_FALSE(built.kept());
+        CHECK(mapped.index().nodes().size() > memory.size() / 16);
+        CHECK(flattened(mapped) == flattened(built));
+    }
 }
 
 void overwrite(const std::string& path, uint64_t offset, const void* bytes, size_t size) {
@@ -191,6 +242,10 @@ TEST_CASE("log index: the model read back is the model built in memory, over mor
     CHECK_FALSE(read.m_toldIndexing);
     CHECK(read.m_warnings.empty());
     checkSameModel(read.m_model, path);  // as mapped back
+    REQUIRE(built.m_model.keptIndex());
+    REQUIRE(read.m_model.keptIndex());  // and the tree with it, not built again
+    CHECK(ModelIndex::forModel(read.m_model, XAxis::Time)->kept());
+    CHECK_FALSE(ModelIndex::forModel(read.m_model, XAxis::Events)->kept());  // kept on the model's clock only
     REQUIRE(read.m_model.wholeSpans());  // the compaction from the index, not a walk
     CHECK(read.m_model.wholeSpans()->size() == 3);
     // The reader, not walked, has what a walk leaves: the stacks, the modules, the threads' stacks.
@@ -258,6 +313,22 @@ TEST_CASE("log index: a damaged, cut or foreign index is built again with the re
         const uint64_t words[5] = {0x1000, ~0ull, ~0ull, 64, 1};  // stack 0xffffffff
         overwrite(index, 40 * 7, words, sizeof words);
         CHECK(told(openThroughIndex(path), "block 7 names a stack the log does not have"));
+    }
+    // The tree's arrays follow the blocks' chunks, each on a page: the order (4 bytes a block),
+    // the boxes (32), the nodes (48).
+    const uint64_t blocks = openThroughIndex(path).m_model.size();
+    auto pageCeil = [](uint64_t offset) { return (offset + 4095) / 4096 * 4096; };
+    const uint64_t order = (blocks + 65535) / 65536 * (65536 * 44);
+    const uint64_t nodes = pageCeil(pageCeil(order + 4 * blocks) + 32 * blocks);
+    SECTION("the tree naming a block the log does not have") {
+        const uint32_t item = 0xfffffff0;
+        overwrite(index, order + 4 * 5, &item, sizeof item);
+        CHECK(told(openThroughIndex(path), "its tree names a block the model does not have"));
+    }
+    SECTION("a leaf of the tree moved onto another's blocks") {
+        const uint32_t first = 0;
+        overwrite(index, nodes + 48 * 3 + 32, &first, sizeof first);
+        CHECK(told(openThroughIndex(path), "its tree's leaf 3 is out of place"));
     }
     SECTION("another file altogether") {
         std::ofstream(index, std::ios::trunc) << std::string(5000, 'x');

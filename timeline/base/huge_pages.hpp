@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <string>
 #include <vector>
 
 namespace memlog::timeline {
@@ -40,9 +41,22 @@ inline constexpr size_t kHugeFrom = size_t{1} << 20;
 // Whether an array asks for huge pages as the policy says, or always (an array read at random).
 enum class HugeAdvice { ByPolicy, Always };
 
-// `bytes` of zeroed memory starting on a huge page boundary, asked to be backed by huge pages
-// (a hint: a kernel without them gives ordinary pages) when `advice` or the policy says so;
-// nullptr when mmap fails. Freed with freeHuge(pointer, bytes).
+// While one lives, the arrays below are made in unnamed files in `folder` (mapped, shared) rather
+// than in anonymous memory: an index on disk is built with its arrays paged to the disk by the
+// kernel when memory is short, so that building it takes little of the process's own memory
+// however big the log. Where the folder takes no such file, anonymous memory as ever. One at a
+// time, for the whole process (the builder's threads all make arrays).
+class ArraysInFiles {
+public:
+    explicit ArraysInFiles(std::string folder);
+    ~ArraysInFiles();
+    ArraysInFiles(const ArraysInFiles&) = delete;
+    ArraysInFiles& operator=(const ArraysInFiles&) = delete;
+};
+
+// `bytes` of zeroed memory starting on a huge page boundary (a page boundary in a file), asked to be backed by huge
+// pages (a hint: a kernel without them gives ordinary pages) when `advice` or the policy says so; nullptr when mmap
+// fails. Freed with freeHuge(pointer, bytes).
 void* allocateHuge(size_t bytes, HugeAdvice advice = HugeAdvice::ByPolicy);
 void freeHuge(void* pointer, size_t bytes);
 

@@ -9,9 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
-#include "timeline/base/huge_pages.hpp"
+#include "timeline/base/stored_array.hpp"
 
 namespace memlog::timeline {
 
@@ -47,9 +48,9 @@ public:
                const std::function<void(double)>& progress = {});
 
     size_t size() const { return m_order.size(); }
-    const HugeVector<Node>& nodes() const { return m_nodes; }  // the root is the last node
-    const HugeVector<uint32_t>& order() const { return m_order; }  // item indices, leaf by leaf
-    const HugeVector<IndexBox>& boxes() const { return m_boxes; }  // boxes()[k] is order()[k]'s
+    const StoredArray<Node>& nodes() const { return m_nodes; }  // the root is the last node
+    const StoredArray<uint32_t>& order() const { return m_order; }  // item indices, leaf by leaf
+    const StoredArray<IndexBox>& boxes() const { return m_boxes; }  // boxes()[k] is order()[k]'s
     const Node* root() const { return m_nodes.empty() ? nullptr : &m_nodes.back(); }
     // The position of a node in nodes(). Children always come before their parent, so one pass
     // over nodes() in order can sum anything up from the leaves.
@@ -123,14 +124,25 @@ public:
         }
     }
 
+    // The arrays, for an index file to keep (model_file.cpp) and give back: `io(array)` for each.
+    template <typename Io, typename Index>
+    static void arrays(Io& io, Index& index) {
+        io(index.m_order), io(index.m_boxes), io(index.m_nodes), io(index.m_leafSlots);
+    }
+    // Whether arrays read back from a file make a tree that queries can walk for `items` items:
+    // the leaves first, each over its own kFanout positions; every node but the root (the last)
+    // the child of one node above it; every item index below `items`. "" when they do, else what
+    // is wrong. A reading of the order and the nodes.
+    std::string checkShape(size_t items) const;
+
 private:
     // The bit of the leaf whose items start at position slot x kFanout of order().
     static void markSlot(size_t slot, std::vector<uint64_t>& marks) { marks[slot / 64] |= uint64_t{1} << (slot % 64); }
 
-    HugeVector<uint32_t> m_order;  // item indices in leaf order
-    HugeVector<IndexBox> m_boxes;  // their boxes, in the same order
-    HugeVector<Node> m_nodes;  // leaves first, then each level up; the root last
-    HugeVector<uint32_t> m_leafSlots;  // by leaf node: its first position in order() / kFanout
+    StoredArray<uint32_t> m_order;  // item indices in leaf order
+    StoredArray<IndexBox> m_boxes;  // their boxes, in the same order
+    StoredArray<Node> m_nodes;  // leaves first, then each level up; the root last
+    StoredArray<uint32_t> m_leafSlots;  // by leaf node: its first position in order() / kFanout
 };
 
 }  // namespace memlog::timeline

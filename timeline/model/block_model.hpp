@@ -19,6 +19,7 @@
 namespace memlog::timeline {
 
 class LogReader;
+struct KeptModelIndex;
 
 class BlockModel {
 public:
@@ -70,6 +71,10 @@ public:
     // without a walk (an index keeps them: wholeRanges reads them); else nullptr.
     const std::vector<AddressRange>* wholeSpans() const { return m_wholeSpans ? &*m_wholeSpans : nullptr; }
     void setWholeSpans(std::vector<AddressRange> spans) { m_wholeSpans = std::move(spans); }
+    // The model's index for pictures (model_index.hpp) as its index file keeps it, when read
+    // through one (kept_index.hpp); else nullptr. ModelIndex::forModel maps it.
+    const KeptModelIndex* keptIndex() const { return m_keptIndex.get(); }
+    void setKeptIndex(std::shared_ptr<const KeptModelIndex> kept) { m_keptIndex = std::move(kept); }
 
     const Summary& summary() const { return m_summary; }
     const std::vector<uint32_t>& threads() const { return m_threads; }  // thread ids by index
@@ -149,6 +154,7 @@ private:
     XAxis m_clock = XAxis::Time;
     std::vector<AccessMark> m_accessMarks;
     std::optional<std::vector<AddressRange>> m_wholeSpans;
+    std::shared_ptr<const KeptModelIndex> m_keptIndex;
 };
 
 // Whether one of the model's access samples fell in `block` while it was live (a pass over the

@@ -90,14 +90,10 @@ std::unique_ptr<BlockStore> blocksInFile(int fd, std::string path) {
     return std::make_unique<FileBlocks>(fd, std::move(path));
 }
 
-MappedBlocks::~MappedBlocks() {
-    if (m_mapping) munmap(m_mapping, m_bytes);
-}
-
 BlockStore::Chunk MappedBlocks::add() { throw std::logic_error("a model read from its index does not grow"); }
 
 BlockStore::Chunk MappedBlocks::chunk(size_t index) const {
-    auto* bytes = static_cast<unsigned char*>(m_mapping) + index * kFileChunkBytes;
+    auto* bytes = const_cast<unsigned char*>(m_mapping->data()) + index * kFileChunkBytes;  // mapped read-only
     return {reinterpret_cast<Block*>(bytes), reinterpret_cast<uint32_t*>(bytes + kBlockBytes)};
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "timeline/base/stored_array.hpp"
 #include "timeline/model/block.hpp"
 
 namespace memlog::timeline {
@@ -50,18 +51,17 @@ std::unique_ptr<BlockStore> anonymousBlocks(bool freeStacks);
 // kept. The file's length is always a whole number of chunks.
 std::unique_ptr<BlockStore> blocksInFile(int fd, std::string path);
 
-// The first `chunks` chunks of a file's mapping, read-only; the mapping is unmapped with the
-// store. add() is refused: a model read back does not grow.
+// The chunks at the start of a file's mapping, read-only; the store holds the mapping (shared
+// with the arrays of the index kept after them). add() is refused: a model read back does not
+// grow.
 class MappedBlocks final : public BlockStore {
 public:
-    MappedBlocks(void* mapping, size_t bytes) : m_mapping(mapping), m_bytes(bytes) {}
-    ~MappedBlocks() override;
+    explicit MappedBlocks(std::shared_ptr<const FileMapping> mapping) : m_mapping(std::move(mapping)) {}
     Chunk add() override;
     Chunk chunk(size_t index) const;
 
 private:
-    void* m_mapping;
-    size_t m_bytes;
+    std::shared_ptr<const FileMapping> m_mapping;
 };
 
 }  // namespace memlog::timeline

@@ -1,7 +1,9 @@
 // The index file's layout (model_file.hpp):
 //
 //   [chunk 0][chunk 1]...[chunk n-1]   BlockStore::kFileChunkBytes each: blocks, freeing stacks
-//   [the rest]                         identity, shape, summary, threads, access samples
+//   [the tree's arrays]                each on a page boundary (kept_index.hpp), when kept
+//   [the rest]                         identity, shape, summary, threads, access samples, the
+//                                      tree's numbers and where its arrays are
 //   [trailer]                          64 bytes: magic, version, n, where the rest is, checksums
 //
 // The trailer comes last so that an index cut short anywhere has none, and is built again.
@@ -20,6 +22,8 @@
 
 #include "timeline/base/byte_codec.hpp"
 #include "timeline/base/checksum.hpp"
+#include "timeline/model/kept_index.hpp"
+#include "timeline/model/model_index.hpp"
 #include "timeline/model/view_contents.hpp"
 
 namespace memlog::timeline {
@@ -27,7 +31,8 @@ namespace memlog::timeline {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
-constexpr uint32_t kVersion = 3;  // 2: the chunks' spans and the reader's walk; 3: the whole spans
+// 2: the chunks' spans and the reader's walk; 3: the whole spans; 4: the model's index
+constexpr uint32_t kVersion = 4;
 
 struct Trailer {
     char m_magic[8];
@@ -101,9 +106,13 @@ std::string checkBlocks(const BlockModel& model) {
 }  // namespace
 
 void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity,
-                     const std::vector<unsigned char>& readerWalk) {
+                     const std::vector<unsigned char>& readerWalk, const ModelIndex* index) {
     const size_t chunks = (model.size() + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
-    const uint64_t restOffset = chunks * BlockStore::kFileChunkBytes;
+    uint64_t restOffset = chunks * BlockStore::kFileChunkBytes;
+    if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0)
+        throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
+    std::vector<unsigned char> treeFields;
+    if (index) treeFields = writeKeptIndex(fd, path, restOffset, *index);
     ByteWriter rest;
     rest(identity);
     BlockModel::Shape shape = model.shape();
@@ -114,6 +123,9 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     rest.array(model.accessMarks());
     rest.array(readerWalk);
     rest.array(wholeSpans(model));
+    rest(static_cast<uint8_t>(index != nullptr));
+    rest(index ? index->axis() : XAxis::Time);
+    rest.array(treeFields);
     Trailer trailer{};
     std::memcpy(trailer.m_magic, kMagic, sizeof kMagic);
     trailer.m_version = kVersion;
@@ -123,7 +135,7 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     trailer.m_restBytes = rest.bytes().size();
     trailer.m_restChecksum = fnv1a64(rest.bytes().data(), rest.bytes().size());
     trailer.m_trailerChecksum = fnv1a64(&trailer, offsetof(Trailer, m_trailerChecksum));
-    if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0 || lseek(fd, static_cast<off_t>(restOffset), SEEK_SET) < 0)
+    if (lseek(fd, static_cast<off_t>(restOffset), SEEK_SET) < 0)
         throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
     writeAll(fd, path, rest.bytes().data(), rest.bytes().size());
     writeAll(fd, path, &trailer, sizeof trailer);
@@ -155,7 +167,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         if (trailer.m_version != kVersion || trailer.m_blockBytes != sizeof(Block))
             throw Damaged{"an index of another version (" + std::to_string(trailer.m_version) + ")"};
         if (trailer.m_chunks > size / BlockStore::kFileChunkBytes ||
-            trailer.m_restOffset != trailer.m_chunks * BlockStore::kFileChunkBytes ||
+            trailer.m_restOffset < trailer.m_chunks * BlockStore::kFileChunkBytes || trailer.m_restOffset > size ||
             trailer.m_restBytes != size - sizeof trailer - trailer.m_restOffset)
             throw Damaged{"its parts do not add up to its size"};
         std::vector<unsigned char> restBytes(trailer.m_restBytes);
@@ -181,29 +193,42 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         rest.array(read.m_readerWalk);
         std::vector<AddressRange> whole;
         rest.array(whole);
+        uint8_t hasTree = 0;
+        auto kept = std::make_shared<KeptModelIndex>();
+        rest(hasTree);
+        rest(kept->m_axis);
+        rest.array(kept->m_fields);
         if (rest.left() != 0) throw Damaged{"its model has bytes to spare"};
         const uint64_t chunks = (shape.m_size + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
         if (chunks != trailer.m_chunks || spans.size() != chunks)
             throw Damaged{"its block count does not match its chunks"};
         if (shape.m_stackCount == 0) throw Damaged{"a model without stack 0"};
         if (shape.m_clock != XAxis::Time && shape.m_clock != XAxis::Instructions) throw Damaged{"an unknown clock"};
+        if (hasTree > 1 || (hasTree && kept->m_axis != shape.m_clock)) throw Damaged{"its tree is of an unknown kind"};
         void* mapping = nullptr;
         if (trailer.m_restOffset > 0) {
             mapping = mmap(nullptr, trailer.m_restOffset, PROT_READ, MAP_PRIVATE, fd, 0);
             if (mapping == MAP_FAILED) throw Damaged{std::string("cannot map its blocks: ") + std::strerror(errno)};
         }
-        auto store = std::make_unique<MappedBlocks>(mapping, trailer.m_restOffset);
+        kept->m_mapping = std::make_shared<const FileMapping>(mapping, trailer.m_restOffset);
+        auto store = std::make_unique<MappedBlocks>(kept->m_mapping);
         std::vector<BlockStore::Chunk> chunkList;
         for (size_t i = 0; i < chunks; ++i) chunkList.push_back(store->chunk(i));
         BlockModel model(std::move(store), std::move(chunkList), std::move(spans), shape, summary, std::move(threads));
         model.setAccessMarks(std::move(marks));
         model.setWholeSpans(std::move(whole));
         if (std::string problem = checkBlocks(model); !problem.empty()) throw Damaged{std::move(problem)};
+        if (hasTree) {
+            const ModelIndex checked(model, *kept);  // throws IndexError when its arrays make no index of this model
+            model.setKeptIndex(std::move(kept));
+        }
         read.m_model = std::move(model);
     } catch (const Damaged& damaged) {
         read.m_problem = damaged.m_what;
     } catch (const std::out_of_range&) {  // from the ByteReader
         read.m_problem = "its model ends early";
+    } catch (const IndexError& error) {  // from the tree's arrays
+        read.m_problem = error.what();
     }
     return read;
 }

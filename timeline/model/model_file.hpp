@@ -1,8 +1,9 @@
 // A block model kept on disk: its index file. The blocks (and their freeing stacks) are the
 // chunks a file store wrote as the model was built (block_store.hpp); after them come the rest of
 // the model (its shape, summary, threads and access samples, checksummed) and a trailer that says
-// where each part is. Reading it back maps the chunks: the page cache holds the blocks, and the
-// process only what it reads of them.
+// where each part is. The model's index for pictures may be kept between the two
+// (kept_index.hpp). Reading it back maps the chunks and the index's arrays: the page cache holds
+// them, and the process only what it reads of them.
 //
 // Nothing in an index is trusted: a file of the wrong size, a foreign trailer, a bad checksum,
 // another log's identity or a block that names a stack or thread the model does not have is
@@ -17,12 +18,15 @@
 
 namespace memlog::timeline {
 
+class ModelIndex;
+
 // Ends the index file `fd` (`path` in errors) whose chunks `model`'s store has written
 // (blocksInFile): the rest of the model, then the trailer. `identity` names the log it was built
 // from (log_index.hpp); a reader asks for the same. Throws IndexError.
 // `readerWalk`: what the walk left in the log's reader (LogReader::walkResults), kept beside.
+// `index`: the model's index on its clock, kept too (kept_index.hpp); none: drawing builds it.
 void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity,
-                     const std::vector<unsigned char>& readerWalk);
+                     const std::vector<unsigned char>& readerWalk, const ModelIndex* index);
 
 struct ModelFileRead {
     std::optional<BlockModel> m_model;

@@ -4,6 +4,7 @@
 #include "timeline/model/model_index.hpp"
 
 #include "timeline/base/prefault.hpp"
+#include "timeline/model/kept_index.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -53,8 +54,15 @@ ModelIndex::ModelIndex(const BlockModel& model, XAxis axis, const std::function<
     if (progress) progress(1.0);
 }
 
+std::unique_ptr<ModelIndex> ModelIndex::forModel(const BlockModel& model, XAxis axis,
+                                                 const std::function<void(double)>& progress) {
+    if (const KeptModelIndex* kept = model.keptIndex(); kept && kept->m_axis == axis)
+        return std::make_unique<ModelIndex>(model, *kept);
+    return std::make_unique<ModelIndex>(model, axis, progress);
+}
+
 void ModelIndex::measureLeaves() {
-    std::vector<uint64_t> widths, heights, parentWidths, parentHeights;
+    HugeVector<uint64_t> widths, heights, parentWidths, parentHeights;  // a leaf each: files while indexing
     const auto& nodes = m_index.nodes();
     // Leaves come first, then their parents.
     for (const BlockIndex::Node& node : nodes) {
@@ -62,7 +70,7 @@ void ModelIndex::measureLeaves() {
         (node.m_leaf ? widths : parentWidths).push_back(node.m_box.m_x1 - node.m_box.m_x0);
         (node.m_leaf ? heights : parentHeights).push_back(node.m_box.m_y1 - node.m_box.m_y0);
     }
-    auto median = [](std::vector<uint64_t>& values) -> uint64_t {
+    auto median = [](HugeVector<uint64_t>& values) -> uint64_t {
         if (values.empty()) return 0;
         const auto middle = values.begin() + static_cast<long>(values.size() / 2);
         std::nth_element(values.begin(), middle, values.end());
@@ -75,11 +83,11 @@ void ModelIndex::measureLeaves() {
 void ModelIndex::sumNodes() {
     const auto& nodes = m_index.nodes();
     const auto& order = m_index.order();
-    m_sums.assign(nodes.size(), NodeSums{});
+    HugeVector<NodeSums> all(nodes.size());
     std::vector<std::pair<uint64_t, uint64_t>> pieces;
     for (size_t n = 0; n < nodes.size(); ++n) {
         const BlockIndex::Node& node = nodes[n];
-        NodeSums& sums = m_sums[n];
+        NodeSums& sums = all[n];
         pieces.clear();
         if (node.m_leaf) {
             for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) {
@@ -99,7 +107,7 @@ void ModelIndex::sumNodes() {
         }
         bool childrenSolid = true;
         for (uint32_t c = node.m_first; c < node.m_first + node.m_count; ++c) {
-            const NodeSums& child = m_sums[c];
+            const NodeSums& child = all[c];
             sums.m_boxArea += child.m_boxArea;
             sums.m_byteTime += child.m_byteTime;
             sums.m_events += child.m_events;
@@ -109,6 +117,7 @@ void ModelIndex::sumNodes() {
         }
         sums.m_solid = childrenSolid && noWideGap(pieces);
     }
+    m_sums = std::move(all);
 }
 
 void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, AddressRanges::Builder& builder) const {
@@ -353,11 +362,13 @@ ModelIndex::SortedEnds::SortedEnds(const BlockModel& model, XAxis axis, bool end
     for (size_t i = 1; i < count && m_inModelOrder; ++i) m_inModelOrder = xOf(model[i - 1]) <= xOf(model[i]);
     if (!m_inModelOrder) {
         // Keys beside the indices: a sort that looked each key up in the model would wander.
-        std::vector<std::pair<uint64_t, uint32_t>> keyed(count);
+        HugeVector<std::pair<uint64_t, uint32_t>> keyed(count);
         for (size_t i = 0; i < count; ++i) keyed[i] = {xOf(model[i]), static_cast<uint32_t>(i)};
         std::sort(keyed.begin(), keyed.end());
-        resizePrefaulted(m_order, count);
-        for (size_t i = 0; i < count; ++i) m_order[i] = keyed[i].second;
+        HugeVector<uint32_t> order;
+        resizePrefaulted(order, count);
+        for (size_t i = 0; i < count; ++i) order[i] = keyed[i].second;
+        m_order = std::move(order);
     }
     if (!m_inModelOrder) m_packed.reserve(count);
     EndSums running;
@@ -365,6 +376,25 @@ ModelIndex::SortedEnds::SortedEnds(const BlockModel& model, XAxis axis, bool end
         const uint32_t index = blockOf(i);
         append(model[index], index, running);
     }
+}
+
+std::string ModelIndex::SortedEnds::adopt(const BlockModel& model, XAxis axis, bool ends) {
+    m_model = &model;
+    m_axis = axis;
+    const size_t blocks = model.size();
+    if (m_ends != ends) return "its sorted ends are swapped";
+    if (m_count != blocks) return "its sorted ends do not hold every block";
+    const size_t checkpoints = (m_count + kStride - 1) / kStride;
+    if (m_checkX.size() != checkpoints || m_checkSums.size() != checkpoints)
+        return "its sorted ends have the wrong number of checkpoints";
+    if (m_inModelOrder) return m_order.empty() && m_packed.empty() ? "" : "its sorted ends are in two orders";
+    if (m_order.size() != m_count || m_packed.size() != m_count) return "its sorted ends are short";
+    for (const uint32_t block : m_order)
+        if (block >= blocks) return "its sorted ends name a block the model does not have";
+    for (const Packed& packed : m_packed)
+        if (packed.m_size == kInModel && packed.m_offset >= blocks)
+            return "its sorted ends name a block the model does not have";
+    return "";
 }
 
 std::vector<ModelIndex::SortedEnds> ModelIndex::SortedEnds::split(const SortedEnds& all,

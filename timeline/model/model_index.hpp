@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <string>
 #include <span>
 #include <utility>
 #include <vector>
@@ -19,6 +21,8 @@
 #include "timeline/model/occupancy.hpp"
 
 namespace memlog::timeline {
+
+struct KeptModelIndex;
 
 class ModelIndex {
 public:
@@ -33,6 +37,27 @@ public:
 
     // `progress` hears 0..1 as it is built (from this thread).
     ModelIndex(const BlockModel& model, XAxis axis, const std::function<void(double)>& progress = {});
+    // The index an index file keeps beside `model` (kept_index.hpp), its arrays mapped, not
+    // built. Throws IndexError when they do not make an index of this model.
+    ModelIndex(const BlockModel& model, const KeptModelIndex& kept);
+    // The model's kept index when it has one for `axis`, else one built.
+    static std::unique_ptr<ModelIndex> forModel(const BlockModel& model, XAxis axis,
+                                                const std::function<void(double)>& progress = {});
+    // Whether its arrays are mapped from an index file rather than built here.
+    bool kept() const { return m_sums.mapped(); }
+
+    // Every array and number of it, for an index file to keep and give back (kept_index.cpp):
+    // `io(value)` for each, arrays as StoredArray.
+    template <typename Io, typename Index>
+    static void fields(Io& io, Index& index) {
+        BlockIndex::arrays(io, index.m_index);
+        io(index.m_sums);
+        SortedEnds::fields(io, index.m_beginnings);
+        SortedEnds::fields(io, index.m_ends);
+        io(index.m_lowestAddr), io(index.m_highestEnd);
+        io(index.m_typicalLeaf.m_width), io(index.m_typicalLeaf.m_height);
+        io(index.m_typicalParent.m_width), io(index.m_typicalParent.m_height);
+    }
 
     const BlockModel& model() const { return *m_model; }
     XAxis axis() const { return m_axis; }
@@ -185,6 +210,14 @@ private:
     public:
         SortedEnds() = default;
         SortedEnds(const BlockModel& model, XAxis axis, bool ends);
+        template <typename Io, typename Ends>
+        static void fields(Io& io, Ends& ends) {
+            io(ends.m_ends), io(ends.m_inModelOrder), io(ends.m_count);
+            io(ends.m_order), io(ends.m_packed), io(ends.m_checkX), io(ends.m_checkSums);
+        }
+        // Read back from a file: the model it belongs to, and "" when its arrays fit it (the
+        // ends, or the beginnings, of every block), else what is wrong.
+        std::string adopt(const BlockModel& model, XAxis axis, bool ends);
         // The entries of `all` split by group, in their order (a pass over them).
         static std::vector<SortedEnds> split(const SortedEnds& all, const std::vector<uint8_t>& groupOf, size_t count);
         // The sums over the entries whose x passes `before` (true on a prefix of the order).
@@ -226,10 +259,10 @@ private:
         bool m_ends = false;
         bool m_inModelOrder = false;  // every block, in the model's order: entry i is block i
         size_t m_count = 0;  // entries
-        HugeVector<uint32_t> m_order;  // block indices by x: the whole log's, out of model order
-        HugeVector<Packed> m_packed;  // unless in model order
-        HugeVector<uint64_t> m_checkX;  // x of entries 0, kStride, 2 kStride, ...
-        HugeVector<EndSums> m_checkSums;  // sums over the entries before each of those
+        StoredArray<uint32_t> m_order;  // block indices by x: the whole log's, out of model order
+        StoredArray<Packed> m_packed;  // unless in model order
+        StoredArray<uint64_t> m_checkX;  // x of entries 0, kStride, 2 kStride, ...
+        StoredArray<EndSums> m_checkSums;  // sums over the entries before each of those
     };
 
     template <typename Fold, typename Item>
@@ -252,7 +285,7 @@ private:
     const BlockModel* m_model;
     XAxis m_axis;
     BlockIndex m_index;
-    HugeVector<NodeSums> m_sums;  // by node
+    StoredArray<NodeSums> m_sums;  // by node
     SortedEnds m_beginnings, m_ends;
     uint64_t m_lowestAddr = UINT64_MAX, m_highestEnd = 0;  // of all boxes
     LeafSize m_typicalLeaf, m_typicalParent;
