@@ -1,13 +1,19 @@
 // The arrays made once per log and read by every frame, and the reader's table of live blocks,
 // are asked to be backed by huge pages (timeline/base/huge_pages.hpp): the mapping that holds them
 // carries the kernel's "hg" flag (MADV_HUGEPAGE) in /proc/self/smaps. Whether the kernel then gives 2 MiB pages is its
-// choice; without the advice, with THP in its default "madvise" mode, it never does.
+// choice; without the advice, with THP in its default "madvise" mode, it never does. While an
+// index is built (ArraysInFiles), the same arrays are stretches of the index file instead.
 #include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "random_heap.hpp"
 #include "timeline/replay/address_table.hpp"
@@ -108,4 +114,46 @@ TEST_CASE("the reader's table of live blocks is in huge pages whatever the polic
     CHECK(entry->m_live);
     CHECK(advisedHuge(entry));
     CHECK(advisedHuge(table.find(first)));
+}
+
+TEST_CASE(
+    "huge pages: while an index is built, its arrays are made in its file, kept ones stay, others are punched out") {
+    const std::string path = "/tmp/memlog-arrays-in-file-" + std::to_string(getpid());
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    REQUIRE(fd >= 0);
+    unlink(path.c_str());
+    REQUIRE(ftruncate(fd, 8192) == 0);  // what comes before: the blocks
+    auto blocksOnDisk = [&] {
+        struct stat info {};
+        fstat(fd, &info);
+        return static_cast<uint64_t>(info.st_blocks) * 512;
+    };
+    constexpr size_t kCount = size_t{1} << 20;  // 8 MiB of words each
+    {
+        const timeline::ArraysInFiles inFile(fd, 8192);
+        timeline::HugeVector<uint64_t> kept(kCount), temporary(kCount);
+        for (size_t i = 0; i < kCount; ++i) kept[i] = i * 3, temporary[i] = i;
+        const timeline::HugeVector<uint64_t> small(100);  // under kHugeFrom: operator new, as ever
+        CHECK(timeline::ArraysInFiles::keep(small.data()) == -1);
+        CHECK(timeline::ArraysInFiles::end() == 8192 + 2 * kCount * 8);
+        const int64_t at = timeline::ArraysInFiles::keep(kept.data());
+        CHECK(at == 8192);
+        // The array is the file's bytes there: what was written through it is read through the file.
+        std::vector<uint64_t> read(kCount);
+        REQUIRE(pread(fd, read.data(), kCount * 8, at) == static_cast<ssize_t>(kCount * 8));
+        CHECK(read[12345] == 12345 * 3);
+        CHECK(read.back() == (kCount - 1) * 3);
+        const uint64_t before = blocksOnDisk();
+        CHECK(before >= 2 * kCount * 8);
+        timeline::HugeVector<uint64_t>().swap(temporary);  // freed: its stretch punched out
+        CHECK(blocksOnDisk() <= before - kCount * 8);
+        timeline::HugeVector<uint64_t>().swap(kept);  // kept: freeing it only unmaps it
+        CHECK(blocksOnDisk() >= kCount * 8);
+        REQUIRE(pread(fd, read.data(), 8, at + 8 * 777) == 8);
+        CHECK(read[0] == 777 * 3);
+    }
+    // Without one: anonymous memory, nothing in any file.
+    const timeline::HugeVector<uint64_t> after(kCount);
+    CHECK(timeline::ArraysInFiles::keep(after.data()) == -1);
+    close(fd);
 }

@@ -314,12 +314,19 @@ TEST_CASE("log index: a damaged, cut or foreign index is built again with the re
         overwrite(index, 40 * 7, words, sizeof words);
         CHECK(told(openThroughIndex(path), "block 7 names a stack the log does not have"));
     }
-    // The tree's arrays follow the blocks' chunks, each on a page: the order (4 bytes a block),
-    // the boxes (32), the nodes (48).
-    const uint64_t blocks = openThroughIndex(path).m_model.size();
-    auto pageCeil = [](uint64_t offset) { return (offset + 4095) / 4096 * 4096; };
-    const uint64_t order = (blocks + 65535) / 65536 * (65536 * 44);
-    const uint64_t nodes = pageCeil(pageCeil(order + 4 * blocks) + 32 * blocks);
+    // Where the tree's order and nodes lie in the file: their places in its mapping.
+    uint64_t order = 0, nodes = 0;
+    {
+        const Opened opened = openThroughIndex(path);
+        REQUIRE(opened.m_model.keptIndex());
+        const KeptModelIndex& kept = *opened.m_model.keptIndex();
+        const ModelIndex tree(opened.m_model, kept);
+        auto offsetOf = [&](const void* data) {
+            return static_cast<uint64_t>(static_cast<const unsigned char*>(data) - kept.m_mapping->data());
+        };
+        order = offsetOf(tree.index().order().data());
+        nodes = offsetOf(tree.index().nodes().data());
+    }
     SECTION("the tree naming a block the log does not have") {
         const uint32_t item = 0xfffffff0;
         overwrite(index, order + 4 * 5, &item, sizeof item);

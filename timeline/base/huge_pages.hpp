@@ -23,7 +23,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
-#include <string>
 #include <vector>
 
 namespace memlog::timeline {
@@ -41,17 +40,25 @@ inline constexpr size_t kHugeFrom = size_t{1} << 20;
 // Whether an array asks for huge pages as the policy says, or always (an array read at random).
 enum class HugeAdvice { ByPolicy, Always };
 
-// While one lives, the arrays below are made in unnamed files in `folder` (mapped, shared) rather
-// than in anonymous memory: an index on disk is built with its arrays paged to the disk by the
-// kernel when memory is short, so that building it takes little of the process's own memory
-// however big the log. Where the folder takes no such file, anonymous memory as ever. One at a
-// time, for the whole process (the builder's threads all make arrays).
+// While one lives, the arrays below are made in the file `fd` (an index being built), each in a
+// stretch of it from `from` on, mapped shared, rather than in anonymous memory: the kernel pages
+// them to the disk when memory is short, so that building an index takes little of the
+// process's own memory however big the log. An array the index keeps (kept()) stays where it
+// is, and is written no second time; the others' stretches are punched out of the file when they
+// are freed, before most of their pages ever reach the disk. Where the disk has no room, an array
+// is made in anonymous memory as ever. One at a time, for the whole process (the builder's
+// threads all make arrays).
 class ArraysInFiles {
 public:
-    explicit ArraysInFiles(std::string folder);
+    ArraysInFiles(int fd, uint64_t from);
     ~ArraysInFiles();
     ArraysInFiles(const ArraysInFiles&) = delete;
     ArraysInFiles& operator=(const ArraysInFiles&) = delete;
+    // Where in the file the array at `data` begins, if it was made in the file; from then on it
+    // is the index's, and freeing it only unmaps it. -1 when it is not in the file.
+    static int64_t keep(const void* data);
+    // Where the next array would go: past every stretch taken so far.
+    static uint64_t end();
 };
 
 // `bytes` of zeroed memory starting on a huge page boundary (a page boundary in a file), asked to be backed by huge

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "timeline/base/byte_codec.hpp"
+#include "timeline/base/huge_pages.hpp"
 #include "timeline/model/block_store.hpp"
 #include "timeline/model/model_index.hpp"
 
@@ -27,6 +28,11 @@ public:
     }
     template <typename T>
     void operator()(const StoredArray<T>& array) {
+        if (const int64_t at = ArraysInFiles::keep(array.data()); at >= 0) {  // made in the file already
+            m_fields(static_cast<uint64_t>(at));
+            m_fields(static_cast<uint64_t>(array.size()));
+            return;
+        }
         m_offset = (m_offset + kPage - 1) / kPage * kPage;
         m_fields(m_offset);
         m_fields(static_cast<uint64_t>(array.size()));

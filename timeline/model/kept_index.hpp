@@ -26,8 +26,8 @@ struct KeptModelIndex {
 };
 
 // Writes `index`'s arrays into `fd` (`path` in errors) from `offset` on, each on a page
-// boundary, and moves `offset` past the last; returns KeptModelIndex::m_fields. Throws
-// IndexError.
+// boundary, and moves `offset` past the last; returns KeptModelIndex::m_fields. An array made in
+// the file already (ArraysInFiles) stays where it is. Throws IndexError.
 std::vector<unsigned char> writeKeptIndex(int fd, const std::string& path, uint64_t& offset, const ModelIndex& index);
 
 }  // namespace memlog::timeline

@@ -108,11 +108,14 @@ std::string checkBlocks(const BlockModel& model) {
 void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity,
                      const std::vector<unsigned char>& readerWalk, const ModelIndex* index) {
     const size_t chunks = (model.size() + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
+    // Past the chunks, and past the arrays the index was built in, when it was built in the file.
     uint64_t restOffset = chunks * BlockStore::kFileChunkBytes;
-    if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0)
-        throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
+    if (struct stat info{}; fstat(fd, &info) == 0 && static_cast<uint64_t>(info.st_size) > restOffset)
+        restOffset = static_cast<uint64_t>(info.st_size);
     std::vector<unsigned char> treeFields;
     if (index) treeFields = writeKeptIndex(fd, path, restOffset, *index);
+    if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0)
+        throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
     ByteWriter rest;
     rest(identity);
     BlockModel::Shape shape = model.shape();

@@ -74,7 +74,11 @@ IndexedModel buildInto(LogReader& reader, const std::string& target, int fd, con
                     if (progress) progress(done * kWalkShare);
                 },
                 blocksInFile(fd, temporary), clock);
-            const ArraysInFiles paged(folderOf(target));  // the tree's 53 bytes a block: page cache, not the process's
+            // The tree's 53 bytes a block, and what building it takes besides: in the index file,
+            // past the blocks (the page cache's, not the process's).
+            const off_t blocksEnd = lseek(fd, 0, SEEK_END);
+            if (blocksEnd < 0) throw IndexError(temporary + ": cannot write the index: " + std::strerror(errno));
+            const ArraysInFiles inFile(fd, static_cast<uint64_t>(blocksEnd));
             const ModelIndex index(model, clock, [&](double done) {
                 if (progress) progress(kWalkShare + done * (1 - kWalkShare));
             });
