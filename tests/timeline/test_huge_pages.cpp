@@ -13,12 +13,14 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "random_heap.hpp"
 #include "timeline/replay/address_table.hpp"
 #include "timeline/model/block_index.hpp"
 #include "timeline/base/huge_pages.hpp"
+#include "timeline/base/other_core.hpp"
 #include "timeline/model/model_index.hpp"
 
 using namespace memlog;
@@ -143,6 +145,19 @@ TEST_CASE(
         REQUIRE(pread(fd, read.data(), kCount * 8, at) == static_cast<ssize_t>(kCount * 8));
         CHECK(read[12345] == 12345 * 3);
         CHECK(read.back() == (kCount - 1) * 3);
+        // A thread it starts makes its arrays in the file too; any other thread in memory.
+        int64_t started = -2, other = -2;
+        timeline::startOnOtherCore([&] {
+            const timeline::HugeVector<uint64_t> made(kCount);
+            started = timeline::ArraysInFiles::keep(made.data());
+        }).join();
+        std::thread([&] {
+            const timeline::HugeVector<uint64_t> made(kCount);
+            other = timeline::ArraysInFiles::keep(made.data());
+        }).join();
+        CHECK(started == 8192 + 2 * kCount * 8);
+        CHECK(other == -1);
+        CHECK(timeline::ArraysInFiles::end() == 8192 + 3 * kCount * 8);
         const uint64_t before = blocksOnDisk();
         CHECK(before >= 2 * kCount * 8);
         timeline::HugeVector<uint64_t>().swap(temporary);  // freed: its stretch punched out

@@ -14,16 +14,7 @@ namespace {
 
 std::atomic<ArrayPages> g_arrayPages{ArrayPages::Ordinary};
 
-// The file arrays are made in while an ArraysInFiles lives, and the stretches of it they hold.
-struct Stretch {
-    uintptr_t m_address;
-    uint64_t m_offset, m_bytes;
-    bool m_kept;
-};
-std::mutex g_fileMutex;
-int g_file = -1;  // guarded by g_fileMutex, as the two below
-uint64_t g_fileEnd = 0;
-std::vector<Stretch> g_stretches;
+thread_local ArraysInFiles::Files* t_files = nullptr;
 
 size_t wholePages(size_t bytes) {
     constexpr size_t kPage = 4096;
@@ -36,50 +27,82 @@ void setArrayPages(ArrayPages pages) { g_arrayPages.store(pages, std::memory_ord
 
 ArrayPages arrayPages() { return g_arrayPages.load(std::memory_order_relaxed); }
 
-ArraysInFiles::ArraysInFiles(int fd, uint64_t from) {
-    const std::lock_guard lock(g_fileMutex);
-    g_file = fd;
-    g_fileEnd = wholePages(from);
-    g_stretches.clear();
+// The file an ArraysInFiles makes arrays in, and the stretches of it they hold.
+struct ArraysInFiles::Files {
+    struct Stretch {
+        uintptr_t m_address;
+        uint64_t m_offset, m_bytes;
+        bool m_kept;
+    };
+    std::mutex m_mutex;  // the threads that joined it make arrays at once
+    int m_fd;
+    uint64_t m_end;  // guarded by m_mutex, as the stretches
+    std::vector<Stretch> m_stretches;
+
+    // A stretch of `length` bytes, mapped; nullptr when the disk has no room for it (taken first:
+    // a full disk is then anonymous memory, not a SIGBUS at a later write).
+    void* add(uint64_t length) {
+        const std::lock_guard lock(m_mutex);
+        if (posix_fallocate(m_fd, static_cast<off_t>(m_end), static_cast<off_t>(length)) != 0) return nullptr;
+        void* mapped = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, m_fd, static_cast<off_t>(m_end));
+        if (mapped == MAP_FAILED) return nullptr;
+        m_stretches.push_back({reinterpret_cast<uintptr_t>(mapped), m_end, length, false});
+        m_end += length;
+        return mapped;
+    }
+    Stretch* find(const void* data) {
+        for (Stretch& stretch : m_stretches)
+            if (stretch.m_address == reinterpret_cast<uintptr_t>(data)) return &stretch;
+        return nullptr;
+    }
+    // After `pointer`'s stretch was unmapped: its pages dropped unwritten and its blocks given
+    // back, unless the index keeps it (a file system that cannot punch keeps them: the index is
+    // only bigger).
+    void remove(const void* pointer) {
+        const std::lock_guard lock(m_mutex);
+        Stretch* stretch = find(pointer);
+        if (!stretch) return;
+        if (!stretch->m_kept)
+            fallocate(m_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(stretch->m_offset),
+                      static_cast<off_t>(stretch->m_bytes));
+        m_stretches.erase(m_stretches.begin() + (stretch - m_stretches.data()));
+    }
+};
+
+ArraysInFiles::ArraysInFiles(int fd, uint64_t from) : m_files(std::make_unique<Files>()), m_previous(t_files) {
+    m_files->m_fd = fd;
+    m_files->m_end = wholePages(from);
+    t_files = m_files.get();
 }
 
-ArraysInFiles::~ArraysInFiles() {
-    const std::lock_guard lock(g_fileMutex);
-    g_file = -1;  // arrays still mapped stay so, and are unmapped as they are freed
-}
+ArraysInFiles::~ArraysInFiles() { t_files = m_previous; }  // arrays still mapped stay so until freed
 
 int64_t ArraysInFiles::keep(const void* data) {
-    const std::lock_guard lock(g_fileMutex);
-    if (g_file < 0) return -1;
-    for (Stretch& stretch : g_stretches)
-        if (stretch.m_address == reinterpret_cast<uintptr_t>(data)) {
-            stretch.m_kept = true;
-            return static_cast<int64_t>(stretch.m_offset);
-        }
-    return -1;
+    Files* files = t_files;
+    if (!files) return -1;
+    const std::lock_guard lock(files->m_mutex);
+    Files::Stretch* stretch = files->find(data);
+    if (!stretch) return -1;
+    stretch->m_kept = true;
+    return static_cast<int64_t>(stretch->m_offset);
 }
 
 uint64_t ArraysInFiles::end() {
-    const std::lock_guard lock(g_fileMutex);
-    return g_fileEnd;
+    Files* files = t_files;
+    if (!files) return 0;
+    const std::lock_guard lock(files->m_mutex);
+    return files->m_end;
 }
 
+ArraysInFiles::Files* ArraysInFiles::current() { return t_files; }
+
+ArraysInFiles::Joined::Joined(Files* files) : m_previous(t_files) { t_files = files; }
+
+ArraysInFiles::Joined::~Joined() { t_files = m_previous; }
+
 void* allocateHuge(size_t bytes, HugeAdvice advice) {
-    {
-        const std::lock_guard lock(g_fileMutex);
-        const uint64_t length = wholePages(bytes);
-        // Room taken on the disk first: a full disk is then anonymous memory here, not a SIGBUS at
-        // a later write.
-        if (g_file >= 0 && posix_fallocate(g_file, static_cast<off_t>(g_fileEnd), static_cast<off_t>(length)) == 0) {
-            void* mapped =
-                mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, g_file, static_cast<off_t>(g_fileEnd));
-            if (mapped != MAP_FAILED) {
-                g_stretches.push_back({reinterpret_cast<uintptr_t>(mapped), g_fileEnd, length, false});
-                g_fileEnd += length;
-                return mapped;
-            }
-        }
-    }
+    if (ArraysInFiles::Files* files = t_files)
+        if (void* mapped = files->add(wholePages(bytes))) return mapped;
     // A huge page extra, then the unaligned ends given back: mmap aligns to 4 KiB only, and a
     // huge page must start on a 2 MiB boundary.
     const size_t length = wholePages(bytes);
@@ -98,18 +121,9 @@ void* allocateHuge(size_t bytes, HugeAdvice advice) {
 void freeHuge(void* pointer, size_t bytes) {
     if (!pointer) return;
     munmap(pointer, wholePages(bytes));
-    const std::lock_guard lock(g_fileMutex);
-    for (size_t i = 0; i < g_stretches.size(); ++i) {
-        const Stretch stretch = g_stretches[i];
-        if (stretch.m_address != reinterpret_cast<uintptr_t>(pointer)) continue;
-        g_stretches.erase(g_stretches.begin() + static_cast<long>(i));
-        // Its pages dropped unwritten, its blocks given back (a file system that cannot punch
-        // keeps them: the index is only bigger).
-        if (!stretch.m_kept && g_file >= 0)
-            fallocate(g_file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(stretch.m_offset),
-                      static_cast<off_t>(stretch.m_bytes));
-        return;
-    }
+    // A temporary of the builder's, freed by a thread that joined its file: punched out. Freed by
+    // another thread (an array the index keeps, freed long after): only unmapped.
+    if (ArraysInFiles::Files* files = t_files) files->remove(pointer);
 }
 
 }  // namespace memlog::timeline

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -40,25 +41,45 @@ inline constexpr size_t kHugeFrom = size_t{1} << 20;
 // Whether an array asks for huge pages as the policy says, or always (an array read at random).
 enum class HugeAdvice { ByPolicy, Always };
 
-// While one lives, the arrays below are made in the file `fd` (an index being built), each in a
+// While one lives, the arrays below made by this thread (and by the threads it starts with
+// startOnOtherCore, other_core.hpp) are made in the file `fd` (an index being built), each in a
 // stretch of it from `from` on, mapped shared, rather than in anonymous memory: the kernel pages
 // them to the disk when memory is short, so that building an index takes little of the
-// process's own memory however big the log. An array the index keeps (kept()) stays where it
+// process's own memory however big the log. An array the index keeps (keep()) stays where it
 // is, and is written no second time; the others' stretches are punched out of the file when they
 // are freed, before most of their pages ever reach the disk. Where the disk has no room, an array
-// is made in anonymous memory as ever. One at a time, for the whole process (the builder's
-// threads all make arrays).
+// is made in anonymous memory as ever. Other threads are not concerned: a window drawing while
+// its loader builds an index keeps its arrays in memory.
 class ArraysInFiles {
 public:
     ArraysInFiles(int fd, uint64_t from);
     ~ArraysInFiles();
     ArraysInFiles(const ArraysInFiles&) = delete;
     ArraysInFiles& operator=(const ArraysInFiles&) = delete;
-    // Where in the file the array at `data` begins, if it was made in the file; from then on it
-    // is the index's, and freeing it only unmaps it. -1 when it is not in the file.
+    // Where in the file the array at `data` begins, if this thread made it in the file; from then
+    // on it is the index's, and freeing it only unmaps it. -1 when it is not in the file.
     static int64_t keep(const void* data);
-    // Where the next array would go: past every stretch taken so far.
+    // Where the next array would go: past every stretch taken so far (0 without a file).
     static uint64_t end();
+
+    // The file of the calling thread's arrays (nullptr: none), and a thread's joining it: how
+    // startOnOtherCore passes it on.
+    struct Files;
+    static Files* current();
+    class Joined {
+    public:
+        explicit Joined(Files* files);
+        ~Joined();
+        Joined(const Joined&) = delete;
+        Joined& operator=(const Joined&) = delete;
+
+    private:
+        Files* m_previous;
+    };
+
+private:
+    std::unique_ptr<Files> m_files;
+    Files* m_previous;
 };
 
 // `bytes` of zeroed memory starting on a huge page boundary (a page boundary in a file), asked to be backed by huge

@@ -14,14 +14,23 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <functional>
 #include <thread>
 #include <utility>
 
+#include "timeline/base/huge_pages.hpp"
+
 namespace memlog::timeline {
 
-template <typename... Arguments>
-std::jthread startOnOtherCore(Arguments&&... arguments) {
-    std::jthread thread(std::forward<Arguments>(arguments)...);
+// `function(arguments...)` on a new thread, which makes its arrays where its starter does
+// (huge_pages.hpp: in an index file being built, or in memory).
+template <typename Function, typename... Arguments>
+std::jthread startOnOtherCore(Function&& function, Arguments&&... arguments) {
+    std::jthread thread([files = ArraysInFiles::current(), function = std::forward<Function>(function),
+                         ... arguments = std::forward<Arguments>(arguments)]() mutable {
+        const ArraysInFiles::Joined joined(files);
+        std::invoke(function, arguments...);
+    });
     cpu_set_t cores;
     const int here = sched_getcpu();
     if (here >= 0 && sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_ISSET(here, &cores) &&

@@ -3,6 +3,7 @@
 // every address reads.
 #include "timeline/model/model_index.hpp"
 
+#include "timeline/base/other_core.hpp"
 #include "timeline/base/prefault.hpp"
 #include "timeline/model/kept_index.hpp"
 
@@ -40,7 +41,7 @@ ModelIndex::ModelIndex(const BlockModel& model, XAxis axis, const std::function<
     : m_model(&model), m_axis(axis) {
     // The ends are sorted on a second thread while the tree is packed: the two dearest steps.
     {
-        std::jthread endsThread([&] { m_ends = SortedEnds(model, axis, true); });
+        std::jthread endsThread = startOnOtherCore([&] { m_ends = SortedEnds(model, axis, true); });
         m_index = BlockIndex(
             model.size(), [&](size_t i) { return boxOf(model[i], axis); },
             [&](double done) {
