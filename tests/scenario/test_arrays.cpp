@@ -212,7 +212,18 @@ TEST_CASE("arrays: the same matrix walked along its rows tells no row length, an
 }
 
 TEST_CASE("arrays: the demo's 512 x 512 column order multiply reads b by rows of 512") {
-    const Recorded recorded = sample({scenarioPath("matrix_multiply"), "col", "512"}, "10000");
+    // b has about 100 samples a run, and one run in a few hundred (CI, a busy machine) did not
+    // give rows of 512: up to three runs, each checked as below; a guess that is wrong fails all.
+    const auto asExpected = [](const Recorded& recorded) {
+        const ShapeGuess b = inferShape(named(recorded, "b")), c = inferShape(named(recorded, "c"));
+        return b.m_shape.m_columns == 512 && !b.m_candidates.empty() && b.m_candidates.front().m_columns == 512 &&
+               c.m_shape.m_columns == 512;
+    };
+    Recorded recorded;
+    for (int run = 0; run < 3; ++run) {
+        recorded = sample({scenarioPath("matrix_multiply"), "col", "512"}, "10000");
+        if (asExpected(recorded)) break;
+    }
     const ShapeGuess b = inferShape(named(recorded, "b"));
     CHECK(b.m_shape.m_columns == 512);
     REQUIRE_FALSE(b.m_candidates.empty());

@@ -22,20 +22,20 @@ constexpr options::Row kOptions[] = {
 
 constexpr timeline::CommandSyntax kSyntax{
     .m_usage = "memlog index LOG... [--x AXIS]",
-    .m_about = R"(Builds the index memtimeline reads a log through: every block of the log, and
-what reading the log leaves (its stacks, modules and phases), kept on disk and
-mapped when drawn, so that opening the log again reads nothing of the log
-itself. The index is written beside the log (LOG.index, or
-LOG.instructions.index on a full trace's instructions) when its folder is
-writable, else in $XDG_CACHE_HOME/memlog (~/.cache/memlog). It names the log it
-was built from (the recording's pid and start, the file's size and modification
-time): an index of a log that changed since, or of another log, is built again,
-as is a damaged one (said in one line). memtimeline builds an index itself on
-the first opening of a log of 16 MiB or more (but a full trace, whose every
-access the index would copy); this command builds one whatever the log. Prints
-one line a log: the index, its blocks, and whether it was built now or was
-already there.
-)",
+    .m_about = R"(Builds the index memtimeline reads a log through: every block of the log, the
+window's tree of them on the index's clock (their boxes, sums per node and
+sorted ends), and what reading the log leaves (its stacks, modules and phases),
+kept on disk and mapped when drawn, so that opening the log again reads nothing
+of the log itself and builds nothing. The index is written beside the log
+(LOG.index, or LOG.instructions.index on a full trace's instructions) when its
+folder is writable, else in $XDG_CACHE_HOME/memlog (~/.cache/memlog). It names
+the log it was built from (the recording's pid and start, the file's size and
+modification time): an index of a log that changed since, or of another log, is
+built again, as is a damaged one (said in one line). memtimeline builds an index
+itself on the first opening of a log of 16 MiB or more (but a full trace, whose
+every access the index would copy); this command builds one whatever the log.
+Prints one line a log: the index, its blocks, and whether it was built now or
+was already there.)",
     .m_options = kOptions,
     .m_maxOperands = SIZE_MAX,
     .m_wrongOperands = "which logs?"};

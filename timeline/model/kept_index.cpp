@@ -104,10 +104,13 @@ ModelIndex::ModelIndex(const BlockModel& model, const KeptModelIndex& kept) : m_
         throw IndexError("its tree's fields end early");
     }
     if (reader.left() != 0) throw IndexError("its tree's fields have bytes to spare");
-    if (std::string problem = m_index.checkShape(model.size()); !problem.empty()) throw IndexError(problem);
+    const bool everyEntry = !kept.m_checked;
+    if (everyEntry)
+        if (std::string problem = m_index.checkShape(model.size()); !problem.empty()) throw IndexError(problem);
     if (m_index.size() != model.size()) throw IndexError("its tree does not hold every block");
     if (m_sums.size() != m_index.nodes().size()) throw IndexError("its tree's sums and nodes differ in number");
-    for (std::string problem : {m_beginnings.adopt(model, m_axis, false), m_ends.adopt(model, m_axis, true)})
+    for (std::string problem :
+         {m_beginnings.adopt(model, m_axis, false, everyEntry), m_ends.adopt(model, m_axis, true, everyEntry)})
         if (!problem.empty()) throw IndexError(problem);
 }
 

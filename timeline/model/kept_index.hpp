@@ -23,6 +23,9 @@ struct KeptModelIndex {
     // ModelIndex::fields in order: numbers as they are, each array as its offset in the mapping
     // and its length.
     std::vector<unsigned char> m_fields;
+    // Whether a ModelIndex made from it passed every check against the model it came with (the
+    // index file's reader makes one): the next ones check only the sizes, not every entry.
+    bool m_checked = false;
 };
 
 // Writes `index`'s arrays into `fd` (`path` in errors) from `offset` on, each on a page

@@ -223,6 +223,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         if (std::string problem = checkBlocks(model); !problem.empty()) throw Damaged{std::move(problem)};
         if (hasTree) {
             const ModelIndex checked(model, *kept);  // throws IndexError when its arrays make no index of this model
+            kept->m_checked = true;
             model.setKeptIndex(std::move(kept));
         }
         read.m_model = std::move(model);

@@ -216,8 +216,9 @@ private:
             io(ends.m_order), io(ends.m_packed), io(ends.m_checkX), io(ends.m_checkSums);
         }
         // Read back from a file: the model it belongs to, and "" when its arrays fit it (the
-        // ends, or the beginnings, of every block), else what is wrong.
-        std::string adopt(const BlockModel& model, XAxis axis, bool ends);
+        // ends, or the beginnings, of every block), else what is wrong; `everyEntry`: each block
+        // index in them checked too, not only their sizes.
+        std::string adopt(const BlockModel& model, XAxis axis, bool ends, bool everyEntry);
         // The entries of `all` split by group, in their order (a pass over them).
         static std::vector<SortedEnds> split(const SortedEnds& all, const std::vector<uint8_t>& groupOf, size_t count);
         // The sums over the entries whose x passes `before` (true on a prefix of the order).
