@@ -63,6 +63,7 @@ struct Settings {
     render::ColourBy m_colourBy = render::ColourBy::Thread;
     std::string m_views = "whole,time,address,million";  // which views
     bool m_walk = true;  // time the walk over every block too
+    bool m_index = false;  // through the log's index on disk (built when missing), its tree kept
     bool m_drafts = false;  // level of detail may draw drafts
     size_t m_draftAbove = render::DraftPolicy::kDraftAbove;
     std::optional<timeline::BinKind> m_bins;  // correlated views of that kind
@@ -177,7 +178,10 @@ void savePng(const Settings& settings, const std::string& name, const timeline::
 int run(const Settings& settings) {
     auto start = Clock::now();
     timeline::BlockModel model;
-    model = timeline::OpenedLog(settings.m_log, {.m_walk = timeline::OpenedLog::Walk::Model}).takeModel();
+    model = timeline::OpenedLog(settings.m_log,
+                                {.m_walk = timeline::OpenedLog::Walk::Model,
+                                 .m_index = settings.m_index ? timeline::IndexUse::Always : timeline::IndexUse::Off})
+                .takeModel();
     const double modelMs = millisecondsSince(start);
     const double modelMiB = statusMiB("VmRSS");
     render::FrameContext frame(model, nullptr);
@@ -187,8 +191,9 @@ int run(const Settings& settings) {
     const double prepareMs = millisecondsSince(start);
     std::printf(
         "{\"log\": \"%s\", \"blocks\": %zu, \"model_ms\": %.1f, \"prepare_ms\": %.1f, \"model_mib\": %.1f, "
-        "\"prepared_mib\": %.1f, \"peak_mib\": %.1f}\n",
-        settings.m_log.c_str(), model.size(), modelMs, prepareMs, modelMiB, statusMiB("VmRSS"), statusMiB("VmHWM"));
+        "\"prepared_mib\": %.1f, \"peak_mib\": %.1f, \"anonymous_mib\": %.1f}\n",
+        settings.m_log.c_str(), model.size(), modelMs, prepareMs, modelMiB, statusMiB("VmRSS"), statusMiB("VmHWM"),
+        statusMiB("RssAnon"));
 
     const timeline::XWindow extent = model.extent(timeline::XAxis::Time);
     const auto& ranges = frame.wholeScale(1000).ranges();
@@ -282,6 +287,7 @@ constexpr options::Row kOptions[] = {
      .m_valueName = "LIST",
      .m_help = "the views drawn: whole, zoom, time, address, million"},
     {.m_name = "--no-walk", .m_help = "no timing of the walk over every block"},
+    {.m_name = "--index", .m_help = "through the log's index on disk, its tree mapped (built first when missing)"},
     {.m_name = "--pause",
      .m_kind = options::Kind::Count,
      .m_default = "0",
@@ -321,6 +327,7 @@ int main(int argc, char** argv) {
     settings.m_pngDirectory = given.text("--png");
     settings.m_views = given.text("--views");
     settings.m_walk = !given.given("--no-walk");
+    settings.m_index = given.given("--index");
     settings.m_pauseMs = static_cast<int>(given.number("--pause"));
     if (timeline::BinKind kind; given.given("--bins") && timeline::parseBinKind(given.text("--bins"), kind))
         settings.m_bins = kind;
