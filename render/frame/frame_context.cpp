@@ -57,8 +57,12 @@ void FrameContext::summariseLeavesForDrafts() {
 void FrameContext::buildColours() {
     m_colouring = BlockColouring::make(m_colourBy, m_model, m_axis, m_model.extent(m_axis), m_sites);
     const auto& order = m_index->index().order();
-    FrameColours::make(m_colours, m_colouring, order.size(),
-                       [&](size_t k) -> const Block& { return m_model[order[k]]; });
+    // The blocks in the tree's order lie all over the model: each asked for a few ahead.
+    constexpr size_t kAhead = 16;
+    FrameColours::make(m_colours, m_colouring, order.size(), [&](size_t k) -> const Block& {
+        if (k + kAhead < order.size()) __builtin_prefetch(&m_model[order[k + kAhead]]);
+        return m_model[order[k]];
+    });
     m_summaries.reset(m_index->index().nodes().size());  // made as frames fold nodes
     m_draftSummaries.reset(m_index->index().nodes().size());
     m_draftSummaries.setAlpha(kDraftSummaryAlpha);
