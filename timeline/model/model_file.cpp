@@ -17,11 +17,13 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "timeline/base/byte_codec.hpp"
 #include "timeline/base/checksum.hpp"
+#include "timeline/base/other_core.hpp"
 #include "timeline/model/kept_index.hpp"
 #include "timeline/model/model_index.hpp"
 #include "timeline/model/view_contents.hpp"
@@ -86,12 +88,11 @@ void writeAll(int fd, const std::string& path, const void* data, size_t bytes) {
     }
 }
 
-// Whether every block names a stack and a thread the model has, and ends no earlier than it began:
-// what the drawing relies on. A read of every block (the checksum covers the rest, not the
-// blocks, which would cost the same read and more).
-std::string checkBlocks(const BlockModel& model) {
+// Whether blocks [from, to) name stacks and threads the model has, and end no earlier than they
+// began: what the drawing relies on. "" when they do, else the first that does not.
+std::string checkBlocks(const BlockModel& model, size_t from, size_t to) {
     const size_t threads = model.threads().size();
-    for (size_t i = 0; i < model.size(); ++i) {
+    for (size_t i = from; i < to; ++i) {
         const Block& b = model[i];
         if (b.stack() >= model.stackCount() || model.freeStack(i) >= model.stackCount())
             return "block " + std::to_string(i) + " names a stack the log does not have";
@@ -101,6 +102,18 @@ std::string checkBlocks(const BlockModel& model) {
             return "block " + std::to_string(i) + " ends before it begins";
     }
     return "";
+}
+
+// Every block checked (the checksum covers the rest, not the blocks, which would cost the same
+// read and more), the second half on another core: a read of every block, 0.8 s at 10^8 on one.
+std::string checkBlocks(const BlockModel& model) {
+    const size_t half = model.size() / 2;
+    std::string secondHalf;
+    {
+        std::jthread second = startOnOtherCore([&] { secondHalf = checkBlocks(model, half, model.size()); });
+        if (std::string problem = checkBlocks(model, 0, half); !problem.empty()) return problem;
+    }
+    return secondHalf;
 }
 
 }  // namespace
