@@ -64,7 +64,7 @@ void FrameContext::buildColours() {
         return m_model[order[k]];
     });
     m_summaries.reset(m_index->index().nodes().size());  // made as frames fold nodes
-    m_draftSummaries.reset(m_index->index().nodes().size());
+    m_draftSummaries.reset(m_index->index().nodes().size(), true);  // a draft's: from the leaves' up
     m_draftSummaries.setAlpha(kDraftSummaryAlpha);
 }
 

@@ -15,8 +15,9 @@ void FrameColours::setPalette(bool categorical) {
     }
 }
 
-void NodeSummaries::reset(size_t nodes) {
+void NodeSummaries::reset(size_t nodes, bool fromChildren) {
     m_packed = std::make_unique<std::atomic<uint64_t>[]>(nodes);  // value-initialised: zero, never made
+    m_weights = fromChildren ? std::make_unique<std::atomic<float>[]>(nodes) : nullptr;
     m_nodes = nodes;
     m_generation = 1;
     m_alpha = -1;
@@ -34,33 +35,46 @@ void NodeSummaries::setAlpha(double alpha) {
 
 std::array<uint16_t, 3> NodeSummaries::mean(const timeline::BlockIndex& index, const timeline::BlockIndex::Node& node,
                                             const FrameColours& colours) const {
-    std::atomic<uint64_t>& slot = m_packed[index.indexOf(node)];
-    uint64_t packed = slot.load(std::memory_order_relaxed);
+    const size_t at = index.indexOf(node);
+    std::atomic<uint64_t>& slot = m_packed[at];
+    uint64_t packed = slot.load(std::memory_order_acquire);
     if (packed >> 48 != m_generation) {
-        const std::array<uint16_t, 3> made = summarise(index, node, colours);
-        packed = uint64_t{m_generation} << 48 | uint64_t{made[2]} << 32 | uint64_t{made[1]} << 16 | made[0];
-        slot.store(packed, std::memory_order_relaxed);
+        const Summary made = summarise(index, node, colours);
+        if (m_weights) m_weights[at].store(static_cast<float>(made.m_weight), std::memory_order_relaxed);
+        packed = uint64_t{m_generation} << 48 | uint64_t{made.m_mean[2]} << 32 | uint64_t{made.m_mean[1]} << 16 |
+                 made.m_mean[0];
+        slot.store(packed, std::memory_order_release);  // after its weight: whoever sees it sees both
     }
     return {static_cast<uint16_t>(packed), static_cast<uint16_t>(packed >> 16), static_cast<uint16_t>(packed >> 32)};
 }
 
-std::array<uint16_t, 3> NodeSummaries::summarise(const timeline::BlockIndex& index,
-                                                 const timeline::BlockIndex::Node& node,
-                                                 const FrameColours& colours) const {
-    const auto& boxes = index.boxes();
+NodeSummaries::Summary NodeSummaries::summarise(const timeline::BlockIndex& index,
+                                                const timeline::BlockIndex::Node& node,
+                                                const FrameColours& colours) const {
     double weight = 0, channel[3] = {0, 0, 0};
-    index.forEachPositionUnder(node, [&](size_t k) {
-        const timeline::IndexBox& box = boxes[k];
-        const double w = m_power.ofAny(box.area());
-        const uint16_t key = colours.m_itemKey[k];
-        weight += w;
-        for (int c = 0; c < 3; ++c) channel[c] += w * static_cast<double>(colours.channel(key, c));
-    });
-    std::array<uint16_t, 3> mean{0, 0, 0};
+    if (m_weights && !node.m_leaf) {
+        for (uint32_t child = node.m_first; child < node.m_first + node.m_count; ++child) {
+            const std::array<uint16_t, 3> childMean = mean(index, index.nodes()[child], colours);
+            const double w = m_weights[child].load(std::memory_order_relaxed);
+            weight += w;
+            for (int c = 0; c < 3; ++c) channel[c] += w * childMean[static_cast<size_t>(c)];
+        }
+    } else {
+        const auto& boxes = index.boxes();
+        index.forEachPositionUnder(node, [&](size_t k) {
+            const timeline::IndexBox& box = boxes[k];
+            const double w = m_power.ofAny(box.area());
+            const uint16_t key = colours.m_itemKey[k];
+            weight += w;
+            for (int c = 0; c < 3; ++c) channel[c] += w * static_cast<double>(colours.channel(key, c));
+        });
+    }
+    Summary summary;
+    summary.m_weight = weight;
     if (weight > 0)
         for (int c = 0; c < 3; ++c)
-            mean[static_cast<size_t>(c)] = static_cast<uint16_t>(std::lround(channel[c] / weight));
-    return mean;
+            summary.m_mean[static_cast<size_t>(c)] = static_cast<uint16_t>(std::lround(channel[c] / weight));
+    return summary;
 }
 
 }  // namespace memlog::render
