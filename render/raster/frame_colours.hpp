@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "render/raster/block_colouring.hpp"
@@ -14,17 +15,25 @@
 #include "render/raster/power_table.hpp"
 #include "timeline/model/block_index.hpp"
 #include "timeline/base/huge_pages.hpp"
+#include "timeline/base/other_core.hpp"
 
 namespace memlog::render {
 
 // The blocks' colours in the accumulator's fixed point.
 struct FrameColours {
-    // The colours of `count` blocks, block(k) the k-th (the index's order).
+    // The colours of `count` blocks, block(k) the k-th (the index's order); a big count split
+    // between two threads (`block` is called from both).
     template <typename BlockAt>
     static void make(FrameColours& colours, const BlockColouring& colouring, size_t count, BlockAt&& block) {
         colours.setPalette(colouring.categorical());
         colours.m_itemKey.resize(count);
-        for (size_t k = 0; k < count; ++k) colours.m_itemKey[k] = colours.keyOf(colouring, block(k));
+        auto part = [&](size_t from, size_t to) {
+            for (size_t k = from; k < to; ++k) colours.m_itemKey[k] = colours.keyOf(colouring, block(k));
+        };
+        constexpr size_t kTwoThreadsFrom = size_t{1} << 16;
+        if (count < kTwoThreadsFrom) return part(0, count);
+        std::jthread second = timeline::startOnOtherCore(part, count / 2, count);
+        part(0, count / 2);
     }
     void setPalette(bool categorical);
     uint16_t keyOf(const BlockColouring& colouring, const timeline::Block& block) const {
