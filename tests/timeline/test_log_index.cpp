@@ -337,6 +337,11 @@ TEST_CASE("log index: a damaged, cut or foreign index is built again with the re
         overwrite(index, nodes + 48 * 3 + 32, &first, sizeof first);
         CHECK(told(openThroughIndex(path), "its tree's leaf 3 is out of place"));
     }
+    SECTION("a node of the tree neither leaf nor not") {
+        const uint8_t flag = 2;  // the byte of Node::m_leaf, after its box and three counts
+        overwrite(index, nodes + 48 * 3 + 44, &flag, sizeof flag);
+        CHECK(told(openThroughIndex(path), "its tree's node 3 is neither leaf nor not"));
+    }
     SECTION("another file altogether") {
         std::ofstream(index, std::ios::trunc) << std::string(5000, 'x');
         CHECK(told(openThroughIndex(path), "no index trailer at its end"));

@@ -8,6 +8,7 @@
 
 #include <cassert>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <utility>
@@ -33,6 +34,14 @@ private:
     void* m_data;
     size_t m_bytes;
 };
+
+// Whether the byte of a bool read from a file holds 0 or 1: any other is no bool, and reading it
+// as one is undefined (the sanitizers stop there).
+inline bool boolByteIsBool(const bool* flag) {
+    unsigned char byte = 0;
+    std::memcpy(&byte, flag, 1);
+    return byte <= 1;
+}
 
 template <typename T>
 class StoredArray {

@@ -169,6 +169,7 @@ std::string BlockIndex::checkShape(size_t items) const {
     std::vector<bool> slotTaken(leaves), isChild(m_nodes.size());
     for (size_t n = 0; n < m_nodes.size(); ++n) {
         const Node& node = m_nodes[n];
+        if (!boolByteIsBool(&node.m_leaf)) return "its tree's node " + std::to_string(n) + " is neither leaf nor not";
         if (node.m_leaf != (n < leaves)) return "its tree's leaves are not all first";
         if (node.m_leaf) {
             const size_t slot = node.m_first / kFanout;
