@@ -276,10 +276,11 @@ constexpr Row kOptions[] = {
      .m_help = "the window: re-read the log when it grows (a program still being recorded), keeping the view at "
                "its end; a page open then stays as it was (its key: the latest)"},
     {.m_name = "--no-index",
-     .m_help = "read the log without its index on disk: a log of 16 MiB or more (but a full trace) is otherwise "
-               "read through an index built on its first opening (beside it as LOG.index, or in ~/.cache/memlog when its "
-               "folder is not writable; `memlog index LOG` builds one ahead of time) and reused while the log "
-               "stays the same. The picture is the same either way"},
+     .m_help =
+         "read the log without its index on disk: a log of 16 MiB or more (but a full trace) is otherwise "
+         "read through an index built on its first opening (beside it as LOG.index, or in ~/.cache/memlog when its "
+         "folder is not writable; `memlog index LOG` builds one ahead of time) and reused while the log "
+         "stays the same. The picture is the same either way"},
     {.m_name = "--trace",
      .m_help = "the window: one line on stderr per frame drawn (the view, the choices, how long it took)"},
     {.m_name = "--scale",
@@ -476,9 +477,7 @@ std::string resolveAxis(TimelineOptions& options, bool countsInstructions) {
     axis = options.m_axis.value_or(countsInstructions && options.m_compare.empty() ? timeline::XAxis::Instructions
                                                                                    : timeline::XAxis::Time);
     if (axis == timeline::XAxis::Instructions && !countsInstructions)
-        return "--x instructions: " + options.m_log +
-               " carries no instruction counts (memlog run --full-trace records them; an imported trace and one"
-               " of Valgrind's lackey have none): draw it with --x time or --x events";
+        return timeline::noInstructionCounts(options.m_log) + ": draw it with --x time or --x events";
     return "";
 }
 

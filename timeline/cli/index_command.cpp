@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "timeline/base/text_format.hpp"
+#include "timeline/model/x_axis.hpp"
 #include "timeline/read/log_reader.hpp"
 
 namespace memlog::cli {
@@ -54,10 +55,8 @@ int indexCommand(const Arguments& arguments) {
             const std::string axis = line.m_options.text("--x");
             const bool instructions = axis.empty() ? counts : axis == "instructions";
             if (instructions && !counts) {
-                status = usageError("index: " + path +
-                                        ": --x instructions: the log counts no instructions (not a full trace of "
-                                        "memlog run --full-trace)",
-                                    nullptr);
+                status =
+                    usageError("index: " + timeline::noInstructionCounts(path) + ": index it on --x time", nullptr);
                 continue;
             }
             const timeline::OpenedLog log =

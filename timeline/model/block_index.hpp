@@ -39,7 +39,9 @@ public:
         uint32_t m_count;  // children or items
         uint32_t m_items;  // items under it, all levels down
         bool m_leaf;
+        uint8_t m_unused[3] = {};  // what would be padding, zero: an index file's bytes are all set
     };
+    static_assert(sizeof(Node) == 48);
 
     BlockIndex() = default;
     // Indexes `count` boxes; `boxOf(i)` gives box i. Zero-area boxes are kept (a block of

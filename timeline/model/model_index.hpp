@@ -33,7 +33,9 @@ public:
         uint32_t m_events = 0;  // beginnings and ends (the end of a block live at the end of the log is none)
         uint32_t m_blocks = 0;
         bool m_solid = false;  // their pages leave no gap of AddressRanges::kKeepGapsBelow or more
+        uint8_t m_unused[7] = {};  // what would be padding, zero: an index file's bytes are all set
     };
+    static_assert(sizeof(NodeSums) == 32);
 
     // `progress` hears 0..1 as it is built (from this thread).
     ModelIndex(const BlockModel& model, XAxis axis, const std::function<void(double)>& progress = {});

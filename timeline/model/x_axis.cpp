@@ -34,6 +34,12 @@ const char* xAxisName(XAxis axis) {
     return "";
 }
 
+std::string noInstructionCounts(const std::string& log) {
+    return "--x instructions: " + log +
+           " carries no instruction counts (memlog run --full-trace records them; an imported trace and one of"
+           " Valgrind's lackey have none)";
+}
+
 std::optional<XAxis> xAxisNamed(std::string_view name) {
     for (const XAxis axis : {XAxis::Time, XAxis::Events, XAxis::Instructions})
         if (name == xAxisName(axis)) return axis;

@@ -30,6 +30,9 @@ const char* xAxisName(XAxis axis);
 std::optional<XAxis> xAxisNamed(std::string_view name);
 // The axis' title under a picture.
 const char* xAxisTitle(XAxis axis);
+// Why a log that counted no instructions cannot be drawn on them, one sentence naming `log`:
+// memtimeline's --x and memlog index's refuse it in the same words.
+std::string noInstructionCounts(const std::string& log);
 
 // A stretch of the x axis, [m_from, m_to), in the units of its XAxis.
 struct XWindow {

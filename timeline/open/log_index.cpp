@@ -89,7 +89,10 @@ IndexedModel buildInto(LogReader& reader, const std::string& target, int fd, con
         close(fd);
         fd = -1;
         ModelFileRead read = readModelFile(target, identity);
-        if (!read.m_model) throw IndexError(target + ": the index just written cannot be read: " + read.m_problem);
+        if (!read.m_model) {
+            unlink(target.c_str());  // not left for the next opening to find damaged
+            throw IndexError(target + ": the index just written cannot be read: " + read.m_problem);
+        }
         return {std::move(*read.m_model), target, true, {}};
     } catch (...) {
         if (fd >= 0) {
