@@ -87,13 +87,6 @@ int64_t ArraysInFiles::keep(const void* data) {
     return static_cast<int64_t>(stretch->m_offset);
 }
 
-uint64_t ArraysInFiles::end() {
-    Files* files = t_files;
-    if (!files) return 0;
-    const std::lock_guard lock(files->m_mutex);
-    return files->m_end;
-}
-
 ArraysInFiles::Files* ArraysInFiles::current() { return t_files; }
 
 ArraysInFiles::Joined::Joined(Files* files) : m_previous(t_files) { t_files = files; }

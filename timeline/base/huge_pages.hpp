@@ -59,8 +59,6 @@ public:
     // Where in the file the array at `data` begins, if this thread made it in the file; from then
     // on it is the index's, and freeing it only unmaps it. -1 when it is not in the file.
     static int64_t keep(const void* data);
-    // Where the next array would go: past every stretch taken so far (0 without a file).
-    static uint64_t end();
 
     // The file of the calling thread's arrays (nullptr: none), and a thread's joining it: how
     // startOnOtherCore passes it on.

@@ -29,8 +29,8 @@ IndexBox unite(const IndexBox& a, const IndexBox& b) {
 // at once, then merged into an array of their own (std::inplace_merge would take its buffer from
 // operator new: 800 MB of the process's memory at 10^8 blocks, where these arrays may be files).
 using Keyed = std::pair<uint64_t, uint32_t>;  // a centre, and whose
+constexpr size_t kTwoThreadsFrom = size_t{1} << 16;  // keys: fewer sort faster than a thread starts
 HugeVector<Keyed> sortedKeyed(HugeVector<Keyed> keyed) {
-    constexpr size_t kTwoThreadsFrom = size_t{1} << 16;
     if (keyed.size() < kTwoThreadsFrom) {
         std::sort(keyed.begin(), keyed.end());
         return keyed;
@@ -63,7 +63,7 @@ void tileOrder(std::span<uint32_t> members, std::span<const IndexBox> boxes) {
             std::sort(keyed.begin() + static_cast<long>(from),
                       keyed.begin() + static_cast<long>(std::min(n, from + perSlice)));
     };
-    if (n >= (size_t{1} << 16) && slices > 1) {
+    if (n >= kTwoThreadsFrom && slices > 1) {
         std::jthread second = startOnOtherCore(sortSlices, 1, 2);
         sortSlices(0, 2);
     } else {

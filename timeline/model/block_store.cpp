@@ -84,6 +84,18 @@ private:
 
 }  // namespace
 
+void writeIndexBytes(int fd, const std::string& path, uint64_t offset, const void* bytes, size_t size) {
+    const auto* at = static_cast<const unsigned char*>(bytes);
+    while (size > 0) {
+        const ssize_t wrote = pwrite(fd, at, size, static_cast<off_t>(offset));
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
+        at += wrote;
+        size -= static_cast<size_t>(wrote);
+        offset += static_cast<uint64_t>(wrote);
+    }
+}
+
 std::unique_ptr<BlockStore> anonymousBlocks(bool freeStacks) { return std::make_unique<AnonymousBlocks>(freeStacks); }
 
 std::unique_ptr<BlockStore> blocksInFile(int fd, std::string path) {

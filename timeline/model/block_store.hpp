@@ -26,6 +26,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Writes all of `bytes` at `offset` of the index file `fd` (`path` in errors); IndexError when
+// it cannot.
+void writeIndexBytes(int fd, const std::string& path, uint64_t offset, const void* bytes, size_t size);
+
 class BlockStore {
 public:
     static constexpr size_t kChunkBits = 16, kChunkBlocks = size_t{1} << kChunkBits;

@@ -1,11 +1,8 @@
 // Writing the model's index into its file and mapping it back (kept_index.hpp).
 #include "timeline/model/kept_index.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "timeline/base/byte_codec.hpp"
 #include "timeline/base/huge_pages.hpp"
@@ -36,16 +33,8 @@ public:
         m_offset = (m_offset + kPage - 1) / kPage * kPage;
         m_fields(m_offset);
         m_fields(static_cast<uint64_t>(array.size()));
-        const auto* bytes = reinterpret_cast<const unsigned char*>(array.data());
-        size_t left = array.size() * sizeof(T);
-        while (left > 0) {
-            const ssize_t wrote = pwrite(m_fd, bytes, left, static_cast<off_t>(m_offset));
-            if (wrote < 0 && errno == EINTR) continue;
-            if (wrote <= 0) throw IndexError(m_path + ": cannot write the index: " + std::strerror(errno));
-            bytes += wrote;
-            left -= static_cast<size_t>(wrote);
-            m_offset += static_cast<uint64_t>(wrote);
-        }
+        writeIndexBytes(m_fd, m_path, m_offset, array.data(), array.size() * sizeof(T));
+        m_offset += array.size() * sizeof(T);
     }
     const std::vector<unsigned char>& fields() const { return m_fields.bytes(); }
 

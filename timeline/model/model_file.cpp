@@ -77,17 +77,6 @@ void shapeFields(Io& io, Shape& shape) {
     io(shape.m_stackCount), io(shape.m_clock);
 }
 
-void writeAll(int fd, const std::string& path, const void* data, size_t bytes) {
-    const auto* at = static_cast<const unsigned char*>(data);
-    while (bytes > 0) {
-        const ssize_t wrote = write(fd, at, bytes);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
-        at += wrote;
-        bytes -= static_cast<size_t>(wrote);
-    }
-}
-
 // Whether blocks [from, to) name stacks and threads the model has, and end no earlier than they
 // began: what the drawing relies on. "" when they do, else the first that does not.
 std::string checkBlocks(const BlockModel& model, size_t from, size_t to) {
@@ -151,10 +140,8 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     trailer.m_restBytes = rest.bytes().size();
     trailer.m_restChecksum = fnv1a64(rest.bytes().data(), rest.bytes().size());
     trailer.m_trailerChecksum = fnv1a64(&trailer, offsetof(Trailer, m_trailerChecksum));
-    if (lseek(fd, static_cast<off_t>(restOffset), SEEK_SET) < 0)
-        throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
-    writeAll(fd, path, rest.bytes().data(), rest.bytes().size());
-    writeAll(fd, path, &trailer, sizeof trailer);
+    writeIndexBytes(fd, path, restOffset, rest.bytes().data(), rest.bytes().size());
+    writeIndexBytes(fd, path, restOffset + rest.bytes().size(), &trailer, sizeof trailer);
 }
 
 ModelFileRead readModelFile(const std::string& path, const std::string& identity) {
