@@ -56,13 +56,21 @@ void FrameContext::summariseLeavesForDrafts() {
 
 void FrameContext::buildColours() {
     m_colouring = BlockColouring::make(m_colourBy, m_model, m_axis, m_model.extent(m_axis), m_sites);
-    const auto& order = m_index->index().order();
-    // The blocks in the tree's order lie all over the model: each asked for a few ahead.
-    constexpr size_t kAhead = 16;
-    FrameColours::make(m_colours, m_colouring, order.size(), [&](size_t k) -> const Block& {
-        if (k + kAhead < order.size()) __builtin_prefetch(&m_model[order[k + kAhead]]);
-        return m_model[order[k]];
-    });
+    if (m_colouring.categorical()) {  // from the blocks' stacks or threads, kept in the index's order
+        const auto& stacks = m_index->itemStacks();
+        const auto& threads = m_index->itemThreads();
+        const bool byThread = m_colourBy == ColourBy::Thread;  // the other array is not read at all
+        FrameColours::make(m_colours, true, stacks.size(), [&](size_t k) {
+            return static_cast<uint16_t>(byThread ? m_colouring.slot(0, threads[k]) : m_colouring.slot(stacks[k], 0));
+        });
+    } else {  // quantities, from the blocks in the tree's order, which lie all over the model
+        const auto& order = m_index->index().order();
+        constexpr size_t kAhead = 16;  // each asked for a few ahead
+        FrameColours::make(m_colours, false, order.size(), [&](size_t k) {
+            if (k + kAhead < order.size()) __builtin_prefetch(&m_model[order[k + kAhead]]);
+            return m_colours.keyOf(m_colouring, m_model[order[k]]);
+        });
+    }
     m_summaries.reset(m_index->index().nodes().size());  // made as frames fold nodes
     m_draftSummaries.reset(m_index->index().nodes().size(), true);  // a draft's: from the leaves' up
     m_draftSummaries.setAlpha(kDraftSummaryAlpha);

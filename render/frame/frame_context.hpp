@@ -55,7 +55,7 @@ public:
     // when the axis changes (or mapped, when the log's index file keeps it for that axis:
     // ModelIndex::forModel), the colours when either changes (a pass over the blocks);
     // otherwise this costs nothing. The colouring covers the whole log, so that colours stay
-    // put while the window zooms. A built index takes about 53 bytes a block, and some 30 more
+    // put while the window zooms. A built index takes about 59 bytes a block, and some 30 more
     // while it is built. `progress` hears 0..1 while anything is built.
     void prepare(timeline::XAxis axis, ColourBy by, const std::function<void(double)>& progress = {});
 

@@ -61,12 +61,6 @@ uint64_t waste(const Block& b) { return timeline::estimatedUsableSize(b) - b.siz
 
 }  // namespace
 
-uint32_t BlockColouring::keyOf(const Block& block) const {
-    if (m_by == ColourBy::Thread) return block.thread();
-    if (!m_sites || block.stack() >= m_sites->m_siteOfStack.size()) return 0;
-    return m_sites->m_siteOfStack[block.stack()];
-}
-
 BlockColouring BlockColouring::make(ColourBy by, const timeline::BlockModel& model, timeline::XAxis axis,
                                     timeline::XWindow window, const timeline::SiteIndex* sites,
                                     const std::vector<std::string>* siteOrder) {
@@ -230,10 +224,7 @@ Rgb BlockColouring::colour(const Block& block) const {
     return categoryColour(slot(block));
 }
 
-size_t BlockColouring::slot(const Block& block) const {
-    const uint32_t key = keyOf(block);
-    return key < m_slotOfKey.size() ? m_slotOfKey[key] : kPaletteSize;
-}
+size_t BlockColouring::slot(const Block& block) const { return slot(block.stack(), block.thread()); }
 
 std::string BlockColouring::title() const {
     switch (m_by) {

@@ -38,6 +38,11 @@ public:
     Rgb colour(const timeline::Block& block) const;
     // Categories: the palette slot of a block, categoryColour(slot) its colour (kPaletteSize: "other").
     size_t slot(const timeline::Block& block) const;
+    // The same from a block's stack and thread alone (ModelIndex::sources).
+    size_t slot(uint32_t stack, uint32_t thread) const {
+        const uint32_t key = keyOf(stack, thread);
+        return key < m_slotOfKey.size() ? m_slotOfKey[key] : kPaletteSize;
+    }
 
     // The legend: a title, then named colours (categories) or the two ends of the map.
     std::string title() const;
@@ -48,7 +53,12 @@ public:
 private:
     void rankSites(const timeline::BlockModel& model, timeline::XWindow window,
                    const std::vector<std::string>& siteOrder);
-    uint32_t keyOf(const timeline::Block& block) const;
+    uint32_t keyOf(const timeline::Block& block) const { return keyOf(block.stack(), block.thread()); }
+    uint32_t keyOf(uint32_t stack, uint32_t thread) const {
+        if (m_by == ColourBy::Thread) return thread;
+        if (!m_sites || stack >= m_sites->m_siteOfStack.size()) return 0;
+        return m_sites->m_siteOfStack[stack];
+    }
     double scaleValue(const timeline::Block& block) const;  // before fitting to [m_low, m_high]
     ColourBy m_by = ColourBy::Size;
     timeline::XAxis m_axis = timeline::XAxis::Time;

@@ -21,14 +21,14 @@ namespace memlog::render {
 
 // The blocks' colours in the accumulator's fixed point.
 struct FrameColours {
-    // The colours of `count` blocks, block(k) the k-th (the index's order); a big count split
-    // between two threads (`block` is called from both).
-    template <typename BlockAt>
-    static void make(FrameColours& colours, const BlockColouring& colouring, size_t count, BlockAt&& block) {
-        colours.setPalette(colouring.categorical());
+    // The colours of `count` blocks in the index's order, `key(k)` the k-th's (keyOf's): a big
+    // count split between two threads (`key` is called from both).
+    template <typename KeyAt>
+    static void make(FrameColours& colours, bool categorical, size_t count, KeyAt&& key) {
+        colours.setPalette(categorical);
         colours.m_itemKey.resize(count);
         auto part = [&](size_t from, size_t to) {
-            for (size_t k = from; k < to; ++k) colours.m_itemKey[k] = colours.keyOf(colouring, block(k));
+            for (size_t k = from; k < to; ++k) colours.m_itemKey[k] = key(k);
         };
         constexpr size_t kTwoThreadsFrom = size_t{1} << 16;
         if (count < kTwoThreadsFrom) return part(0, count);

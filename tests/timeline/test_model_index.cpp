@@ -33,7 +33,8 @@ double liveAt(const BlockModel& model, XAxis axis, double x, uint64_t lo, uint64
     double live = 0;
     model.forEach([&](const Block& b) {
         const uint64_t a = std::max(b.addr(), lo), e = std::min(b.endAddr(), hi);
-        if (static_cast<double>(b.from(axis)) <= x && x < static_cast<double>(b.to(axis)) && e > a) live += static_cast<double>(e - a);
+        if (static_cast<double>(b.from(axis)) <= x && x < static_cast<double>(b.to(axis)) && e > a)
+            live += static_cast<double>(e - a);
     });
     return live;
 }
@@ -49,7 +50,8 @@ BlockModel occupancyHeap(uint32_t seed) {
 
 // Columns from the index against the walk's: the same events, the same live bytes but for the
 // walk's rounding of each block's end to 2^-20 of a column (the index is exact).
-void checkSameColumns(const std::vector<timeline::OccupancyColumn>& indexed, const std::vector<timeline::OccupancyColumn>& walked) {
+void checkSameColumns(const std::vector<timeline::OccupancyColumn>& indexed,
+                      const std::vector<timeline::OccupancyColumn>& walked) {
     REQUIRE(indexed.size() == walked.size());
     double fullest = 1;
     for (const auto& column : walked) fullest = std::max(fullest, column.m_liveBytes);
@@ -156,7 +158,8 @@ TEST_CASE("occupancy of a group of blocks from its own sorted ends equals the wa
                     const auto indexed = index.occupancy(query, groups, group);
                     checkSameColumns(indexed, timeline::occupancy(alone[group], query));
                     if (group == kGroups - 1)
-                        CHECK(std::all_of(indexed.begin(), indexed.end(), [](const auto& c) { return c.m_liveBytes == 0 && c.m_events == 0; }));
+                        CHECK(std::all_of(indexed.begin(), indexed.end(),
+                                          [](const auto& c) { return c.m_liveBytes == 0 && c.m_events == 0; }));
                 }
             }
             OccupancyQuery narrow;
@@ -260,7 +263,8 @@ TEST_CASE("address ranges from the index equal those of the walk, over every blo
                 timeline::AddressRanges::Builder walked[kGroups + 1], indexed[kGroups + 1];
                 for (size_t i = 0; i < model.size(); ++i) {
                     const Block& b = model[i];
-                    if (b.from(axis) >= window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= window.m_from) continue;
+                    if (b.from(axis) >= window.m_to || std::max(b.to(axis), b.from(axis) + 1) <= window.m_from)
+                        continue;
                     if (b.endAddr() <= lo || b.addr() >= hi) continue;
                     walked[kGroups].add(b.addr(), b.endAddr());
                     if (groupOf[i] < kGroups) walked[groupOf[i]].add(b.addr(), b.endAddr());
@@ -268,9 +272,12 @@ TEST_CASE("address ranges from the index equal those of the walk, over every blo
                 index.addRanges(window, lo, hi, indexed[kGroups]);
                 index.addRanges(window, lo, hi, groups, {&indexed[0], &indexed[1], &indexed[2]});
                 for (size_t group = 0; group <= kGroups; ++group) {
-                    const auto expected = walked[group].finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
-                    const auto found = indexed[group].finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
-                    INFO("seed " << seed << " trial " << trial << (group < kGroups ? " group " : " every block ") << group);
+                    const auto expected =
+                        walked[group].finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
+                    const auto found =
+                        indexed[group].finish(timeline::AddressRanges::kKeepGapsBelow, maxRanges).ranges();
+                    INFO("seed " << seed << " trial " << trial << (group < kGroups ? " group " : " every block ")
+                                 << group);
                     REQUIRE(found.size() == expected.size());
                     for (size_t i = 0; i < found.size(); ++i) {
                         CHECK(found[i].m_lo == expected[i].m_lo);
@@ -291,9 +298,11 @@ TEST_CASE("a zoomed-in window meets far fewer blocks than the model holds, and t
     const XWindow extent = model.extent(XAxis::Time);
     // A hundredth of the time, a tenth of the addresses of the first region.
     const uint64_t from = extent.m_from + extent.width() / 2;
-    const timeline::IndexBox window{from, from + extent.width() / 100, spec.m_base, spec.m_base + (spec.m_slots / 3) * spec.m_slotBytes / 10};
+    const timeline::IndexBox window{from, from + extent.width() / 100, spec.m_base,
+                                    spec.m_base + (spec.m_slots / 3) * spec.m_slotBytes / 10};
     size_t visited = 0, expected = 0;
-    index.index().query(window, [](const timeline::BlockIndex::Node&) { return false; }, [&](uint32_t) { ++visited; });
+    index.index().query(
+        window, [](const timeline::BlockIndex::Node&) { return false; }, [&](uint32_t) { ++visited; });
     model.forEach([&](const Block& b) { expected += ModelIndex::boxOf(b, XAxis::Time).intersects(window); });
     CHECK(expected > 0);
     CHECK(index.countIn(window) == expected);
@@ -323,8 +332,10 @@ TEST_CASE("the count of blocks in a window equals the walk's, on the window's ed
             // Told when it has enough: exact up to there, more than that past it.
             const size_t enough = random() % (expected + 2);
             const size_t counted = index.countIn(window, enough);
-            if (expected <= enough) CHECK(counted == expected);
-            else CHECK((counted > enough && counted <= expected));
+            if (expected <= enough)
+                CHECK(counted == expected);
+            else
+                CHECK((counted > enough && counted <= expected));
         }
         // Told it has enough at once, the count of the window of every address but the lowest
         // stops at the first node inside it: below all.
@@ -350,6 +361,26 @@ TEST_CASE("the typical leaf is the median of the leaves' widths and heights") {
     CHECK(index.typicalLeaf().m_width == widths[widths.size() / 2]);
     CHECK(index.typicalLeaf().m_height == heights[heights.size() / 2]);
     CHECK(index.typicalLeaf().m_width < model.extent(XAxis::Time).width() / 10);
+}
+
+TEST_CASE("each position of the index's order keeps its block's stack and thread") {
+    const BlockModel model = occupancyHeap(5);
+    const ModelIndex index(model, XAxis::Time);
+    const auto& order = index.index().order();
+    REQUIRE(index.itemStacks().size() == model.size());
+    REQUIRE(index.itemThreads().size() == model.size());
+    size_t wrong = 0, outOfModelOrder = 0;
+    std::vector<bool> stacksSeen(8), threadsSeen(8);
+    for (size_t k = 0; k < order.size(); ++k) {
+        const Block& block = model[order[k]];
+        wrong += index.itemStacks()[k] != block.stack() || index.itemThreads()[k] != block.thread();
+        outOfModelOrder += order[k] != k;
+        stacksSeen[block.stack() % 8] = threadsSeen[block.thread() % 8] = true;
+    }
+    CHECK(wrong == 0);
+    CHECK(outOfModelOrder > model.size() / 2);  // the positions are the tree's, not the model's
+    CHECK(std::count(stacksSeen.begin(), stacksSeen.end(), true) == 5);
+    CHECK(std::count(threadsSeen.begin(), threadsSeen.end(), true) == 3);
 }
 
 TEST_CASE("the block at a point from the index is the one the scan finds") {

@@ -3,6 +3,7 @@
 // chunks of huge pages. The picture (render/) and brushing read it. Nothing here draws.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -47,18 +48,21 @@ public:
     // all end before the window or all begin after it are passed by (ChunkSpan), so that a view
     // of a short stretch of a long log reads only the chunks around it. What is given still has
     // to be tested: a chunk that meets the window holds blocks that do not.
+    // `fromChunk`, `toChunk`: only the chunks [fromChunk, toChunk) (chunkCount()), so that two
+    // threads may take half each.
     template <typename Visit>
-    void forEachMeeting(XAxis axis, XWindow window, Visit&& visit) const {
+    void forEachMeeting(XAxis axis, XWindow window, Visit&& visit, size_t fromChunk = 0,
+                        size_t toChunk = SIZE_MAX) const {
         const size_t clock = axis == XAxis::Events ? 1 : 0;
-        for (size_t chunk = 0, left = m_size; left > 0; ++chunk) {
-            const size_t count = left < kChunkBlocks ? left : kChunkBlocks;
-            left -= count;
+        for (size_t chunk = fromChunk; chunk < std::min(toChunk, chunkCount()); ++chunk) {
             const ChunkSpan& span = m_spans[chunk];
             if (span.m_to[clock] < window.m_from || span.m_from[clock] > window.m_to) continue;
+            const size_t count = std::min(kChunkBlocks, m_size - chunk * kChunkBlocks);
             const Block* blocks = m_chunks[chunk].m_blocks;
             for (size_t i = 0; i < count; ++i) visit(blocks[i]);
         }
     }
+    size_t chunkCount() const { return (m_size + kChunkBlocks - 1) / kChunkBlocks; }
     // A chunk's blocks on the model's clock [0] and on events [1]: the earliest beginning, and the
     // latest end, an end at least one unit past its beginning (as the pictures draw it).
     struct ChunkSpan {

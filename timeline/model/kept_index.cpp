@@ -98,6 +98,8 @@ ModelIndex::ModelIndex(const BlockModel& model, const KeptModelIndex& kept) : m_
         if (std::string problem = m_index.checkShape(model.size()); !problem.empty()) throw IndexError(problem);
     if (m_index.size() != model.size()) throw IndexError("its tree does not hold every block");
     if (m_sums.size() != m_index.nodes().size()) throw IndexError("its tree's sums and nodes differ in number");
+    if (m_itemStacks.size() != m_index.size() || m_itemThreads.size() != m_index.size())
+        throw IndexError("its tree's stacks and threads do not cover every block");
     if (everyEntry)
         for (const NodeSums& sums : m_sums)
             if (!boolByteIsBool(&sums.m_solid)) throw IndexError("its tree's sums hold a flag that is no flag");

@@ -1,5 +1,5 @@
 // The model's index (model_index.hpp) as an index file keeps it, so that a log read through its
-// index is drawn without the index being built again (and without its 53 bytes a block in the
+// index is drawn without the index being built again (and without its 59 bytes a block in the
 // process's memory: the page cache holds them). Its arrays sit in the file after the blocks, each
 // on a page boundary; its numbers, and where each array lies, in the file's checksummed rest
 // (model_file.cpp).

@@ -33,8 +33,9 @@ namespace memlog::timeline {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
-// 2: the chunks' spans and the reader's walk; 3: the whole spans; 4: the model's index
-constexpr uint32_t kVersion = 4;
+// 2: the chunks' spans and the reader's walk; 3: the whole spans; 4: the model's index; 5: its
+// blocks' stacks and threads in its order
+constexpr uint32_t kVersion = 5;
 
 struct Trailer {
     char m_magic[8];

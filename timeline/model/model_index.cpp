@@ -85,6 +85,8 @@ void ModelIndex::sumNodes() {
     const auto& nodes = m_index.nodes();
     const auto& order = m_index.order();
     HugeVector<NodeSums> all(nodes.size());
+    HugeVector<uint32_t> stacks(order.size());  // filled by the leaves, which cover every position
+    HugeVector<uint16_t> threads(order.size());
     std::vector<std::pair<uint64_t, uint64_t>> pieces;
     for (size_t n = 0; n < nodes.size(); ++n) {
         const BlockIndex::Node& node = nodes[n];
@@ -93,6 +95,8 @@ void ModelIndex::sumNodes() {
         if (node.m_leaf) {
             for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) {
                 const Block& block = (*m_model)[order[i]];
+                stacks[i] = block.stack();
+                threads[i] = static_cast<uint16_t>(block.thread());
                 const IndexBox box = boxOf(block, m_axis);
                 sums.m_boxArea += box.area();
                 sums.m_byteTime +=
@@ -119,6 +123,8 @@ void ModelIndex::sumNodes() {
         sums.m_solid = childrenSolid && noWideGap(pieces);
     }
     m_sums = std::move(all);
+    m_itemStacks = std::move(stacks);
+    m_itemThreads = std::move(threads);
 }
 
 void ModelIndex::addRanges(XWindow window, uint64_t addrLo, uint64_t addrHi, AddressRanges::Builder& builder) const {

@@ -1,7 +1,7 @@
 // The block model indexed for pictures drawn again and again (the window's frames): which
 // blocks meet a time x address window, the address ranges such a window shows, and the
 // occupancy under it, in time that follows what is in view rather than the size of the log.
-// Built once per model and x axis; about 53 bytes a block beside the model's 40 (32 of them the
+// Built once per model and x axis; about 59 bytes a block beside the model's 40 (32 of them the
 // boxes of the blocks in the index's order).
 #pragma once
 
@@ -54,6 +54,7 @@ public:
     static void fields(Io& io, Index& index) {
         BlockIndex::arrays(io, index.m_index);
         io(index.m_sums);
+        io(index.m_itemStacks), io(index.m_itemThreads);
         SortedEnds::fields(io, index.m_beginnings);
         SortedEnds::fields(io, index.m_ends);
         io(index.m_lowestAddr), io(index.m_highestEnd);
@@ -65,6 +66,11 @@ public:
     XAxis axis() const { return m_axis; }
     const BlockIndex& index() const { return m_index; }
     const NodeSums& sums(const BlockIndex::Node& node) const { return m_sums[m_index.indexOf(node)]; }
+    // The allocating stack and thread (Block::stack(), thread()) of the block at each position
+    // of index().order(): what a colouring by site or thread asks of a block, read in order
+    // rather than from blocks all over the model (at 10^8 blocks, most of the window's opening).
+    const StoredArray<uint32_t>& itemStacks() const { return m_itemStacks; }
+    const StoredArray<uint16_t>& itemThreads() const { return m_itemThreads; }
 
     // Where a picture puts a block: [from, max(to, from + 1)) x [addr, addr + max(size, 1)), so
     // that a block of no time or no bytes still has a place.
@@ -289,6 +295,8 @@ private:
     XAxis m_axis;
     BlockIndex m_index;
     StoredArray<NodeSums> m_sums;  // by node
+    StoredArray<uint32_t> m_itemStacks;  // by position in the index's order
+    StoredArray<uint16_t> m_itemThreads;  // the same; Block::thread() has 16 bits
     SortedEnds m_beginnings, m_ends;
     uint64_t m_lowestAddr = UINT64_MAX, m_highestEnd = 0;  // of all boxes
     LeafSize m_typicalLeaf, m_typicalParent;

@@ -74,7 +74,7 @@ IndexedModel buildInto(LogReader& reader, const std::string& target, int fd, con
                     if (progress) progress(done * kWalkShare);
                 },
                 blocksInFile(fd, temporary), clock);
-            // The tree's 53 bytes a block, and what building it takes besides: in the index file,
+            // The tree's 59 bytes a block, and what building it takes besides: in the index file,
             // past the blocks (the page cache's, not the process's).
             const off_t blocksEnd = lseek(fd, 0, SEEK_END);
             if (blocksEnd < 0) throw IndexError(temporary + ": cannot write the index: " + std::strerror(errno));
