@@ -277,7 +277,7 @@ constexpr Row kOptions[] = {
                "its end; a page open then stays as it was (its key: the latest)"},
     {.m_name = "--no-index",
      .m_help =
-         "read the log without its index on disk: a log of 16 MiB or more (but a full trace) is otherwise "
+         "read the log without its index on disk: a log of 16 MiB or more is otherwise "
          "read through an index built on its first opening (beside it as LOG.index, or in ~/.cache/memlog when its "
          "folder is not writable; `memlog index LOG` builds one ahead of time) and reused while the log "
          "stays the same. The picture is the same either way"},

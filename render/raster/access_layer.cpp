@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
 
 #include "render/raster/x_scale.hpp"
 #include "timeline/base/seeded_hash.hpp"
@@ -84,7 +85,7 @@ std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mar
     return std::pair{scale.x(static_cast<double>(at)), *row};
 }
 
-AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, int width, int height,
+AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, int width, int height,
                             const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark) {
     AccessDensity density;
     density.m_width = std::max(width, 0);
@@ -127,7 +128,7 @@ void drawAccessDensity(const AccessDensity& density, PixelBuffer target, const R
     }
 }
 
-void drawWatchLinks(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+void drawWatchLinks(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
                     const std::vector<int>* binOfMark) {
     timeline::NumberMap<uint64_t, size_t> bySeq;
     for (size_t i = 0; i < marks.size(); ++i)
@@ -153,7 +154,7 @@ void drawWatchLinks(const std::vector<timeline::AccessMark>& marks, const ViewSp
     }
 }
 
-void drawUsesAfterFree(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
                        const std::vector<int>* binOfMark) {
     const XScale scale(spec.m_window, target.m_width);
     const double reach = kUseAfterFreeReach;

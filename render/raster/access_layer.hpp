@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 #include <vector>
+#include <span>
 
 #include "render/raster/block_view.hpp"
 #include "render/raster/colour_map.hpp"
@@ -52,7 +53,7 @@ std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mar
 // `binOfMark`, for a view of one bin: the bin of each mark's block (-1: none); others are left out.
 // `missOfMark`, for a cache's hits and misses: 1 for a mark that missed, which then counts in
 // m_writes (misses), and the others in m_reads (hits), whatever they read or wrote.
-AccessDensity accessDensity(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, int width, int height,
+AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, int width, int height,
                             const std::vector<int>* binOfMark = nullptr,
                             const std::vector<uint8_t>* missOfMark = nullptr);
 
@@ -68,9 +69,9 @@ inline constexpr Rgb kWatchLinkColour{0.15, 0.15, 0.15};
 inline constexpr double kWatchLinkOpacity = 0.8;
 inline constexpr Rgb kUseAfterFreeColour{0.0, 0.0, 0.0};
 inline constexpr int kUseAfterFreeReach = 4;  // the cross's arms, in pixels from its centre
-void drawWatchLinks(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+void drawWatchLinks(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
                     const std::vector<int>* binOfMark = nullptr);
-void drawUsesAfterFree(const std::vector<timeline::AccessMark>& marks, const ViewSpec& spec, PixelBuffer target,
+void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
                        const std::vector<int>* binOfMark = nullptr);
 
 // The three above as one layer of a view: the density, the watchpoints' lines, the crosses.
@@ -78,7 +79,7 @@ class AccessLayer : public ViewLayer {
 public:
     // `binOfMark`, for a view of one bin, and `missOfMark`, to colour hits and misses instead
     // of reads and writes: as accessDensity has them. All must outlive the layer.
-    AccessLayer(const std::vector<timeline::AccessMark>& marks, const std::vector<int>* binOfMark,
+    AccessLayer(std::span<const timeline::AccessMark> marks, const std::vector<int>* binOfMark,
                 const std::vector<uint8_t>* missOfMark = nullptr)
         : m_marks(marks), m_binOfMark(binOfMark), m_missOfMark(missOfMark) {}
     void draw(const ViewSpec& spec, PixelBuffer target) const override {
@@ -93,7 +94,7 @@ public:
     }
 
 private:
-    const std::vector<timeline::AccessMark>& m_marks;
+    std::span<const timeline::AccessMark> m_marks;
     const std::vector<int>* m_binOfMark;
     const std::vector<uint8_t>* m_missOfMark;
 };

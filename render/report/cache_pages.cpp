@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "render/raster/cache_display.hpp"
 #include "render/report/axes.hpp"
@@ -12,7 +13,7 @@
 
 namespace memlog::render {
 
-timeline::XWindow accessWindow(const std::vector<timeline::AccessMark>& marks) {
+timeline::XWindow accessWindow(std::span<const timeline::AccessMark> marks) {
     if (marks.empty()) return {0, 1};
     uint64_t first = UINT64_MAX, last = 0;
     for (const timeline::AccessMark& mark : marks) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <span>
 
 #include "render/raster/cache_display.hpp"
 #include "render/report/export.hpp"
@@ -24,7 +25,7 @@ struct CachePageOptions {
 };
 
 // The time the views cover: from the first access to just after the last.
-timeline::XWindow accessWindow(const std::vector<timeline::AccessMark>& marks);
+timeline::XWindow accessWindow(std::span<const timeline::AccessMark> marks);
 
 class MemoryDisplayPage final : public Page {
 public:

@@ -288,7 +288,7 @@ void TimelineWindow::paintTimelinePlayback(cairo_t* cr) {
     }
     // The samples lit at the clock's time, each in the view that shows it (with --bins, its
     // block's bin's), clipped to that view.
-    const std::vector<timeline::AccessMark>& marks = log().m_model.accessMarks();
+    const std::span<const timeline::AccessMark> marks = log().m_model.accessMarks();
     const std::vector<uint8_t>& misses = m_playback.misses();
     size_t lit = 0;
     for (const LitSample& sample : m_playback.times().litAt(now, clock.fadeNs())) {
@@ -313,8 +313,7 @@ void TimelineWindow::paintTimelinePlayback(cairo_t* cr) {
     std::snprintf(speed, sizeof speed, "%gx", clock.speed());
     drawTooltip(cr, view.m_x + m_fontSize, view.m_y + m_fontSize,
                 {std::string(clock.playing() ? "playing" : "paused") + " at " +
-                     timeline::xText(m_state.m_axis, static_cast<double>(now)) +
-                     ", speed " + speed,
+                     timeline::xText(m_state.m_axis, static_cast<double>(now)) + ", speed " + speed,
                  timeline::countedText(lit, "sample") + " lit; space: play / pause, . , : step, < > : speed"},
                 m_fontSize, view);
 }

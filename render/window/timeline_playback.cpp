@@ -12,7 +12,7 @@ namespace memlog::render {
 void TimelinePlayback::prepare(const timeline::BlockModel& model, timeline::XAxis axis,
                                const std::optional<timeline::CacheGeometry>& cache) {
     if (m_axis == axis) return;
-    const std::vector<timeline::AccessMark>& marks = model.accessMarks();
+    const std::span<const timeline::AccessMark> marks = model.accessMarks();
     std::vector<uint64_t> at;
     at.reserve(marks.size());
     uint64_t first = UINT64_MAX, last = 0;

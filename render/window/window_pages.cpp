@@ -71,8 +71,7 @@ std::string ArrayWindowPage::nextRowLength() {
     ArrayPageOptions options = m_options;
     SettledShape how;
     const size_t next = (m_candidate + 1) % m_candidates;
-    if (std::string problem = settleArrayShape(m_given, m_array, options, &how, next); !problem.empty())
-        return problem;
+    if (std::string problem = settleArrayShape(m_given, m_array, options, &how, next); !problem.empty()) return problem;
     m_options = std::move(options);
     m_settled = how;
     m_candidate = next;
@@ -166,7 +165,7 @@ std::string ArrayWindowPage::describe() const {
 MemoryWindowPage::MemoryWindowPage(const timeline::BlockModel& model, const timeline::CacheGeometry& geometry,
                                    std::string logPath)
     : m_model(model), m_geometry(geometry), m_logPath(std::move(logPath)) {
-    const std::vector<timeline::AccessMark>& marks = model.accessMarks();
+    const std::span<const timeline::AccessMark> marks = model.accessMarks();
     m_missOfMark = timeline::missesOfAccesses(marks, geometry);
     std::vector<uint64_t> times;
     times.reserve(marks.size());
@@ -183,7 +182,7 @@ void MemoryWindowPage::paint(cairo_t* cr, int width, int height) {
     m_lit = m_litMisses = 0;
     if (m_begun) {
         std::vector<LitGridCell> lit;
-        const std::vector<timeline::AccessMark>& marks = m_model.accessMarks();
+        const std::span<const timeline::AccessMark> marks = m_model.accessMarks();
         for (const LitSample& sample : m_times.litAt(m_clock.now(), m_clock.fadeNs())) {
             const auto cell = m_page->display().cellOf(marks[sample.m_index].m_addr);
             if (!cell) continue;

@@ -39,7 +39,8 @@ render::Rgb colourOf(uint32_t pixel) { return render::fromArgb(pixel); }
 
 TEST_CASE("a sample covers its own pixel whole and its neighbours by the area its square overlaps") {
     const View view;
-    const AccessDensity density = render::accessDensity({mark(10, kLo + 20, false)}, view.m_spec, kWidth, kHeight);
+    const AccessDensity density =
+        render::accessDensity(std::vector{mark(10, kLo + 20, false)}, view.m_spec, kWidth, kHeight);
     CHECK(density.m_samples == 1);
     // Addresses grow upwards: byte 20 of 50 is at y = 30, and the sample at the left edge of
     // column 10. Its 2x2 square spans columns 9 and 10 and rows 29 and 30 exactly.

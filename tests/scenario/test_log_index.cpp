@@ -188,6 +188,44 @@ TEST_CASE("log index: a log of 12 million blocks, 600 MB in memory, is drawn thr
     fs::remove_all(recorded.m_directory);
 }
 
+TEST_CASE(
+    "log index: a full trace of 10^7 accesses is indexed on its first opening and drawn with them mapped, not held") {
+    requireTraceTool();
+    // 1000 elements written and read 5000 times: 10^7 accesses, a log of about 19 MiB (so
+    // indexed unasked), 720 MB of access samples held in memory.
+    const Outcome traced = fullTrace({scenarioPath("known_accesses"), "1000", "0", "5000"});
+    REQUIRE(traced.m_logs.size() == 1);
+    const std::string log = traced.m_logs[0], png = traced.m_directory + "/trace.png";
+    const std::string index = log + ".instructions.index";  // a full trace is drawn on its instructions
+    REQUIRE(fs::file_size(log) >= 16u << 20);
+    constexpr uint64_t kBoundKb = 512 * 1024;
+
+    const AnonymousPeak inMemory = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--no-index", "--export", png});
+    CHECK(inMemory.m_status == 0);
+    CHECK(inMemory.m_peakKb > 10'000'000 * 72 / 1024);  // every access held
+    CHECK_FALSE(fs::exists(index));
+    const std::string picture = fileBytes(png);
+
+    const AnonymousPeak building = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--export", png});
+    CHECK(building.m_status == 0);
+    REQUIRE(fs::exists(index));
+    CHECK(fs::file_size(index) > 10'000'000u * 72);  // the accesses are in it
+    CHECK(building.m_peakKb < kBoundKb);  // the walk's samples were in a scratch file
+    CHECK(fileBytes(png) == picture);
+    size_t others = 0;  // the scratch file is gone with the walk
+    for (const auto& entry : fs::directory_iterator(traced.m_directory))
+        others += entry.path() != log && entry.path() != index && entry.path() != png;
+    CHECK(others == 0);
+
+    const AnonymousPeak drawn = anonymousPeak({MEMLOG_TEST_TIMELINE, log, "--export", png});
+    CHECK(drawn.m_status == 0);
+    CHECK(fileBytes(png) == picture);
+    INFO("anonymous peaks: " << inMemory.m_peakKb << " KiB in memory, " << building.m_peakKb
+                             << " KiB building the index, " << drawn.m_peakKb << " KiB through it");
+    CHECK(drawn.m_peakKb * 5 < inMemory.m_peakKb);
+    fs::remove_all(traced.m_directory);
+}
+
 TEST_CASE("log index: a disk too full for the index: memlog index fails in one line, memtimeline draws without one") {
     // A tmpfs of 24 MiB holds the 18 MB log but not its index (about 60 MB).
     const std::string folder = "/tmp/memlog-full-disk-" + std::to_string(getpid());

@@ -5,9 +5,11 @@
 // openings at once each get a whole index.
 #include <catch2/catch.hpp>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -314,6 +316,20 @@ TEST_CASE("log index: a damaged, cut or foreign index is built again with the re
         overwrite(index, 40 * 7, words, sizeof words);
         CHECK(told(openThroughIndex(path), "block 7 names a stack the log does not have"));
     }
+    SECTION("an access sample changed") {
+        // The samples end where the rest begins (the trailer's third word); the last one's
+        // address.
+        uint64_t restOffset = 0;
+        std::ifstream(index, std::ios::binary)
+            .seekg(static_cast<std::streamoff>(size - 64 + 24))
+            .read(reinterpret_cast<char*>(&restOffset), sizeof restOffset);
+        REQUIRE(restOffset > sizeof(AccessMark));
+        const uint64_t address = 0x7777'0000'0000;
+        overwrite(index, restOffset - sizeof(AccessMark) + offsetof(AccessMark, m_addr), &address, sizeof address);
+        const Opened opened = openThroughIndex(path);
+        CHECK(told(opened, index + ": its access samples are damaged (checksum)"));
+        checkSameModel(opened.m_model, path);
+    }
     // Where the tree's order and nodes lie in the file: their places in its mapping.
     uint64_t order = 0, nodes = 0;
     {
@@ -410,4 +426,26 @@ TEST_CASE("log index: two openings at once, neither with an index yet, each get 
     const Opened after = openThroughIndex(path);
     CHECK_FALSE(after.m_built);
     checkSameModel(after.m_model, path);
+}
+
+TEST_CASE("log index: a stretch of more than 2 GiB is read whole (Linux reads at most 2 GiB a call)") {
+    // A full trace's rest holds its every access: 6 GB for sqlite3's 62 M, which one pread cut
+    // short, and every such index was refused right after it was written.
+    constexpr size_t kBytes = (size_t{2} << 30) + 8192;
+    const int fd = memfd_create("memlog-test-read", 0);  // tmpfs: its holes read without pages of their own
+    REQUIRE(fd >= 0);
+    const uint64_t first = 0x1111'2222'3333'4444, last = 0x5555'6666'7777'8888;
+    REQUIRE(pwrite(fd, &first, sizeof first, 0) == sizeof first);
+    REQUIRE(pwrite(fd, &last, sizeof last, kBytes - sizeof last) == sizeof last);  // the rest a hole
+    HugeVector<unsigned char> bytes;  // in huge pages: 4 KiB ones made this test take seconds
+    bytes.reserve(kBytes);
+    unsigned char* into = bytes.data();
+    CHECK(readIndexBytes(fd, 0, into, kBytes));
+    uint64_t readFirst = 0, readLast = 0;
+    std::memcpy(&readFirst, into, sizeof readFirst);
+    std::memcpy(&readLast, into + kBytes - sizeof readLast, sizeof readLast);
+    CHECK(readFirst == first);
+    CHECK(readLast == last);
+    CHECK_FALSE(readIndexBytes(fd, 8, into, kBytes));  // the file ends first
+    close(fd);
 }

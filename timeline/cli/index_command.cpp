@@ -33,8 +33,9 @@ folder is writable, else in $XDG_CACHE_HOME/memlog (~/.cache/memlog). It names
 the log it was built from (the recording's pid and start, the file's size and
 modification time): an index of a log that changed since, or of another log, is
 built again, as is a damaged one (said in one line). memtimeline builds an index
-itself on the first opening of a log of 16 MiB or more (but a full trace, whose
-every access the index would copy); this command builds one whatever the log.
+itself on the first opening of a log of 16 MiB or more; this command builds one
+whatever the log. A full trace's index holds its every access (72 bytes each),
+mapped when drawn, not read into memory.
 Prints one line a log: the index, its blocks, and whether it was built now or
 was already there.)",
     .m_options = kOptions,

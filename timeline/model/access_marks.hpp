@@ -11,6 +11,8 @@
 
 namespace memlog::timeline {
 
+// Its fields in an order that leaves no padding (72 bytes, 96 in the order they were written in):
+// a full trace holds one for every access.
 struct AccessMark {
     uint64_t m_seq = 0;  // the sample's place in the global order (x with --x events)
     uint64_t m_timeNs = 0;  // since the recording started
@@ -19,17 +21,19 @@ struct AccessMark {
                               // block begins at the call's second sequence number); 0: not heap
     uint32_t m_tid = 0;
     bool m_write = false;  // it writes (a read-write as well)
-    uint32_t m_stack = 0;  // the accessing code's callers; 0 = none
-    uint64_t m_ip = 0;  // the accessing instruction
     format::AccessKind m_kind = format::AccessKind::Read;
-    uint32_t m_size = 0;  // bytes accessed
     format::AccessSource m_source = format::AccessSource::Tick;
-    uint64_t m_armedBy = 0;  // a watchpoint's trap: the m_seq of the sample that armed it; else 0
     bool m_useAfterFree = false;  // it touched a block after its free (before the memory was reused)
+    uint32_t m_stack = 0;  // the accessing code's callers; 0 = none
+    uint32_t m_size = 0;  // bytes accessed
+    uint64_t m_ip = 0;  // the accessing instruction
+    uint64_t m_armedBy = 0;  // a watchpoint's trap: the m_seq of the sample that armed it; else 0
     // A full trace's: the program's instructions, summed over its threads, at the access (x with
     // --x instructions, instruction_clock.hpp); else 0.
     uint64_t m_instructions = 0;
 };
+// An index file keeps them byte for byte (model_file.cpp): another layout is another version of it.
+static_assert(sizeof(AccessMark) == 72);
 
 // Where a mark lies on `axis`.
 inline uint64_t markX(const AccessMark& mark, XAxis axis) {

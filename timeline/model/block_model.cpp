@@ -198,10 +198,20 @@ public:
         // The replay tells of each access after every change before it in the sequence and
         // before any after it: the clock is the sum at each change's moment.
         if (sample.m_instructions) m_instructions.access(sample.m_tid, sample.m_instructions);
-        m_marks.push_back({sample.m_seq, sample.m_timeNs, sample.m_addr, where.m_blockSeq, sample.m_tid,
-                           sample.writes(), sample.m_stack, sample.m_ip, sample.m_kind,
-                           static_cast<uint32_t>(sample.m_size), sample.m_source, sample.m_armedBy,
-                           where.m_region == Region::Freed, m_instructions.now()});
+        m_marks.push_back({.m_seq = sample.m_seq,
+                           .m_timeNs = sample.m_timeNs,
+                           .m_addr = sample.m_addr,
+                           .m_blockSeq = where.m_blockSeq,
+                           .m_tid = sample.m_tid,
+                           .m_write = sample.writes(),
+                           .m_kind = sample.m_kind,
+                           .m_source = sample.m_source,
+                           .m_useAfterFree = where.m_region == Region::Freed,
+                           .m_stack = sample.m_stack,
+                           .m_size = static_cast<uint32_t>(sample.m_size),
+                           .m_ip = sample.m_ip,
+                           .m_armedBy = sample.m_armedBy,
+                           .m_instructions = m_instructions.now()});
     }
 
     // Closes what is still live at the end of the log.
@@ -242,7 +252,7 @@ private:
     std::vector<uint32_t> m_threads;
     uint32_t m_lastTid = 0, m_lastThread = 0, m_lastEndedThread = 0;
     uint64_t m_lastNs = 0, m_lastSeq = 0;
-    std::vector<AccessMark> m_marks;
+    HugeVector<AccessMark> m_marks;
 };
 
 }  // namespace

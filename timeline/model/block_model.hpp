@@ -8,8 +8,10 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
+#include "timeline/base/stored_array.hpp"
 #include "timeline/model/access_marks.hpp"
 #include "timeline/model/address_ranges.hpp"
 #include "timeline/model/block.hpp"
@@ -91,9 +93,13 @@ public:
     XWindow extent(XAxis axis) const;
     uint32_t stackCount() const { return m_stackCount; }  // stack ids are below this
 
-    // Access samples to draw over the blocks (empty until the log carries them: access_marks.hpp).
-    const std::vector<AccessMark>& accessMarks() const { return m_accessMarks; }
-    void setAccessMarks(std::vector<AccessMark> marks) { m_accessMarks = std::move(marks); }
+    // Access samples to draw over the blocks (empty until the log carries them: access_marks.hpp):
+    // built, or mapped from an index file (a full trace's every access: gigabytes).
+    std::span<const AccessMark> accessMarks() const { return m_accessMarks; }
+    void setAccessMarks(StoredArray<AccessMark> marks) { m_accessMarks = std::move(marks); }
+    void setAccessMarks(const std::vector<AccessMark>& marks) {
+        m_accessMarks = HugeVector<AccessMark>(marks.begin(), marks.end());
+    }
 
     // The first block event (a begin or an end) at or after `ns` (on the model's clock), as a
     // sequence number: where a time lands on the event axis. The end of the log when nothing
@@ -156,7 +162,7 @@ private:
     uint64_t m_firstNs = 0, m_firstSeq = 0, m_endSeq = 0;
     uint32_t m_stackCount = 1;
     XAxis m_clock = XAxis::Time;
-    std::vector<AccessMark> m_accessMarks;
+    StoredArray<AccessMark> m_accessMarks;
     std::optional<std::vector<AddressRange>> m_wholeSpans;
     std::shared_ptr<const KeptModelIndex> m_keptIndex;
 };

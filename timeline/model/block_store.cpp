@@ -96,6 +96,19 @@ void writeIndexBytes(int fd, const std::string& path, uint64_t offset, const voi
     }
 }
 
+bool readIndexBytes(int fd, uint64_t offset, void* bytes, size_t size) {
+    auto* at = static_cast<unsigned char*>(bytes);
+    while (size > 0) {
+        const ssize_t got = pread(fd, at, size, static_cast<off_t>(offset));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        at += got;
+        size -= static_cast<size_t>(got);
+        offset += static_cast<uint64_t>(got);
+    }
+    return true;
+}
+
 std::unique_ptr<BlockStore> anonymousBlocks(bool freeStacks) { return std::make_unique<AnonymousBlocks>(freeStacks); }
 
 std::unique_ptr<BlockStore> blocksInFile(int fd, std::string path) {

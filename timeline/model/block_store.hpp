@@ -26,9 +26,18 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Arrays in an index file begin on a page boundary, so that a mapping of the file gives them
+// their alignment: `offset` rounded up to the next.
+constexpr uint64_t kIndexPage = 4096;
+constexpr uint64_t pageAligned(uint64_t offset) { return (offset + kIndexPage - 1) / kIndexPage * kIndexPage; }
+
 // Writes all of `bytes` at `offset` of the index file `fd` (`path` in errors); IndexError when
 // it cannot.
 void writeIndexBytes(int fd, const std::string& path, uint64_t offset, const void* bytes, size_t size);
+// Reads `size` bytes at `offset` of `fd` into `bytes`, in as many calls as it takes (Linux reads
+// at most 2 GiB a call: a full trace's rest is larger); false when the file ends first or a read
+// fails.
+bool readIndexBytes(int fd, uint64_t offset, void* bytes, size_t size);
 
 class BlockStore {
 public:

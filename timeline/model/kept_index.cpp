@@ -13,8 +13,6 @@ namespace memlog::timeline {
 
 namespace {
 
-constexpr uint64_t kPage = 4096;
-
 // ModelIndex::fields' `io` that writes: numbers into the fields, arrays into the file.
 class ArrayWriter {
 public:
@@ -30,7 +28,7 @@ public:
             m_fields(static_cast<uint64_t>(array.size()));
             return;
         }
-        m_offset = (m_offset + kPage - 1) / kPage * kPage;
+        m_offset = pageAligned(m_offset);
         m_fields(m_offset);
         m_fields(static_cast<uint64_t>(array.size()));
         writeIndexBytes(m_fd, m_path, m_offset, array.data(), array.size() * sizeof(T));
@@ -66,7 +64,7 @@ public:
         m_fields(offset);
         m_fields(count);
         const uint64_t size = m_kept.m_mapping->size();
-        if (offset % kPage != 0 || offset > size || count > (size - offset) / sizeof(T))
+        if (offset % kIndexPage != 0 || offset > size || count > (size - offset) / sizeof(T))
             throw IndexError("its tree's arrays lie outside the file");
         array = StoredArray<T>(m_kept.m_mapping, reinterpret_cast<const T*>(m_kept.m_mapping->data() + offset), count);
     }

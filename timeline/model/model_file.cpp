@@ -2,6 +2,7 @@
 //
 //   [chunk 0][chunk 1]...[chunk n-1]   BlockStore::kFileChunkBytes each: blocks, freeing stacks
 //   [the tree's arrays]                each on a page boundary (kept_index.hpp), when kept
+//   [the access samples]               on a page boundary: a full trace's are gigabytes
 //   [the rest]                         identity, shape, summary, threads, access samples, the
 //                                      tree's numbers and where its arrays are
 //   [trailer]                          64 bytes: magic, version, n, where the rest is, checksums
@@ -34,7 +35,7 @@ namespace {
 
 constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
 // 2: the chunks' spans and the reader's walk; 3: the whole spans; 4: the model's index; 5: its
-// blocks' stacks and threads in its order
+// blocks' stacks and threads in its order, and the access samples out of the rest
 constexpr uint32_t kVersion = 5;
 
 struct Trailer {
@@ -117,6 +118,14 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
         restOffset = static_cast<uint64_t>(info.st_size);
     std::vector<unsigned char> treeFields;
     if (index) treeFields = writeKeptIndex(fd, path, restOffset, *index);
+    // The access samples on pages of their own, with a checksum of their own: in the rest they
+    // were copied twice on the way in and out, and summed byte by byte (a full trace's 62 M took
+    // 17 GB to index).
+    const auto& marks = model.accessMarks();
+    const uint64_t marksOffset = pageAligned(restOffset);
+    const size_t marksBytes = marks.size() * sizeof(AccessMark);
+    writeIndexBytes(fd, path, marksOffset, marks.data(), marksBytes);
+    restOffset = marksOffset + marksBytes;
     if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0)
         throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
     ByteWriter rest;
@@ -126,7 +135,7 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     summaryFields(rest, model.summary());
     rest.array(model.threads());
     rest.array(model.chunkSpans());
-    rest.array(model.accessMarks());
+    rest(marksOffset), rest(static_cast<uint64_t>(marks.size())), rest(fnv1a64Words(marks.data(), marksBytes));
     rest.array(readerWalk);
     rest.array(wholeSpans(model));
     rest(static_cast<uint8_t>(index != nullptr));
@@ -175,8 +184,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
             trailer.m_restBytes != size - sizeof trailer - trailer.m_restOffset)
             throw Damaged{"its parts do not add up to its size"};
         std::vector<unsigned char> restBytes(trailer.m_restBytes);
-        if (pread(fd, restBytes.data(), restBytes.size(), static_cast<off_t>(trailer.m_restOffset)) !=
-            static_cast<ssize_t>(restBytes.size()))
+        if (!readIndexBytes(fd, trailer.m_restOffset, restBytes.data(), restBytes.size()))
             throw Damaged{"cannot read its model"};
         if (fnv1a64(restBytes.data(), restBytes.size()) != trailer.m_restChecksum)
             throw Damaged{"its model is damaged (checksum)"};
@@ -188,12 +196,12 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         Summary summary;
         std::vector<uint32_t> threads;
         std::vector<BlockModel::ChunkSpan> spans;
-        std::vector<AccessMark> marks;
+        uint64_t marksOffset = 0, marksCount = 0, marksChecksum = 0;
         shapeFields(rest, shape);
         summaryFields(rest, summary);
         rest.array(threads);
         rest.array(spans);
-        rest.array(marks);
+        rest(marksOffset), rest(marksCount), rest(marksChecksum);
         rest.array(read.m_readerWalk);
         std::vector<AddressRange> whole;
         rest.array(whole);
@@ -209,17 +217,25 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         if (shape.m_stackCount == 0) throw Damaged{"a model without stack 0"};
         if (shape.m_clock != XAxis::Time && shape.m_clock != XAxis::Instructions) throw Damaged{"an unknown clock"};
         if (hasTree > 1 || (hasTree && kept->m_axis != shape.m_clock)) throw Damaged{"its tree is of an unknown kind"};
+        if (marksOffset % kIndexPage != 0 || marksOffset > trailer.m_restOffset ||
+            marksCount > (trailer.m_restOffset - marksOffset) / sizeof(AccessMark))
+            throw Damaged{"its access samples lie outside it"};
         void* mapping = nullptr;
         if (trailer.m_restOffset > 0) {
             mapping = mmap(nullptr, trailer.m_restOffset, PROT_READ, MAP_PRIVATE, fd, 0);
             if (mapping == MAP_FAILED) throw Damaged{std::string("cannot map its blocks: ") + std::strerror(errno)};
         }
         kept->m_mapping = std::make_shared<const FileMapping>(mapping, trailer.m_restOffset);
+        // Mapped, not read: the page cache holds them. The checksum is what lets their flags be
+        // read as bools and their kinds as enums.
+        const auto* marks = reinterpret_cast<const AccessMark*>(kept->m_mapping->data() + marksOffset);
+        if (marksCount > 0 && fnv1a64Words(marks, marksCount * sizeof(AccessMark)) != marksChecksum)
+            throw Damaged{"its access samples are damaged (checksum)"};
         auto store = std::make_unique<MappedBlocks>(kept->m_mapping);
         std::vector<BlockStore::Chunk> chunkList;
         for (size_t i = 0; i < chunks; ++i) chunkList.push_back(store->chunk(i));
         BlockModel model(std::move(store), std::move(chunkList), std::move(spans), shape, summary, std::move(threads));
-        model.setAccessMarks(std::move(marks));
+        model.setAccessMarks(StoredArray<AccessMark>(kept->m_mapping, marks, marksCount));
         model.setWholeSpans(std::move(whole));
         if (std::string problem = checkBlocks(model); !problem.empty()) throw Damaged{std::move(problem)};
         if (hasTree) {

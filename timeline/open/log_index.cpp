@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 
 #include "timeline/base/checksum.hpp"
@@ -60,6 +62,35 @@ int createTemporary(const std::string& target, mode_t mode, std::string& tempora
     return -1;
 }
 
+// An unnamed file in `folder` for the walk's arrays (a full trace's access samples: 72 bytes an
+// access), gone once closed and its arrays freed; -1 when the folder takes none (the arrays are
+// then the process's own).
+int scratchFile(const std::string& folder) {
+    const int fd = open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR)) return fd;
+    std::string named = folder + "/.memlog-scratch-" + std::to_string(getpid()) + "-XXXXXX";
+    const int made = mkostemp(named.data(), O_CLOEXEC);  // a file system without O_TMPFILE
+    if (made >= 0) unlink(named.c_str());
+    return made;
+}
+
+// The model built by a walk of the log into `fd`, with every array the walk makes (the access
+// samples above all) in a scratch file beside the index, not in the process's memory.
+BlockModel walkInto(LogReader& reader, int fd, const std::string& temporary, XAxis clock,
+                    const std::function<void(double)>& progress) {
+    const int scratch = scratchFile(folderOf(temporary));
+    std::optional<ArraysInFiles> inScratch;
+    if (scratch >= 0) inScratch.emplace(scratch, 0);
+    try {
+        BlockModel model = buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock);
+        if (scratch >= 0) close(scratch);  // its arrays stay mapped until freed
+        return model;
+    } catch (...) {
+        if (scratch >= 0) close(scratch);
+        throw;
+    }
+}
+
 // Builds the index at `target` by a walk of the log, then the model's index for pictures over
 // the blocks just written; the model is then read back from the file, its index mapped too.
 IndexedModel buildInto(LogReader& reader, const std::string& target, int fd, const std::string& temporary,
@@ -68,12 +99,9 @@ IndexedModel buildInto(LogReader& reader, const std::string& target, int fd, con
     constexpr double kWalkShare = 0.5;
     try {
         {
-            BlockModel model = buildBlockModel(
-                reader,
-                [&](double done) {
-                    if (progress) progress(done * kWalkShare);
-                },
-                blocksInFile(fd, temporary), clock);
+            BlockModel model = walkInto(reader, fd, temporary, clock, [&](double done) {
+                if (progress) progress(done * kWalkShare);
+            });
             // The tree's 59 bytes a block, and what building it takes besides: in the index file,
             // past the blocks (the page cache's, not the process's).
             const off_t blocksEnd = lseek(fd, 0, SEEK_END);
@@ -134,11 +162,8 @@ std::optional<IndexedModel> modelThroughIndex(LogReader& reader, const std::stri
         found = true;
         if (warn) warn(path + ": " + read.m_problem + "; building the index again");
     }
-    // A full trace's every access is a mark the index would copy whole (about 100 bytes each),
-    // and it would still be read back into memory: not built unasked until accesses have levels.
-    const bool fullTrace = reader.header().m_accessSampler == format::AccessSampler::FullTrace;
-    if (use == IndexUse::Auto && !found && (fullTrace || static_cast<uint64_t>(info.st_size) < kIndexFrom))
-        return std::nullopt;
+    // A full trace too: its accesses (72 bytes each) are then mapped from the index, not held.
+    if (use == IndexUse::Auto && !found && static_cast<uint64_t>(info.st_size) < kIndexFrom) return std::nullopt;
     // Beside the log where its folder takes new files, else in the cache folder.
     const mode_t mode = info.st_mode & 0666;
     std::string temporary;

@@ -23,8 +23,7 @@ class LogReader;
 enum class IndexUse : uint8_t {
     Off,  // the model is built in memory, no index read or written
     Auto,  // an index read when there is a good one; built when there was a bad one (the log
-           // changed, or the index is damaged) or the log is kIndexFrom or larger and no full
-           // trace (its accesses are not in levels yet: the index would copy each whole)
+           // changed, or the index is damaged) or the log is kIndexFrom or larger
     Always,  // an index read, or built whatever the log's size (memlog index)
 };
 inline constexpr uint64_t kIndexFrom = uint64_t{16} << 20;  // about a million events

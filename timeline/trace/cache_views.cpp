@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bitset>
+#include <span>
 
 #include "timeline/base/seeded_hash.hpp"
 
@@ -27,7 +28,7 @@ size_t sliceOf(uint64_t at, uint64_t from, uint64_t to, size_t count) {
 
 }  // namespace
 
-std::vector<uint8_t> missesOfAccesses(const std::vector<AccessMark>& marks, const CacheGeometry& geometry) {
+std::vector<uint8_t> missesOfAccesses(std::span<const AccessMark> marks, const CacheGeometry& geometry) {
     CacheModel cache(geometry);
     std::vector<uint8_t> missed(marks.size(), 0);
     for (size_t i = 0; i < marks.size(); ++i)
@@ -53,7 +54,7 @@ std::optional<std::pair<size_t, size_t>> MemoryDisplay::cellOf(uint64_t addr) co
                      static_cast<size_t>(addr / m_geometry.m_line % m_geometry.sets())};
 }
 
-MemoryDisplay memoryDisplay(const std::vector<AccessMark>& marks, const CacheGeometry& geometry, uint64_t fromNs,
+MemoryDisplay memoryDisplay(std::span<const AccessMark> marks, const CacheGeometry& geometry, uint64_t fromNs,
                             uint64_t toNs, size_t setSlices, size_t rowSlices) {
     MemoryDisplay display;
     display.m_geometry = geometry;
@@ -113,7 +114,7 @@ struct Stay {
 
 }  // namespace
 
-WorkingSet workingSet(const std::vector<AccessMark>& marks, uint32_t lineBytes, uint64_t idleNs, uint64_t fromNs,
+WorkingSet workingSet(std::span<const AccessMark> marks, uint32_t lineBytes, uint64_t idleNs, uint64_t fromNs,
                       uint64_t toNs, size_t columns) {
     WorkingSet set;
     set.m_lineBytes = std::max<uint32_t>(lineBytes, 1);

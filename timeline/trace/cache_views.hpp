@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 #include <vector>
+#include <span>
 
 #include "timeline/model/access_marks.hpp"
 #include "timeline/trace/cache_model.hpp"
@@ -19,7 +20,7 @@ inline constexpr uint32_t kLargestViewLine = 4096;
 
 // Per mark: 1 when it missed, 0 when it hit. An access over two lines is a miss if either
 // line missed (CacheModel is asked once per line, as memlog cache does).
-std::vector<uint8_t> missesOfAccesses(const std::vector<AccessMark>& marks, const CacheGeometry& geometry);
+std::vector<uint8_t> missesOfAccesses(std::span<const AccessMark> marks, const CacheGeometry& geometry);
 
 struct HitsMisses {
     uint64_t m_hits = 0, m_misses = 0;
@@ -59,7 +60,7 @@ struct MemoryDisplay {
 // The display of every access in `marks` through a cache of `geometry`, its strip charts cut
 // into equal stretches of [fromNs, toNs), `setSlices` for the sets' and `rowSlices` for the
 // rows' (one a pixel each; marks outside count in the nearest stretch).
-MemoryDisplay memoryDisplay(const std::vector<AccessMark>& marks, const CacheGeometry& geometry, uint64_t fromNs,
+MemoryDisplay memoryDisplay(std::span<const AccessMark> marks, const CacheGeometry& geometry, uint64_t fromNs,
                             uint64_t toNs, size_t setSlices, size_t rowSlices);
 
 // ExpertMemer's working set: a line joins it when accessed and leaves after `idleNs` without
@@ -80,7 +81,7 @@ struct WorkingSet {
     uint64_t m_distinct = 0;  // lines that were ever in the set
 };
 
-WorkingSet workingSet(const std::vector<AccessMark>& marks, uint32_t lineBytes, uint64_t idleNs, uint64_t fromNs,
+WorkingSet workingSet(std::span<const AccessMark> marks, uint32_t lineBytes, uint64_t idleNs, uint64_t fromNs,
                       uint64_t toNs, size_t columns);
 
 }  // namespace memlog::timeline
