@@ -4,6 +4,7 @@
 #include <set>
 
 #include "heap_records.hpp"
+#include "random_heap.hpp"
 #include "timeline/model/bins.hpp"
 
 using memlog::format::Kind;
@@ -66,4 +67,31 @@ TEST_CASE("regions: compacted address ranges in address order, each block in its
     CHECK(bins.binOf(model[1]) == 0);
     CHECK(bins.binOf(model[2]) == 2);
     CHECK(bins.binOf(model[3]) == 1);
+}
+
+TEST_CASE("the area of each key is every block's, summed on two threads over a model of several chunks") {
+    memlog::test::RandomHeap spec;
+    spec.m_events = 400'000;  // over two chunks of blocks: each thread takes some
+    const auto model = memlog::test::randomHeap(spec);
+    REQUIRE(model.chunkCount() >= 3);
+    const memlog::timeline::XWindow extent = model.extent(XAxis::Time);
+    for (const memlog::timeline::XWindow within :
+         {memlog::timeline::XWindow{0, UINT64_MAX},
+          memlog::timeline::XWindow{extent.m_from, extent.m_from + extent.width() / 3}}) {
+        auto keyOf = [&](const Block& b) {
+            return b.from(XAxis::Time) < within.m_to && b.to(XAxis::Time) >= within.m_from ? b.thread() : UINT32_MAX;
+        };
+        std::vector<double> expected(3, 0.0);
+        model.forEach([&](const Block& b) {
+            if (const uint32_t key = keyOf(b); key < expected.size())
+                expected[key] += static_cast<double>(std::max<uint64_t>(b.size(), 1)) *
+                                 static_cast<double>(std::max<uint64_t>(b.to(XAxis::Time) - b.from(XAxis::Time), 1));
+        });
+        const std::vector<double> area = memlog::timeline::areaByKey(model, XAxis::Time, 3, keyOf, within);
+        REQUIRE(area.size() == 3);
+        for (size_t key = 0; key < 3; ++key) {
+            CHECK(expected[key] > 0);
+            CHECK(area[key] == Approx(expected[key]).epsilon(1e-12));
+        }
+    }
 }
