@@ -78,9 +78,15 @@ void drawLine(PixelBuffer target, double x0, double y0, double x1, double y1, co
 
 std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec,
                                                  const XScale& scale) {
+    size_t band = 0;
+    return placeOf(mark, spec, scale, band);
+}
+
+std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec,
+                                                 const XScale& scale, size_t& band) {
     const uint64_t at = timeline::markX(mark, spec.m_axis);
     if (at < spec.m_window.m_from || at >= spec.m_window.m_to) return std::nullopt;
-    const auto row = spec.m_scale->y(mark.m_addr);
+    const auto row = spec.m_scale->y(mark.m_addr, band);
     if (!row) return std::nullopt;
     return std::pair{scale.x(static_cast<double>(at)), *row};
 }
@@ -95,10 +101,11 @@ AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const V
     density.m_writes.assign(pixels, 0.0f);
     if (pixels == 0) return density;
     const XScale scale(spec.m_window, width);
+    size_t band = 0;  // the band of the mark before: most often this one's too
     for (size_t i = 0; i < marks.size(); ++i) {
         const timeline::AccessMark& mark = marks[i];
         if (binOfMark && (*binOfMark)[i] != spec.m_bin) continue;
-        const auto place = placeOf(mark, spec, scale);
+        const auto place = placeOf(mark, spec, scale, band);
         if (!place) continue;
         const bool second = missOfMark ? (*missOfMark)[i] != 0 : mark.m_write;
         splat(second ? density.m_writes : density.m_reads, width, height, place->first, place->second, 1.0f);

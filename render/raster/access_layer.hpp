@@ -48,6 +48,9 @@ struct AccessDensity {
 // falls inside `spec`'s window and on an address the view shows.
 std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec,
                                                  const XScale& scale);
+// The same for marks placed one after another: `band` as AddressScale::y takes it.
+std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mark, const ViewSpec& spec,
+                                                 const XScale& scale, size_t& band);
 
 // The density of the samples of `marks` inside `spec`'s window on a width x height raster.
 // `binOfMark`, for a view of one bin: the bin of each mark's block (-1: none); others are left out.

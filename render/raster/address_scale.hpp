@@ -56,6 +56,17 @@ public:
     bool rowsOf(uint64_t lo, uint64_t hi, double& top, double& bottom, bool& oneBand) const;
     // The row of an address, or nullopt for one in a gap or outside.
     std::optional<double> y(uint64_t addr) const;
+    // The same for addresses asked one after another, most often in the band of the one before:
+    // `band` is that band's index (start with 0), tried before the search and moved to each
+    // address's.
+    std::optional<double> y(uint64_t addr, size_t& band) const {
+        if (band < m_bands.size() && addr - m_bands[band].m_range.m_lo < m_bands[band].m_range.bytes())
+            return rowIn(m_bands[band], addr);
+        const auto range = m_ranges.rangeOf(addr);
+        if (!range) return std::nullopt;
+        band = *range;
+        return rowIn(m_bands[band], addr);
+    }
     // The address shown at a row, or nullopt on a separator (for brushing).
     std::optional<uint64_t> addressAt(double row) const;
     // The row where `addr` would be, for an address in a gap too: the nearest band edge.

@@ -21,8 +21,10 @@ using timeline::Block;
 Report::Report(const timeline::BlockModel& model, const timeline::SiteIndex* sites, ReportOptions options)
     : m_model(model),
       m_options(std::move(options)),
-      m_exportViews(m_options.m_frame ? nullptr : std::make_unique<ExportViews>(
-                                                       model, sites, m_options.m_siteOrder.empty() ? nullptr : &m_options.m_siteOrder)),
+      m_exportViews(m_options.m_frame
+                        ? nullptr
+                        : std::make_unique<ExportViews>(
+                              model, sites, m_options.m_siteOrder.empty() ? nullptr : &m_options.m_siteOrder)),
       m_source(m_options.m_frame ? *m_options.m_frame : *m_exportViews) {
     const timeline::XWindow extent = model.extent(m_options.m_axis);
     m_window = m_options.m_window.value_or(extent);
@@ -179,15 +181,15 @@ void Report::buildLegend() {
                             std::to_string(cache.m_line) + " B lines, LRU");
         add(Kind::Note, "counts: all accesses, heap or not");
     } else if (!marks.empty()) {
-        const auto writes =
-            static_cast<uint64_t>(std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_write; }));
+        uint64_t writes = 0, traps = 0, usesAfterFree = 0;  // one pass: a full trace has an access a mark
+        for (const timeline::AccessMark& mark : marks) {
+            writes += mark.m_write;
+            traps += mark.m_armedBy != 0;
+            usesAfterFree += mark.m_useAfterFree;
+        }
         add(Kind::Heading, "access samples");
         add(Kind::Swatch, "read (" + timeline::countText(marks.size() - writes) + ")", kReadColour);
         add(Kind::Swatch, "write (" + timeline::countText(writes) + ")", kWriteColour);
-        const auto traps = static_cast<uint64_t>(
-            std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_armedBy != 0; }));
-        const auto usesAfterFree = static_cast<uint64_t>(
-            std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.m_useAfterFree; }));
         if (traps)
             add(Kind::Swatch, "line: a sample to the word's next access (" + timeline::countText(traps) + ")",
                 kWatchLinkColour);

@@ -72,3 +72,21 @@ TEST_CASE("a range's height is half its bytes' share and half its blocks': a hug
     CHECK(plain[0].m_bottom - plain[0].m_top <
           0.05 * (plain[1].m_bottom - plain[1].m_top + plain[0].m_bottom - plain[0].m_top));
 }
+
+TEST_CASE("the row of an address asked after another's, from that one's band, is the row asked alone") {
+    const AddressScale scale(AddressRanges({{0x1000, 0x2000}, {0x5000, 0x5100}, {0x9000, 0x20000}}), 600);
+    // In a band, in the next, in a gap, below and above everything, each from every band.
+    const uint64_t addresses[] = {0x1000, 0x1fff, 0x5000, 0x50ff, 0x9000, 0x1ffff, 0x2000, 0x5100, 0x800, 0x20000};
+    size_t asked = 0, moved = 0;
+    for (size_t from = 0; from < 4; ++from)
+        for (const uint64_t addr : addresses) {
+            size_t band = from;  // 3: no band at all
+            const auto alone = scale.y(addr), after = scale.y(addr, band);
+            REQUIRE(alone.has_value() == after.has_value());
+            if (alone) CHECK(*after == *alone);
+            if (alone) moved += band != from;
+            ++asked;
+        }
+    CHECK(asked == 40);
+    CHECK(moved > 0);  // the band followed the addresses
+}
