@@ -3,8 +3,8 @@
 //   [chunk 0][chunk 1]...[chunk n-1]   BlockStore::kFileChunkBytes each: blocks, freeing stacks
 //   [the tree's arrays]                each on a page boundary (kept_index.hpp), when kept
 //   [the access samples]               on a page boundary: a full trace's are gigabytes
-//   [the rest]                         identity, shape, summary, threads, access samples, the
-//                                      tree's numbers and where its arrays are
+//   [the rest]                         identity, shape, summary, threads, where the access
+//                                      samples are, the tree's numbers and where its arrays are
 //   [trailer]                          64 bytes: magic, version, n, where the rest is, checksums
 //
 // The trailer comes last so that an index cut short anywhere has none, and is built again.
