@@ -135,24 +135,38 @@ void drawAccessDensity(const AccessDensity& density, PixelBuffer target, const R
     }
 }
 
-void drawWatchLinks(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
-                    const std::vector<int>* binOfMark) {
-    timeline::NumberMap<uint64_t, size_t> bySeq;
-    for (size_t i = 0; i < marks.size(); ++i)
-        if (marks[i].m_armedBy) bySeq.emplace(marks[i].m_armedBy, SIZE_MAX);
-    if (bySeq.empty()) return;
+NotableMarks notableMarks(std::span<const timeline::AccessMark> marks) {
+    NotableMarks notable;
+    std::vector<size_t> traps;
+    for (size_t i = 0; i < marks.size(); ++i) {
+        if (marks[i].m_armedBy) traps.push_back(i);
+        if (marks[i].m_useAfterFree) notable.m_usesAfterFree.push_back(i);
+    }
+    if (traps.empty()) return notable;
+    timeline::NumberMap<uint64_t, size_t> bySeq;  // the arming samples' places, by their m_seq
+    for (const size_t trap : traps) bySeq.emplace(marks[trap].m_armedBy, SIZE_MAX);
     for (size_t i = 0; i < marks.size(); ++i)
         if (auto it = bySeq.find(marks[i].m_seq); it != bySeq.end()) it->second = i;
+    for (const size_t trap : traps)
+        if (const size_t armed = bySeq[marks[trap].m_armedBy]; armed != SIZE_MAX)  // else not in the log (torn)
+            notable.m_links.emplace_back(armed, trap);
+    return notable;
+}
+
+void drawWatchLinks(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
+                    const std::vector<int>* binOfMark) {
+    drawWatchLinks(marks, notableMarks(marks), spec, target, binOfMark);
+}
+
+void drawWatchLinks(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,
+                    PixelBuffer target, const std::vector<int>* binOfMark) {
     const XScale scale(spec.m_window, target.m_width);
     // Both ends placed even outside the window, so that a link crossing the view is drawn.
     ViewSpec everywhere = spec;
     everywhere.m_window = {0, UINT64_MAX};
-    for (size_t i = 0; i < marks.size(); ++i) {
-        const timeline::AccessMark& trap = marks[i];
-        if (!trap.m_armedBy || (binOfMark && (*binOfMark)[i] != spec.m_bin)) continue;
-        const size_t armed = bySeq[trap.m_armedBy];
-        if (armed == SIZE_MAX) continue;  // the arming sample is not in the log (torn)
-        const auto from = placeOf(marks[armed], everywhere, scale), to = placeOf(trap, everywhere, scale);
+    for (const auto& [armed, trap] : notable.m_links) {
+        if (binOfMark && (*binOfMark)[trap] != spec.m_bin) continue;
+        const auto from = placeOf(marks[armed], everywhere, scale), to = placeOf(marks[trap], everywhere, scale);
         if (!from || !to) continue;
         // Through the middle of the pixel rows of the two words: a link along one word is one
         // crisp row, not two half-inked ones.
@@ -163,12 +177,16 @@ void drawWatchLinks(std::span<const timeline::AccessMark> marks, const ViewSpec&
 
 void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
                        const std::vector<int>* binOfMark) {
+    drawUsesAfterFree(marks, notableMarks(marks), spec, target, binOfMark);
+}
+
+void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,
+                       PixelBuffer target, const std::vector<int>* binOfMark) {
     const XScale scale(spec.m_window, target.m_width);
     const double reach = kUseAfterFreeReach;
-    for (size_t i = 0; i < marks.size(); ++i) {
-        const timeline::AccessMark& mark = marks[i];
-        if (!mark.m_useAfterFree || (binOfMark && (*binOfMark)[i] != spec.m_bin)) continue;
-        const auto place = placeOf(mark, spec, scale);
+    for (const size_t i : notable.m_usesAfterFree) {
+        if (binOfMark && (*binOfMark)[i] != spec.m_bin) continue;
+        const auto place = placeOf(marks[i], spec, scale);
         if (!place) continue;
         const double x = place->first, y = std::floor(place->second) + 0.5;
         for (const double offset : {-0.5, 0.5}) {  // two pixels thick

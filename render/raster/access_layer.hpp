@@ -76,6 +76,17 @@ void drawWatchLinks(std::span<const timeline::AccessMark> marks, const ViewSpec&
                     const std::vector<int>* binOfMark = nullptr);
 void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
                        const std::vector<int>* binOfMark = nullptr);
+// The marks those two draw from, found once for every view (a full trace has none, and a pass
+// over its every access for each view and each of the two was a sixth of its export).
+struct NotableMarks {
+    std::vector<std::pair<size_t, size_t>> m_links;  // the sample that armed a watchpoint, its trap
+    std::vector<size_t> m_usesAfterFree;
+};
+NotableMarks notableMarks(std::span<const timeline::AccessMark> marks);
+void drawWatchLinks(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,
+                    PixelBuffer target, const std::vector<int>* binOfMark);
+void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,
+                       PixelBuffer target, const std::vector<int>* binOfMark);
 
 // The three above as one layer of a view: the density, the watchpoints' lines, the crosses.
 class AccessLayer : public ViewLayer {
@@ -84,7 +95,7 @@ public:
     // of reads and writes: as accessDensity has them. All must outlive the layer.
     AccessLayer(std::span<const timeline::AccessMark> marks, const std::vector<int>* binOfMark,
                 const std::vector<uint8_t>* missOfMark = nullptr)
-        : m_marks(marks), m_binOfMark(binOfMark), m_missOfMark(missOfMark) {}
+        : m_marks(marks), m_binOfMark(binOfMark), m_missOfMark(missOfMark), m_notable(notableMarks(marks)) {}
     void draw(const ViewSpec& spec, PixelBuffer target) const override {
         const AccessDensity density =
             accessDensity(m_marks, spec, target.m_width, target.m_height, m_binOfMark, m_missOfMark);
@@ -92,14 +103,15 @@ public:
             drawAccessDensity(density, target, kHitColour, kMissColour);
         else
             drawAccessDensity(density, target);
-        drawWatchLinks(m_marks, spec, target, m_binOfMark);
-        drawUsesAfterFree(m_marks, spec, target, m_binOfMark);
+        drawWatchLinks(m_marks, m_notable, spec, target, m_binOfMark);
+        drawUsesAfterFree(m_marks, m_notable, spec, target, m_binOfMark);
     }
 
 private:
     std::span<const timeline::AccessMark> m_marks;
     const std::vector<int>* m_binOfMark;
     const std::vector<uint8_t>* m_missOfMark;
+    NotableMarks m_notable;
 };
 
 }  // namespace memlog::render
