@@ -92,7 +92,8 @@ std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mar
 }
 
 AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, int width, int height,
-                            const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark) {
+                            const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark,
+                            uint8_t inOrder) {
     AccessDensity density;
     density.m_width = std::max(width, 0);
     density.m_height = std::max(height, 0);
@@ -102,7 +103,18 @@ AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const V
     if (pixels == 0) return density;
     const XScale scale(spec.m_window, width);
     size_t band = 0;  // the band of the mark before: most often this one's too
-    for (size_t i = 0; i < marks.size(); ++i) {
+    size_t from = 0, to = marks.size();
+    if (inOrder & timeline::axisBit(spec.m_axis)) {  // the marks inside the window: placeOf's test
+        const auto before = [&](const timeline::AccessMark& mark, uint64_t x) {
+            return timeline::markX(mark, spec.m_axis) < x;
+        };
+        from = static_cast<size_t>(std::lower_bound(marks.begin(), marks.end(), spec.m_window.m_from, before) -
+                                   marks.begin());
+        to = static_cast<size_t>(std::lower_bound(marks.begin() + static_cast<std::ptrdiff_t>(from), marks.end(),
+                                                  spec.m_window.m_to, before) -
+                                 marks.begin());
+    }
+    for (size_t i = from; i < to; ++i) {
         const timeline::AccessMark& mark = marks[i];
         if (binOfMark && (*binOfMark)[i] != spec.m_bin) continue;
         const auto place = placeOf(mark, spec, scale, band);

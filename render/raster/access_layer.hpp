@@ -56,9 +56,11 @@ std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mar
 // `binOfMark`, for a view of one bin: the bin of each mark's block (-1: none); others are left out.
 // `missOfMark`, for a cache's hits and misses: 1 for a mark that missed, which then counts in
 // m_writes (misses), and the others in m_reads (hits), whatever they read or wrote.
+// `inOrder`: the axes on which the marks are in x order (BlockModel::accessMarksInOrder): on the
+// view's, only the marks inside its window are read (a full trace zoomed into a stretch of it).
 AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, int width, int height,
                             const std::vector<int>* binOfMark = nullptr,
-                            const std::vector<uint8_t>* missOfMark = nullptr);
+                            const std::vector<uint8_t>* missOfMark = nullptr, uint8_t inOrder = 0);
 
 // Draws `density` over `target` (the view's blocks), its two planes in the two colours, each
 // pixel with samples washed first. Pixels without a sample are left as they are.
@@ -92,13 +94,17 @@ void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const Notabl
 class AccessLayer : public ViewLayer {
 public:
     // `binOfMark`, for a view of one bin, and `missOfMark`, to colour hits and misses instead
-    // of reads and writes: as accessDensity has them. All must outlive the layer.
+    // of reads and writes, and `inOrder`: as accessDensity has them. All must outlive the layer.
     AccessLayer(std::span<const timeline::AccessMark> marks, const std::vector<int>* binOfMark,
-                const std::vector<uint8_t>* missOfMark = nullptr)
-        : m_marks(marks), m_binOfMark(binOfMark), m_missOfMark(missOfMark), m_notable(notableMarks(marks)) {}
+                const std::vector<uint8_t>* missOfMark = nullptr, uint8_t inOrder = 0)
+        : m_marks(marks),
+          m_binOfMark(binOfMark),
+          m_missOfMark(missOfMark),
+          m_inOrder(inOrder),
+          m_notable(notableMarks(marks)) {}
     void draw(const ViewSpec& spec, PixelBuffer target) const override {
         const AccessDensity density =
-            accessDensity(m_marks, spec, target.m_width, target.m_height, m_binOfMark, m_missOfMark);
+            accessDensity(m_marks, spec, target.m_width, target.m_height, m_binOfMark, m_missOfMark, m_inOrder);
         if (m_missOfMark)
             drawAccessDensity(density, target, kHitColour, kMissColour);
         else
@@ -111,6 +117,7 @@ private:
     std::span<const timeline::AccessMark> m_marks;
     const std::vector<int>* m_binOfMark;
     const std::vector<uint8_t>* m_missOfMark;
+    uint8_t m_inOrder;
     NotableMarks m_notable;
 };
 

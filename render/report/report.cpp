@@ -336,7 +336,7 @@ void Report::paintViewRasters(cairo_t* cr) const {
     std::vector<Rect> rects;
     for (const View& view : m_views) rects.push_back(view.m_cell.m_view);
     const AccessLayer accesses(m_model.accessMarks(), m_bins ? &m_binOfMark : nullptr,
-                               m_options.m_cache ? &m_missOfMark : nullptr);
+                               m_options.m_cache ? &m_missOfMark : nullptr, m_model.accessMarksInOrder());
     const CursorLayer cursors(m_options.m_cursors);
     paintRasters(cr, rects, [&](std::span<const PixelBuffer> targets) {
         std::vector<ViewRequest> requests;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "render/raster/access_layer.hpp"
+#include "timeline/model/block_model.hpp"
 
 #include <cmath>
 
@@ -178,4 +179,39 @@ TEST_CASE("an access to a freed block is marked with a cross") {
     CHECK(at(63, y) > 0.9);  // not a square
     CHECK(at(60, y + 4) > 0.9);
     CHECK(at(30, y) == Approx(1));  // the sample of a live block: no cross
+}
+
+TEST_CASE("marks in x order: a window's density from the marks inside it alone is the density from all") {
+    View view;
+    std::vector<timeline::AccessMark> marks;
+    std::vector<int> bins;
+    for (uint64_t i = 0; i < 3000; ++i) {  // x in order, with runs of equal x
+        marks.push_back(mark(i / 3, kLo + (i * 7919) % kHeight, i % 5 == 0));
+        bins.push_back(static_cast<int>(i % 2));
+    }
+    size_t inWindows = 0;
+    for (const timeline::XWindow window :
+         {timeline::XWindow{0, 100}, timeline::XWindow{17, 18}, timeline::XWindow{250, 700},
+          timeline::XWindow{990, 5000}, timeline::XWindow{2000, 3000}}) {
+        const std::vector<int>* const everyBin = nullptr;
+        for (const std::vector<int>* binOfMark : {everyBin, static_cast<const std::vector<int>*>(&bins)}) {
+            view.m_spec.m_window = window;
+            const AccessDensity all = render::accessDensity(marks, view.m_spec, kWidth, kHeight, binOfMark);
+            const AccessDensity inside = render::accessDensity(marks, view.m_spec, kWidth, kHeight, binOfMark, nullptr,
+                                                               timeline::axisBit(timeline::XAxis::Events));
+            INFO("window " << window.m_from << ".." << window.m_to);
+            CHECK(inside.m_samples == all.m_samples);
+            CHECK(inside.m_reads == all.m_reads);
+            CHECK(inside.m_writes == all.m_writes);
+            inWindows += all.m_samples;
+        }
+    }
+    CHECK(inWindows > 1000);
+    // A list out of order says so, and is read whole.
+    std::vector<timeline::AccessMark> shuffled = {mark(5, kLo, false), mark(3, kLo, false), mark(9, kLo, false)};
+    timeline::BlockModel model;
+    model.setAccessMarks(shuffled);
+    CHECK_FALSE(model.accessMarksInOrder() & timeline::axisBit(timeline::XAxis::Events));
+    model.setAccessMarks(std::vector{mark(3, kLo, false), mark(3, kLo, true), mark(9, kLo, false)});
+    CHECK(model.accessMarksInOrder() & timeline::axisBit(timeline::XAxis::Events));
 }

@@ -203,6 +203,8 @@ void checkSameModel(const BlockModel& indexed, const std::string& path) {
                           x.m_write != y.m_write || x.m_stack != y.m_stack || x.m_timeNs != y.m_timeNs;
     }
     CHECK(marksDiffering == 0);
+    CHECK(indexed.accessMarksInOrder() == memory.accessMarksInOrder());
+    CHECK((memory.accessMarksInOrder() & axisBit(XAxis::Events)) != 0);  // the replay's order is the events'
     // The address compaction, kept in the index or walked, for pictures of any height.
     for (const size_t maxRanges : {0, 1, 3, 40}) {
         INFO("at most " << maxRanges << " ranges");

@@ -40,4 +40,16 @@ inline uint64_t markX(const AccessMark& mark, XAxis axis) {
     return axis == XAxis::Events ? mark.m_seq : axis == XAxis::Instructions ? mark.m_instructions : mark.m_timeNs;
 }
 
+// On which axes a list of marks is in order (x never decreasing): a bit per axis, 1 << axis. A
+// view of a stretch of x then reads only the marks inside it, found by a binary search.
+inline uint8_t axisBit(XAxis axis) { return static_cast<uint8_t>(1u << static_cast<unsigned>(axis)); }
+constexpr uint8_t kEveryAxis = 0b111;
+// The bits of the axes on which `next` does not come before `previous`.
+inline uint8_t axesInOrder(const AccessMark& previous, const AccessMark& next) {
+    uint8_t bits = 0;
+    for (const XAxis axis : {XAxis::Time, XAxis::Events, XAxis::Instructions})
+        if (markX(previous, axis) <= markX(next, axis)) bits |= axisBit(axis);
+    return bits;
+}
+
 }  // namespace memlog::timeline

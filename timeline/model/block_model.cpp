@@ -198,6 +198,7 @@ public:
         // The replay tells of each access after every change before it in the sequence and
         // before any after it: the clock is the sum at each change's moment.
         if (sample.m_instructions) m_instructions.access(sample.m_tid, sample.m_instructions);
+        const bool first = m_marks.empty();
         m_marks.push_back({.m_seq = sample.m_seq,
                            .m_timeNs = sample.m_timeNs,
                            .m_addr = sample.m_addr,
@@ -212,6 +213,7 @@ public:
                            .m_ip = sample.m_ip,
                            .m_armedBy = sample.m_armedBy,
                            .m_instructions = m_instructions.now()});
+        if (!first) m_marksInOrder &= axesInOrder(m_marks[m_marks.size() - 2], m_marks.back());
     }
 
     // Closes what is still live at the end of the log.
@@ -221,7 +223,7 @@ public:
         const uint64_t endSeq = m_lastSeq + 1;
         m_open.forEach([&](uint64_t index) { m_model.close(index, endNs, endSeq, true); });
         m_model.finish(summary, m_threads, endNs, endSeq, stackCount);
-        m_model.setAccessMarks(std::move(m_marks));
+        m_model.setAccessMarks(std::move(m_marks), m_marksInOrder);
     }
 
 private:
@@ -253,6 +255,7 @@ private:
     uint32_t m_lastTid = 0, m_lastThread = 0, m_lastEndedThread = 0;
     uint64_t m_lastNs = 0, m_lastSeq = 0;
     HugeVector<AccessMark> m_marks;
+    uint8_t m_marksInOrder = kEveryAxis;  // the axes on which each mark comes after the one before
 };
 
 }  // namespace

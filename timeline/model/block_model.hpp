@@ -96,8 +96,15 @@ public:
     // Access samples to draw over the blocks (empty until the log carries them: access_marks.hpp):
     // built, or mapped from an index file (a full trace's every access: gigabytes).
     std::span<const AccessMark> accessMarks() const { return m_accessMarks; }
-    void setAccessMarks(StoredArray<AccessMark> marks) { m_accessMarks = std::move(marks); }
-    void setAccessMarks(const std::vector<AccessMark>& marks) {
+    // The axes on which they are in x order (axisBit's), as whoever built them found.
+    uint8_t accessMarksInOrder() const { return m_marksInOrder; }
+    void setAccessMarks(StoredArray<AccessMark> marks, uint8_t inOrder) {
+        m_accessMarks = std::move(marks);
+        m_marksInOrder = inOrder;
+    }
+    void setAccessMarks(const std::vector<AccessMark>& marks) {  // tests' lists: their order found here
+        m_marksInOrder = kEveryAxis;
+        for (size_t i = 1; i < marks.size(); ++i) m_marksInOrder &= axesInOrder(marks[i - 1], marks[i]);
         m_accessMarks = HugeVector<AccessMark>(marks.begin(), marks.end());
     }
 
@@ -163,6 +170,7 @@ private:
     uint32_t m_stackCount = 1;
     XAxis m_clock = XAxis::Time;
     StoredArray<AccessMark> m_accessMarks;
+    uint8_t m_marksInOrder = kEveryAxis;
     std::optional<std::vector<AddressRange>> m_wholeSpans;
     std::shared_ptr<const KeptModelIndex> m_keptIndex;
 };

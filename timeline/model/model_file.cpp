@@ -136,6 +136,7 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     rest.array(model.threads());
     rest.array(model.chunkSpans());
     rest(marksOffset), rest(static_cast<uint64_t>(marks.size())), rest(fnv1a64Words(marks.data(), marksBytes));
+    rest(model.accessMarksInOrder());
     rest.array(readerWalk);
     rest.array(wholeSpans(model));
     rest(static_cast<uint8_t>(index != nullptr));
@@ -197,11 +198,12 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         std::vector<uint32_t> threads;
         std::vector<BlockModel::ChunkSpan> spans;
         uint64_t marksOffset = 0, marksCount = 0, marksChecksum = 0;
+        uint8_t marksInOrder = 0;
         shapeFields(rest, shape);
         summaryFields(rest, summary);
         rest.array(threads);
         rest.array(spans);
-        rest(marksOffset), rest(marksCount), rest(marksChecksum);
+        rest(marksOffset), rest(marksCount), rest(marksChecksum), rest(marksInOrder);
         rest.array(read.m_readerWalk);
         std::vector<AddressRange> whole;
         rest.array(whole);
@@ -235,7 +237,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         std::vector<BlockStore::Chunk> chunkList;
         for (size_t i = 0; i < chunks; ++i) chunkList.push_back(store->chunk(i));
         BlockModel model(std::move(store), std::move(chunkList), std::move(spans), shape, summary, std::move(threads));
-        model.setAccessMarks(StoredArray<AccessMark>(kept->m_mapping, marks, marksCount));
+        model.setAccessMarks(StoredArray<AccessMark>(kept->m_mapping, marks, marksCount), marksInOrder);
         model.setWholeSpans(std::move(whole));
         if (std::string problem = checkBlocks(model); !problem.empty()) throw Damaged{std::move(problem)};
         if (hasTree) {
