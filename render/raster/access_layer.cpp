@@ -165,11 +165,6 @@ NotableMarks notableMarks(std::span<const timeline::AccessMark> marks) {
     return notable;
 }
 
-void drawWatchLinks(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
-                    const std::vector<int>* binOfMark) {
-    drawWatchLinks(marks, notableMarks(marks), spec, target, binOfMark);
-}
-
 void drawWatchLinks(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,
                     PixelBuffer target, const std::vector<int>* binOfMark) {
     const XScale scale(spec.m_window, target.m_width);
@@ -185,11 +180,6 @@ void drawWatchLinks(std::span<const timeline::AccessMark> marks, const NotableMa
         drawLine(target, from->first, std::floor(from->second) + 0.5, to->first, std::floor(to->second) + 0.5,
                  kWatchLinkColour, kWatchLinkOpacity);
     }
-}
-
-void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
-                       const std::vector<int>* binOfMark) {
-    drawUsesAfterFree(marks, notableMarks(marks), spec, target, binOfMark);
 }
 
 void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,

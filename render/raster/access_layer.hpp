@@ -74,21 +74,18 @@ inline constexpr Rgb kWatchLinkColour{0.15, 0.15, 0.15};
 inline constexpr double kWatchLinkOpacity = 0.8;
 inline constexpr Rgb kUseAfterFreeColour{0.0, 0.0, 0.0};
 inline constexpr int kUseAfterFreeReach = 4;  // the cross's arms, in pixels from its centre
-void drawWatchLinks(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
-                    const std::vector<int>* binOfMark = nullptr);
-void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, PixelBuffer target,
-                       const std::vector<int>* binOfMark = nullptr);
-// The marks those two draw from, found once for every view (a full trace has none, and a pass
-// over its every access for each view and each of the two was a sixth of its export).
+// Both draw from the marks that matter to them, found once for every view (a full trace has
+// none, and a pass over its every access for each view and each of the two was a sixth of its
+// export).
 struct NotableMarks {
     std::vector<std::pair<size_t, size_t>> m_links;  // the sample that armed a watchpoint, its trap
     std::vector<size_t> m_usesAfterFree;
 };
 NotableMarks notableMarks(std::span<const timeline::AccessMark> marks);
 void drawWatchLinks(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,
-                    PixelBuffer target, const std::vector<int>* binOfMark);
+                    PixelBuffer target, const std::vector<int>* binOfMark = nullptr);
 void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,
-                       PixelBuffer target, const std::vector<int>* binOfMark);
+                       PixelBuffer target, const std::vector<int>* binOfMark = nullptr);
 
 // The three above as one layer of a view: the density, the watchpoints' lines, the crosses.
 class AccessLayer : public ViewLayer {

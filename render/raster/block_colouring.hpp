@@ -38,7 +38,7 @@ public:
     Rgb colour(const timeline::Block& block) const;
     // Categories: the palette slot of a block, categoryColour(slot) its colour (kPaletteSize: "other").
     size_t slot(const timeline::Block& block) const;
-    // The same from a block's stack and thread alone (ModelIndex::sources).
+    // The same from a block's stack and thread alone (ModelIndex::itemStacks, itemThreads).
     size_t slot(uint32_t stack, uint32_t thread) const {
         const uint32_t key = keyOf(stack, thread);
         return key < m_slotOfKey.size() ? m_slotOfKey[key] : kPaletteSize;

@@ -151,7 +151,7 @@ TEST_CASE("a watchpoint's trap is linked to the sample that armed it by a thin l
     marks.back().m_armedBy = 999;
     std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
     const render::PixelBuffer target{pixels.data(), kWidth, kHeight, kWidth};
-    render::drawWatchLinks(marks, view.m_spec, target);
+    render::drawWatchLinks(marks, render::notableMarks(marks), view.m_spec, target);
     auto at = [&](int x, int y) { return luminance(pixels[static_cast<size_t>(y * kWidth + x)]); };
     const int row = static_cast<int>(std::floor(*view.m_scale.y(kLo + 25)));  // the word's row
     int inked = 0;
@@ -170,7 +170,8 @@ TEST_CASE("an access to a freed block is marked with a cross") {
     std::vector<timeline::AccessMark> marks = {mark(30, kLo + 25, false), mark(60, kLo + 25, false)};
     marks[1].m_useAfterFree = true;
     std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
-    render::drawUsesAfterFree(marks, view.m_spec, {pixels.data(), kWidth, kHeight, kWidth});
+    render::drawUsesAfterFree(marks, render::notableMarks(marks), view.m_spec,
+                              {pixels.data(), kWidth, kHeight, kWidth});
     auto at = [&](int x, int y) { return luminance(pixels[static_cast<size_t>(y * kWidth + x)]); };
     const int y = static_cast<int>(std::floor(*view.m_scale.y(kLo + 25)));
     CHECK(at(60, y) < 0.5);  // its middle
