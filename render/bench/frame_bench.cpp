@@ -97,6 +97,7 @@ struct Timing {
     double m_median = 0, m_max = 0, m_first = 0;
     double m_reportMedian = 0;  // of the Report's constructor alone (scales, occupancy, bins' pass)
     render::FrameStats m_stats;
+    bool m_accessDraft = false;  // the access samples were drafted (Report::drewAccessDraft)
     std::vector<uint32_t> m_view;  // the main view's pixels of the last frame
 };
 
@@ -116,6 +117,7 @@ Timing timeFrames(const timeline::BlockModel& model, const Settings& settings, c
         report.paint(cr);
         cairo_destroy(cr);
         cairo_surface_flush(surface);
+        timing.m_accessDraft = report.drewAccessDraft();
         const double ms = millisecondsSince(start);
         if (i == 0)
             timing.m_first = ms;
@@ -231,12 +233,14 @@ int run(const Settings& settings) {
             "\"exact_ms\": %.2f, \"exact_max_ms\": %.2f, \"exact_first_ms\": %.2f, \"exact_items\": %zu, "
             "\"lod_ms\": %.2f, \"lod_report_ms\": %.2f, \"lod_max_ms\": %.2f, \"lod_first_ms\": %.2f, \"lod_items\": "
             "%zu, "
-            "\"lod_folded_nodes\": %zu, \"lod_folded_items\": %zu, \"lod_draft\": %d, \"walk_exact_diff_mean\": %.3f, "
+            "\"lod_folded_nodes\": %zu, \"lod_folded_items\": %zu, \"lod_draft\": %d, \"lod_access_draft\": %d, "
+            "\"walk_exact_diff_mean\": %.3f, "
             "\"walk_exact_diff_max\": %d, \"lod_diff_mean\": %.3f, \"lod_diff_max\": %d}\n",
             view.m_name.c_str(), inView, walk.m_median, walk.m_max, exact.m_median, exact.m_max, exact.m_first,
             exact.m_stats.m_items, lod.m_median, lod.m_reportMedian, lod.m_max, lod.m_first, lod.m_stats.m_items,
             lod.m_stats.m_foldedNodes, lod.m_stats.m_foldedItems, lod.m_stats.m_draft ? 1 : 0,
-            settings.m_walk ? exactMean : -1.0, settings.m_walk ? exactWorst : -1, lodMean, lodWorst);
+            lod.m_accessDraft ? 1 : 0, settings.m_walk ? exactMean : -1.0, settings.m_walk ? exactWorst : -1, lodMean,
+            lodWorst);
         std::fflush(stdout);
         if (!settings.m_pngDirectory.empty()) {
             std::string name = view.m_name;

@@ -28,6 +28,10 @@ public:
     static constexpr double kDraftFoldAtLeast = 8;
     static constexpr double kDraftFoldAtMost = 32;
     static constexpr double kNeverLate = std::numeric_limits<double>::infinity();
+    // A view's access samples are drawn from their summary (timeline/model/access_summary) when it
+    // holds more of them: a frame draws about this many one by one in its time (23 ns a sample
+    // here, docs/BENCHMARKS.md), and the exact picture follows once input pauses.
+    static constexpr size_t kAccessDraftAbove = size_t{1} << 20;
 
     // `ceiling`: the most blocks a view may hold and be exact; 0: no drafts.
     explicit DraftPolicy(size_t ceiling = kDraftAbove) : m_ceiling(ceiling), m_budget(ceiling) {}

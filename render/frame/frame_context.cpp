@@ -204,7 +204,10 @@ FrameStats FrameContext::draw(std::vector<ViewRequest> requests) {
     if (m_interrupted) return m_lastStats;
     m_drewDraft = m_drewDraft || m_lastStats.m_draft;
     for (FramePlan& plan : plans) {
-        drawLayers(plan);
+        if (!drawLayers(plan, m_interrupt)) {  // a full trace's every access, given way to input
+            m_interrupted = true;
+            return m_lastStats;
+        }
         m_lastPlans.push_back(std::move(plan).drawn());
     }
     return m_lastStats;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -67,9 +68,15 @@ struct FramePlan {
 // The key of `spec` drawn into `width` x `height` pixels folding `foldPixels`.
 PlanKey planKey(const ViewSpec& spec, int width, int height, double foldPixels, uint64_t generation);
 
-// Draws a plan's layers over its target.
-inline void drawLayers(const FramePlan& plan) {
-    for (const ViewLayer* layer : plan.m_request.m_layers) layer->draw(plan.m_request.m_spec, plan.m_request.m_target);
+// Draws a plan's layers over its target; with `giveWay`, false when a layer gave way to it.
+inline bool drawLayers(const FramePlan& plan, const std::function<bool()>& giveWay = {}) {
+    for (const ViewLayer* layer : plan.m_request.m_layers) {
+        if (!giveWay)
+            layer->draw(plan.m_request.m_spec, plan.m_request.m_target);
+        else if (!layer->drawGivingWay(plan.m_request.m_spec, plan.m_request.m_target, giveWay))
+            return false;
+    }
+    return true;
 }
 
 }  // namespace memlog::render

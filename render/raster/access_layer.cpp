@@ -6,7 +6,6 @@
 #include <span>
 
 #include "render/raster/x_scale.hpp"
-#include "timeline/base/seeded_hash.hpp"
 
 namespace memlog::render {
 
@@ -27,6 +26,36 @@ void splat(std::vector<float>& plane, int width, int height, double cx, double c
                     amount * static_cast<float>(coverX * coverY);
         }
     }
+}
+
+// Spreads `mass` over the box [left, right) x [top, bottom) by area: a sample's 2x2 square of
+// splat() is a box of mass 4.
+void splatBox(std::vector<float>& plane, int width, int height, double left, double top, double right, double bottom,
+              float mass) {
+    const double perArea = mass / ((right - left) * (bottom - top));
+    const int x0 = std::max(static_cast<int>(std::floor(left)), 0),
+              x1 = std::min(static_cast<int>(std::ceil(right)), width);
+    const int y0 = std::max(static_cast<int>(std::floor(top)), 0),
+              y1 = std::min(static_cast<int>(std::ceil(bottom)), height);
+    for (int y = y0; y < y1; ++y) {
+        const double coverY = std::min<double>(y + 1, bottom) - std::max<double>(y, top);
+        float* row = &plane[static_cast<size_t>(y) * static_cast<size_t>(width)];
+        for (int x = x0; x < x1; ++x) {
+            const double coverX = std::min<double>(x + 1, right) - std::max<double>(x, left);
+            row[x] += static_cast<float>(perArea * coverX * coverY);
+        }
+    }
+}
+
+// A width x height density with no sample yet.
+AccessDensity noDensity(int width, int height) {
+    AccessDensity density;
+    density.m_width = std::max(width, 0);
+    density.m_height = std::max(height, 0);
+    const size_t pixels = static_cast<size_t>(density.m_width) * static_cast<size_t>(density.m_height);
+    density.m_reads.assign(pixels, 0.0f);
+    density.m_writes.assign(pixels, 0.0f);
+    return density;
 }
 
 // Opacity for a pixel of density d in a view whose densest pixel has `most`.
@@ -91,30 +120,31 @@ std::optional<std::pair<double, double>> placeOf(const timeline::AccessMark& mar
     return std::pair{scale.x(static_cast<double>(at)), *row};
 }
 
+std::optional<std::pair<size_t, size_t>> marksInWindow(std::span<const timeline::AccessMark> marks,
+                                                       const ViewSpec& spec, uint8_t inOrder) {
+    if (!(inOrder & timeline::axisBit(spec.m_axis))) return std::nullopt;
+    const auto before = [&](const timeline::AccessMark& mark, uint64_t x) {  // placeOf's test
+        return timeline::markX(mark, spec.m_axis) < x;
+    };
+    const auto from = std::lower_bound(marks.begin(), marks.end(), spec.m_window.m_from, before);
+    const auto to = std::lower_bound(from, marks.end(), spec.m_window.m_to, before);
+    return std::pair{static_cast<size_t>(from - marks.begin()), static_cast<size_t>(to - marks.begin())};
+}
+
 AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, int width, int height,
-                            const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark,
-                            uint8_t inOrder) {
-    AccessDensity density;
-    density.m_width = std::max(width, 0);
-    density.m_height = std::max(height, 0);
-    const size_t pixels = static_cast<size_t>(density.m_width) * static_cast<size_t>(density.m_height);
-    density.m_reads.assign(pixels, 0.0f);
-    density.m_writes.assign(pixels, 0.0f);
+                            const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark, uint8_t inOrder,
+                            const std::function<bool()>* giveWay) {
+    AccessDensity density = noDensity(width, height);
+    const size_t pixels = density.m_reads.size();
     if (pixels == 0) return density;
     const XScale scale(spec.m_window, width);
     size_t band = 0;  // the band of the mark before: most often this one's too
-    size_t from = 0, to = marks.size();
-    if (inOrder & timeline::axisBit(spec.m_axis)) {  // the marks inside the window: placeOf's test
-        const auto before = [&](const timeline::AccessMark& mark, uint64_t x) {
-            return timeline::markX(mark, spec.m_axis) < x;
-        };
-        from = static_cast<size_t>(std::lower_bound(marks.begin(), marks.end(), spec.m_window.m_from, before) -
-                                   marks.begin());
-        to = static_cast<size_t>(std::lower_bound(marks.begin() + static_cast<std::ptrdiff_t>(from), marks.end(),
-                                                  spec.m_window.m_to, before) -
-                                 marks.begin());
-    }
+    const auto [from, to] = marksInWindow(marks, spec, inOrder).value_or(std::pair<size_t, size_t>{0, marks.size()});
     for (size_t i = from; i < to; ++i) {
+        if (giveWay && *giveWay && (i - from) % kGiveWayEvery == kGiveWayEvery - 1 && (*giveWay)()) {
+            density.m_gaveWay = true;
+            return density;
+        }
         const timeline::AccessMark& mark = marks[i];
         if (binOfMark && (*binOfMark)[i] != spec.m_bin) continue;
         const auto place = placeOf(mark, spec, scale, band);
@@ -124,6 +154,113 @@ AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const V
         ++density.m_samples;
     }
     return density;
+}
+
+namespace {
+
+// accessDensityDraft's walk down the summary's levels.
+class DraftWalk {
+public:
+    DraftWalk(std::span<const timeline::AccessMark> marks, const timeline::AccessSummary& summary, const ViewSpec& spec,
+              AccessDensity& density, std::pair<size_t, size_t> inWindow)
+        : m_marks(marks),
+          m_summary(summary),
+          m_spec(spec),
+          m_scale(spec.m_window, density.m_width),
+          m_density(density),
+          m_from(inWindow.first),
+          m_to(inWindow.second) {}
+
+    void group(size_t level, size_t index) {
+        const auto [first, last] = m_summary.marksOf(level, index);
+        if (last <= m_from || first >= m_to || first == last) return;
+        const bool whole = first >= m_from && last <= m_to;
+        if (whole) {
+            const double left = m_scale.x(static_cast<double>(timeline::markX(m_marks[first], m_spec.m_axis)));
+            const double right = m_scale.x(static_cast<double>(timeline::markX(m_marks[last - 1], m_spec.m_axis)));
+            if (right - left <= 1) return points(level, index, left, right);
+        }
+        if (level == 0) return samples(std::max(first, m_from), std::min(last, m_to));
+        const size_t children = m_summary.groups(level - 1);
+        for (size_t child = index * timeline::AccessSummary::kFanout;
+             child < std::min((index + 1) * timeline::AccessSummary::kFanout, children); ++child)
+            group(level - 1, child);
+    }
+
+private:
+    // A group that spans [left, right] in x: each slice spread over its rows, the box a sample's
+    // square would reach from any of its places.
+    void points(size_t level, size_t index, double left, double right) {
+        for (const timeline::AccessPoint& point : m_summary.points(level, index)) {
+            double top = 0, bottom = 0;
+            bool oneBand = false;
+            if (point.weight() == 0 || !m_spec.m_scale->rowsOf(point.m_lo, point.m_hi + 1, top, bottom, oneBand))
+                continue;
+            const double middle = (top + bottom) / 2;  // a slice of one address: its row's centre, as placeOf
+            if (point.m_lo == point.m_hi) top = bottom = m_spec.m_scale->y(point.m_lo).value_or(middle);
+            for (const auto& [count, plane] :
+                 {std::pair{point.m_reads, &m_density.m_reads}, std::pair{point.m_writes, &m_density.m_writes}})
+                if (count)
+                    splatBox(*plane, m_density.m_width, m_density.m_height, left - 1, top - 1, right + 1, bottom + 1,
+                             4.0f * static_cast<float>(count));
+            m_density.m_samples += point.weight();
+        }
+    }
+
+    void samples(size_t first, size_t last) {
+        for (size_t i = first; i < last; ++i) {
+            const auto place = placeOf(m_marks[i], m_spec, m_scale, m_band);
+            if (!place) continue;
+            splat(m_marks[i].m_write ? m_density.m_writes : m_density.m_reads, m_density.m_width, m_density.m_height,
+                  place->first, place->second, 1.0f);
+            ++m_density.m_samples;
+        }
+    }
+
+    std::span<const timeline::AccessMark> m_marks;
+    const timeline::AccessSummary& m_summary;
+    const ViewSpec& m_spec;
+    XScale m_scale;
+    AccessDensity& m_density;
+    size_t m_from, m_to;
+    size_t m_band = 0;
+};
+
+}  // namespace
+
+AccessDensity accessDensityDraft(std::span<const timeline::AccessMark> marks, const timeline::AccessSummary& summary,
+                                 const ViewSpec& spec, int width, int height) {
+    AccessDensity density = noDensity(width, height);
+    const size_t pixels = density.m_reads.size();
+    const auto inWindow = marksInWindow(marks, spec, timeline::kEveryAxis);
+    if (pixels == 0 || summary.empty() || summary.marks() != marks.size()) return density;
+    DraftWalk walk(marks, summary, spec, density, *inWindow);
+    const size_t top = summary.levels() - 1;
+    for (size_t group = 0; group < summary.groups(top); ++group) walk.group(top, group);
+    return density;
+}
+
+bool AccessLayer::drawGivingWay(const ViewSpec& spec, PixelBuffer target, const std::function<bool()>& giveWay) const {
+    const AccessDensity density = drawsDraft(spec)
+                                      ? accessDensityDraft(m_marks, m_summary, spec, target.m_width, target.m_height)
+                                      : accessDensity(m_marks, spec, target.m_width, target.m_height, m_binOfMark,
+                                                      m_missOfMark, m_inOrder, &giveWay);
+    if (density.m_gaveWay) return false;
+    if (m_missOfMark)
+        drawAccessDensity(density, target, kHitColour, kMissColour);
+    else
+        drawAccessDensity(density, target);
+    drawWatchLinks(m_marks, m_notable, spec, target, m_binOfMark);
+    drawUsesAfterFree(m_marks, m_notable, spec, target, m_binOfMark);
+    return true;
+}
+
+bool AccessLayer::drawsDraft(const ViewSpec& spec) const {
+    if (m_summary.empty() || m_binOfMark || m_missOfMark || m_summary.marks() != m_marks.size()) return false;
+    const auto inWindow = marksInWindow(m_marks, spec, m_inOrder);
+    if (!inWindow || inWindow->second - inWindow->first <= m_draftAbove) return false;
+    m_drafted = true;
+    return true;
 }
 
 void drawAccessDensity(const AccessDensity& density, PixelBuffer target, const Rgb& readColour,
@@ -147,26 +284,8 @@ void drawAccessDensity(const AccessDensity& density, PixelBuffer target, const R
     }
 }
 
-NotableMarks notableMarks(std::span<const timeline::AccessMark> marks) {
-    NotableMarks notable;
-    std::vector<size_t> traps;
-    for (size_t i = 0; i < marks.size(); ++i) {
-        if (marks[i].m_armedBy) traps.push_back(i);
-        if (marks[i].m_useAfterFree) notable.m_usesAfterFree.push_back(i);
-    }
-    if (traps.empty()) return notable;
-    timeline::NumberMap<uint64_t, size_t> bySeq;  // the arming samples' places, by their m_seq
-    for (const size_t trap : traps) bySeq.emplace(marks[trap].m_armedBy, SIZE_MAX);
-    for (size_t i = 0; i < marks.size(); ++i)
-        if (auto it = bySeq.find(marks[i].m_seq); it != bySeq.end()) it->second = i;
-    for (const size_t trap : traps)
-        if (const size_t armed = bySeq[marks[trap].m_armedBy]; armed != SIZE_MAX)  // else not in the log (torn)
-            notable.m_links.emplace_back(armed, trap);
-    return notable;
-}
-
-void drawWatchLinks(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,
-                    PixelBuffer target, const std::vector<int>* binOfMark) {
+void drawWatchLinks(std::span<const timeline::AccessMark> marks, const timeline::AccessTally& notable,
+                    const ViewSpec& spec, PixelBuffer target, const std::vector<int>* binOfMark) {
     const XScale scale(spec.m_window, target.m_width);
     // Both ends placed even outside the window, so that a link crossing the view is drawn.
     ViewSpec everywhere = spec;
@@ -182,8 +301,8 @@ void drawWatchLinks(std::span<const timeline::AccessMark> marks, const NotableMa
     }
 }
 
-void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const NotableMarks& notable, const ViewSpec& spec,
-                       PixelBuffer target, const std::vector<int>* binOfMark) {
+void drawUsesAfterFree(std::span<const timeline::AccessMark> marks, const timeline::AccessTally& notable,
+                       const ViewSpec& spec, PixelBuffer target, const std::vector<int>* binOfMark) {
     const XScale scale(spec.m_window, target.m_width);
     const double reach = kUseAfterFreeReach;
     for (const size_t i : notable.m_usesAfterFree) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 
+#include "render/frame/draft_policy.hpp"
 #include "render/frame/export_frame.hpp"
 #include "render/raster/access_layer.hpp"
 #include "render/raster/occupancy_bar.hpp"
@@ -181,12 +182,8 @@ void Report::buildLegend() {
                             std::to_string(cache.m_line) + " B lines, LRU");
         add(Kind::Note, "counts: all accesses, heap or not");
     } else if (!marks.empty()) {
-        uint64_t writes = 0, traps = 0, usesAfterFree = 0;  // one pass: a full trace has an access a mark
-        for (const timeline::AccessMark& mark : marks) {
-            writes += mark.m_write;
-            traps += mark.m_armedBy != 0;
-            usesAfterFree += mark.m_useAfterFree;
-        }
+        const timeline::AccessTally& tally = m_model.accessTally();
+        const uint64_t writes = tally.m_writes, traps = tally.m_traps, usesAfterFree = tally.m_usesAfterFree.size();
         add(Kind::Heading, "access samples");
         add(Kind::Swatch, "read (" + timeline::countText(marks.size() - writes) + ")", kReadColour);
         add(Kind::Swatch, "write (" + timeline::countText(writes) + ")", kWriteColour);
@@ -335,8 +332,9 @@ std::vector<FramePlan> Report::drawViews(std::vector<ViewRequest> requests) cons
 void Report::paintViewRasters(cairo_t* cr) const {
     std::vector<Rect> rects;
     for (const View& view : m_views) rects.push_back(view.m_cell.m_view);
-    const AccessLayer accesses(m_model.accessMarks(), m_bins ? &m_binOfMark : nullptr,
-                               m_options.m_cache ? &m_missOfMark : nullptr, m_model.accessMarksInOrder());
+    AccessLayer accesses(m_model.accessMarks(), m_model.accessTally(), m_bins ? &m_binOfMark : nullptr,
+                         m_options.m_cache ? &m_missOfMark : nullptr, m_model.accessMarksInOrder());
+    if (m_options.m_mayDraft) accesses.mayDraft(m_model.accessSummary(), DraftPolicy::kAccessDraftAbove);
     const CursorLayer cursors(m_options.m_cursors);
     paintRasters(cr, rects, [&](std::span<const PixelBuffer> targets) {
         std::vector<ViewRequest> requests;
@@ -350,6 +348,7 @@ void Report::paintViewRasters(cairo_t* cr) const {
         }
         m_plans = drawViews(std::move(requests));
     });
+    m_accessDraft = accesses.drafted();
 }
 
 // The rest of a view around its raster: frame, occupancy bar, axes, labels.

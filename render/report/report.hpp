@@ -110,6 +110,9 @@ public:
     const AddressScale& contextScale() const { return m_contextScale; }
     // The plans of the last paint(): its views', then the context view's (for --trace).
     std::vector<FramePlan> plans() const;
+    // Whether the last paint() drew a view's access samples as a draft (m_mayDraft, a view of
+    // more than DraftPolicy::kAccessDraftAbove of them): to be drawn exactly when input pauses.
+    bool drewAccessDraft() const { return m_accessDraft; }
 
 private:
     struct View {
@@ -149,6 +152,7 @@ private:
     std::vector<LegendItem> m_legend;
     // What the last paint() planned, views then the context view.
     mutable std::vector<FramePlan> m_plans;
+    mutable bool m_accessDraft = false;
     mutable std::optional<FramePlan> m_contextPlan;
 };
 

@@ -99,15 +99,15 @@ void TimelineWindow::drawTimeline(cairo_t* cr, int width, int reportHeight) {
         report->paint(page);
         cairo_destroy(page);
         frame.setInterrupt(nullptr);
+        const bool draft = frame.drewDraft() || report->drewAccessDraft();
         if (frame.interrupted())
             m_picture.gaveWay(target, SDL_GetTicks());
         else
-            m_picture.keep(target, std::move(report), m_log.reads(), work, frame.drewDraft(), SDL_GetTicks());
+            m_picture.keep(target, std::move(report), m_log.reads(), work, draft, SDL_GetTicks());
         const auto painted = Clock::now();
         m_buildMs = millisecondsBetween(building, painting);
         m_paintMs = millisecondsBetween(painting, painted);
-        if (!frame.interrupted() && !frame.drewDraft())
-            frame.policy().exactFrame(frame.frameStats().m_items, m_paintMs);
+        if (!frame.interrupted() && !draft) frame.policy().exactFrame(frame.frameStats().m_items, m_paintMs);
     }
     // A copy, not a blend: the picture is opaque.
     cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);

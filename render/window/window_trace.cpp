@@ -55,10 +55,12 @@ void TimelineWindow::traceTimeline(double milliseconds) {
     const FrameContext& frame = *log().m_frame;
     traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64
               " axis=%s addr=%s:%s zoom=%.3g colour=%s "
-              "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s mark=%s pinned=%s help=%d blocks=%zu loads=%" PRIu64 " "
+              "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s mark=%s pinned=%s help=%d "
+              "blocks=%zu loads=%" PRIu64
+              " "
               "font=%.1f at=%s pictures=%" PRIu64
               " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
-              "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d%s\n",
+              "draft_above=%zu preparing=%d draft=%d refined=%d interrupted=%d accesses.draft=%d%s\n",
               m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
               timeline::xAxisName(m_state.m_axis), shown ? timeline::hexText(shown->first).c_str() : "-",
               shown ? timeline::hexText(shown->second).c_str() : "-", m_view->addressZoom(),
@@ -72,6 +74,7 @@ void TimelineWindow::traceTimeline(double milliseconds) {
               m_mode == WindowMode::Preparing ? 1 : 0, m_picture.state() != KeptPicture::State::Exact ? 1 : 0,
               m_picture.lastFrame() == KeptPicture::LastFrame::Refined ? 1 : 0,
               m_picture.lastFrame() == KeptPicture::LastFrame::GaveWay ? 1 : 0,
+              m_picture.report() && m_picture.report()->drewAccessDraft() ? 1 : 0,
               (m_picture.plans() + m_playback.traceFields() + toastTrace()).c_str());
 }
 
@@ -86,9 +89,9 @@ void TimelineWindow::tracePage(double milliseconds) {
     const timeline::XWindow x = m_view->xWindow();
     char head[200];
     std::snprintf(head, sizeof head,
-                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " help=%d loads=%" PRIu64 " ",
-                  m_frames, milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to,
-                  m_state.m_help ? 1 : 0, m_log.reads());
+                  "frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64 " help=%d loads=%" PRIu64 " ", m_frames,
+                  milliseconds, m_window.pixelWidth(), m_window.pixelHeight(), x.m_from, x.m_to, m_state.m_help ? 1 : 0,
+                  m_log.reads());
     std::string prompt = m_prompt ? "[" + *m_prompt + "]" : "-";  // [] open and empty
     for (char& c : prompt)
         if (c == ' ') c = '_';

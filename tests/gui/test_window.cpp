@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "render/window/control_strip.hpp"
+#include "timeline/model/access_summary.hpp"
 #include "timeline/model/bins.hpp"
 #include "timeline/base/text_format.hpp"
 #include "window_checks.hpp"
@@ -388,17 +389,22 @@ TEST_CASE("access samples are drawn, hidden with a, a hovered one names the acce
     CHECK(writeColourNear(s.m_x.stableScreenshot()) == 0);
 }
 
+// The --trace line of the first picture (the frame the window's start waited for); empty if none.
+std::string firstPictureLine(const std::string& text) {
+    const size_t firstPicture = text.find(" pictures=1 ");
+    if (firstPicture == std::string::npos) return "";
+    const size_t start = text.rfind("frame ", firstPicture);
+    return text.substr(start, text.find('\n', firstPicture) - start);
+}
+
 TEST_CASE("a view with more blocks than --draft-above is drawn as a draft, then exactly once input pauses") {
     Session s;
     writeHeapLog(s.m_log, 20'000);
     WindowProcess window(s.m_x, s.m_log, {"--draft-above", "1000", "--size", "1200x800"}, s.m_dir.m_path);
     // The first picture (the frame the window's start waited for): a draft, then the exact
     // picture of the same view with no input.
-    const std::string text = window.stderrText();
-    const size_t firstPicture = text.find(" pictures=1 ");
-    REQUIRE(firstPicture != std::string::npos);
-    const std::string firstLine = text.substr(text.rfind("frame ", firstPicture),
-                                              text.find('\n', firstPicture) - text.rfind("frame ", firstPicture));
+    const std::string firstLine = firstPictureLine(window.stderrText());
+    REQUIRE(!firstLine.empty());
     CHECK(firstLine.find(" draft=1 ") != std::string::npos);
     CHECK(firstLine.find(" view0.draft=1 ") != std::string::npos);  // the plan of the main view
     const Frame exact = window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
@@ -544,3 +550,34 @@ TEST_CASE("the window resizes, and the help overlay opens with h and closes with
     CHECK(window.waitForExit() == 0);
 }
 
+TEST_CASE("a view of more access samples than a frame draws is drafted from their summary, then drawn exactly") {
+    Session s;
+    {
+        // One block read and written a little over a million times: its samples are drafted
+        // whatever the blocks' draft threshold, as they hold no more blocks than a frame draws.
+        LogBuilder log;
+        auto& main = log.thread(1);
+        const uint64_t block = 0x10000000, samples = timeline::AccessSummary::kWorthFrom + 1000;
+        main.malloc(1, block, 1 << 16);
+        for (uint64_t seq = 2; seq < samples + 2; ++seq)
+            seq % 4 ? main.read(seq, block + (seq * 40503) % (1 << 16))
+                    : main.write(seq, block + (seq * 8) % (1 << 16));
+        main.free(samples + 2, block);
+        log.write(s.m_log);
+    }
+    WindowProcess window(s.m_x, s.m_log, {"--size", "1200x800"}, s.m_dir.m_path);
+    const std::string firstLine = firstPictureLine(window.stderrText());
+    REQUIRE(!firstLine.empty());
+    CHECK(firstLine.find(" draft=1 ") != std::string::npos);
+    CHECK(firstLine.find(" accesses.draft=1 ") != std::string::npos);
+    CHECK(firstLine.find(" view0.draft=0 ") != std::string::npos);  // the block is drawn exactly
+    const Frame exact = window.waitForFrame([](const Frame& f) { return f["refined"] == "1"; });
+    CHECK(exact["draft"] == "0");
+    CHECK(exact["accesses.draft"] == "0");
+    CHECK(exact.number("pictures") == 2);
+    // Hidden, the samples ask for no draft: the picture of the block alone is exact at once.
+    s.m_x.key(window.window(), "a");
+    const Frame hidden = window.waitForFrame([](const Frame& f) { return f["accesses"] == "0"; });
+    CHECK(hidden["draft"] == "0");
+    CHECK(hidden["accesses.draft"] == "0");
+}

@@ -151,7 +151,7 @@ TEST_CASE("a watchpoint's trap is linked to the sample that armed it by a thin l
     marks.back().m_armedBy = 999;
     std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
     const render::PixelBuffer target{pixels.data(), kWidth, kHeight, kWidth};
-    render::drawWatchLinks(marks, render::notableMarks(marks), view.m_spec, target);
+    render::drawWatchLinks(marks, timeline::tallyAccesses(marks), view.m_spec, target);
     auto at = [&](int x, int y) { return luminance(pixels[static_cast<size_t>(y * kWidth + x)]); };
     const int row = static_cast<int>(std::floor(*view.m_scale.y(kLo + 25)));  // the word's row
     int inked = 0;
@@ -170,7 +170,7 @@ TEST_CASE("an access to a freed block is marked with a cross") {
     std::vector<timeline::AccessMark> marks = {mark(30, kLo + 25, false), mark(60, kLo + 25, false)};
     marks[1].m_useAfterFree = true;
     std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
-    render::drawUsesAfterFree(marks, render::notableMarks(marks), view.m_spec,
+    render::drawUsesAfterFree(marks, timeline::tallyAccesses(marks), view.m_spec,
                               {pixels.data(), kWidth, kHeight, kWidth});
     auto at = [&](int x, int y) { return luminance(pixels[static_cast<size_t>(y * kWidth + x)]); };
     const int y = static_cast<int>(std::floor(*view.m_scale.y(kLo + 25)));
@@ -215,4 +215,120 @@ TEST_CASE("marks in x order: a window's density from the marks inside it alone i
     CHECK_FALSE(model.accessMarksInOrder() & timeline::axisBit(timeline::XAxis::Events));
     model.setAccessMarks(std::vector{mark(3, kLo, false), mark(3, kLo, true), mark(9, kLo, false)});
     CHECK(model.accessMarksInOrder() & timeline::axisBit(timeline::XAxis::Events));
+}
+
+namespace {
+
+// 1.5 million samples in x order over columns 2..97 of the view, at five addresses 9 bytes (rows)
+// apart, a third of them writes: more than a frame draws one by one.
+std::vector<timeline::AccessMark> manyMarksInOrder() {
+    std::vector<timeline::AccessMark> marks;
+    const size_t count = 1'500'000;
+    marks.reserve(count);
+    for (size_t i = 0; i < count; ++i)
+        marks.push_back(mark(2 + i * 95 / count, kLo + 5 + 9 * ((i * 7) % 5), i % 3 == 0));
+    return marks;
+}
+
+std::vector<int> rowsWithSamples(const AccessDensity& density) {
+    std::vector<int> rows;
+    for (int y = 0; y < density.m_height; ++y)
+        for (int x = 0; x < density.m_width; ++x)
+            if (density.total(x, y) > 0) {
+                rows.push_back(y);
+                break;
+            }
+    return rows;
+}
+
+double sum(const std::vector<float>& plane) {
+    double total = 0;
+    for (const float value : plane) total += value;
+    return total;
+}
+
+std::vector<uint32_t> layerPixels(const render::AccessLayer& layer, const render::ViewSpec& spec) {
+    std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
+    layer.draw(spec, {pixels.data(), kWidth, kHeight, kWidth});
+    return pixels;
+}
+
+}  // namespace
+
+TEST_CASE("a draft of 1.5 million samples from their summary: their weight, reads and writes, on their rows") {
+    const View view;
+    const std::vector<timeline::AccessMark> marks = manyMarksInOrder();
+    const timeline::HugeVector<timeline::AccessPoint> points = timeline::summariseAccesses(marks);
+    const timeline::AccessSummary summary(points, marks.size());
+    const AccessDensity exact = render::accessDensity(marks, view.m_spec, kWidth, kHeight);
+    const AccessDensity draft = render::accessDensityDraft(marks, summary, view.m_spec, kWidth, kHeight);
+    CHECK(draft.m_samples == marks.size());
+    // Each group's weight spread over the pixels its samples' squares reach: nothing lost or
+    // added, reads and writes apart.
+    CHECK(sum(draft.m_reads) == Approx(sum(exact.m_reads)).epsilon(1e-4));
+    CHECK(sum(draft.m_writes) == Approx(sum(exact.m_writes)).epsilon(1e-4));
+    // On the rows of the samples' squares, no other.
+    CHECK(rowsWithSamples(draft) == rowsWithSamples(exact));
+    CHECK(rowsWithSamples(exact).size() == 10);  // two rows a square, five addresses
+    // Each column's weight within a column of its place: groups span at most a pixel.
+    for (int x = 1; x + 1 < kWidth; ++x) {
+        double exactNear = 0, draftHere = 0;
+        for (int y = 0; y < kHeight; ++y) {
+            draftHere += draft.total(x, y);
+            for (const int dx : {-1, 0, 1}) exactNear += exact.total(x + dx, y);
+        }
+        INFO("column " << x);
+        CHECK(draftHere <= exactNear + 1);
+    }
+}
+
+TEST_CASE("the access layer drafts a view of more samples than its limit, when allowed, and only then") {
+    View view;
+    const size_t kDraftAbove = 1'000'000;
+    const std::vector<timeline::AccessMark> marks = manyMarksInOrder();
+    const timeline::AccessTally tally = timeline::tallyAccesses(marks);
+    const timeline::HugeVector<timeline::AccessPoint> points = timeline::summariseAccesses(marks);
+    const uint8_t inOrder = timeline::axisBit(timeline::XAxis::Events);
+
+    render::AccessLayer exact(marks, tally, nullptr, nullptr, inOrder);
+    render::AccessLayer drafting(marks, tally, nullptr, nullptr, inOrder);
+    drafting.mayDraft(timeline::AccessSummary(points, marks.size()), kDraftAbove);
+    const std::vector<uint32_t> exactPixels = layerPixels(exact, view.m_spec);
+    CHECK_FALSE(exact.drafted());
+    const std::vector<uint32_t> draftPixels = layerPixels(drafting, view.m_spec);
+    CHECK(drafting.drafted());
+    CHECK(draftPixels != exactPixels);
+
+    SECTION("a window of fewer samples than the limit is drawn exactly") {
+        view.m_spec.m_window = {10, 40};  // about 470,000 samples: fewer than the limit
+        render::AccessLayer zoomed(marks, tally, nullptr, nullptr, inOrder);
+        zoomed.mayDraft(timeline::AccessSummary(points, marks.size()), kDraftAbove);
+        CHECK(layerPixels(zoomed, view.m_spec) == layerPixels(exact, view.m_spec));
+        CHECK_FALSE(zoomed.drafted());
+    }
+    SECTION("samples out of order on the view's axis are drawn exactly") {
+        render::AccessLayer unordered(marks, tally, nullptr, nullptr, timeline::axisBit(timeline::XAxis::Time));
+        view.m_spec.m_axis = timeline::XAxis::Events;
+        unordered.mayDraft(timeline::AccessSummary(points, marks.size()), kDraftAbove);
+        CHECK(layerPixels(unordered, view.m_spec) == exactPixels);
+        CHECK_FALSE(unordered.drafted());
+    }
+}
+
+TEST_CASE("the exact density gives way when asked, every 65,536 samples: nothing drawn, and false") {
+    const View view;
+    const std::vector<timeline::AccessMark> marks = manyMarksInOrder();
+    const timeline::AccessTally tally = timeline::tallyAccesses(marks);
+    const render::AccessLayer layer(marks, tally, nullptr, nullptr, timeline::axisBit(timeline::XAxis::Events));
+    size_t asked = 0;
+    std::vector<uint32_t> pixels(kWidth * kHeight, 0xffffffffu);
+    const std::function<bool()> thirdTime = [&] { return ++asked == 3; };
+    CHECK_FALSE(layer.drawGivingWay(view.m_spec, {pixels.data(), kWidth, kHeight, kWidth}, thirdTime));
+    CHECK(asked == 3);
+    CHECK(pixels == std::vector<uint32_t>(kWidth * kHeight, 0xffffffffu));
+    asked = 0;
+    const std::function<bool()> never = [&] { return ++asked == 0; };
+    CHECK(layer.drawGivingWay(view.m_spec, {pixels.data(), kWidth, kHeight, kWidth}, never));
+    CHECK(asked == marks.size() / render::kGiveWayEvery);
+    CHECK(pixels == layerPixels(layer, view.m_spec));
 }

@@ -132,6 +132,41 @@ TEST_CASE("a frame given up when asked is neither kept nor counted, and the next
     CHECK(wholePicture(frame, view.m_spec, 120, 300, true) != untouched);
 }
 
+TEST_CASE("a layer that gives way to input gives the frame up, as its tiles would") {
+    const timeline::BlockModel model = randomHeap(20'000, 200);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const FrameView view(frame, XAxis::Time, model.extent(XAxis::Time), 0, UINT64_MAX, 120, 300);
+    // A layer that asks once, as a full trace's exact samples ask every 65,536 of them.
+    struct Asking : render::ViewLayer {
+        mutable bool m_asking = false;
+        mutable int m_drawn = 0;
+        void draw(const ViewSpec&, render::PixelBuffer) const override { ++m_drawn; }
+        bool drawGivingWay(const ViewSpec&, render::PixelBuffer, const std::function<bool()>& giveWay) const override {
+            m_asking = true;
+            const bool stop = giveWay();
+            m_asking = false;
+            m_drawn += stop ? 0 : 1;
+            return !stop;
+        }
+    } layer;
+    std::vector<uint32_t> pixels(120 * 300);
+    render::ViewRequest request;
+    request.m_spec = view.m_spec;
+    request.m_target = {pixels.data(), 120, 300, 120};
+    request.m_layers = {&layer};
+    frame.setInterrupt([&] { return layer.m_asking; });  // the tiles go on; the layer is told to stop
+    frame.newFrame();
+    frame.draw({request});
+    CHECK(frame.interrupted());
+    CHECK(layer.m_drawn == 0);
+    frame.setInterrupt(nullptr);
+    frame.newFrame();
+    frame.draw({request});
+    CHECK_FALSE(frame.interrupted());
+    CHECK(layer.m_drawn == 1);
+}
+
 TEST_CASE("a report whose frame is given up has no plans to tell, and the next paint has them all") {
     const timeline::BlockModel model = randomHeap(50'000, 200);
     FrameContext frame(model, nullptr);

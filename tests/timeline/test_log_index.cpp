@@ -204,6 +204,12 @@ void checkSameModel(const BlockModel& indexed, const std::string& path) {
     }
     CHECK(marksDiffering == 0);
     CHECK(indexed.accessMarksInOrder() == memory.accessMarksInOrder());
+    // Their counts and notable places, kept in the index too.
+    CHECK(indexed.accessTally().m_writes == memory.accessTally().m_writes);
+    CHECK(memory.accessTally().m_writes > 10);
+    CHECK(indexed.accessTally().m_traps == memory.accessTally().m_traps);
+    CHECK(indexed.accessTally().m_links == memory.accessTally().m_links);
+    CHECK(indexed.accessTally().m_usesAfterFree == memory.accessTally().m_usesAfterFree);
     CHECK((memory.accessMarksInOrder() & axisBit(XAxis::Events)) != 0);  // the replay's order is the events'
     // The address compaction, kept in the index or walked, for pictures of any height.
     for (const size_t maxRanges : {0, 1, 3, 40}) {
@@ -450,4 +456,58 @@ TEST_CASE("log index: a stretch of more than 2 GiB is read whole (Linux reads at
     CHECK(readLast == last);
     CHECK_FALSE(readIndexBytes(fd, 8, into, kBytes));  // the file ends first
     close(fd);
+}
+
+TEST_CASE("log index: a million access samples' summary is kept beside them, mapped, and checked") {
+    const Folder folder("summary");
+    const std::string path = folder.m_path + "/app.memlog", index = path + ".index";
+    {
+        // One block, and a little over a million reads and writes of it: enough for a summary.
+        memlog::test::LogBuilder log;
+        auto& thread = log.thread(10, 1 << 16);
+        thread.module("/usr/bin/app", 0x400000, 0x400000, 0x500000);
+        thread.stack(1, {0x401000});
+        const uint64_t block = 0x7f00'0000'0000ull, samples = AccessSummary::kWorthFrom + 5000;
+        thread.malloc(1, block, 1 << 16, 1);
+        for (uint64_t seq = 2; seq < samples + 2; ++seq)
+            (seq % 4 ? thread.read(seq, block + (seq * 40503) % (1 << 16))
+                     : thread.write(seq, block + (seq * 7) % (1 << 16)));
+        thread.free(samples + 2, block, 1);
+        memlog::test::writeBytes(path, log.bytes());
+    }
+    const Opened built = openThroughIndex(path);
+    REQUIRE(built.m_built);
+    REQUIRE(built.m_model.accessMarks().size() == AccessSummary::kWorthFrom + 5000);
+    const HugeVector<AccessPoint> expected = summariseAccesses(built.m_model.accessMarks());
+    REQUIRE(!expected.empty());
+    const auto bytesOf = [](std::span<const AccessPoint> points) {
+        return std::string(reinterpret_cast<const char*>(points.data()), points.size_bytes());
+    };
+    {
+        const Opened read = openThroughIndex(path);
+        REQUIRE_FALSE(read.m_built);
+        const AccessSummary summary = read.m_model.accessSummary();
+        CHECK(summary.marks() == read.m_model.accessMarks().size());
+        CHECK(bytesOf(summary.points()) == bytesOf(expected));
+        const std::span<const AccessPoint> points = summary.points();
+        const uint64_t size = fs::file_size(index);
+        // Mapped from the index, not made again: its points lie in the file's mapping.
+        const auto* mapping = reinterpret_cast<const unsigned char*>(read.m_model.accessMarks().data());
+        CHECK(reinterpret_cast<const unsigned char*>(points.data()) > mapping);
+        CHECK(reinterpret_cast<const unsigned char*>(points.data()) - mapping < static_cast<std::ptrdiff_t>(size));
+    }
+    SECTION("a changed point is said in one line, and the index built again") {
+        // The points end where the rest begins (the trailer's third word); the last one's reads.
+        const uint64_t size = fs::file_size(index);
+        uint64_t restOffset = 0;
+        std::ifstream(index, std::ios::binary)
+            .seekg(static_cast<std::streamoff>(size - 64 + 24))
+            .read(reinterpret_cast<char*>(&restOffset), sizeof restOffset);
+        const uint32_t reads = 999;
+        overwrite(index, restOffset - sizeof(AccessPoint) + offsetof(AccessPoint, m_reads), &reads, sizeof reads);
+        const Opened opened = openThroughIndex(path);
+        CHECK(told(opened, index + ": its summary of the access samples is damaged (checksum)"));
+        CHECK(opened.m_built);
+        CHECK(bytesOf(opened.m_model.accessSummary().points()) == bytesOf(expected));
+    }
 }

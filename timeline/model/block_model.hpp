@@ -13,6 +13,8 @@
 
 #include "timeline/base/stored_array.hpp"
 #include "timeline/model/access_marks.hpp"
+#include "timeline/model/access_summary.hpp"
+#include "timeline/model/access_tally.hpp"
 #include "timeline/model/address_ranges.hpp"
 #include "timeline/model/block.hpp"
 #include "timeline/model/block_store.hpp"
@@ -98,14 +100,28 @@ public:
     std::span<const AccessMark> accessMarks() const { return m_accessMarks; }
     // The axes on which they are in x order (axisBit's), as whoever built them found.
     uint8_t accessMarksInOrder() const { return m_marksInOrder; }
-    void setAccessMarks(StoredArray<AccessMark> marks, uint8_t inOrder) {
+    // Their coarse levels, for drafts of views holding millions (access_summary.hpp): empty for
+    // fewer than AccessSummary::kWorthFrom.
+    AccessSummary accessSummary() const {
+        if (m_accessPoints.size() != AccessSummary::pointsFor(m_accessMarks.size())) return {};
+        return AccessSummary(m_accessPoints, m_accessMarks.size());
+    }
+    // Their counts and notable samples (access_tally.hpp), found when they are set.
+    const AccessTally& accessTally() const { return m_accessTally; }
+    // `points` and `tally`: summariseAccesses(marks) and tallyAccesses(marks), made here when not
+    // given (an index keeps them).
+    void setAccessMarks(StoredArray<AccessMark> marks, uint8_t inOrder,
+                        std::optional<StoredArray<AccessPoint>> points = std::nullopt,
+                        std::optional<AccessTally> tally = std::nullopt) {
         m_accessMarks = std::move(marks);
         m_marksInOrder = inOrder;
+        m_accessPoints = points ? std::move(*points) : StoredArray<AccessPoint>(summariseAccesses(m_accessMarks));
+        m_accessTally = tally ? std::move(*tally) : tallyAccesses(m_accessMarks);
     }
     void setAccessMarks(const std::vector<AccessMark>& marks) {  // tests' lists: their order found here
-        m_marksInOrder = kEveryAxis;
-        for (size_t i = 1; i < marks.size(); ++i) m_marksInOrder &= axesInOrder(marks[i - 1], marks[i]);
-        m_accessMarks = HugeVector<AccessMark>(marks.begin(), marks.end());
+        uint8_t inOrder = kEveryAxis;
+        for (size_t i = 1; i < marks.size(); ++i) inOrder &= axesInOrder(marks[i - 1], marks[i]);
+        setAccessMarks(HugeVector<AccessMark>(marks.begin(), marks.end()), inOrder);
     }
 
     // The first block event (a begin or an end) at or after `ns` (on the model's clock), as a
@@ -170,6 +186,8 @@ private:
     uint32_t m_stackCount = 1;
     XAxis m_clock = XAxis::Time;
     StoredArray<AccessMark> m_accessMarks;
+    StoredArray<AccessPoint> m_accessPoints;
+    AccessTally m_accessTally;
     uint8_t m_marksInOrder = kEveryAxis;
     std::optional<std::vector<AddressRange>> m_wholeSpans;
     std::shared_ptr<const KeptModelIndex> m_keptIndex;

@@ -36,7 +36,7 @@ namespace {
 constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
 // 2: the chunks' spans and the reader's walk; 3: the whole spans; 4: the model's index; 5: its
 // blocks' stacks and threads in its order, and the access samples out of the rest
-constexpr uint32_t kVersion = 5;
+constexpr uint32_t kVersion = 6;
 
 struct Trailer {
     char m_magic[8];
@@ -107,6 +107,31 @@ std::string checkBlocks(const BlockModel& model) {
     return secondHalf;
 }
 
+// The access samples' counts and notable places (access_tally.hpp), kept so that an opening
+// does not pass over every sample again; either way.
+template <typename Fields, typename Tally>
+void tallyFields(Fields& fields, Tally& tally) {
+    std::vector<uint64_t> armed, traps;
+    for (const auto& [from, to] : tally.m_links) armed.push_back(from), traps.push_back(to);
+    fields(tally.m_writes), fields(tally.m_traps);
+    fields.array(armed), fields.array(traps);
+    fields.array(tally.m_usesAfterFree);
+    if constexpr (!std::is_const_v<Tally>) {
+        if (armed.size() != traps.size()) throw Damaged{"its watchpoints' links do not pair"};
+        tally.m_links.clear();
+        for (size_t i = 0; i < armed.size(); ++i) tally.m_links.emplace_back(armed[i], traps[i]);
+    }
+}
+
+// Whether every place `tally` names is a sample of `count`.
+bool tallyFits(const AccessTally& tally, uint64_t count) {
+    for (const auto& [from, to] : tally.m_links)
+        if (from >= count || to >= count) return false;
+    for (const size_t at : tally.m_usesAfterFree)
+        if (at >= count) return false;
+    return tally.m_writes <= count && tally.m_traps <= count;
+}
+
 }  // namespace
 
 void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity,
@@ -125,7 +150,13 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     const uint64_t marksOffset = pageAligned(restOffset);
     const size_t marksBytes = marks.size() * sizeof(AccessMark);
     writeIndexBytes(fd, path, marksOffset, marks.data(), marksBytes);
-    restOffset = marksOffset + marksBytes;
+    // Their coarse levels the same way, after them.
+    const AccessSummary summary = model.accessSummary();
+    const std::span<const AccessPoint> points = summary.points();
+    const uint64_t pointsOffset = points.empty() ? marksOffset + marksBytes : pageAligned(marksOffset + marksBytes);
+    const size_t pointsBytes = points.size_bytes();
+    writeIndexBytes(fd, path, pointsOffset, points.data(), pointsBytes);
+    restOffset = pointsOffset + pointsBytes;
     if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0)
         throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
     ByteWriter rest;
@@ -137,6 +168,8 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     rest.array(model.chunkSpans());
     rest(marksOffset), rest(static_cast<uint64_t>(marks.size())), rest(fnv1a64Words(marks.data(), marksBytes));
     rest(model.accessMarksInOrder());
+    rest(pointsOffset), rest(static_cast<uint64_t>(points.size())), rest(fnv1a64Words(points.data(), pointsBytes));
+    tallyFields(rest, model.accessTally());
     rest.array(readerWalk);
     rest.array(wholeSpans(model));
     rest(static_cast<uint8_t>(index != nullptr));
@@ -199,11 +232,15 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         std::vector<BlockModel::ChunkSpan> spans;
         uint64_t marksOffset = 0, marksCount = 0, marksChecksum = 0;
         uint8_t marksInOrder = 0;
+        uint64_t pointsOffset = 0, pointsCount = 0, pointsChecksum = 0;
         shapeFields(rest, shape);
         summaryFields(rest, summary);
         rest.array(threads);
         rest.array(spans);
         rest(marksOffset), rest(marksCount), rest(marksChecksum), rest(marksInOrder);
+        rest(pointsOffset), rest(pointsCount), rest(pointsChecksum);
+        AccessTally tally;
+        tallyFields(rest, tally);
         rest.array(read.m_readerWalk);
         std::vector<AddressRange> whole;
         rest.array(whole);
@@ -222,6 +259,10 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         if (marksOffset % kIndexPage != 0 || marksOffset > trailer.m_restOffset ||
             marksCount > (trailer.m_restOffset - marksOffset) / sizeof(AccessMark))
             throw Damaged{"its access samples lie outside it"};
+        if ((pointsCount > 0 && pointsOffset % kIndexPage != 0) || pointsOffset > trailer.m_restOffset ||
+            pointsCount != AccessSummary::pointsFor(marksCount) ||
+            pointsCount > (trailer.m_restOffset - pointsOffset) / sizeof(AccessPoint))
+            throw Damaged{"its summary of the access samples lies outside it"};
         void* mapping = nullptr;
         if (trailer.m_restOffset > 0) {
             mapping = mmap(nullptr, trailer.m_restOffset, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -233,11 +274,16 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         const auto* marks = reinterpret_cast<const AccessMark*>(kept->m_mapping->data() + marksOffset);
         if (marksCount > 0 && fnv1a64Words(marks, marksCount * sizeof(AccessMark)) != marksChecksum)
             throw Damaged{"its access samples are damaged (checksum)"};
+        const auto* points = reinterpret_cast<const AccessPoint*>(kept->m_mapping->data() + pointsOffset);
+        if (pointsCount > 0 && fnv1a64Words(points, pointsCount * sizeof(AccessPoint)) != pointsChecksum)
+            throw Damaged{"its summary of the access samples is damaged (checksum)"};
         auto store = std::make_unique<MappedBlocks>(kept->m_mapping);
         std::vector<BlockStore::Chunk> chunkList;
         for (size_t i = 0; i < chunks; ++i) chunkList.push_back(store->chunk(i));
         BlockModel model(std::move(store), std::move(chunkList), std::move(spans), shape, summary, std::move(threads));
-        model.setAccessMarks(StoredArray<AccessMark>(kept->m_mapping, marks, marksCount), marksInOrder);
+        if (!tallyFits(tally, marksCount)) throw Damaged{"its count of the access samples names one it does not have"};
+        model.setAccessMarks(StoredArray<AccessMark>(kept->m_mapping, marks, marksCount), marksInOrder,
+                             StoredArray<AccessPoint>(kept->m_mapping, points, pointsCount), std::move(tally));
         model.setWholeSpans(std::move(whole));
         if (std::string problem = checkBlocks(model); !problem.empty()) throw Damaged{std::move(problem)};
         if (hasTree) {
