@@ -511,3 +511,32 @@ TEST_CASE("log index: a million access samples' summary is kept beside them, map
         CHECK(bytesOf(opened.m_model.accessSummary().points()) == bytesOf(expected));
     }
 }
+
+TEST_CASE("log index: samples out of time order are known to be, walked in memory or into the index") {
+    const Folder folder("order");
+    const std::string path = folder.m_path + "/app.memlog";
+    {
+        memlog::test::LogBuilder log;
+        auto& a = log.thread(10, 1 << 16);
+        auto& b = log.thread(11, 1 << 16);
+        a.malloc(1, 0x7f00'0000'0000ull, 4096, 0);
+        memlog::format::AccessRecord record;
+        record.m_addr = 0x7f00'0000'0010ull;
+        record.m_size = 8;
+        record.m_seq = 2, record.m_tsc = 5000;
+        a.access(record);
+        record.m_seq = 3, record.m_tsc = 4000;  // later in the sequence, earlier in time (another thread's clock)
+        b.access(record);
+        record.m_seq = 4, record.m_tsc = 6000;
+        a.access(record);
+        memlog::test::writeBytes(path, log.bytes());
+    }
+    LogReader reader(path);
+    const BlockModel memory = buildBlockModel(reader, {}, true);
+    const Opened indexed = openThroughIndex(path);
+    REQUIRE(memory.accessMarks().size() == 3);
+    for (const BlockModel* model : {&memory, &indexed.m_model}) {
+        CHECK((model->accessMarksInOrder() & axisBit(XAxis::Events)) != 0);
+        CHECK((model->accessMarksInOrder() & axisBit(XAxis::Time)) == 0);
+    }
+}

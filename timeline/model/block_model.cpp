@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "timeline/base/seeded_hash.hpp"
+#include "timeline/model/access_spool.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/replay/block_observer.hpp"
@@ -172,7 +173,9 @@ private:
 
 class ModelBuilder final : public BlockObserver {
 public:
-    ModelBuilder(BlockModel& model, XAxis clock) : m_model(model), m_onInstructions(clock == XAxis::Instructions) {}
+    // `accessFile`: a scratch file for the access samples (AccessSpool), or -1.
+    ModelBuilder(BlockModel& model, XAxis clock, int accessFile)
+        : m_model(model), m_onInstructions(clock == XAxis::Instructions), m_marks(accessFile) {}
 
     void begin(const BlockChange& change) override {
         // A piece that munmap left keeps the thread of the mapping it came from.
@@ -198,22 +201,23 @@ public:
         // The replay tells of each access after every change before it in the sequence and
         // before any after it: the clock is the sum at each change's moment.
         if (sample.m_instructions) m_instructions.access(sample.m_tid, sample.m_instructions);
-        const bool first = m_marks.empty();
-        m_marks.push_back({.m_seq = sample.m_seq,
-                           .m_timeNs = sample.m_timeNs,
-                           .m_addr = sample.m_addr,
-                           .m_blockSeq = where.m_blockSeq,
-                           .m_tid = sample.m_tid,
-                           .m_write = sample.writes(),
-                           .m_kind = sample.m_kind,
-                           .m_source = sample.m_source,
-                           .m_useAfterFree = where.m_region == Region::Freed,
-                           .m_stack = sample.m_stack,
-                           .m_size = static_cast<uint32_t>(sample.m_size),
-                           .m_ip = sample.m_ip,
-                           .m_armedBy = sample.m_armedBy,
-                           .m_instructions = m_instructions.now()});
-        if (!first) m_marksInOrder &= axesInOrder(m_marks[m_marks.size() - 2], m_marks.back());
+        const AccessMark mark{.m_seq = sample.m_seq,
+                              .m_timeNs = sample.m_timeNs,
+                              .m_addr = sample.m_addr,
+                              .m_blockSeq = where.m_blockSeq,
+                              .m_tid = sample.m_tid,
+                              .m_write = sample.writes(),
+                              .m_kind = sample.m_kind,
+                              .m_source = sample.m_source,
+                              .m_useAfterFree = where.m_region == Region::Freed,
+                              .m_stack = sample.m_stack,
+                              .m_size = static_cast<uint32_t>(sample.m_size),
+                              .m_ip = sample.m_ip,
+                              .m_armedBy = sample.m_armedBy,
+                              .m_instructions = m_instructions.now()};
+        if (m_marks.size() > 0) m_marksInOrder &= axesInOrder(m_previousMark, mark);
+        m_marks.push(mark);
+        m_previousMark = mark;
     }
 
     // Closes what is still live at the end of the log.
@@ -223,7 +227,7 @@ public:
         const uint64_t endSeq = m_lastSeq + 1;
         m_open.forEach([&](uint64_t index) { m_model.close(index, endNs, endSeq, true); });
         m_model.finish(summary, m_threads, endNs, endSeq, stackCount);
-        m_model.setAccessMarks(std::move(m_marks), m_marksInOrder);
+        m_model.setAccessMarks(m_marks.finish(), m_marksInOrder);
     }
 
 private:
@@ -254,7 +258,8 @@ private:
     std::vector<uint32_t> m_threads;
     uint32_t m_lastTid = 0, m_lastThread = 0, m_lastEndedThread = 0;
     uint64_t m_lastNs = 0, m_lastSeq = 0;
-    HugeVector<AccessMark> m_marks;
+    AccessSpool m_marks;
+    AccessMark m_previousMark;
     uint8_t m_marksInOrder = kEveryAxis;  // the axes on which each mark comes after the one before
 };
 
@@ -266,9 +271,9 @@ BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>&
 }
 
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress,
-                           std::unique_ptr<BlockStore> store, XAxis clock) {
+                           std::unique_ptr<BlockStore> store, XAxis clock, int accessFile) {
     BlockModel model(std::move(store));
-    ModelBuilder builder(model, clock);
+    ModelBuilder builder(model, clock, accessFile);
     const Summary summary = summarize(reader, progress, &builder);
     const format::FileHeader& header = reader.header();
     uint64_t endNs = 0;

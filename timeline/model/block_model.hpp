@@ -204,8 +204,10 @@ bool sampledIn(const BlockModel& model, const Block& block);
 // other log every block would begin at 0).
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress = {},
                            bool keepFreeStacks = false, XAxis clock = XAxis::Time);
-// The same, its blocks in `store` (an index being written: blocksInFile keeps the freeing stacks).
+// The same, its blocks in `store` (an index being written: blocksInFile keeps the freeing stacks)
+// and its access samples written to `accessFile`, which it closes (a scratch file: AccessSpool),
+// when not -1.
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress,
-                           std::unique_ptr<BlockStore> store, XAxis clock);
+                           std::unique_ptr<BlockStore> store, XAxis clock, int accessFile = -1);
 
 }  // namespace memlog::timeline

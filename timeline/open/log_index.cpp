@@ -74,15 +74,17 @@ int scratchFile(const std::string& folder) {
     return made;
 }
 
-// The model built by a walk of the log into `fd`, with every array the walk makes (the access
-// samples above all) in a scratch file beside the index, not in the process's memory.
+// The model built by a walk of the log into `fd`, with every array the walk makes in a scratch
+// file beside the index, not in the process's memory, and the access samples in another,
+// written as they come.
 BlockModel walkInto(LogReader& reader, int fd, const std::string& temporary, XAxis clock,
                     const std::function<void(double)>& progress) {
     const int scratch = scratchFile(folderOf(temporary));
     std::optional<ArraysInFiles> inScratch;
     if (scratch >= 0) inScratch.emplace(scratch, 0);
     try {
-        BlockModel model = buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock);
+        BlockModel model =
+            buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock, scratchFile(folderOf(temporary)));
         if (scratch >= 0) close(scratch);  // its arrays stay mapped until freed
         return model;
     } catch (...) {

@@ -1,0 +1,42 @@
+// The access samples as a walk makes them, one after another: in the process's memory, or,
+// given a scratch file, written to it in batches and mapped back read-only once the walk is
+// done. A full trace makes gigabytes of them: an array growing in a mapped file had the kernel
+// zero every page it touched, twice over as it doubled (a third of indexing sqlite3's trace).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "timeline/base/huge_pages.hpp"
+#include "timeline/base/stored_array.hpp"
+#include "timeline/model/access_marks.hpp"
+
+namespace memlog::timeline {
+
+class AccessSpool {
+public:
+    // `fd`: a scratch file of this spool's own from now on (closed when it is done), or -1.
+    explicit AccessSpool(int fd = -1) : m_fd(fd) {}
+    ~AccessSpool();
+    AccessSpool(const AccessSpool&) = delete;
+    AccessSpool& operator=(const AccessSpool&) = delete;
+
+    void push(const AccessMark& mark);
+    size_t size() const { return m_memory.size() + m_written + m_batch.size(); }
+
+    // Every sample pushed, mapped from the file or in memory. A file that cannot be written or
+    // mapped back leaves them in memory, as without one.
+    StoredArray<AccessMark> finish();
+
+private:
+    static constexpr size_t kBatch = 1 << 16;  // samples written at once: 4.5 MiB
+    bool flush();  // false when the file took no more: the samples are then in m_memory
+    void intoMemory();  // the file's samples read back into memory, the file given up
+
+    int m_fd;
+    size_t m_written = 0;  // samples in the file
+    std::vector<AccessMark> m_batch;
+    HugeVector<AccessMark> m_memory;  // without a file
+};
+
+}  // namespace memlog::timeline
