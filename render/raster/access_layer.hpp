@@ -75,7 +75,7 @@ inline constexpr size_t kGiveWayEvery = size_t{1} << 16;  // about 1.5 ms of sam
 // cache): a group of samples that spans at most a pixel in x is drawn from its points, each
 // slice's weight spread over the rows of its addresses; a wider group by its children, and a
 // leaf group by its samples. The marks must be in x order on the view's axis. Its work follows
-// the pixels, not the samples: a full trace's 62 M drafted in a few milliseconds.
+// the pixels, not the samples: a full trace's 62 M drafted in 7-24 ms (docs/BENCHMARKS.md).
 AccessDensity accessDensityDraft(std::span<const timeline::AccessMark> marks, const timeline::AccessSummary& summary,
                                  const ViewSpec& spec, int width, int height);
 // The samples of `marks` inside `spec`'s window, when they are in x order on its axis.
