@@ -1,11 +1,13 @@
 #include "render/raster/access_layer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <optional>
 #include <span>
 
 #include "render/raster/x_scale.hpp"
+#include "timeline/base/other_core.hpp"
 
 namespace memlog::render {
 
@@ -131,28 +133,63 @@ std::optional<std::pair<size_t, size_t>> marksInWindow(std::span<const timeline:
     return std::pair{static_cast<size_t>(from - marks.begin()), static_cast<size_t>(to - marks.begin())};
 }
 
-AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, int width, int height,
-                            const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark, uint8_t inOrder,
-                            const std::function<bool()>* giveWay) {
-    AccessDensity density = noDensity(width, height);
-    const size_t pixels = density.m_reads.size();
-    if (pixels == 0) return density;
-    const XScale scale(spec.m_window, width);
+namespace {
+
+// The samples [from, to) of `marks` added to `density`; every kGiveWayEvery of them, `stop()` is
+// asked, and true ends it there (false is returned).
+template <typename Stop>
+bool addSamples(std::span<const timeline::AccessMark> marks, size_t from, size_t to, const ViewSpec& spec,
+                const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark, AccessDensity& density,
+                const Stop& stop) {
+    const XScale scale(spec.m_window, density.m_width);
     size_t band = 0;  // the band of the mark before: most often this one's too
-    const auto [from, to] = marksInWindow(marks, spec, inOrder).value_or(std::pair<size_t, size_t>{0, marks.size()});
     for (size_t i = from; i < to; ++i) {
-        if (giveWay && *giveWay && (i - from) % kGiveWayEvery == kGiveWayEvery - 1 && (*giveWay)()) {
-            density.m_gaveWay = true;
-            return density;
-        }
+        if ((i - from) % kGiveWayEvery == kGiveWayEvery - 1 && stop()) return false;
         const timeline::AccessMark& mark = marks[i];
         if (binOfMark && (*binOfMark)[i] != spec.m_bin) continue;
         const auto place = placeOf(mark, spec, scale, band);
         if (!place) continue;
         const bool second = missOfMark ? (*missOfMark)[i] != 0 : mark.m_write;
-        splat(second ? density.m_writes : density.m_reads, width, height, place->first, place->second, 1.0f);
+        splat(second ? density.m_writes : density.m_reads, density.m_width, density.m_height, place->first,
+              place->second, 1.0f);
         ++density.m_samples;
     }
+    return true;
+}
+
+}  // namespace
+
+AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const ViewSpec& spec, int width, int height,
+                            const std::vector<int>* binOfMark, const std::vector<uint8_t>* missOfMark, uint8_t inOrder,
+                            const std::function<bool()>* giveWay) {
+    AccessDensity density = noDensity(width, height);
+    if (density.m_reads.empty()) return density;
+    const auto [from, to] = marksInWindow(marks, spec, inOrder).value_or(std::pair<size_t, size_t>{0, marks.size()});
+    // Only this thread may ask `giveWay` (the window's asks SDL); the other is told by a flag.
+    std::atomic<bool> stopped = false;
+    const auto askHere = [&] {
+        if (giveWay && *giveWay && (*giveWay)()) stopped = true;
+        return stopped.load();
+    };
+    if (to - from < kDensityOnTwoCoresFrom) {
+        density.m_gaveWay = !addSamples(marks, from, to, spec, binOfMark, missOfMark, density, askHere);
+        return density;
+    }
+    // Many: the second half on the other core, into planes of its own, added after.
+    const size_t middle = from + (to - from) / 2;
+    AccessDensity second = noDensity(width, height);
+    {
+        const std::jthread other = timeline::startOnOtherCore([&] {
+            addSamples(marks, middle, to, spec, binOfMark, missOfMark, second, [&] { return stopped.load(); });
+        });
+        density.m_gaveWay = !addSamples(marks, from, middle, spec, binOfMark, missOfMark, density, askHere);
+    }
+    if (density.m_gaveWay) return density;
+    for (size_t i = 0; i < density.m_reads.size(); ++i) {
+        density.m_reads[i] += second.m_reads[i];
+        density.m_writes[i] += second.m_writes[i];
+    }
+    density.m_samples += second.m_samples;
     return density;
 }
 
@@ -188,7 +225,7 @@ public:
     }
 
 private:
-    // A group that spans [left, right] in x: each slice spread over its rows, the box a sample's
+    // A group that spans [left, right] in x: each run spread over its rows, the box a sample's
     // square would reach from any of its places.
     void points(size_t level, size_t index, double left, double right) {
         for (const timeline::AccessPoint& point : m_summary.points(level, index)) {
@@ -196,7 +233,7 @@ private:
             bool oneBand = false;
             if (point.weight() == 0 || !m_spec.m_scale->rowsOf(point.m_lo, point.m_hi + 1, top, bottom, oneBand))
                 continue;
-            const double middle = (top + bottom) / 2;  // a slice of one address: its row's centre, as placeOf
+            const double middle = (top + bottom) / 2;  // a run of one address: its row's centre, as placeOf
             if (point.m_lo == point.m_hi) top = bottom = m_spec.m_scale->y(point.m_lo).value_or(middle);
             for (const auto& [count, plane] :
                  {std::pair{point.m_reads, &m_density.m_reads}, std::pair{point.m_writes, &m_density.m_writes}})

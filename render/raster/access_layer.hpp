@@ -70,10 +70,12 @@ AccessDensity accessDensity(std::span<const timeline::AccessMark> marks, const V
                             const std::vector<uint8_t>* missOfMark = nullptr, uint8_t inOrder = 0,
                             const std::function<bool()>* giveWay = nullptr);
 inline constexpr size_t kGiveWayEvery = size_t{1} << 16;  // about 1.5 ms of samples
+// Views of more samples are counted on two cores, each half into planes of its own.
+inline constexpr size_t kDensityOnTwoCoresFrom = size_t{1} << 20;
 
 // A draft of the same density from `summary`'s levels (reads and writes apart; no bins, no
 // cache): a group of samples that spans at most a pixel in x is drawn from its points, each
-// slice's weight spread over the rows of its addresses; a wider group by its children, and a
+// run's weight spread over the rows of its addresses; a wider group by its children, and a
 // leaf group by its samples. The marks must be in x order on the view's axis. Its work follows
 // the pixels, not the samples: a full trace's 62 M drafted in 7-24 ms (docs/BENCHMARKS.md).
 AccessDensity accessDensityDraft(std::span<const timeline::AccessMark> marks, const timeline::AccessSummary& summary,

@@ -315,7 +315,7 @@ TEST_CASE("the access layer drafts a view of more samples than its limit, when a
     }
 }
 
-TEST_CASE("the exact density gives way when asked, every 65,536 samples: nothing drawn, and false") {
+TEST_CASE("the exact density gives way when asked, every 65,536 samples of its first half: nothing drawn, and false") {
     const View view;
     const std::vector<timeline::AccessMark> marks = manyMarksInOrder();
     const timeline::AccessTally tally = timeline::tallyAccesses(marks);
@@ -329,6 +329,25 @@ TEST_CASE("the exact density gives way when asked, every 65,536 samples: nothing
     asked = 0;
     const std::function<bool()> never = [&] { return ++asked == 0; };
     CHECK(layer.drawGivingWay(view.m_spec, {pixels.data(), kWidth, kHeight, kWidth}, never));
-    CHECK(asked == marks.size() / render::kGiveWayEvery);
+    CHECK(asked == marks.size() / 2 / render::kGiveWayEvery);  // by the first of two cores, for its half
     CHECK(pixels == layerPixels(layer, view.m_spec));
+}
+
+TEST_CASE("a million samples and more are counted on two cores: each half's density, added") {
+    const View view;
+    const std::vector<timeline::AccessMark> marks = manyMarksInOrder();
+    REQUIRE(marks.size() >= render::kDensityOnTwoCoresFrom);
+    const std::span<const timeline::AccessMark> all(marks);
+    const size_t middle = marks.size() / 2;
+    const AccessDensity whole = render::accessDensity(all, view.m_spec, kWidth, kHeight);
+    const AccessDensity first = render::accessDensity(all.first(middle), view.m_spec, kWidth, kHeight);
+    const AccessDensity second = render::accessDensity(all.subspan(middle), view.m_spec, kWidth, kHeight);
+    CHECK(whole.m_samples == marks.size());
+    CHECK(first.m_samples + second.m_samples == marks.size());
+    size_t differing = 0;
+    for (size_t i = 0; i < whole.m_reads.size(); ++i)
+        differing += whole.m_reads[i] != first.m_reads[i] + second.m_reads[i] ||
+                     whole.m_writes[i] != first.m_writes[i] + second.m_writes[i];
+    CHECK(differing == 0);
+    CHECK(sum(second.m_writes) > 0);  // the second half has samples of its own to add
 }

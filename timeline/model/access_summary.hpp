@@ -1,5 +1,5 @@
 // Coarse levels of a long list of access samples, from which a view holding millions of them is
-// drafted by reading a few thousand points (a full trace has one sample for every access).
+// drafted by reading a few hundred thousand points (a full trace has one sample for every access).
 //
 // The samples, in the order the model keeps them, are cut into groups of kLeafMarks; each level
 // above groups kFanout groups of the one below, up to a single group. A group is described by at
@@ -19,8 +19,8 @@
 namespace memlog::timeline {
 
 struct AccessPoint {
-    uint64_t m_lo = 0, m_hi = 0;  // the slice's lowest and highest address
-    uint32_t m_reads = 0, m_writes = 0;  // 0 and 0: an empty slice (a group of few samples)
+    uint64_t m_lo = 0, m_hi = 0;  // the run's lowest and highest address
+    uint32_t m_reads = 0, m_writes = 0;  // 0 and 0: no run (a group of fewer runs than kPoints)
     uint64_t weight() const { return uint64_t{m_reads} + m_writes; }
 };
 // An index file keeps them byte for byte (model_file.cpp): another layout is another version of it.
