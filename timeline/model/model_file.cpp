@@ -35,7 +35,8 @@ namespace {
 
 constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
 // 2: the chunks' spans and the reader's walk; 3: the whole spans; 4: the model's index; 5: its
-// blocks' stacks and threads in its order, and the access samples out of the rest
+// blocks' stacks and threads in its order, and the access samples out of the rest; 6: the
+// samples' summary after them, their tally in the rest
 constexpr uint32_t kVersion = 6;
 
 struct Trailer {
