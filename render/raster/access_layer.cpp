@@ -245,13 +245,7 @@ private:
     }
 
     void samples(size_t first, size_t last) {
-        for (size_t i = first; i < last; ++i) {
-            const auto place = placeOf(m_marks[i], m_spec, m_scale, m_band);
-            if (!place) continue;
-            splat(m_marks[i].m_write ? m_density.m_writes : m_density.m_reads, m_density.m_width, m_density.m_height,
-                  place->first, place->second, 1.0f);
-            ++m_density.m_samples;
-        }
+        addSamples(m_marks, first, last, m_spec, nullptr, nullptr, m_density, [] { return false; });
     }
 
     std::span<const timeline::AccessMark> m_marks;
@@ -260,7 +254,6 @@ private:
     XScale m_scale;
     AccessDensity& m_density;
     size_t m_from, m_to;
-    size_t m_band = 0;
 };
 
 }  // namespace

@@ -23,14 +23,17 @@ std::vector<size_t> groupsPerLevel(size_t marks) {
     }
 }
 
-// `items` (sorted by their lowest address) cut into at most kPoints runs at the widest gaps
-// between them: each run's weight then lies in its address span, not beside it, wherever the
-// group's samples crowd (a slice of equal weight spans the gaps between crowds, and spreading
-// its weight over them would paint addresses nobody touched).
+// A sample's address, or a run of addresses, with its reads and writes.
 struct Weighted {
     uint64_t m_lo, m_hi;
     uint32_t m_reads, m_writes;
 };
+bool lowestFirst(const Weighted& a, const Weighted& b) { return a.m_lo < b.m_lo; }
+
+// `items` (sorted by their lowest address) cut into at most kPoints runs at the widest gaps
+// between them: each run's weight then lies in its address span, not beside it, wherever the
+// group's samples crowd (a slice of equal weight spans the gaps between crowds, and spreading
+// its weight over them would paint addresses nobody touched).
 void cluster(std::span<const Weighted> items, AccessPoint* out) {
     // gaps[i]: the bytes between item i + 1 and everything before it (0 where they overlap).
     std::vector<std::pair<uint64_t, size_t>> gaps;
@@ -78,7 +81,7 @@ void summariseLeaves(std::span<const AccessMark> marks, size_t first, size_t las
         if (high) {
             for (size_t i = group * AccessSummary::kLeafMarks; i < end; ++i)
                 items.push_back({marks[i].m_addr, marks[i].m_addr, !marks[i].m_write, marks[i].m_write});
-            std::sort(items.begin(), items.end(), [](const Weighted& a, const Weighted& b) { return a.m_lo < b.m_lo; });
+            std::sort(items.begin(), items.end(), lowestFirst);
         } else {
             std::sort(keys.begin(), keys.end());
             for (const uint64_t key : keys) {
@@ -153,7 +156,7 @@ HugeVector<AccessPoint> summariseAccesses(std::span<const AccessMark> marks) {
                     if (const AccessPoint& point = points[(childStart + child) * AccessSummary::kPoints + p];
                         point.weight() > 0)
                         items.push_back({point.m_lo, point.m_hi, point.m_reads, point.m_writes});
-            std::sort(items.begin(), items.end(), [](const Weighted& a, const Weighted& b) { return a.m_lo < b.m_lo; });
+            std::sort(items.begin(), items.end(), lowestFirst);
             cluster(items, &points[(start + group) * AccessSummary::kPoints]);
         }
         childStart = start;

@@ -62,9 +62,9 @@ int createTemporary(const std::string& target, mode_t mode, std::string& tempora
     return -1;
 }
 
-// An unnamed file in `folder` for the walk's arrays (a full trace's access samples: 72 bytes an
-// access), gone once closed and its arrays freed; -1 when the folder takes none (the arrays are
-// then the process's own).
+// An unnamed file in `folder` for the walk's arrays, or for its access samples (a full trace's: 72
+// bytes an access), gone once closed and its arrays freed; -1 when the folder takes none (the
+// arrays are then the process's own).
 int scratchFile(const std::string& folder) {
     const int fd = open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR)) return fd;
