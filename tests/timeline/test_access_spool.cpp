@@ -52,7 +52,7 @@ TEST_CASE("access spool: without a file the samples are the process's own") {
 }
 
 TEST_CASE("access spool: with a file, written in batches and mapped back, a last batch in part too") {
-    const std::vector<AccessMark> marks = someMarks(150'000);  // two batches of 65,536 and a part
+    const std::vector<AccessMark> marks = someMarks(150'000);  // 36 batches of 4,096 and a part
     const int fd = memfd_create("spool", MFD_CLOEXEC);
     REQUIRE(fd >= 0);
     const StoredArray<AccessMark> spooled = spool(fd, marks);
@@ -76,7 +76,7 @@ TEST_CASE("access spool: a file that takes no more, at once or part way, leaves 
         const int fd = mkstemp(name);
         REQUIRE(fd >= 0);
         unlink(name);
-        // Files of this process may grow to 6 MB: the first batch (4.5 MiB) fits, the second not.
+        // Files of this process may grow to 6 MB: 20 batches (288 KiB each) fit, the 21st in part.
         rlimit before{};
         getrlimit(RLIMIT_FSIZE, &before);
         const rlimit small{6'000'000, before.rlim_max};

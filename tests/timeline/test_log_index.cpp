@@ -2,7 +2,7 @@
 // read back is the model built in memory, block for block; the index is reused while the log
 // stays the same, built again when the log changed, when it is damaged or cut short, or when it
 // is another log's; it goes to the cache folder when the log's folder takes no file; two
-// openings at once each get a whole index.
+// openings at once each get a whole index; a full trace's samples lead its index.
 #include <catch2/catch.hpp>
 
 #include <sys/mman.h>
@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "reader_files.hpp"
+#include "timeline/model/block_store.hpp"
 #include "timeline/model/kept_index.hpp"
 #include "timeline/model/model_file.hpp"
 #include "timeline/model/model_index.hpp"
@@ -33,10 +34,12 @@ namespace {
 
 // Two threads allocating and freeing at random over 300 slots (some blocks never freed), with
 // stacks for both the allocations and the frees, and access samples in between; `seed` makes
-// another log of the same shape.
-std::vector<uint8_t> randomLog(uint32_t seed, size_t events) {
+// another log of the same shape. `sampler`: what the header says made the samples.
+std::vector<uint8_t> randomLog(uint32_t seed, size_t events,
+                               memlog::format::AccessSampler sampler = memlog::format::AccessSampler::TickPerfClock) {
     memlog::test::LogBuilder log;
     log.header().m_pid = 4000 + seed;
+    log.header().m_accessSampler = sampler;
     auto& a = log.thread(10, 1 << 16);
     auto& b = log.thread(11, 1 << 16);
     a.module("/usr/bin/app", 0x400000, 0x400000, 0x500000).module("/lib/libc.so.6", 0x7f00, 0x7f00, 0x9f00);
@@ -267,6 +270,38 @@ TEST_CASE("log index: the model read back is the model built in memory, over mor
     CHECK(read.m_modules == modulesOf(walked));
     CHECK(read.m_threadStacks == 1);
     CHECK(read.m_lastTsc == walked.lastTsc());
+}
+
+TEST_CASE("log index: a full trace's access samples lead its index, written once, its blocks after them") {
+    const Folder folder("trace");
+    const std::string path = folder.m_path + "/app.memlog", index = path + ".index";
+    memlog::test::writeBytes(path, randomLog(1, 200'000, memlog::format::AccessSampler::FullTrace));
+    const Opened built = openThroughIndex(path);
+    REQUIRE(built.m_built);
+    checkSameModel(built.m_model, path);
+    REQUIRE(built.m_model.size() > BlockStore::kChunkBlocks);  // two chunks copied in
+    // The file begins with the samples, as the walk wrote them; the trailer's seventh word says
+    // where the chunks begin: past them, on a page boundary.
+    const std::span<const AccessMark> marks = built.m_model.accessMarks();
+    std::vector<AccessMark> leading(2);
+    std::ifstream(index, std::ios::binary).read(reinterpret_cast<char*>(leading.data()), 2 * sizeof(AccessMark));
+    CHECK(std::memcmp(leading.data(), marks.data(), 2 * sizeof(AccessMark)) == 0);
+    uint64_t chunksOffset = 0;
+    std::ifstream(index, std::ios::binary)
+        .seekg(static_cast<std::streamoff>(fs::file_size(index) - 64 + 48))
+        .read(reinterpret_cast<char*>(&chunksOffset), sizeof chunksOffset);
+    CHECK(chunksOffset >= marks.size() * sizeof(AccessMark));
+    CHECK(chunksOffset % 4096 == 0);
+    const Opened read = openThroughIndex(path);
+    CHECK_FALSE(read.m_built);
+    CHECK(read.m_warnings.empty());
+    checkSameModel(read.m_model, path);
+    // The blocks are read from there: one changed there is found.
+    const uint64_t words[5] = {0x1000, ~0ull, ~0ull, 64, 1};  // stack 0xffffffff
+    overwrite(index, chunksOffset + sizeof(Block) * 7, words, sizeof words);
+    const Opened damaged = openThroughIndex(path);
+    CHECK(told(damaged, "block 7 names a stack the log does not have"));
+    checkSameModel(damaged.m_model, path);
 }
 
 TEST_CASE("log index: reused while the log stays the same, built again when it changed") {

@@ -67,6 +67,8 @@ public:
         }
     }
     size_t chunkCount() const { return (m_size + kChunkBlocks - 1) / kChunkBlocks; }
+    // Where chunk `index` (< chunkCount()) is kept: an index file copies it from there.
+    const BlockStore::Chunk& storedChunk(size_t index) const { return m_chunks[index]; }
     // A chunk's blocks on the model's clock [0] and on events [1]: the earliest beginning, and the
     // latest end, an end at least one unit past its beginning (as the pictures draw it).
     struct ChunkSpan {
@@ -98,6 +100,8 @@ public:
     // Access samples to draw over the blocks (empty until the log carries them: access_marks.hpp):
     // built, or mapped from an index file (a full trace's every access: gigabytes).
     std::span<const AccessMark> accessMarks() const { return m_accessMarks; }
+    // Whether they are mapped from a file (an index, or the walk's spool), not the process's own.
+    bool accessMarksMapped() const { return m_accessMarks.mapped(); }
     // The axes on which they are in x order (axisBit's), as whoever built them found.
     uint8_t accessMarksInOrder() const { return m_marksInOrder; }
     // Their coarse levels, for drafts of views holding millions (access_summary.hpp): empty for
@@ -205,8 +209,8 @@ bool sampledIn(const BlockModel& model, const Block& block);
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress = {},
                            bool keepFreeStacks = false, XAxis clock = XAxis::Time);
 // The same, its blocks in `store` (an index being written: blocksInFile keeps the freeing stacks)
-// and its access samples written to `accessFile`, which it closes (a scratch file: AccessSpool),
-// when not -1.
+// and its access samples written to `accessFile` from its start, which it closes (a scratch file
+// or the index itself: AccessSpool), when not -1.
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress,
                            std::unique_ptr<BlockStore> store, XAxis clock, int accessFile = -1);
 

@@ -118,7 +118,7 @@ std::unique_ptr<BlockStore> blocksInFile(int fd, std::string path) {
 BlockStore::Chunk MappedBlocks::add() { throw std::logic_error("a model read from its index does not grow"); }
 
 BlockStore::Chunk MappedBlocks::chunk(size_t index) const {
-    auto* bytes = const_cast<unsigned char*>(m_mapping->data()) + index * kFileChunkBytes;  // mapped read-only
+    auto* bytes = const_cast<unsigned char*>(m_mapping->data()) + m_offset + index * kFileChunkBytes;  // read-only
     return {reinterpret_cast<Block*>(bytes), reinterpret_cast<uint32_t*>(bytes + kBlockBytes)};
 }
 

@@ -64,17 +64,19 @@ std::unique_ptr<BlockStore> anonymousBlocks(bool freeStacks);
 // kept. The file's length is always a whole number of chunks.
 std::unique_ptr<BlockStore> blocksInFile(int fd, std::string path);
 
-// The chunks at the start of a file's mapping, read-only; the store holds the mapping (shared
-// with the arrays of the index kept after them). add() is refused: a model read back does not
+// The chunks side by side from `offset` in a file's mapping, read-only; the store holds the
+// mapping (shared with the index's other arrays). add() is refused: a model read back does not
 // grow.
 class MappedBlocks final : public BlockStore {
 public:
-    explicit MappedBlocks(std::shared_ptr<const FileMapping> mapping) : m_mapping(std::move(mapping)) {}
+    MappedBlocks(std::shared_ptr<const FileMapping> mapping, uint64_t offset)
+        : m_mapping(std::move(mapping)), m_offset(offset) {}
     Chunk add() override;
     Chunk chunk(size_t index) const;
 
 private:
     std::shared_ptr<const FileMapping> m_mapping;
+    uint64_t m_offset;
 };
 
 }  // namespace memlog::timeline

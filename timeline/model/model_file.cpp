@@ -1,11 +1,17 @@
-// The index file's layout (model_file.hpp):
+// The index file's layout (model_file.hpp), its parts in the order the walk wrote them:
 //
 //   [chunk 0][chunk 1]...[chunk n-1]   BlockStore::kFileChunkBytes each: blocks, freeing stacks
 //   [the tree's arrays]                each on a page boundary (kept_index.hpp), when kept
-//   [the access samples]               on a page boundary: a full trace's are gigabytes
+//   [the access samples]               on a page boundary
+//   [their summary]                    on a page boundary, when made
 //   [the rest]                         identity, shape, summary, threads, where the access
 //                                      samples are, the tree's numbers and where its arrays are
-//   [trailer]                          64 bytes: magic, version, n, where the rest is, checksums
+//   [trailer]                          64 bytes: magic, version, n, where the chunks and the rest
+//                                      are, checksums
+//
+// A full trace's access samples come first instead, and the chunks after the tree's arrays: the
+// walk writes the samples (gigabytes) straight into the index, and copies the chunks (a few
+// megabytes) in at the end.
 //
 // The trailer comes last so that an index cut short anywhere has none, and is built again.
 #include "timeline/model/model_file.hpp"
@@ -36,8 +42,9 @@ namespace {
 constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
 // 2: the chunks' spans and the reader's walk; 3: the whole spans; 4: the model's index; 5: its
 // blocks' stacks and threads in its order, and the access samples out of the rest; 6: the
-// samples' summary after them, their tally in the rest
-constexpr uint32_t kVersion = 6;
+// samples' summary after them, their tally in the rest; 7: the chunks anywhere (a full trace's
+// samples first)
+constexpr uint32_t kVersion = 7;
 
 struct Trailer {
     char m_magic[8];
@@ -47,7 +54,7 @@ struct Trailer {
     uint64_t m_restOffset;
     uint64_t m_restBytes;
     uint64_t m_restChecksum;
-    uint64_t m_reserved;
+    uint64_t m_chunksOffset;  // where chunk 0 begins, on a page boundary
     uint64_t m_trailerChecksum;  // of the words above
 };
 static_assert(sizeof(Trailer) == 64);
@@ -133,31 +140,56 @@ bool tallyFits(const AccessTally& tally, uint64_t count) {
     return tally.m_writes <= count && tally.m_traps <= count;
 }
 
+// Writes `bytes` on the next page boundary from `end` (none: at `end`), and moves `end` past
+// them; returns where they went.
+uint64_t appendIndexBytes(int fd, const std::string& path, uint64_t& end, const void* bytes, size_t size) {
+    const uint64_t offset = size == 0 ? end : pageAligned(end);
+    writeIndexBytes(fd, path, offset, bytes, size);
+    end = offset + size;
+    return offset;
+}
+
+// Writes chunk `index` of `model` where the chunks begin at `chunksOffset`.
+void copyChunk(int fd, const std::string& path, const BlockModel& model, size_t index, uint64_t chunksOffset) {
+    static const std::vector<uint32_t> kNoFreeStacks(BlockStore::kChunkBlocks);  // a store that keeps none
+    const BlockStore::Chunk& chunk = model.storedChunk(index);
+    const uint64_t at = chunksOffset + index * BlockStore::kFileChunkBytes;
+    writeIndexBytes(fd, path, at, chunk.m_blocks, BlockStore::kBlockBytes);
+    writeIndexBytes(fd, path, at + BlockStore::kBlockBytes,
+                    chunk.m_freeStacks ? chunk.m_freeStacks : kNoFreeStacks.data(), BlockStore::kFreeStackBytes);
+}
+
 }  // namespace
 
 void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity,
-                     const std::vector<unsigned char>& readerWalk, const ModelIndex* index) {
-    const size_t chunks = (model.size() + BlockStore::kChunkBlocks - 1) / BlockStore::kChunkBlocks;
-    // Past the chunks, and past the arrays the index was built in, when it was built in the file.
-    uint64_t restOffset = chunks * BlockStore::kFileChunkBytes;
-    if (struct stat info{}; fstat(fd, &info) == 0 && static_cast<uint64_t>(info.st_size) > restOffset)
-        restOffset = static_cast<uint64_t>(info.st_size);
+                     const std::vector<unsigned char>& readerWalk, const ModelIndex* index, IndexLead lead) {
+    const size_t chunks = model.chunkCount();
+    const auto& marks = model.accessMarks();
+    const size_t marksBytes = marks.size() * sizeof(AccessMark);
+    // The samples were written at the start only when every one of them went in (the spool maps
+    // them back from the file then; a disk that took no more left them in memory).
+    const bool marksInPlace = lead == IndexLead::AccessMarks && model.accessMarksMapped();
+    // Past what the walk wrote, and past the arrays the index was built in, when in the file.
+    uint64_t end = lead == IndexLead::Blocks ? chunks * BlockStore::kFileChunkBytes : marksInPlace ? marksBytes : 0;
+    if (struct stat info{}; fstat(fd, &info) == 0 && static_cast<uint64_t>(info.st_size) > end)
+        end = static_cast<uint64_t>(info.st_size);
     std::vector<unsigned char> treeFields;
-    if (index) treeFields = writeKeptIndex(fd, path, restOffset, *index);
+    if (index) treeFields = writeKeptIndex(fd, path, end, *index);
+    uint64_t chunksOffset = 0;
+    if (lead != IndexLead::Blocks) {
+        chunksOffset = pageAligned(end);
+        for (size_t i = 0; i < chunks; ++i) copyChunk(fd, path, model, i, chunksOffset);
+        end = chunksOffset + chunks * BlockStore::kFileChunkBytes;
+    }
     // The access samples on pages of their own, with a checksum of their own: in the rest they
     // were copied twice on the way in and out, and summed byte by byte (a full trace's 62 M took
     // 17 GB to index).
-    const auto& marks = model.accessMarks();
-    const uint64_t marksOffset = pageAligned(restOffset);
-    const size_t marksBytes = marks.size() * sizeof(AccessMark);
-    writeIndexBytes(fd, path, marksOffset, marks.data(), marksBytes);
+    const uint64_t marksOffset = marksInPlace ? 0 : appendIndexBytes(fd, path, end, marks.data(), marksBytes);
     // Their coarse levels the same way, after them.
     const AccessSummary summary = model.accessSummary();
     const std::span<const AccessPoint> points = summary.points();
-    const uint64_t pointsOffset = points.empty() ? marksOffset + marksBytes : pageAligned(marksOffset + marksBytes);
-    const size_t pointsBytes = points.size_bytes();
-    writeIndexBytes(fd, path, pointsOffset, points.data(), pointsBytes);
-    restOffset = pointsOffset + pointsBytes;
+    const uint64_t pointsOffset = appendIndexBytes(fd, path, end, points.data(), points.size_bytes());
+    const uint64_t restOffset = end;
     if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0)
         throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
     ByteWriter rest;
@@ -169,7 +201,8 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     rest.array(model.chunkSpans());
     rest(marksOffset), rest(static_cast<uint64_t>(marks.size())), rest(fnv1a64Words(marks.data(), marksBytes));
     rest(model.accessMarksInOrder());
-    rest(pointsOffset), rest(static_cast<uint64_t>(points.size())), rest(fnv1a64Words(points.data(), pointsBytes));
+    rest(pointsOffset), rest(static_cast<uint64_t>(points.size()));
+    rest(fnv1a64Words(points.data(), points.size_bytes()));
     tallyFields(rest, model.accessTally());
     rest.array(readerWalk);
     rest.array(wholeSpans(model));
@@ -184,6 +217,7 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     trailer.m_restOffset = restOffset;
     trailer.m_restBytes = rest.bytes().size();
     trailer.m_restChecksum = fnv1a64(rest.bytes().data(), rest.bytes().size());
+    trailer.m_chunksOffset = chunksOffset;
     trailer.m_trailerChecksum = fnv1a64(&trailer, offsetof(Trailer, m_trailerChecksum));
     writeIndexBytes(fd, path, restOffset, rest.bytes().data(), rest.bytes().size());
     writeIndexBytes(fd, path, restOffset + rest.bytes().size(), &trailer, sizeof trailer);
@@ -214,8 +248,9 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
             throw Damaged{"its trailer is damaged"};
         if (trailer.m_version != kVersion || trailer.m_blockBytes != sizeof(Block))
             throw Damaged{"an index of another version (" + std::to_string(trailer.m_version) + ")"};
-        if (trailer.m_chunks > size / BlockStore::kFileChunkBytes ||
-            trailer.m_restOffset < trailer.m_chunks * BlockStore::kFileChunkBytes || trailer.m_restOffset > size ||
+        if (trailer.m_chunks > size / BlockStore::kFileChunkBytes || trailer.m_chunksOffset % kIndexPage != 0 ||
+            trailer.m_restOffset > size || trailer.m_chunksOffset > trailer.m_restOffset ||
+            trailer.m_chunks > (trailer.m_restOffset - trailer.m_chunksOffset) / BlockStore::kFileChunkBytes ||
             trailer.m_restBytes != size - sizeof trailer - trailer.m_restOffset)
             throw Damaged{"its parts do not add up to its size"};
         std::vector<unsigned char> restBytes(trailer.m_restBytes);
@@ -257,7 +292,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         if (shape.m_stackCount == 0) throw Damaged{"a model without stack 0"};
         if (shape.m_clock != XAxis::Time && shape.m_clock != XAxis::Instructions) throw Damaged{"an unknown clock"};
         if (hasTree > 1 || (hasTree && kept->m_axis != shape.m_clock)) throw Damaged{"its tree is of an unknown kind"};
-        if (marksOffset % kIndexPage != 0 || marksOffset > trailer.m_restOffset ||
+        if ((marksCount > 0 && marksOffset % kIndexPage != 0) || marksOffset > trailer.m_restOffset ||
             marksCount > (trailer.m_restOffset - marksOffset) / sizeof(AccessMark))
             throw Damaged{"its access samples lie outside it"};
         if ((pointsCount > 0 && pointsOffset % kIndexPage != 0) || pointsOffset > trailer.m_restOffset ||
@@ -278,7 +313,7 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         const auto* points = reinterpret_cast<const AccessPoint*>(kept->m_mapping->data() + pointsOffset);
         if (pointsCount > 0 && fnv1a64Words(points, pointsCount * sizeof(AccessPoint)) != pointsChecksum)
             throw Damaged{"its summary of the access samples is damaged (checksum)"};
-        auto store = std::make_unique<MappedBlocks>(kept->m_mapping);
+        auto store = std::make_unique<MappedBlocks>(kept->m_mapping, trailer.m_chunksOffset);
         std::vector<BlockStore::Chunk> chunkList;
         for (size_t i = 0; i < chunks; ++i) chunkList.push_back(store->chunk(i));
         BlockModel model(std::move(store), std::move(chunkList), std::move(spans), shape, summary, std::move(threads));

@@ -62,8 +62,8 @@ int createTemporary(const std::string& target, mode_t mode, std::string& tempora
     return -1;
 }
 
-// An unnamed file in `folder` for the walk's arrays, or for its access samples (a full trace's: 72
-// bytes an access), gone once closed and its arrays freed; -1 when the folder takes none (the
+// An unnamed file in `folder` for the walk's arrays, or for a part of the model copied into the
+// index at its end, gone once closed and its arrays freed; -1 when the folder takes none (the
 // arrays are then the process's own).
 int scratchFile(const std::string& folder) {
     const int fd = open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -74,23 +74,43 @@ int scratchFile(const std::string& folder) {
     return made;
 }
 
-// The model built by a walk of the log into `fd`, with every array the walk makes in a scratch
-// file beside the index, not in the process's memory, and the access samples in another,
-// written as they come.
-BlockModel walkInto(LogReader& reader, int fd, const std::string& temporary, XAxis clock,
-                    const std::function<void(double)>& progress) {
-    const int scratch = scratchFile(folderOf(temporary));
-    std::optional<ArraysInFiles> inScratch;
-    if (scratch >= 0) inScratch.emplace(scratch, 0);
-    try {
-        BlockModel model =
-            buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock, scratchFile(folderOf(temporary)));
-        if (scratch >= 0) close(scratch);  // its arrays stay mapped until freed
-        return model;
-    } catch (...) {
-        if (scratch >= 0) close(scratch);
-        throw;
+// A scratch file closed when its holder goes; what was mapped of it stays mapped until unmapped.
+struct Scratch {
+    int m_fd;
+    explicit Scratch(const std::string& folder) : m_fd(scratchFile(folder)) {}
+    ~Scratch() {
+        if (m_fd >= 0) close(m_fd);
     }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+};
+
+// What the walk writes into the index as it goes. A full trace's access samples, 72 bytes each,
+// outweigh its blocks a hundredfold (sqlite3's: 4.5 GB against 3 MB): they go in as they come,
+// once, and the chunks are copied in after them. Copying the samples instead doubled the
+// kernel's share of indexing.
+IndexLead leadOf(const LogReader& reader) {
+    return reader.header().m_accessSampler == format::AccessSampler::FullTrace ? IndexLead::AccessMarks
+                                                                               : IndexLead::Blocks;
+}
+
+// The model built by a walk of the log into `fd` as `lead` says, with every array the walk makes
+// in a scratch file beside the index, not in the process's memory; the part that does not lead
+// in another, copied in by finishModelFile (a full trace's few blocks: in memory when the folder
+// takes no scratch file).
+BlockModel walkInto(LogReader& reader, int fd, const std::string& temporary, XAxis clock, IndexLead lead,
+                    const std::function<void(double)>& progress) {
+    const std::string folder = folderOf(temporary);
+    const Scratch arrays(folder);
+    std::optional<ArraysInFiles> inScratch;
+    if (arrays.m_fd >= 0) inScratch.emplace(arrays.m_fd, 0);
+    if (lead == IndexLead::Blocks)
+        return buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock, scratchFile(folder));
+    // The samples from the index's start, through a descriptor of the spool's own.
+    const Scratch blocks(folder);
+    return buildBlockModel(reader, progress,
+                           blocks.m_fd >= 0 ? blocksInFile(blocks.m_fd, temporary) : anonymousBlocks(true), clock,
+                           fcntl(fd, F_DUPFD_CLOEXEC, 0));
 }
 
 // Builds the index at `target` by a walk of the log, then the model's index for pictures over
@@ -101,18 +121,19 @@ IndexedModel buildInto(LogReader& reader, const std::string& target, int fd, con
     constexpr double kWalkShare = 0.5;
     try {
         {
-            BlockModel model = walkInto(reader, fd, temporary, clock, [&](double done) {
+            const IndexLead lead = leadOf(reader);
+            BlockModel model = walkInto(reader, fd, temporary, clock, lead, [&](double done) {
                 if (progress) progress(done * kWalkShare);
             });
             // The tree's 59 bytes a block, and what building it takes besides: in the index file,
-            // past the blocks (the page cache's, not the process's).
-            const off_t blocksEnd = lseek(fd, 0, SEEK_END);
-            if (blocksEnd < 0) throw IndexError(temporary + ": cannot write the index: " + std::strerror(errno));
-            const ArraysInFiles inFile(fd, static_cast<uint64_t>(blocksEnd));
+            // past what the walk wrote (the page cache's, not the process's).
+            const off_t walked = lseek(fd, 0, SEEK_END);
+            if (walked < 0) throw IndexError(temporary + ": cannot write the index: " + std::strerror(errno));
+            const ArraysInFiles inFile(fd, static_cast<uint64_t>(walked));
             const ModelIndex index(model, clock, [&](double done) {
                 if (progress) progress(kWalkShare + done * (1 - kWalkShare));
             });
-            finishModelFile(fd, temporary, model, identity, reader.walkResults(), &index);
+            finishModelFile(fd, temporary, model, identity, reader.walkResults(), &index, lead);
         }
         if (rename(temporary.c_str(), target.c_str()) != 0)
             throw IndexError(target + ": cannot put the index in place: " + std::strerror(errno));
