@@ -67,6 +67,12 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
         log->m_names = opened.takeNames();
         log->m_reader = opened.takeReader();
     }
+    // The accesses' summary for the window's drafts (made when first asked): now, under the bar,
+    // not in the first frame.
+    if (log->m_model.accessMarks().size() >= timeline::AccessSummary::kWorthFrom) {
+        tell("summarising the accesses", 0.7);
+        log->m_model.accessSummary();
+    }
     tell("compacting addresses", 0.75);
     log->m_ranges = timeline::wholeRanges(log->m_model);
     tell("indexing", 0.8);

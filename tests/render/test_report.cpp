@@ -96,7 +96,9 @@ TEST_CASE("the legend lists the colours drawn, and only those") {
     }
 }
 
-TEST_CASE("access samples are drawn over the blocks, washed under them alone, reads blue and writes red, with a legend entry") {
+TEST_CASE(
+    "access samples are drawn over the blocks, washed under them alone, reads blue and writes red, with a legend "
+    "entry") {
     auto model = threadsModel(2);
     ReportOptions options = flatOptions();
     options.m_colourBy = ColourBy::Size;
@@ -184,6 +186,23 @@ TEST_CASE("correlated views: each view holds its own bin's blocks, all aligned o
     }
 }
 
+TEST_CASE("an export never makes the access samples' summary: the window's reports, which may draft, do") {
+    auto model = threadsModel(2);
+    std::vector<timeline::AccessMark> marks(timeline::AccessSummary::kWorthFrom);
+    for (size_t i = 0; i < marks.size(); ++i) marks[i] = {4, 4000 + i, 0x100400 + i % 64, 1, 100, i % 3 == 0};
+    model.setAccessMarks(marks);
+    ReportOptions options = flatOptions();
+    const Image exported = test::imageOf(Report(model, nullptr, options));
+    CHECK_FALSE(model.accessSummaryMade());
+    options.m_mayDraft = true;
+    test::imageOf(Report(model, nullptr, options));
+    CHECK(model.accessSummaryMade());
+    // Its samples are drawn all the same.
+    options.m_mayDraft = false;
+    options.m_accessMarks = false;
+    CHECK(test::imageOf(Report(model, nullptr, options)).m_pixels != exported.m_pixels);
+}
+
 TEST_CASE("a sample's point (for the window's playback) is where the report draws it, in its block's bin's view") {
     auto model = threadsModel(3);  // thread 100's block begins at seq 1, thread 102's at seq 3
     timeline::AccessMark read{5, 5000, 0x100400, 1, 100};
@@ -205,7 +224,8 @@ TEST_CASE("a sample's point (for the window's playback) is where the report draw
             CHECK(point->m_x < view.right());
             CHECK(point->m_y >= view.m_y);
             CHECK(point->m_y < view.bottom());
-            const render::Rgb pixel = render::fromArgb(image.at(static_cast<int>(point->m_x), static_cast<int>(point->m_y)));
+            const render::Rgb pixel =
+                render::fromArgb(image.at(static_cast<int>(point->m_x), static_cast<int>(point->m_y)));
             if (i == 1)
                 CHECK(pixel.m_r > pixel.m_b + 0.4);  // the write, drawn red there
             else

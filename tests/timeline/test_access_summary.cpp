@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 
 #include "timeline/model/access_summary.hpp"
 #include "timeline/model/access_tally.hpp"
+#include "timeline/model/block_model.hpp"
 
 using namespace memlog::timeline;
 
@@ -119,6 +121,31 @@ TEST_CASE("access summary: each group's points count its samples, reads and writ
         REQUIRE(atRoot != nullptr);
         CHECK(atRoot->m_lo >= 0x7f00'0000'0000);  // with the other lone samples, not with a crowd
     }
+}
+
+TEST_CASE("access summary: a model makes its own when first asked, once, whichever threads ask") {
+    BlockModel model;
+    model.setAccessMarks(crowdedMarks(AccessSummary::kWorthFrom + 10));
+    CHECK_FALSE(model.accessSummaryMade());  // setting the samples made only their tally
+    CHECK(model.accessTally().m_writes > 0);
+    AccessSummary first, second;
+    {
+        std::jthread other([&] { second = model.accessSummary(); });
+        first = model.accessSummary();
+    }
+    CHECK(model.accessSummaryMade());
+    REQUIRE_FALSE(first.empty());
+    CHECK(first.points().data() == second.points().data());  // one summary, made once
+    CHECK(model.accessSummary().points().data() == first.points().data());
+    const HugeVector<AccessPoint> expected = summariseAccesses(model.accessMarks());
+    REQUIRE(first.points().size() == expected.size());
+    CHECK(std::equal(expected.begin(), expected.end(), first.points().begin(), [](const auto& a, const auto& b) {
+        return a.m_lo == b.m_lo && a.m_hi == b.m_hi && a.m_reads == b.m_reads && a.m_writes == b.m_writes;
+    }));
+    // Samples set again: their summary is theirs, made when asked again.
+    model.setAccessMarks(crowdedMarks(1000));
+    CHECK_FALSE(model.accessSummaryMade());
+    CHECK(model.accessSummary().empty());  // too few for one
 }
 
 TEST_CASE("access tally: writes, traps and uses after free counted, each trap linked to the sample that armed it") {

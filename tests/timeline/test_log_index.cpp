@@ -5,6 +5,7 @@
 // openings at once each get a whole index; a full trace's samples lead its index.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include <type_traits>
 
 #include "reader_files.hpp"
+#include "timeline/base/huge_pages.hpp"
 #include "timeline/model/block_store.hpp"
 #include "timeline/model/kept_index.hpp"
 #include "timeline/model/model_file.hpp"
@@ -494,11 +496,15 @@ TEST_CASE("log index: a stretch of more than 2 GiB is read whole (Linux reads at
 }
 
 TEST_CASE("log index: a million access samples' summary is kept beside them, mapped, and checked") {
+    // Sampled, and a full trace's (its samples lead the index).
+    const auto sampler =
+        GENERATE(memlog::format::AccessSampler::TickPerfClock, memlog::format::AccessSampler::FullTrace);
     const Folder folder("summary");
     const std::string path = folder.m_path + "/app.memlog", index = path + ".index";
     {
         // One block, and a little over a million reads and writes of it: enough for a summary.
         memlog::test::LogBuilder log;
+        log.header().m_accessSampler = sampler;
         auto& thread = log.thread(10, 1 << 16);
         thread.module("/usr/bin/app", 0x400000, 0x400000, 0x500000);
         thread.stack(1, {0x401000});
@@ -513,6 +519,19 @@ TEST_CASE("log index: a million access samples' summary is kept beside them, map
     const Opened built = openThroughIndex(path);
     REQUIRE(built.m_built);
     REQUIRE(built.m_model.accessMarks().size() == AccessSummary::kWorthFrom + 5000);
+    {
+        // The samples and the block as the log has them: making the summary while the index was
+        // written wrote over neither.
+        LogReader reader(path);
+        const BlockModel memory = buildBlockModel(reader, {}, true);
+        REQUIRE(memory.size() == 1);
+        CHECK(std::memcmp(&built.m_model[0], &memory[0], sizeof(Block)) == 0);
+        const std::span<const AccessMark> a = built.m_model.accessMarks(), b = memory.accessMarks();
+        size_t differing = 0;
+        for (size_t i = 0; i < b.size(); ++i)
+            differing += a[i].m_seq != b[i].m_seq || a[i].m_addr != b[i].m_addr || a[i].m_write != b[i].m_write;
+        CHECK(differing == 0);
+    }
     const HugeVector<AccessPoint> expected = summariseAccesses(built.m_model.accessMarks());
     REQUIRE(!expected.empty());
     const auto bytesOf = [](std::span<const AccessPoint> points) {
@@ -545,6 +564,44 @@ TEST_CASE("log index: a million access samples' summary is kept beside them, map
         CHECK(opened.m_built);
         CHECK(bytesOf(opened.m_model.accessSummary().points()) == bytesOf(expected));
     }
+}
+
+TEST_CASE("log index: what the writer makes while placing the parts is made in the file's arrays, over none of them") {
+    // An index's arrays are made in its file, past its end (ArraysInFiles), and the writer asks
+    // for the samples' summary (made when first asked): 2.8 million samples make one of more
+    // than a megabyte, which is made there. Placed over a part already written, it would
+    // change that part.
+    const Folder folder("arrays");
+    const std::string path = folder.log(1, 20'000), index = folder.m_path + "/written.index";
+    LogReader reader(path);
+    BlockModel model = buildBlockModel(reader, {}, true);
+    std::vector<AccessMark> marks(2'800'000);
+    for (size_t i = 0; i < marks.size(); ++i) {
+        marks[i].m_seq = marks[i].m_timeNs = i + 1;
+        marks[i].m_addr = 0x7f00'0000'0000ull + (i * 40503) % (1 << 20);
+        marks[i].m_write = i % 3 == 0;
+    }
+    model.setAccessMarks(marks);
+    REQUIRE_FALSE(model.accessSummaryMade());
+    REQUIRE(AccessSummary::pointsFor(marks.size()) * sizeof(AccessPoint) > kHugeFrom);
+    {
+        const int fd = open(index.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        REQUIRE(fd >= 0);
+        const ArraysInFiles inFile(fd, 0);
+        // Neither part at the start: both placed by the writer.
+        finishModelFile(fd, index, model, "arrays", {}, nullptr, IndexLead::AccessMarks);
+        close(fd);
+    }
+    ModelFileRead read = readModelFile(index, "arrays");
+    REQUIRE(read.m_problem == "");
+    REQUIRE(read.m_model);
+    const BlockModel& back = *read.m_model;
+    REQUIRE(back.size() == model.size());
+    size_t differing = 0;
+    for (size_t i = 0; i < model.size(); ++i) differing += std::memcmp(&back[i], &model[i], sizeof(Block)) != 0;
+    CHECK(differing == 0);
+    REQUIRE(back.accessMarks().size() == marks.size());
+    CHECK(std::memcmp(back.accessMarks().data(), marks.data(), marks.size() * sizeof(AccessMark)) == 0);
 }
 
 TEST_CASE("log index: samples out of time order are known to be, walked in memory or into the index") {

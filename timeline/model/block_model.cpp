@@ -34,6 +34,28 @@ BlockModel::BlockModel(std::unique_ptr<BlockStore> store, std::vector<BlockStore
       m_stackCount(shape.m_stackCount),
       m_clock(shape.m_clock) {}
 BlockModel::BlockModel(BlockModel&&) noexcept = default;
+
+AccessSummary BlockModel::accessSummary() const {
+    std::call_once(m_accessPoints->m_made, [this] {
+        m_accessPoints->m_points = StoredArray<AccessPoint>(summariseAccesses(m_accessMarks));
+        m_accessPoints->m_done.store(true, std::memory_order_release);
+    });
+    const StoredArray<AccessPoint>& points = m_accessPoints->m_points;
+    if (points.size() != AccessSummary::pointsFor(m_accessMarks.size())) return {};
+    return AccessSummary(points, m_accessMarks.size());
+}
+
+void BlockModel::setAccessMarks(StoredArray<AccessMark> marks, uint8_t inOrder,
+                                std::optional<StoredArray<AccessPoint>> points, std::optional<AccessTally> tally) {
+    m_accessMarks = std::move(marks);
+    m_marksInOrder = inOrder;
+    m_accessPoints = std::make_unique<AccessPointsOnce>();
+    if (points) {
+        m_accessPoints->m_points = std::move(*points);
+        std::call_once(m_accessPoints->m_made, [this] { m_accessPoints->m_done.store(true); });
+    }
+    m_accessTally = tally ? std::move(*tally) : tallyAccesses(m_accessMarks);
+}
 BlockModel& BlockModel::operator=(BlockModel&&) noexcept = default;
 BlockModel::~BlockModel() = default;
 

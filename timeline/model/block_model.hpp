@@ -4,9 +4,11 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
@@ -105,23 +107,19 @@ public:
     // The axes on which they are in x order (axisBit's), as whoever built them found.
     uint8_t accessMarksInOrder() const { return m_marksInOrder; }
     // Their coarse levels, for drafts of views holding millions (access_summary.hpp): empty for
-    // fewer than AccessSummary::kWorthFrom.
-    AccessSummary accessSummary() const {
-        if (m_accessPoints.size() != AccessSummary::pointsFor(m_accessMarks.size())) return {};
-        return AccessSummary(m_accessPoints, m_accessMarks.size());
-    }
+    // fewer than AccessSummary::kWorthFrom. Made when first asked, by one caller while any
+    // others wait (an export never asks: 1.3 s and 25 MB for sqlite3's trace), or mapped from
+    // an index.
+    AccessSummary accessSummary() const;
+    // Whether it is made (or came with the samples) already.
+    bool accessSummaryMade() const { return m_accessPoints->m_done.load(std::memory_order_acquire); }
     // Their counts and notable samples (access_tally.hpp), found when they are set.
     const AccessTally& accessTally() const { return m_accessTally; }
     // `points` and `tally`: summariseAccesses(marks) and tallyAccesses(marks), made here when not
-    // given (an index keeps them).
+    // given (an index keeps them; the points when first asked).
     void setAccessMarks(StoredArray<AccessMark> marks, uint8_t inOrder,
                         std::optional<StoredArray<AccessPoint>> points = std::nullopt,
-                        std::optional<AccessTally> tally = std::nullopt) {
-        m_accessMarks = std::move(marks);
-        m_marksInOrder = inOrder;
-        m_accessPoints = points ? std::move(*points) : StoredArray<AccessPoint>(summariseAccesses(m_accessMarks));
-        m_accessTally = tally ? std::move(*tally) : tallyAccesses(m_accessMarks);
-    }
+                        std::optional<AccessTally> tally = std::nullopt);
     void setAccessMarks(const std::vector<AccessMark>& marks) {  // tests' lists: their order found here
         uint8_t inOrder = kEveryAxis;
         for (size_t i = 1; i < marks.size(); ++i) inOrder &= axesInOrder(marks[i - 1], marks[i]);
@@ -190,7 +188,14 @@ private:
     uint32_t m_stackCount = 1;
     XAxis m_clock = XAxis::Time;
     StoredArray<AccessMark> m_accessMarks;
-    StoredArray<AccessPoint> m_accessPoints;
+    // The summary's points, made once (accessSummary is const, and a frame's threads may ask at
+    // once); behind a pointer, so that the model still moves.
+    struct AccessPointsOnce {
+        std::once_flag m_made;
+        std::atomic<bool> m_done{false};
+        StoredArray<AccessPoint> m_points;
+    };
+    std::unique_ptr<AccessPointsOnce> m_accessPoints = std::make_unique<AccessPointsOnce>();
     AccessTally m_accessTally;
     uint8_t m_marksInOrder = kEveryAxis;
     std::optional<std::vector<AddressRange>> m_wholeSpans;

@@ -163,6 +163,9 @@ void copyChunk(int fd, const std::string& path, const BlockModel& model, size_t 
 
 void finishModelFile(int fd, const std::string& path, const BlockModel& model, const std::string& identity,
                      const std::vector<unsigned char>& readerWalk, const ModelIndex* index, IndexLead lead) {
+    // Asked before any part is placed: made now (accessSummary), it may be made in the file,
+    // past its end (the arrays of an index being written are: ArraysInFiles), where the parts go.
+    const AccessSummary summary = model.accessSummary();
     const size_t chunks = model.chunkCount();
     const auto& marks = model.accessMarks();
     const size_t marksBytes = marks.size() * sizeof(AccessMark);
@@ -186,7 +189,6 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     // 17 GB to index).
     const uint64_t marksOffset = marksInPlace ? 0 : appendIndexBytes(fd, path, end, marks.data(), marksBytes);
     // Their coarse levels the same way, after them.
-    const AccessSummary summary = model.accessSummary();
     const std::span<const AccessPoint> points = summary.points();
     const uint64_t pointsOffset = appendIndexBytes(fd, path, end, points.data(), points.size_bytes());
     const uint64_t restOffset = end;
