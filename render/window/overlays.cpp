@@ -104,6 +104,22 @@ void drawHelp(cairo_t* cr, const Rect& window, double fontSize) {
     }
 }
 
+std::optional<double> secondsLeft(double fraction, double elapsedSeconds) {
+    if (elapsedSeconds < 2 || fraction < 0.05 || fraction >= 1) return std::nullopt;
+    return elapsedSeconds * (1 - fraction) / fraction;
+}
+
+std::string progressText(double fraction, double elapsedSeconds) {
+    fraction = std::clamp(fraction, 0.0, 1.0);
+    std::string text = std::to_string(static_cast<int>(fraction * 100)) + " %";
+    const std::optional<double> guess = secondsLeft(fraction, elapsedSeconds);
+    if (!guess) return text;
+    const double left = *guess;
+    if (left < 10) return text + ", a few seconds left";
+    if (left < 90) return text + ", about " + std::to_string(static_cast<int>(std::round(left / 5) * 5)) + " s left";
+    return text + ", about " + std::to_string(static_cast<int>(std::round(left / 60))) + " min left";
+}
+
 void drawProgress(cairo_t* cr, const Rect& window, const std::string& label, double fraction, double fontSize,
                   bool opaque) {
     if (opaque) fillRect(cr, window, kPageColour);

@@ -5,6 +5,7 @@
 
 #include <cairo.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ void drawPanel(cairo_t* cr, const Rect& area, const std::string& title, const st
 
 // Every key and mouse gesture, in a box over the middle of `window`.
 void drawHelp(cairo_t* cr, const Rect& window, double fontSize);
+
+// The seconds a stage has left, guessed from the share done after `elapsedSeconds` at the pace so
+// far; none before two seconds and 5 % have passed (a guess from less swings), nor once done.
+std::optional<double> secondsLeft(double fraction, double elapsedSeconds);
+// How far it got and what is left of it: "37 %, about 20 s left", in steps (5 s, then minutes)
+// that do not flicker.
+std::string progressText(double fraction, double elapsedSeconds);
 
 // The loading screen: what is being done and how far it got; over the page colour, or (not
 // `opaque`) over what is already there.

@@ -58,9 +58,9 @@ void TimelineWindow::drawFrame() {
 
 void TimelineWindow::drawLoading(cairo_t* cr, int width, int height) {
     const double fraction = m_log.progress();
+    const double elapsed = (SDL_GetTicks() - m_log.readStartedAt()) / 1000.0;
     drawProgress(cr, {0, 0, static_cast<double>(width), static_cast<double>(height)},
-                 m_log.stage() + " " + logName() + " \u2026 " + std::to_string(static_cast<int>(fraction * 100)) + " %",
-                 fraction, m_fontSize);
+                 m_log.stage() + " " + logName() + " \u2026 " + progressText(fraction, elapsed), fraction, m_fontSize);
 }
 
 // The last picture, dimmed, under the bar of what is being made ready.

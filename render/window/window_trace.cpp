@@ -2,9 +2,11 @@
 // timeline's view and plans (with the playback and the message shown, if any), or a page's own
 // fields (render/window/window_pages.hpp describe()).
 #include <cinttypes>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
+#include "render/window/overlays.hpp"
 #include "render/window/timeline_window.hpp"
 #include "timeline/base/diagnostics.hpp"
 #include "timeline/base/text_format.hpp"
@@ -41,7 +43,10 @@ void TimelineWindow::trace(double milliseconds) {
 
 void TimelineWindow::traceTimeline(double milliseconds) {
     if (!hasLog()) {
-        traceLine("frame %" PRIu64 " loading %.2f\n", m_frames, m_log.progress());
+        const double elapsed = (SDL_GetTicks() - m_log.readStartedAt()) / 1000.0;
+        const std::optional<double> left = secondsLeft(m_log.progress(), elapsed);
+        traceLine("frame %" PRIu64 " loading %.2f elapsed=%.1f left=%s\n", m_frames, m_log.progress(), elapsed,
+                  left ? std::to_string(static_cast<int>(std::round(*left))).c_str() : "-");
         return;
     }
     const Pointer::Hover& hovered = m_pointer.hover();

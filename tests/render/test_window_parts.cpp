@@ -1,6 +1,7 @@
 // The window's parts that hold logic and need no display: the pointer (clicks, drags, modifiers,
 // hovering), the preparer of the frame context (what it makes, on its thread), the log it
-// follows (reads, reads again, the log kept for a page) and the timeline's playback.
+// follows (reads, reads again, the log kept for a page), the timeline's playback and the loading
+// screen's words.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "../random_heap.hpp"
 #include "render/window/followed_log.hpp"
 #include "render/window/frame_preparer.hpp"
+#include "render/window/overlays.hpp"
 #include "render/window/pointer.hpp"
 #include "render/window/timeline_playback.hpp"
 
@@ -226,4 +228,18 @@ TEST_CASE("the timeline's playback places the samples on the axis shown and play
     playback.setLit(2);
     CHECK(playback.traceFields().find(" page=timeline playback=1 playing=0 t=10 from=10 to=70 ") == 0);
     CHECK(playback.traceFields().find(" lit=2") != std::string::npos);
+}
+
+TEST_CASE("the loading screen says how far it got and, once it can guess, what is left") {
+    CHECK(render::progressText(0.37, 0.5) == "37 %");  // too soon to guess
+    CHECK_FALSE(render::secondsLeft(0.37, 1.9));
+    CHECK_FALSE(render::secondsLeft(0.04, 30));  // too little done
+    CHECK_FALSE(render::secondsLeft(1.0, 30));  // done
+    // A quarter in 10 s: three quarters at that pace in 30 s.
+    REQUIRE(render::secondsLeft(0.25, 10));
+    CHECK(*render::secondsLeft(0.25, 10) == Approx(30));
+    CHECK(render::progressText(0.25, 10) == "25 %, about 30 s left");
+    CHECK(render::progressText(0.25, 11) == "25 %, about 35 s left");  // 33 s, in steps of 5
+    CHECK(render::progressText(0.5, 4) == "50 %, a few seconds left");
+    CHECK(render::progressText(0.1, 60) == "10 %, about 9 min left");  // 540 s
 }
