@@ -383,6 +383,59 @@ TEST_CASE("each position of the index's order keeps its block's stack and thread
     CHECK(std::count(threadsSeen.begin(), threadsSeen.end(), true) == 3);
 }
 
+TEST_CASE("every node's sums are those of the blocks under it, the leaves summed on two cores too") {
+    for (const size_t events : {2'000, 300'000}) {  // one core; two (more than 65,536 blocks)
+        test::RandomHeap spec;
+        spec.m_seed = 11;
+        spec.m_events = events;
+        const BlockModel model = test::randomHeap(spec);
+        REQUIRE((model.size() > 65'536) == (events > 2'000));
+        const ModelIndex index(model, XAxis::Time);
+        const auto& nodes = index.index().nodes();
+        const auto& order = index.index().order();
+        INFO(model.size() << " blocks");
+        // Each node's blocks, found from the leaves up, summed afresh.
+        std::vector<double> area(nodes.size()), byteTime(nodes.size());
+        std::vector<uint64_t> blocks(nodes.size()), ends(nodes.size());
+        size_t wrong = 0;
+        for (size_t n = 0; n < nodes.size(); ++n) {
+            const auto& node = nodes[n];
+            for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) {
+                if (node.m_leaf) {
+                    const Block& block = model[order[i]];
+                    area[n] += ModelIndex::boxOf(block, XAxis::Time).area();
+                    byteTime[n] += static_cast<double>(block.size()) *
+                                   static_cast<double>(block.to(XAxis::Time) - block.from(XAxis::Time));
+                    blocks[n] += 1;
+                    ends[n] += block.liveAtEnd() ? 1 : 2;
+                    wrong += index.itemStacks()[i] != block.stack();
+                } else {
+                    area[n] += area[i], byteTime[n] += byteTime[i], blocks[n] += blocks[i], ends[n] += ends[i];
+                }
+            }
+            const auto& sums = index.sums(node);
+            wrong += sums.m_blocks != blocks[n] || sums.m_events != ends[n];
+            wrong += sums.m_boxArea != Approx(area[n]) || sums.m_byteTime != Approx(byteTime[n]);
+        }
+        CHECK(wrong == 0);
+        CHECK(blocks.back() == model.size());  // the root's
+        // The lowest address and the highest end of all: a query of them covers the blocks, a
+        // narrower one not.
+        uint64_t lowest = UINT64_MAX, highest = 0;
+        model.forEach([&](const Block& b) {
+            lowest = std::min(lowest, b.addr()),
+            highest = std::max(highest, b.addr() + std::max<uint64_t>(b.size(), 1));
+        });
+        timeline::OccupancyQuery query;
+        query.m_addrLo = lowest, query.m_addrHi = highest;
+        CHECK(index.coversAddresses(query));
+        query.m_addrLo = lowest + 1;
+        CHECK_FALSE(index.coversAddresses(query));
+        query.m_addrLo = lowest, query.m_addrHi = highest - 1;
+        CHECK_FALSE(index.coversAddresses(query));
+    }
+}
+
 TEST_CASE("the block at a point from the index is the one the scan finds") {
     test::RandomHeap spec;
     spec.m_events = 20'000;

@@ -32,6 +32,9 @@ bool noWideGap(std::vector<std::pair<uint64_t, uint64_t>>& pieces) {
 
 }  // namespace
 
+// Blocks from which the leaves' sums are found on two cores: fewer take less than a thread's start.
+constexpr size_t kSumsOnTwoCoresFrom = size_t{1} << 16;
+
 IndexBox ModelIndex::boxOf(const Block& block, XAxis axis) {
     const uint64_t from = block.from(axis);
     return {from, std::max(block.to(axis), from + 1), block.addr(), block.addr() + std::max<uint64_t>(block.size(), 1)};
@@ -87,12 +90,17 @@ void ModelIndex::sumNodes() {
     HugeVector<NodeSums> all(nodes.size());
     HugeVector<uint32_t> stacks(order.size());  // filled by the leaves, which cover every position
     HugeVector<uint16_t> threads(order.size());
-    std::vector<std::pair<uint64_t, uint64_t>> pieces;
-    for (size_t n = 0; n < nodes.size(); ++n) {
-        const BlockIndex::Node& node = nodes[n];
-        NodeSums& sums = all[n];
-        pieces.clear();
-        if (node.m_leaf) {
+    // The leaves, which come first: each reads its blocks in the tree's order, a read of the
+    // model here and there (most of the time this takes); the second half on another core.
+    struct Extent {
+        uint64_t m_lowest = UINT64_MAX, m_highest = 0;
+    };
+    auto sumLeaves = [&](size_t from, size_t to, Extent& extent) {
+        std::vector<std::pair<uint64_t, uint64_t>> pieces;
+        for (size_t n = from; n < to; ++n) {
+            const BlockIndex::Node& node = nodes[n];
+            NodeSums& sums = all[n];
+            pieces.clear();
             for (uint32_t i = node.m_first; i < node.m_first + node.m_count; ++i) {
                 const Block& block = (*m_model)[order[i]];
                 stacks[i] = block.stack();
@@ -104,12 +112,29 @@ void ModelIndex::sumNodes() {
                 sums.m_events += block.liveAtEnd() ? 1 : 2;
                 ++sums.m_blocks;
                 pieces.emplace_back(pageFloor(box.m_y0), pageCeil(box.m_y1));
-                m_lowestAddr = std::min(m_lowestAddr, box.m_y0);
-                m_highestEnd = std::max(m_highestEnd, box.m_y1);
+                extent.m_lowest = std::min(extent.m_lowest, box.m_y0);
+                extent.m_highest = std::max(extent.m_highest, box.m_y1);
             }
             sums.m_solid = noWideGap(pieces);
-            continue;
         }
+    };
+    size_t leaves = 0;
+    while (leaves < nodes.size() && nodes[leaves].m_leaf) ++leaves;
+    Extent first, second;
+    if (leaves * BlockIndex::kFanout >= kSumsOnTwoCoresFrom) {
+        std::jthread other = startOnOtherCore([&] { sumLeaves(leaves / 2, leaves, second); });
+        sumLeaves(0, leaves / 2, first);
+    } else {
+        sumLeaves(0, leaves, first);
+    }
+    m_lowestAddr = std::min(first.m_lowest, second.m_lowest);
+    m_highestEnd = std::max(first.m_highest, second.m_highest);
+    // Their parents, each after its children.
+    std::vector<std::pair<uint64_t, uint64_t>> pieces;
+    for (size_t n = leaves; n < nodes.size(); ++n) {
+        const BlockIndex::Node& node = nodes[n];
+        NodeSums& sums = all[n];
+        pieces.clear();
         bool childrenSolid = true;
         for (uint32_t c = node.m_first; c < node.m_first + node.m_count; ++c) {
             const NodeSums& child = all[c];
