@@ -3,7 +3,8 @@
 //   [chunk 0][chunk 1]...[chunk n-1]   BlockStore::kFileChunkBytes each: blocks, freeing stacks
 //   [the tree's arrays]                each on a page boundary (kept_index.hpp), when kept
 //   [the access samples]               on a page boundary
-//   [their summary]                    on a page boundary, when made
+//   [their summary]                    on a page boundary, when made (or where it was made, when
+//                                      made in the file: before the parts that follow the tree)
 //   [the rest]                         identity, shape, summary, threads, where the access
 //                                      samples are, the tree's numbers and where its arrays are
 //   [trailer]                          64 bytes: magic, version, n, where the chunks and the rest
@@ -188,9 +189,12 @@ void finishModelFile(int fd, const std::string& path, const BlockModel& model, c
     // were copied twice on the way in and out, and summed byte by byte (a full trace's 62 M took
     // 17 GB to index).
     const uint64_t marksOffset = marksInPlace ? 0 : appendIndexBytes(fd, path, end, marks.data(), marksBytes);
-    // Their coarse levels the same way, after them.
+    // Their coarse levels the same way, after them; where they were made in the file already,
+    // they stay there (written twice, they took 25 MB more of sqlite3's trace's index).
     const std::span<const AccessPoint> points = summary.points();
-    const uint64_t pointsOffset = appendIndexBytes(fd, path, end, points.data(), points.size_bytes());
+    const int64_t pointsMade = points.empty() ? -1 : ArraysInFiles::keep(points.data());
+    const uint64_t pointsOffset = pointsMade >= 0 ? static_cast<uint64_t>(pointsMade)
+                                                  : appendIndexBytes(fd, path, end, points.data(), points.size_bytes());
     const uint64_t restOffset = end;
     if (ftruncate(fd, static_cast<off_t>(restOffset)) != 0)
         throw IndexError(path + ": cannot write the index: " + std::strerror(errno));
