@@ -1,7 +1,10 @@
 #include "timeline/model/access_summary.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cassert>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -65,10 +68,29 @@ void cluster(std::span<const Weighted> items, AccessPoint* out) {
     }
 }
 
+// `keys` in ascending order, through `scratch`: a radix sort, a byte of the keys' spread a pass
+// (a group's addresses span a few megabytes, three passes, more where it reaches the stack).
+// std::sort mispredicted about half its comparisons here: 9 % of indexing sqlite3's trace.
+void sortKeys(std::vector<uint64_t>& keys, std::vector<uint64_t>& scratch) {
+    if (keys.empty()) return;
+    const auto [lowest, highest] = std::minmax_element(keys.begin(), keys.end());
+    const uint64_t base = *lowest;
+    const unsigned bits = static_cast<unsigned>(std::bit_width(*highest - base));
+    scratch.resize(keys.size());
+    for (unsigned shift = 0; shift < bits; shift += 8) {
+        std::array<uint32_t, 256> starts{};
+        for (const uint64_t key : keys) ++starts[((key - base) >> shift) & 0xff];
+        uint32_t at = 0;
+        for (uint32_t& start : starts) at += std::exchange(start, at);
+        for (const uint64_t key : keys) scratch[starts[((key - base) >> shift) & 0xff]++] = key;
+        keys.swap(scratch);
+    }
+}
+
 // Leaves [first, last): each group's samples by address, one item an address.
 void summariseLeaves(std::span<const AccessMark> marks, size_t first, size_t last, AccessPoint* points) {
     std::vector<Weighted> items;
-    std::vector<uint64_t> keys;  // a sample's address and whether it writes, in one word to sort
+    std::vector<uint64_t> keys, scratch;  // a sample's address and whether it writes, in one word to sort
     for (size_t group = first; group < last; ++group) {
         keys.clear();
         items.clear();
@@ -83,7 +105,7 @@ void summariseLeaves(std::span<const AccessMark> marks, size_t first, size_t las
                 items.push_back({marks[i].m_addr, marks[i].m_addr, !marks[i].m_write, marks[i].m_write});
             std::sort(items.begin(), items.end(), lowestFirst);
         } else {
-            std::sort(keys.begin(), keys.end());
+            sortKeys(keys, scratch);
             for (const uint64_t key : keys) {
                 const uint64_t addr = key >> 1;
                 if (items.empty() || items.back().m_lo != addr) items.push_back({addr, addr, 0, 0});
