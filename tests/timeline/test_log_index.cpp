@@ -215,6 +215,12 @@ void checkSameModel(const BlockModel& indexed, const std::string& path) {
     CHECK(indexed.accessTally().m_traps == memory.accessTally().m_traps);
     CHECK(indexed.accessTally().m_links == memory.accessTally().m_links);
     CHECK(indexed.accessTally().m_usesAfterFree == memory.accessTally().m_usesAfterFree);
+    // Counted as the walk made the samples, as a pass over them counts them.
+    const AccessTally counted = tallyAccesses(memory.accessMarks());
+    CHECK(memory.accessTally().m_writes == counted.m_writes);
+    CHECK(memory.accessTally().m_usesAfterFree == counted.m_usesAfterFree);
+    CHECK(memory.accessTally().m_traps == counted.m_traps);
+    CHECK_FALSE(counted.m_usesAfterFree.empty());  // reads of slots freed before
     CHECK((memory.accessMarksInOrder() & axisBit(XAxis::Events)) != 0);  // the replay's order is the events'
     // The address compaction, kept in the index or walked, for pictures of any height.
     for (const size_t maxRanges : {0, 1, 3, 40}) {

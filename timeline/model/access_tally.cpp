@@ -5,20 +5,20 @@
 namespace memlog::timeline {
 
 AccessTally tallyAccesses(std::span<const AccessMark> marks) {
-    AccessTally tally;
-    std::vector<size_t> traps;
-    for (size_t i = 0; i < marks.size(); ++i) {
-        tally.m_writes += marks[i].m_write;
-        if (marks[i].m_armedBy) traps.push_back(i);
-        if (marks[i].m_useAfterFree) tally.m_usesAfterFree.push_back(i);
-    }
-    tally.m_traps = traps.size();
-    if (traps.empty()) return tally;
+    AccessTallier tallier;
+    for (size_t i = 0; i < marks.size(); ++i) tallier.add(marks[i], i);
+    return tallier.finish(marks);
+}
+
+AccessTally AccessTallier::finish(std::span<const AccessMark> marks) {
+    AccessTally tally = std::move(m_tally);
+    tally.m_traps = m_traps.size();
+    if (m_traps.empty()) return tally;
     NumberMap<uint64_t, size_t> bySeq;  // the arming samples' places, by their m_seq
-    for (const size_t trap : traps) bySeq.emplace(marks[trap].m_armedBy, SIZE_MAX);
+    for (const size_t trap : m_traps) bySeq.emplace(marks[trap].m_armedBy, SIZE_MAX);
     for (size_t i = 0; i < marks.size(); ++i)
         if (auto it = bySeq.find(marks[i].m_seq); it != bySeq.end()) it->second = i;
-    for (const size_t trap : traps)
+    for (const size_t trap : m_traps)
         if (const size_t armed = bySeq[marks[trap].m_armedBy]; armed != SIZE_MAX)  // else not in the log (torn)
             tally.m_links.emplace_back(armed, trap);
     return tally;

@@ -238,6 +238,7 @@ public:
                               .m_armedBy = sample.m_armedBy,
                               .m_instructions = m_instructions.now()};
         if (m_marks.size() > 0) m_marksInOrder &= axesInOrder(m_previousMark, mark);
+        m_tallier.add(mark, m_marks.size());
         m_marks.push(mark);
         m_previousMark = mark;
     }
@@ -249,7 +250,9 @@ public:
         const uint64_t endSeq = m_lastSeq + 1;
         m_open.forEach([&](uint64_t index) { m_model.close(index, endNs, endSeq, true); });
         m_model.finish(summary, m_threads, endNs, endSeq, stackCount);
-        m_model.setAccessMarks(m_marks.finish(), m_marksInOrder);
+        StoredArray<AccessMark> marks = m_marks.finish();
+        AccessTally tally = m_tallier.finish(marks);
+        m_model.setAccessMarks(std::move(marks), m_marksInOrder, std::nullopt, std::move(tally));
     }
 
 private:
@@ -281,6 +284,7 @@ private:
     uint32_t m_lastTid = 0, m_lastThread = 0, m_lastEndedThread = 0;
     uint64_t m_lastNs = 0, m_lastSeq = 0;
     AccessSpool m_marks;
+    AccessTallier m_tallier;
     AccessMark m_previousMark;
     uint8_t m_marksInOrder = kEveryAxis;  // the axes on which each mark comes after the one before
 };

@@ -113,7 +113,8 @@ public:
     AccessSummary accessSummary() const;
     // Whether it is made (or came with the samples) already.
     bool accessSummaryMade() const { return m_accessPoints->m_done.load(std::memory_order_acquire); }
-    // Their counts and notable samples (access_tally.hpp), found when they are set.
+    // Their counts and notable samples (access_tally.hpp): counted as the walk made them, or when
+    // they are set.
     const AccessTally& accessTally() const { return m_accessTally; }
     // `points` and `tally`: summariseAccesses(marks) and tallyAccesses(marks), made here when not
     // given (an index keeps them; the points when first asked).
