@@ -35,6 +35,12 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     };
     auto log = std::make_unique<LoadedLog>();
     log->m_version = fileVersion(path);
+    // The bar's share of reading the log: building an index takes nearly all of the loading (the
+    // tree is built then, and kept), where reading without one leaves the tree to the end. The
+    // stages after it share what is left, so that the bar never goes back and the time left it
+    // guesses (progressText) holds.
+    double readShare = 0.6;
+    auto after = [&](double part) { return readShare + (1 - readShare) * part; };
     {
         // The model with its freeing stacks (for brushing), the names kept for brushing, the
         // sites, the runtime's one-time blocks among the leaks; the warnings (the reader's and the
@@ -52,12 +58,14 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
              .m_suppressions = &builtIn},
             {.m_progress =
                  [&](timeline::OpenedLog::Step step, double fraction) {
-                     if (step == timeline::OpenedLog::Step::Walk)
-                         tell("reading the log", 0.6 * fraction);
-                     else if (step == timeline::OpenedLog::Step::Index)
-                         tell("reading the log and indexing it for the next time", 0.6 * fraction);
-                     else
-                         tell("naming the stacks", 0.6);
+                     if (step == timeline::OpenedLog::Step::Walk) {
+                         tell("reading the log", readShare * fraction);
+                     } else if (step == timeline::OpenedLog::Step::Index) {
+                         readShare = 0.9;
+                         tell("reading the log and indexing it for the next time", readShare * fraction);
+                     } else {
+                         tell("naming the stacks", readShare);
+                     }
                  },
              .m_warn = [loaded](const std::string& problem) { loaded->m_warnings.push_back(problem); }});
         if (const std::string note = opened.indexNote(); !note.empty()) diagnostics::debug(note);
@@ -70,16 +78,16 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
     // The accesses' summary for the window's drafts (made when first asked): now, under the bar,
     // not in the first frame.
     if (log->m_model.accessMarks().size() >= timeline::AccessSummary::kWorthFrom) {
-        tell("summarising the accesses", 0.7);
+        tell("summarising the accesses", after(0.25));
         log->m_model.accessSummary();
     }
-    tell("compacting addresses", 0.75);
+    tell("compacting addresses", after(0.375));
     log->m_ranges = timeline::wholeRanges(log->m_model);
-    tell("indexing", 0.8);
+    tell("indexing", after(0.5));
     log->m_frame = std::make_unique<FrameContext>(log->m_model, &log->m_sites);
     log->m_frame->policy().setCeiling(draftAbove);
     log->m_frame->policy().followMachineSpeed();
-    log->m_frame->prepare(axis, by, [&](double f) { tell("indexing", 0.8 + 0.2 * f); });
+    log->m_frame->prepare(axis, by, [&](double f) { tell("indexing", after(0.5 + 0.5 * f)); });
     tell("done", 1);
     return log;
 }

@@ -1,10 +1,12 @@
-// What the window's loaded log sets up its frame context with.
+// What the window's loaded log sets up its frame context with, and how its loading bar moves.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "../log_builder.hpp"
 #include "render/frame/draft_budget.hpp"
@@ -28,4 +30,35 @@ TEST_CASE("the window's frames may run late and finish as drafts, where a frame 
     const render::FrameContext own(loaded->m_model, nullptr);
     CHECK(own.policy().lateAfterMs() == render::DraftPolicy::kNeverLate);
     CHECK(own.policy().lateProjectedMs() == render::DraftPolicy::kNeverLate);
+}
+
+TEST_CASE("the loading bar never goes back, and an index being built takes most of it") {
+    const std::string folder =
+        (std::filesystem::temp_directory_path() / ("memlog-loading-bar-" + std::to_string(getpid()))).string();
+    std::filesystem::create_directories(folder);
+    const std::string path = folder + "/app.memlog";
+    test::LogBuilder log;
+    auto& thread = log.thread(1);
+    for (uint64_t i = 0; i < 2000; ++i)
+        thread.malloc(2 * i + 1, 0x10000 + 64 * i, 64).free(2 * i + 2, 0x10000 + 64 * i);
+    log.write(path);
+    for (const timeline::IndexUse use : {timeline::IndexUse::Off, timeline::IndexUse::Always}) {
+        std::vector<double> told;
+        double reading = 0;  // the bar's share when the log was read
+        render::loadLog(
+            path, timeline::XAxis::Time, render::ColourBy::Site,
+            [&](const char* stage, double fraction) {
+                told.push_back(fraction);
+                if (std::string(stage).rfind("reading the log", 0) == 0) reading = fraction;
+            },
+            render::DraftPolicy::kDraftAbove, use);
+        INFO((use == timeline::IndexUse::Off ? "without an index" : "building one"));
+        REQUIRE(told.size() > 3);
+        CHECK(std::is_sorted(told.begin(), told.end()));
+        CHECK(told.back() == 1);
+        // Building the index (and its tree) is most of the loading; without one, the tree is
+        // built at the end, under the bar's last part.
+        CHECK(reading == Approx(use == timeline::IndexUse::Off ? 0.6 : 0.9));
+    }
+    std::filesystem::remove_all(folder);
 }
