@@ -12,6 +12,7 @@
 
 #include "render/frame/draft_budget.hpp"
 #include "render/frame/frame_plan.hpp"
+#include "timeline/model/access_summary.hpp"
 #include "timeline/model/model_index.hpp"
 
 namespace memlog::render {
@@ -30,8 +31,9 @@ public:
     static constexpr double kNeverLate = std::numeric_limits<double>::infinity();
     // A view's access samples are drawn from their summary (timeline/model/access_summary) when it
     // holds more of them: a frame draws about this many one by one in its time (23 ns a sample
-    // here, docs/BENCHMARKS.md), and the exact picture follows once input pauses.
-    static constexpr size_t kAccessDraftAbove = size_t{1} << 20;
+    // here, docs/BENCHMARKS.md), and the exact picture follows once input pauses. The summary is
+    // made from as many on: the same number, so that a view that should be drafted has one.
+    static constexpr size_t kAccessDraftAbove = timeline::AccessSummary::kWorthFrom;
 
     // `ceiling`: the most blocks a view may hold and be exact; 0: no drafts.
     explicit DraftPolicy(size_t ceiling = kDraftAbove) : m_ceiling(ceiling), m_budget(ceiling) {}
