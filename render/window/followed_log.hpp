@@ -31,8 +31,8 @@ public:
     // A read under way, and how far it is.
     bool reading() const { return m_loader != nullptr; }
     double progress() const { return m_loader ? m_loader->progress() : 0; }
-    // When the read under way (or the last) began, in the caller's milliseconds.
-    uint32_t readStartedAt() const { return m_readStartedAt; }
+    // Seconds since the read under way (or the last) began, at the caller's `now`.
+    double secondsReading(uint32_t now) const { return (now - m_readStartedAt) / 1000.0; }
     std::string stage() const { return m_loader ? m_loader->stage() : "opening"; }
 
     // A read that finished, taken (none while one is under way or none was begun): the log now

@@ -58,7 +58,7 @@ void TimelineWindow::drawFrame() {
 
 void TimelineWindow::drawLoading(cairo_t* cr, int width, int height) {
     const double fraction = m_log.progress();
-    const double elapsed = (SDL_GetTicks() - m_log.readStartedAt()) / 1000.0;
+    const double elapsed = m_log.secondsReading(SDL_GetTicks());
     drawProgress(cr, {0, 0, static_cast<double>(width), static_cast<double>(height)},
                  m_log.stage() + " " + logName() + " \u2026 " + progressText(fraction, elapsed), fraction, m_fontSize);
 }

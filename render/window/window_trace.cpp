@@ -43,7 +43,7 @@ void TimelineWindow::trace(double milliseconds) {
 
 void TimelineWindow::traceTimeline(double milliseconds) {
     if (!hasLog()) {
-        const double elapsed = (SDL_GetTicks() - m_log.readStartedAt()) / 1000.0;
+        const double elapsed = m_log.secondsReading(SDL_GetTicks());
         const std::optional<double> left = secondsLeft(m_log.progress(), elapsed);
         traceLine("frame %" PRIu64 " loading %.2f elapsed=%.1f left=%s\n", m_frames, m_log.progress(), elapsed,
                   left ? std::to_string(static_cast<int>(std::round(*left))).c_str() : "-");

@@ -1,8 +1,8 @@
 // The access samples as a walk makes them, one after another: in the process's memory, or,
 // given a file (a scratch file, or the index being written), written to it from its start in
-// batches and mapped back read-only once the walk is done. A full trace makes gigabytes of them: an array growing in a
-// mapped file had the kernel zero every page it touched, twice over as it doubled (a third of indexing sqlite3's
-// trace).
+// batches and mapped back read-only once the walk is done. A full trace makes gigabytes of them:
+// an array growing in a mapped file had the kernel zero every page it touched, twice over as it
+// doubled (a third of indexing sqlite3's trace).
 #pragma once
 
 #include <cstddef>
