@@ -34,6 +34,10 @@ public:
     // Seconds since the read under way (or the last) began, at the caller's `now`.
     double secondsReading(uint32_t now) const { return (now - m_readStartedAt) / 1000.0; }
     std::string stage() const { return m_loader ? m_loader->stage() : "opening"; }
+    // The heap as the read under way has found it so far, coarse; null when there is none yet.
+    std::shared_ptr<const timeline::OccupancySketch::Picture> sketch() const {
+        return m_loader ? m_loader->sketch() : nullptr;
+    }
 
     // A read that finished, taken (none while one is under way or none was begun): the log now
     // shown and the one before it, or why it could not be read. A failed read again leaves the

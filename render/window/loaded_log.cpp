@@ -29,7 +29,7 @@ std::string fileVersion(const std::string& path) {
 
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy by,
                                    const std::function<void(const char*, double)>& progress, size_t draftAbove,
-                                   timeline::IndexUse index) {
+                                   timeline::IndexUse index, timeline::OccupancySketch* sketch) {
     auto tell = [&](const char* stage, double fraction) {
         if (progress) progress(stage, fraction);
     };
@@ -67,7 +67,8 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
                          tell("naming the stacks", readShare);
                      }
                  },
-             .m_warn = [loaded](const std::string& problem) { loaded->m_warnings.push_back(problem); }});
+             .m_warn = [loaded](const std::string& problem) { loaded->m_warnings.push_back(problem); },
+             .m_sketch = sketch});
         if (const std::string note = opened.indexNote(); !note.empty()) diagnostics::debug(note);
         log->m_model = opened.takeModel();
         log->m_sites = opened.takeSiteIndex();
@@ -100,6 +101,7 @@ LogLoader::LogLoader(std::string path, XAxis axis, ColourBy by, size_t draftAbov
       m_draftAbove(draftAbove),
       m_index(index),
       m_onProgress(std::move(onProgress)),
+      m_sketch(axis),
       m_thread([this] { run(); }) {}
 
 LogLoader::~LogLoader() {
@@ -124,7 +126,7 @@ void LogLoader::run() {
     try {
         m_log = loadLog(
             m_path, m_axis, m_colourBy, [this](const char* stage, double fraction) { report(stage, fraction); },
-            m_draftAbove, m_index);
+            m_draftAbove, m_index, &m_sketch);
     } catch (const std::bad_alloc&) {
         m_error = "out of memory reading " + m_path;
     } catch (const std::exception& error) {  // a LogError, or an index that could not be written

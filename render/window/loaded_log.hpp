@@ -14,6 +14,7 @@
 #include "render/frame/frame_context.hpp"
 #include "timeline/model/address_ranges.hpp"
 #include "timeline/model/block_model.hpp"
+#include "timeline/model/occupancy_sketch.hpp"
 #include "timeline/model/suppressed_leaks.hpp"
 #include "timeline/names/site_index.hpp"
 #include "timeline/names/stack_names.hpp"
@@ -55,6 +56,9 @@ public:
 
     double progress() const { return m_progress.load(); }
     std::string stage() const;
+    // The heap as read so far, coarse (drawn under the bar): null until the walk's first picture,
+    // and when the model is read back from an index (no walk).
+    std::shared_ptr<const timeline::OccupancySketch::Picture> sketch() const { return m_sketch.picture(); }
     bool done() const { return m_done.load(); }
     // After done(): the log, or nullptr with error() saying why.
     std::unique_ptr<LoadedLog> take();
@@ -76,6 +80,7 @@ private:
     std::string m_stage = "opening";
     std::unique_ptr<LoadedLog> m_log;
     std::string m_error;
+    timeline::OccupancySketch m_sketch;
     std::thread m_thread;
 };
 
@@ -84,10 +89,12 @@ private:
 // file is replaced. "" when the file cannot be looked at.
 std::string fileVersion(const std::string& path);
 
-// Reads a log in the calling thread (the same steps, for tests and benchmarks).
+// Reads a log in the calling thread (the same steps, for tests and benchmarks); the walk, when
+// there is one, draws into `sketch` as it goes.
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, timeline::XAxis axis, ColourBy by,
                                    const std::function<void(const char*, double)>& progress = {},
                                    size_t draftAbove = DraftPolicy::kDraftAbove,
-                                   timeline::IndexUse index = timeline::IndexUse::Off);
+                                   timeline::IndexUse index = timeline::IndexUse::Off,
+                                   timeline::OccupancySketch* sketch = nullptr);
 
 }  // namespace memlog::render

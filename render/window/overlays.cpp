@@ -126,6 +126,14 @@ void drawProgress(cairo_t* cr, const Rect& window, const std::string& label, dou
     const double width = std::min(window.m_width * 0.6, fontSize * 40), height = fontSize * 1.2;
     const Rect track{std::round(window.m_x + (window.m_width - width) / 2),
                      std::round(window.m_y + window.m_height / 2), std::round(width), std::round(height)};
+    if (!opaque) {  // a backing over the picture, so that the words read on any pattern
+        setFont(cr, fontSize * 1.1);
+        const double pad = fontSize * 0.8, wide = std::max(track.m_width, textWidth(cr, label)) + 2 * pad;
+        setColour(cr, kPageColour, 0.85);
+        cairo_rectangle(cr, track.m_x + track.m_width / 2 - wide / 2, track.m_y - fontSize * 2.6, wide,
+                        track.m_height + fontSize * 2.6 + pad);
+        cairo_fill(cr);
+    }
     fillRect(cr, track, {0.88, 0.88, 0.9});
     fillRect(cr, {track.m_x, track.m_y, std::round(track.m_width * std::clamp(fraction, 0.0, 1.0)), track.m_height},
              {0.2, 0.35, 0.7});

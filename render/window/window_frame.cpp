@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "render/window/loading_sketch.hpp"
 #include "render/window/overlays.hpp"
 #include "render/window/timeline_window.hpp"
 #include "timeline/base/text_format.hpp"
@@ -56,11 +57,18 @@ void TimelineWindow::drawFrame() {
     if (m_options.m_trace) trace(millisecondsBetween(started, Clock::now()));
 }
 
+// The bar, over the heap as read so far while the log is walked.
 void TimelineWindow::drawLoading(cairo_t* cr, int width, int height) {
     const double fraction = m_log.progress();
     const double elapsed = m_log.secondsReading(SDL_GetTicks());
-    drawProgress(cr, {0, 0, static_cast<double>(width), static_cast<double>(height)},
-                 m_log.stage() + " " + logName() + " \u2026 " + progressText(fraction, elapsed), fraction, m_fontSize);
+    const Rect window{0, 0, static_cast<double>(width), static_cast<double>(height)};
+    fillRect(cr, window, kPageColour);
+    if (const auto sketch = m_log.sketch()) {
+        const double margin = std::round(m_fontSize * 2);
+        drawSketch(cr, {margin, margin, window.m_width - 2 * margin, window.m_height - 2 * margin}, *sketch);
+    }
+    drawProgress(cr, window, m_log.stage() + " " + logName() + " \u2026 " + progressText(fraction, elapsed), fraction,
+                 m_fontSize, false);
 }
 
 // The last picture, dimmed, under the bar of what is being made ready.

@@ -7,6 +7,7 @@
 
 #include "timeline/base/seeded_hash.hpp"
 #include "timeline/model/access_spool.hpp"
+#include "timeline/model/occupancy_sketch.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/replay/block_observer.hpp"
@@ -195,9 +196,10 @@ private:
 
 class ModelBuilder final : public BlockObserver {
 public:
-    // `accessFile`: a scratch file for the access samples (AccessSpool), or -1.
-    ModelBuilder(BlockModel& model, XAxis clock, int accessFile)
-        : m_model(model), m_onInstructions(clock == XAxis::Instructions), m_marks(accessFile) {}
+    // `accessFile`: a scratch file for the access samples (AccessSpool), or -1. `sketch`, when
+    // given, is told of every block as it begins and ends.
+    ModelBuilder(BlockModel& model, XAxis clock, int accessFile, OccupancySketch* sketch)
+        : m_model(model), m_onInstructions(clock == XAxis::Instructions), m_marks(accessFile), m_sketch(sketch) {}
 
     void begin(const BlockChange& change) override {
         // A piece that munmap left keeps the thread of the mapping it came from.
@@ -205,6 +207,7 @@ public:
         const size_t index = m_model.append(Block({change.m_addr, change.m_size, clockOf(change), 0, change.m_seq, 0,
                                                    change.m_stack, thread, change.m_mapping, false}));
         m_open.insert(keyOf(change), index);
+        if (m_sketch) m_sketch->begin(change.m_addr, change.m_size, sketchX(change.m_seq, m_model[index].beginNs()));
         note(change);
     }
 
@@ -213,6 +216,7 @@ public:
             const Block& block = m_model[*index];
             m_model.close(*index, std::max(clockOf(change), block.beginNs()), std::max(change.m_seq, block.beginSeq()),
                           false);
+            if (m_sketch) m_sketch->end(block.addr(), block.size(), sketchX(block.endSeq(), block.endNs()));
             m_lastEndedThread = block.thread();
             if (m_model.keepsFreeStacks()) m_model.setFreeStack(*index, change.m_callStack);
         }
@@ -223,6 +227,7 @@ public:
         // The replay tells of each access after every change before it in the sequence and
         // before any after it: the clock is the sum at each change's moment.
         if (sample.m_instructions) m_instructions.access(sample.m_tid, sample.m_instructions);
+        if (m_sketch) m_sketch->tick();
         const AccessMark mark{.m_seq = sample.m_seq,
                               .m_timeNs = sample.m_timeNs,
                               .m_addr = sample.m_addr,
@@ -253,10 +258,13 @@ public:
         StoredArray<AccessMark> marks = m_marks.finish();
         AccessTally tally = m_tallier.finish(marks);
         m_model.setAccessMarks(std::move(marks), m_marksInOrder, std::nullopt, std::move(tally));
+        if (m_sketch) m_sketch->finish();
     }
 
 private:
     static uint64_t keyOf(const BlockChange& change) { return change.m_addr << 1 | uint64_t{change.m_mapping}; }
+    // The sketch's x: the sequence, or the clock the blocks keep.
+    uint64_t sketchX(uint64_t seq, uint64_t clock) const { return m_sketch->axis() == XAxis::Events ? seq : clock; }
     uint64_t clockOf(const BlockChange& change) const {
         return m_onInstructions ? m_instructions.now() : change.m_timeNs;
     }
@@ -287,20 +295,27 @@ private:
     AccessTallier m_tallier;
     AccessMark m_previousMark;
     uint8_t m_marksInOrder = kEveryAxis;  // the axes on which each mark comes after the one before
+    OccupancySketch* m_sketch;
 };
 
 }  // namespace
 
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress, bool keepFreeStacks,
-                           XAxis clock) {
-    return buildBlockModel(reader, progress, anonymousBlocks(keepFreeStacks), clock);
+                           XAxis clock, OccupancySketch* sketch) {
+    return buildBlockModel(reader, progress, anonymousBlocks(keepFreeStacks), clock, -1, sketch);
 }
 
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress,
-                           std::unique_ptr<BlockStore> store, XAxis clock, int accessFile) {
+                           std::unique_ptr<BlockStore> store, XAxis clock, int accessFile, OccupancySketch* sketch) {
     BlockModel model(std::move(store));
-    ModelBuilder builder(model, clock, accessFile);
-    const Summary summary = summarize(reader, progress, &builder);
+    ModelBuilder builder(model, clock, accessFile, sketch);
+    const Summary summary = summarize(
+        reader,
+        [&](double fraction) {
+            if (sketch) sketch->read(fraction);
+            if (progress) progress(fraction);
+        },
+        &builder);
     const format::FileHeader& header = reader.header();
     uint64_t endNs = 0;
     if (reader.lastTsc() >= reader.firstTsc() && reader.lastTsc() > header.m_startTsc)

@@ -26,6 +26,7 @@
 namespace memlog::timeline {
 
 class LogReader;
+class OccupancySketch;
 struct KeptModelIndex;
 
 class BlockModel {
@@ -211,13 +212,15 @@ bool sampledIn(const BlockModel& model, const Block& block);
 // `keepFreeStacks`: also remember each block's freeing stack (4 bytes a block more), for the
 // window's brushing; a report does not need them. `clock`: what the blocks' time words hold,
 // ns (XAxis::Time) or the program's instructions (XAxis::Instructions: a full trace's; on any
-// other log every block would begin at 0).
+// other log every block would begin at 0). `sketch`, when given, is told of the blocks as they
+// begin and end, for a picture while the walk goes on (the window's loading screen).
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress = {},
-                           bool keepFreeStacks = false, XAxis clock = XAxis::Time);
+                           bool keepFreeStacks = false, XAxis clock = XAxis::Time, OccupancySketch* sketch = nullptr);
 // The same, its blocks in `store` (an index being written: blocksInFile keeps the freeing stacks)
 // and its access samples written to `accessFile` from its start, which it closes (a scratch file
 // or the index itself: AccessSpool), when not -1.
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress,
-                           std::unique_ptr<BlockStore> store, XAxis clock, int accessFile = -1);
+                           std::unique_ptr<BlockStore> store, XAxis clock, int accessFile = -1,
+                           OccupancySketch* sketch = nullptr);
 
 }  // namespace memlog::timeline

@@ -99,33 +99,37 @@ IndexLead leadOf(const LogReader& reader) {
 // in another, copied in by finishModelFile (a full trace's few blocks: in memory when the folder
 // takes no scratch file).
 BlockModel walkInto(LogReader& reader, int fd, const std::string& temporary, XAxis clock, IndexLead lead,
-                    const std::function<void(double)>& progress) {
+                    const std::function<void(double)>& progress, OccupancySketch* sketch) {
     const std::string folder = folderOf(temporary);
     const Scratch arrays(folder);
     std::optional<ArraysInFiles> inScratch;
     if (arrays.m_fd >= 0) inScratch.emplace(arrays.m_fd, 0);
     if (lead == IndexLead::Blocks)
-        return buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock, scratchFile(folder));
+        return buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock, scratchFile(folder), sketch);
     // The samples from the index's start, through a descriptor of the spool's own.
     const Scratch blocks(folder);
     return buildBlockModel(reader, progress,
                            blocks.m_fd >= 0 ? blocksInFile(blocks.m_fd, temporary) : anonymousBlocks(true), clock,
-                           fcntl(fd, F_DUPFD_CLOEXEC, 0));
+                           fcntl(fd, F_DUPFD_CLOEXEC, 0), sketch);
 }
 
 // Builds the index at `target` by a walk of the log, then the model's index for pictures over
 // the blocks just written; the model is then read back from the file, its index mapped too.
 IndexedModel buildInto(LogReader& reader, const std::string& target, int fd, const std::string& temporary,
-                       const std::string& identity, XAxis clock, const std::function<void(double)>& progress) {
+                       const std::string& identity, XAxis clock, const std::function<void(double)>& progress,
+                       OccupancySketch* sketch) {
     try {
         {
             const IndexLead lead = leadOf(reader);
             // Of the time it takes, the walk about half and the tree the rest; a full trace's
             // walk nearly all (its tree holds few blocks: sqlite3's, 41,437 against 62 M accesses).
             const double walkShare = lead == IndexLead::AccessMarks ? 0.95 : 0.5;
-            BlockModel model = walkInto(reader, fd, temporary, clock, lead, [&](double done) {
-                if (progress) progress(done * walkShare);
-            });
+            BlockModel model = walkInto(
+                reader, fd, temporary, clock, lead,
+                [&](double done) {
+                    if (progress) progress(done * walkShare);
+                },
+                sketch);
             // The tree's 59 bytes a block, and what building it takes besides: in the index file,
             // past what the walk wrote (the page cache's, not the process's).
             const off_t walked = lseek(fd, 0, SEEK_END);
@@ -171,7 +175,8 @@ std::string cachedIndexPath(const std::string& logPath, XAxis clock) {
 
 std::optional<IndexedModel> modelThroughIndex(LogReader& reader, const std::string& logPath, IndexUse use, XAxis clock,
                                               const std::function<void(double)>& progress,
-                                              const std::function<void(const std::string&)>& warn) {
+                                              const std::function<void(const std::string&)>& warn,
+                                              OccupancySketch* sketch) {
     if (use == IndexUse::Off) return std::nullopt;
     struct stat info {};
     if (stat(logPath.c_str(), &info) != 0) return std::nullopt;
@@ -193,13 +198,13 @@ std::optional<IndexedModel> modelThroughIndex(LogReader& reader, const std::stri
     std::string temporary;
     if (access(folderOf(logPath).c_str(), W_OK) == 0) {
         if (const int fd = createTemporary(beside, mode, temporary); fd >= 0)
-            return buildInto(reader, beside, fd, temporary, identity, clock, progress);
+            return buildInto(reader, beside, fd, temporary, identity, clock, progress, sketch);
     }
     if (!cached.empty()) {
         std::error_code error;
         fs::create_directories(folderOf(cached), error);
         if (const int fd = createTemporary(cached, mode, temporary); fd >= 0)
-            return buildInto(reader, cached, fd, temporary, identity, clock, progress);
+            return buildInto(reader, cached, fd, temporary, identity, clock, progress, sketch);
     }
     if (warn)
         warn(logPath + ": no index could be written beside it or in " +

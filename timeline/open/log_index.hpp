@@ -42,11 +42,12 @@ struct IndexedModel {
 // The model of `reader`'s log (at `logPath`) through its index: read back when a good one is
 // there (the log not walked: the caller walks it for the stacks when it needs their names), else
 // built into one by a walk of the log (which `progress` hears). An index found bad is said through `warn`, with the
-// reason, and built again. nullopt, with nothing walked, when the log needs no index (Auto, a small log with none) or
-// none can be written (said through `warn`). Throws LogError at a corrupt record, IndexError
-// when the index cannot be written in full (the disk full).
+// reason, and built again; `sketch`, when given, is drawn as the walk goes (OccupancySketch). nullopt, with nothing
+// walked, when the log needs no index (Auto, a small log with none) or none can be written (said through `warn`).
+// Throws LogError at a corrupt record, IndexError when the index cannot be written in full (the disk full).
 std::optional<IndexedModel> modelThroughIndex(LogReader& reader, const std::string& logPath, IndexUse use, XAxis clock,
                                               const std::function<void(double)>& progress,
-                                              const std::function<void(const std::string&)>& warn);
+                                              const std::function<void(const std::string&)>& warn,
+                                              OccupancySketch* sketch = nullptr);
 
 }  // namespace memlog::timeline

@@ -28,7 +28,7 @@ double secondsSince(Clock::time_point start) { return std::chrono::duration<doub
 }  // namespace
 
 OpenedLog::OpenedLog(const std::string& path, Parts parts, Reporting reporting)
-    : m_parts(std::move(parts)), m_warn(std::move(reporting.m_warn)) {
+    : m_parts(std::move(parts)), m_warn(std::move(reporting.m_warn)), m_sketch(reporting.m_sketch) {
     const std::function<void(Step, double)>& progress = reporting.m_progress;
     m_reader = std::make_unique<LogReader>(path);
     if (m_parts.m_refuse) {
@@ -90,7 +90,7 @@ void OpenedLog::walkForModel(const std::string& path, const std::function<void(d
                              const std::function<void(double)>& indexing) {
     std::optional<IndexedModel> indexed;
     try {
-        indexed = modelThroughIndex(*m_reader, path, m_parts.m_index, m_parts.m_clock, indexing, m_warn);
+        indexed = modelThroughIndex(*m_reader, path, m_parts.m_index, m_parts.m_clock, indexing, m_warn, m_sketch);
     } catch (const IndexError& error) {
         // An index asked for (memlog index) is the work: its failure is the program's. One the
         // program would merely have liked leaves the log read as without it (a walk again).
@@ -113,7 +113,7 @@ void OpenedLog::walkForModel(const std::string& path, const std::function<void(d
         m_reader->leaveOutTraces(m_parts.m_heapOnly);
         return;
     }
-    m_model = buildBlockModel(*m_reader, progress, m_parts.m_freeStacks, m_parts.m_clock);
+    m_model = buildBlockModel(*m_reader, progress, m_parts.m_freeStacks, m_parts.m_clock, m_sketch);
 }
 
 std::string OpenedLog::indexNote() const {

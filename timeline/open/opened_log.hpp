@@ -88,6 +88,9 @@ public:
         // One line a problem: the walk's warnings and the symboliser's (a binary changed since
         // the recording); kept for names() made later. Nothing is said without it.
         std::function<void(const std::string&)> m_warn = {};
+        // A Model walk's coarse picture as it goes (occupancy_sketch.hpp), for a loading screen;
+        // untouched when the model is read back from an index.
+        OccupancySketch* m_sketch = nullptr;
     };
 
     // Throws LogError for a file that is no readable log and at a corrupt record.
@@ -146,6 +149,7 @@ private:
 
     Parts m_parts;
     std::function<void(const std::string&)> m_warn;
+    OccupancySketch* m_sketch;
     std::unique_ptr<LogReader> m_reader;
     std::string m_refusal;
     std::optional<Summary> m_summary;  // a Summary walk
