@@ -25,7 +25,9 @@ public:
     // Level of detail folds nodes of at most a pixel: what a pixel cannot tell apart anyway.
     static constexpr double kLevelOfDetailFold = 1.0;
     // A draft folds nodes of at least this many pixels: its work is bounded by the screen,
-    // not by the log (docs/BENCHMARKS.md: drafts fold at 8 pixels at least).
+    // not by the log (docs/BENCHMARKS.md: drafts fold at 8 pixels at least). At most 32 for
+    // leaves of the typical size; more where the leaves it would open hold more than
+    // draftAbove() blocks (withinLimit).
     static constexpr double kDraftFoldAtLeast = 8;
     static constexpr double kDraftFoldAtMost = 32;
     static constexpr double kNeverLate = std::numeric_limits<double>::infinity();
@@ -72,6 +74,7 @@ public:
         const timeline::ModelIndex* m_index = nullptr;
         bool m_binDraftsReady = false;  // for a bin's view: the bins' draft summaries are made
         uint64_t m_generation = 0;
+        bool m_categorical = false;  // colours by category: the tiles' size (TileRenderer::tiles)
     };
     // The plan of `request` drawn from an index. `kept`: whether a picture of a key is at hand
     // (a view is a draft only when its exact picture is not).
@@ -93,8 +96,11 @@ private:
     }
     // `fold`, or a draft's when the log may have drafts and a bin's view has its summaries.
     double foldAsDraft(const ViewRequest& request, const IndexFacts& facts, double fold) const;
-    // The same, only when the view holds more than draftAbove() blocks.
-    double draftFold(const ViewRequest& request, const IndexFacts& facts, double fold) const;
+    // `fold` doubled until the leaves a draft opens hold at most draftAbove() blocks.
+    double withinLimit(const timeline::ModelIndex& index, const ViewRequest& request, bool categorical,
+                       double fold) const;
+    // Whether the view holds more than draftAbove() blocks.
+    bool overLimit(const ViewRequest& request, const IndexFacts& facts) const;
 
     size_t m_ceiling;
     DraftBudget m_budget;

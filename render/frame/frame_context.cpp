@@ -131,6 +131,7 @@ DraftPolicy::IndexFacts FrameContext::factsFor(const ViewSpec& spec) const {
     DraftPolicy::IndexFacts facts;
     facts.m_index = m_index.get();
     facts.m_generation = m_generation;
+    facts.m_categorical = m_colours.m_categorical;
     facts.m_binDraftsReady = spec.m_bins && binsReady(spec.m_bins->kind()) && !m_binCache.m_draftSummaries.empty();
     return facts;
 }

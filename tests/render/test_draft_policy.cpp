@@ -3,6 +3,8 @@
 // and the limit following how fast exact frames painted.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "frame_views.hpp"
 #include "render/frame/draft_policy.hpp"
 
@@ -59,7 +61,10 @@ TEST_CASE("the draft policy: exact, level of detail, drafts over the limit unles
     plan = planned.plan(policy, true, true);
     CHECK(plan.m_draft);
     CHECK(plan.m_foldPixels >= DraftPolicy::kDraftFoldAtLeast);
-    CHECK(plan.m_foldPixels <= DraftPolicy::kDraftFoldAtMost);
+    // The typical leaf's fold, doubled while the leaves it opens hold more than the limit.
+    const double typical = planned.m_frame.draftFoldPixels(planned.m_view->m_spec, 500);
+    CHECK(typical <= DraftPolicy::kDraftFoldAtMost);
+    CHECK(std::exp2(std::round(std::log2(plan.m_foldPixels / typical))) * typical == plan.m_foldPixels);
     CHECK(plan.m_key.m_foldPixels == plan.m_foldPixels);
     CHECK(plan.describe("view0").find("view0.draft=1") != std::string::npos);
     // Asked for no draft (the window's exact redraw), or with the exact picture at hand: exact.

@@ -256,3 +256,35 @@ TEST_CASE("a view of a log too small for drafts is never late") {
     CHECK(view.throughFrame(frame, true, &stats, true).m_pixels == view.exact(model, frame).m_pixels);
     CHECK_FALSE(stats.m_draft);
 }
+
+TEST_CASE("a draft zoomed deep into the addresses draws no more blocks one by one than the limit") {
+    // Sixteen slots of 300 across the whole log, 400 x 300 pixels: each leaf of the index, a few
+    // slots tall, is taller than a draft folds the typical leaf (32 pixels at most), and so it
+    // was opened: its blocks drawn one by one, more of them than the exact picture may draw.
+    const timeline::BlockModel model = randomHeap(300'000, 300);
+    FrameContext frame(model, nullptr);
+    frame.prepare(XAxis::Time, ColourBy::Size);
+    const XWindow extent = model.extent(XAxis::Time);
+    const uint64_t lo = test::RandomHeap{}.m_base, hi = lo + 16 * 4096;
+    const FrameView view(frame, XAxis::Time, extent, lo, hi, 400, 300);
+    const size_t inView = frame.index().countIn({extent.m_from, extent.m_to, lo, hi});
+    REQUIRE(inView > 4'000);
+    frame.policy().setCeiling(inView / 4);
+    FrameStats stats;
+    const Image exact = view.throughFrame(frame, true, &stats, false);
+    frame.forgetViews();
+    const Image draft = view.throughFrame(frame, true, &stats, true);
+    INFO(stats.m_items << " drawn one by one, " << stats.m_foldedItems << " folded, of " << inView);
+    CHECK(stats.m_draft);
+    CHECK(stats.m_items <= inView / 4);
+    // Folded nodes spread over their boxes, which hold their blocks. A leaf folded at four
+    // times the usual size spreads a narrow block's faint column over its whole height, and
+    // there a pixel may round to the background: few of them.
+    size_t shown = 0, lost = 0;
+    for (size_t i = 0; i < exact.m_pixels.size(); ++i) {
+        shown += exact.m_pixels[i] != kBackground;
+        lost += exact.m_pixels[i] != kBackground && draft.m_pixels[i] == kBackground;
+    }
+    INFO(lost << " of " << shown << " pixels lost");
+    CHECK(lost * 100 <= shown);
+}
