@@ -105,6 +105,7 @@ LogLoader::LogLoader(std::string path, XAxis axis, ColourBy by, size_t draftAbov
       m_thread([this] { run(); }) {}
 
 LogLoader::~LogLoader() {
+    m_givenUp.store(true);
     if (m_thread.joinable()) m_thread.join();
 }
 
@@ -114,6 +115,7 @@ std::string LogLoader::stage() const {
 }
 
 void LogLoader::report(const char* stage, double fraction) {
+    if (m_givenUp.load()) throw GivenUp();
     {
         std::lock_guard<std::mutex> lock(m_stageLock);
         m_stage = stage;

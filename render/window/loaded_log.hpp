@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -42,6 +43,9 @@ struct LoadedLog {
 
 // Reads a log into a LoadedLog on a background thread. The window polls progress() and takes
 // the result when done(); `onProgress` is called from the loading thread (to wake the window).
+// A loader dropped before it is done gives its read up at the next word of progress (a
+// fifth of a second or so into a walk, longer inside a sort of the index's), its index file
+// half written removed: closing the window does not wait for the whole read.
 class LogLoader {
 public:
     // The model is built on `axis`' clock (time, or a full trace's instructions: clockOf), the
@@ -52,6 +56,10 @@ public:
               std::function<void()> onProgress);
     ~LogLoader();
     LogLoader(const LogLoader&) = delete;
+    // What report() throws into the read once the loader is being dropped.
+    struct GivenUp : std::runtime_error {
+        GivenUp() : std::runtime_error("the read was given up") {}
+    };
     LogLoader& operator=(const LogLoader&) = delete;
 
     double progress() const { return m_progress.load(); }
@@ -76,6 +84,7 @@ private:
     std::function<void()> m_onProgress;
     std::atomic<double> m_progress{0};
     std::atomic<bool> m_done{false};
+    std::atomic<bool> m_givenUp{false};
     mutable std::mutex m_stageLock;
     std::string m_stage = "opening";
     std::unique_ptr<LoadedLog> m_log;

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../log_builder.hpp"
@@ -60,5 +62,42 @@ TEST_CASE("the loading bar never goes back, and an index being built takes most 
         // built at the end, under the bar's last part.
         CHECK(reading == Approx(use == timeline::IndexUse::Off ? 0.6 : 0.9));
     }
+    std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("a loader dropped while it builds the index gives the read up, and leaves no index half written") {
+    const std::string folder =
+        (std::filesystem::temp_directory_path() / ("memlog-given-up-" + std::to_string(getpid()))).string();
+    std::filesystem::create_directories(folder);
+    const std::string path = folder + "/app.memlog";
+    test::LogBuilder log;
+    auto& thread = log.thread(1, 1 << 20);
+    for (uint64_t i = 0; i < 1'000'000; ++i)
+        thread.malloc(2 * i + 1, 0x10000 + 64 * (i % 4096), 64).free(2 * i + 2, 0x10000 + 64 * (i % 4096));
+    log.write(path);
+    auto indexFiles = [&] {
+        std::vector<std::string> names;
+        for (const auto& entry : std::filesystem::directory_iterator(folder))
+            if (entry.path().filename().string().find(".index") != std::string::npos)
+                names.push_back(entry.path().filename().string());
+        return names;
+    };
+    {
+        // Dropped at once: a walk of two million events and the tree after it are far from done
+        // when the loader is told; its next word of progress ends the read.
+        render::LogLoader loader(path, timeline::XAxis::Time, render::ColourBy::Site, render::DraftPolicy::kDraftAbove,
+                                 timeline::IndexUse::Always, {});
+    }
+    CHECK(indexFiles().empty());
+    {
+        // Kept to the end, the same read puts its index in place.
+        render::LogLoader loader(path, timeline::XAxis::Time, render::ColourBy::Site, render::DraftPolicy::kDraftAbove,
+                                 timeline::IndexUse::Always, {});
+        for (int i = 0; i < 6000 && !loader.done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        REQUIRE(loader.done());
+        INFO(loader.error());
+        REQUIRE(loader.take());
+    }
+    CHECK(indexFiles() == std::vector<std::string>{"app.memlog.index"});
     std::filesystem::remove_all(folder);
 }
