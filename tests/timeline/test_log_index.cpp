@@ -214,3 +214,45 @@ TEST_CASE("log index: two openings at once, neither with an index yet, each get 
     CHECK_FALSE(after.m_built);
     checkSameModel(after.m_model, path);
 }
+
+namespace {
+
+// Whether `address` lies in a mapping of a file (its inode in /proc/self/maps), not anonymous
+// memory.
+bool mappedFromAFile(const void* address) {
+    std::ifstream maps("/proc/self/maps");
+    const auto at = reinterpret_cast<uintptr_t>(address);
+    for (std::string line; std::getline(maps, line);) {
+        unsigned long from = 0, to = 0, inode = 0;
+        char perms[8], offset[20], device[16];
+        if (std::sscanf(line.c_str(), "%lx-%lx %7s %19s %15s %lu", &from, &to, perms, offset, device, &inode) == 6 &&
+            at >= from && at < to)
+            return inode != 0;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("log index: an index for another axis than the kept one is built in a scratch file beside it") {
+    const Folder folder("other-axis");
+    const std::string path = folder.log(3, 200'000);
+    const Opened indexed = openThroughIndex(path);
+    REQUIRE(indexed.m_built);
+    REQUIRE(indexed.m_model.keptIndex());
+    CHECK(indexed.m_model.scratchFolder() == folder.m_path);
+    // The window's events, where the index keeps time: the tree's arrays in the page cache.
+    const auto events = ModelIndex::forModel(indexed.m_model, XAxis::Events);
+    REQUIRE(events->index().boxes().size() * sizeof(IndexBox) > (size_t{1} << 20));  // not operator new's
+    CHECK(mappedFromAFile(events->index().boxes().data()));
+    // The same tree as one built in memory, from the model built without an index.
+    const Opened inMemory = openThroughIndex(path, IndexUse::Off);
+    CHECK(inMemory.m_model.scratchFolder().empty());
+    const auto built = ModelIndex::forModel(inMemory.m_model, XAxis::Events);
+    CHECK_FALSE(mappedFromAFile(built->index().boxes().data()));
+    CHECK(flattened(*events) == flattened(*built));
+    // No file is left beside the log: the scratch file has no name.
+    size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(folder.m_path)) ++files;
+    CHECK(files == 2);  // the log and its index
+}

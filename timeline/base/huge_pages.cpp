@@ -3,9 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace memlog::timeline {
@@ -88,6 +92,15 @@ int64_t ArraysInFiles::keep(const void* data) {
 }
 
 ArraysInFiles::Files* ArraysInFiles::current() { return t_files; }
+
+int scratchFile(const std::string& folder) {
+    const int fd = open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR)) return fd;
+    std::string named = folder + "/.memlog-scratch-" + std::to_string(getpid()) + "-XXXXXX";
+    const int made = mkostemp(named.data(), O_CLOEXEC);  // a file system without O_TMPFILE
+    if (made >= 0) unlink(named.c_str());
+    return made;
+}
 
 ArraysInFiles::Joined::Joined(Files* files) : m_previous(t_files) { t_files = files; }
 

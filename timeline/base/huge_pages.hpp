@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <string>
 #include <vector>
 
 namespace memlog::timeline {
@@ -79,6 +80,10 @@ private:
     std::unique_ptr<Files> m_files;
     Files* m_previous;
 };
+
+// An unnamed file in `folder` for arrays made in it (ArraysInFiles), gone once closed and its
+// arrays unmapped; -1 when the folder takes none.
+int scratchFile(const std::string& folder);
 
 // `bytes` of zeroed memory starting on a huge page boundary (a page boundary in a file), asked to be backed by huge
 // pages (a hint: a kernel without them gives ordinary pages) when `advice` or the policy says so; nullptr when mmap

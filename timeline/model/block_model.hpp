@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "timeline/base/stored_array.hpp"
@@ -88,6 +89,10 @@ public:
     // through one (kept_index.hpp); else nullptr. ModelIndex::forModel maps it.
     const KeptModelIndex* keptIndex() const { return m_keptIndex.get(); }
     void setKeptIndex(std::shared_ptr<const KeptModelIndex> kept) { m_keptIndex = std::move(kept); }
+    // Read through an index: its folder, where an index for another axis than the kept one is
+    // built in a scratch file (ModelIndex::forModel); "" for a model in memory.
+    const std::string& scratchFolder() const { return m_scratchFolder; }
+    void setScratchFolder(std::string folder) { m_scratchFolder = std::move(folder); }
 
     const Summary& summary() const { return m_summary; }
     const std::vector<uint32_t>& threads() const { return m_threads; }  // thread ids by index
@@ -202,6 +207,7 @@ private:
     uint8_t m_marksInOrder = kEveryAxis;
     std::optional<std::vector<AddressRange>> m_wholeSpans;
     std::shared_ptr<const KeptModelIndex> m_keptIndex;
+    std::string m_scratchFolder;
 };
 
 // Whether one of the model's access samples fell in `block` while it was live (a pass over the

@@ -24,6 +24,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
@@ -327,6 +328,8 @@ ModelFileRead readModelFile(const std::string& path, const std::string& identity
         model.setAccessMarks(StoredArray<AccessMark>(kept->m_mapping, marks, marksCount), marksInOrder,
                              StoredArray<AccessPoint>(kept->m_mapping, points, pointsCount), std::move(tally));
         model.setWholeSpans(std::move(whole));
+        const std::string folder = std::filesystem::path(path).parent_path().string();
+        model.setScratchFolder(folder.empty() ? "." : folder);
         if (std::string problem = checkBlocks(model); !problem.empty()) throw Damaged{std::move(problem)};
         if (hasTree) {
             const ModelIndex checked(model, *kept);  // throws IndexError when its arrays make no index of this model

@@ -62,18 +62,6 @@ int createTemporary(const std::string& target, mode_t mode, std::string& tempora
     return -1;
 }
 
-// An unnamed file in `folder` for the walk's arrays, or for a part of the model copied into the
-// index at its end, gone once closed and its arrays freed; -1 when the folder takes none (the
-// arrays are then the process's own).
-int scratchFile(const std::string& folder) {
-    const int fd = open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR)) return fd;
-    std::string named = folder + "/.memlog-scratch-" + std::to_string(getpid()) + "-XXXXXX";
-    const int made = mkostemp(named.data(), O_CLOEXEC);  // a file system without O_TMPFILE
-    if (made >= 0) unlink(named.c_str());
-    return made;
-}
-
 // A scratch file closed when its holder goes; what was mapped of it stays mapped until unmapped.
 struct Scratch {
     int m_fd;
