@@ -2,6 +2,8 @@
 // the index like the model index's sums: children before parents, one pass.
 #include "render/frame/frame_context.hpp"
 
+#include "timeline/base/huge_pages.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -82,6 +84,9 @@ bool FrameContext::binsReady(timeline::BinKind kind) const {
 
 void FrameContext::prepareBins(timeline::BinKind kind, const std::function<void(double)>& progress) {
     if (binsReady(kind)) return;
+    // Read through an index, in a scratch file beside it (BlockModel::scratchFolder): the bins'
+    // arrays are some 37 bytes a block (374 MiB for 10^7 blocks).
+    const timeline::ScratchArrays scratch(m_model.scratchFolder());
     BinCache& cache = m_binCache;
     cache.m_generation = 0;  // until all of it is made
     cache.m_binned = timeline::BinnedIndex(*m_index, kind, m_sites, progress);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,16 +66,41 @@ TEST_CASE("the loading bar never goes back, and an index being built takes most 
     std::filesystem::remove_all(folder);
 }
 
+namespace {
+
+// A folder of its own holding app.memlog: a million blocks of 64 to 3,063 bytes, each freed at
+// once, over 4,096 places; removed with it.
+struct MillionBlocks {
+    std::string m_folder, m_path;
+    explicit MillionBlocks(const std::string& name)
+        : m_folder((std::filesystem::temp_directory_path() / (name + "-" + std::to_string(getpid()))).string()),
+          m_path(m_folder + "/app.memlog") {
+        std::filesystem::create_directories(m_folder);
+        test::LogBuilder log;
+        auto& thread = log.thread(1, 1 << 20);
+        for (uint64_t i = 0; i < 1'000'000; ++i) {
+            const uint64_t addr = 0x10000 + 64 * (i % 4096);
+            thread.malloc(2 * i + 1, addr, 64 + i % 3000).free(2 * i + 2, addr);
+        }
+        log.write(m_path);
+    }
+    ~MillionBlocks() { std::filesystem::remove_all(m_folder); }
+};
+
+// The process's anonymous resident memory now, in bytes (/proc/self/status).
+uint64_t anonymousBytes() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("RssAnon:", 0) == 0) return std::stoull(line.substr(8)) * 1024;
+    return 0;
+}
+
+}  // namespace
+
 TEST_CASE("a loader dropped while it builds the index gives the read up, and leaves no index half written") {
-    const std::string folder =
-        (std::filesystem::temp_directory_path() / ("memlog-given-up-" + std::to_string(getpid()))).string();
-    std::filesystem::create_directories(folder);
-    const std::string path = folder + "/app.memlog";
-    test::LogBuilder log;
-    auto& thread = log.thread(1, 1 << 20);
-    for (uint64_t i = 0; i < 1'000'000; ++i)
-        thread.malloc(2 * i + 1, 0x10000 + 64 * (i % 4096), 64).free(2 * i + 2, 0x10000 + 64 * (i % 4096));
-    log.write(path);
+    const MillionBlocks log("memlog-given-up");
+    const std::string& folder = log.m_folder;
+    const std::string& path = log.m_path;
     auto indexFiles = [&] {
         std::vector<std::string> names;
         for (const auto& entry : std::filesystem::directory_iterator(folder))
@@ -99,5 +125,23 @@ TEST_CASE("a loader dropped while it builds the index gives the read up, and lea
         REQUIRE(loader.take());
     }
     CHECK(indexFiles() == std::vector<std::string>{"app.memlog.index"});
-    std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("a log read through its index makes its correlated views' bins in a file beside it, not in memory") {
+    const MillionBlocks log("memlog-bins-in-file");
+    const std::string& path = log.m_path;
+    // The bins' growth of the process's anonymous memory, read with an index and without.
+    auto binsGrowth = [&](timeline::IndexUse index) {
+        const auto loaded = render::loadLog(path, timeline::XAxis::Time, render::ColourBy::Site, {},
+                                            render::DraftPolicy::kDraftAbove, index);
+        const uint64_t before = anonymousBytes();
+        loaded->m_frame->prepareBins(timeline::BinKind::Size);
+        return anonymousBytes() - std::min(before, anonymousBytes());
+    };
+    const uint64_t inMemory = binsGrowth(timeline::IndexUse::Off);
+    const uint64_t throughIndex = binsGrowth(timeline::IndexUse::Always);
+    INFO("bins of a million blocks: " << inMemory / 1024 << " KiB in memory, " << throughIndex / 1024
+                                      << " KiB through the index");
+    CHECK(inMemory > (size_t{16} << 20));  // some 37 bytes a block
+    CHECK(throughIndex * 4 < inMemory);
 }

@@ -139,7 +139,7 @@ TEST_CASE("occupancy of a group of blocks from its own sorted ends equals the wa
             // Four groups and blocks in none; a fifth group left empty.
             constexpr size_t kGroups = 5;
             std::mt19937_64 random(seed);
-            std::vector<uint8_t> groupOf(model.size());
+            timeline::HugeVector<uint8_t> groupOf(model.size());
             for (uint8_t& group : groupOf) group = random() % 7 < 4 ? static_cast<uint8_t>(random() % 4) : 200;
             const ModelIndex::Groups groups = index.groups(groupOf, kGroups);
             std::vector<BlockModel> alone(kGroups);
@@ -187,7 +187,7 @@ TEST_CASE("occupancy from sorted ends with blocks of 4 GiB and more and pauses o
         model.forEach([&](const Block& b) { huge += b.size() >= (uint64_t{1} << 32); });
         REQUIRE(huge > model.size() / 2);
         const ModelIndex index(model, XAxis::Time);
-        std::vector<uint8_t> groupOf(model.size());
+        timeline::HugeVector<uint8_t> groupOf(model.size());
         for (size_t i = 0; i < model.size(); ++i) groupOf[i] = static_cast<uint8_t>(i % 2);
         const ModelIndex::Groups groups = index.groups(groupOf, 2);
         BlockModel odd;
@@ -245,7 +245,7 @@ TEST_CASE("address ranges from the index equal those of the walk, over every blo
         // Groups, as bins would make them: three, and blocks in none.
         constexpr size_t kGroups = 3;
         std::mt19937_64 grouping(seed);
-        std::vector<uint8_t> groupOf(model.size());
+        timeline::HugeVector<uint8_t> groupOf(model.size());
         for (uint8_t& group : groupOf) group = static_cast<uint8_t>(grouping() % (kGroups + 1));
         for (const XAxis axis : {XAxis::Time, XAxis::Events}) {
             const ModelIndex index(model, axis);

@@ -102,6 +102,15 @@ int scratchFile(const std::string& folder) {
     return made;
 }
 
+ScratchArrays::ScratchArrays(const std::string& folder) : m_fd(folder.empty() ? -1 : scratchFile(folder)) {
+    if (m_fd >= 0) m_arrays = std::make_unique<ArraysInFiles>(m_fd, 0);
+}
+
+ScratchArrays::~ScratchArrays() {
+    m_arrays.reset();
+    if (m_fd >= 0) close(m_fd);
+}
+
 ArraysInFiles::Joined::Joined(Files* files) : m_previous(t_files) { t_files = files; }
 
 ArraysInFiles::Joined::~Joined() { t_files = m_previous; }

@@ -85,6 +85,21 @@ private:
 // arrays unmapped; -1 when the folder takes none.
 int scratchFile(const std::string& folder);
 
+// While one lives, this thread's arrays (and those of the threads it starts) are made in a
+// scratch file in `folder`: the page cache's, not the process's memory. In anonymous memory as
+// ever when `folder` is "" or takes no file. The arrays outlive it; the file goes with them.
+class ScratchArrays {
+public:
+    explicit ScratchArrays(const std::string& folder);
+    ~ScratchArrays();
+    ScratchArrays(const ScratchArrays&) = delete;
+    ScratchArrays& operator=(const ScratchArrays&) = delete;
+
+private:
+    int m_fd = -1;
+    std::unique_ptr<ArraysInFiles> m_arrays;
+};
+
 // `bytes` of zeroed memory starting on a huge page boundary (a page boundary in a file), asked to be backed by huge
 // pages (a hint: a kernel without them gives ordinary pages) when `advice` or the policy says so; nullptr when mmap
 // fails. Freed with freeHuge(pointer, bytes).

@@ -24,7 +24,7 @@ BinnedIndex::BinnedIndex(const ModelIndex& index, BinKind kind, const SiteIndex*
     const size_t count = m_bins.count();
     m_membership = index.membership(m_binOfPosition, count);
     tell(0.4);
-    std::vector<uint8_t> binOfBlock(order.size());
+    HugeVector<uint8_t> binOfBlock(order.size());
     for (size_t k = 0; k < order.size(); ++k) binOfBlock[order[k]] = m_binOfPosition[k];
     tell(0.5);
     m_groups = index.groups(std::move(binOfBlock), count);

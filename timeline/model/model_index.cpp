@@ -8,8 +8,6 @@
 #include "timeline/base/prefault.hpp"
 #include "timeline/model/kept_index.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -68,20 +66,9 @@ std::unique_ptr<ModelIndex> ModelIndex::forModel(const BlockModel& model, XAxis 
     // A model read through its index is as big as the disk allows: an index for another axis
     // (the window's events, where the file keeps time) is built in a scratch file beside it, in
     // the page cache, not the process's memory (59 bytes a block, and twice that while built:
-    // 832 MiB for 10^7 blocks). The file goes once its arrays are unmapped.
-    if (model.scratchFolder().empty()) return std::make_unique<ModelIndex>(model, axis, progress);
-    const int scratch = scratchFile(model.scratchFolder());
-    if (scratch < 0) return std::make_unique<ModelIndex>(model, axis, progress);
-    std::unique_ptr<ModelIndex> index;
-    try {
-        const ArraysInFiles inFile(scratch, 0);
-        index = std::make_unique<ModelIndex>(model, axis, progress);
-    } catch (...) {
-        close(scratch);
-        throw;
-    }
-    close(scratch);
-    return index;
+    // 832 MiB for 10^7 blocks).
+    const ScratchArrays scratch(model.scratchFolder());
+    return std::make_unique<ModelIndex>(model, axis, progress);
 }
 
 void ModelIndex::measureLeaves() {
@@ -268,12 +255,15 @@ std::vector<OccupancyColumn> ModelIndex::occupancy(const OccupancyQuery& query) 
     return occupancyInside(query);
 }
 
-ModelIndex::Groups ModelIndex::groups(std::vector<uint8_t> groupOf, size_t count) const {
+ModelIndex::Groups ModelIndex::groups(HugeVector<uint8_t> groupOf, size_t count) const {
     Groups groups;
     groups.m_count = count;
     groups.m_groupOf = std::move(groupOf);
     {
-        std::jthread endsThread([&] { groups.m_ends = SortedEnds::split(m_ends, groups.m_groupOf, count); });
+        // Through startOnOtherCore, which carries this thread's ArraysInFiles over: a plain
+        // thread made the ends' split (12 bytes a block) in anonymous memory, the rest in a file.
+        std::jthread endsThread =
+            startOnOtherCore([&] { groups.m_ends = SortedEnds::split(m_ends, groups.m_groupOf, count); });
         groups.m_beginnings = SortedEnds::split(m_beginnings, groups.m_groupOf, count);
         hullGroups(groups);
     }
@@ -450,7 +440,7 @@ std::string ModelIndex::SortedEnds::adopt(const BlockModel& model, XAxis axis, b
 }
 
 std::vector<ModelIndex::SortedEnds> ModelIndex::SortedEnds::split(const SortedEnds& all,
-                                                                  const std::vector<uint8_t>& groupOf, size_t count) {
+                                                                  const HugeVector<uint8_t>& groupOf, size_t count) {
     std::vector<SortedEnds> groups(count);
     for (SortedEnds& group : groups) {
         group.m_model = all.m_model;

@@ -92,7 +92,7 @@ public:
     // views: a group a bin). About 14 bytes a block in a group, and 16 an index node a group.
     class Groups;
     // `groupOf[i]`: the group of model block i; `count` or more: none.
-    Groups groups(std::vector<uint8_t> groupOf, size_t count) const;
+    Groups groups(HugeVector<uint8_t> groupOf, size_t count) const;
     // Where each group's blocks sit in the index's order and which groups each node holds, so
     // that a group's view reads its own blocks and opens only the nodes that hold some.
     // `groupOfPosition[k]`: the group of the block at position k of order(); `count` (at most
@@ -228,7 +228,7 @@ private:
         // index in them checked too, not only their sizes.
         std::string adopt(const BlockModel& model, XAxis axis, bool ends, bool everyEntry);
         // The entries of `all` split by group, in their order (a pass over them).
-        static std::vector<SortedEnds> split(const SortedEnds& all, const std::vector<uint8_t>& groupOf, size_t count);
+        static std::vector<SortedEnds> split(const SortedEnds& all, const HugeVector<uint8_t>& groupOf, size_t count);
         // The sums over the entries whose x passes `before` (true on a prefix of the order).
         // `checkpoint` is where to start looking, and becomes where this answer was found: a
         // caller asking for growing x passes the same variable each time.
@@ -335,7 +335,7 @@ private:
         uint64_t m_hiAndGap = 0;
     };
     size_t m_count = 0;
-    std::vector<uint8_t> m_groupOf;  // by model block
+    HugeVector<uint8_t> m_groupOf;  // by model block (a file's pages while ArraysInFiles lives)
     std::vector<SortedEnds> m_beginnings, m_ends;  // by group
     HugeVector<Hull> m_hulls;  // node n's of group g at n x m_count + g
 };
