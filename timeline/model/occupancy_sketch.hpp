@@ -88,11 +88,11 @@ private:
     // Rows numbered in the order their regions (addresses >> m_regionShift) were first met.
     std::vector<uint64_t> m_regions;
     // Column by column, row by row: the bytes begun there, then the bytes ended. A column's rows
-    // side by side: the walk's blocks at one moment fall all over the heap (kept row by row,
-    // the counts' cache misses made the walk a quarter slower). Made at the first block.
+    // side by side: the walk's blocks at one moment fall all over the heap, and its counts then
+    // share a few cache lines, not one 4 KiB apart each. Made at the first block (8 MiB).
     std::vector<uint64_t> m_counts;
-    // Each region's row: open addressing over twice kRows slots (a hash map's lookup, once a
-    // block for blocks all over a large heap, was a tenth of the walk).
+    // Each region's row: open addressing over twice kRows slots, each probe a multiplication and
+    // a compare (finding rows was 0.09 s of the 0.3 s the sketch adds to 10^7 blocks' walk).
     static constexpr size_t kSlots = 2 * kRows;
     struct Slot {
         uint64_t m_region = UINT64_MAX;
