@@ -47,8 +47,7 @@ void FrameContext::prepare(timeline::XAxis axis, ColourBy by, const std::functio
 void FrameContext::summariseLeavesForDrafts() {
     const timeline::BlockIndex& index = m_index->index();
     const auto& nodes = index.nodes();
-    size_t leaves = 0;
-    while (leaves < nodes.size() && nodes[leaves].m_leaf) ++leaves;  // leaves come first
+    const size_t leaves = index.leafCount();  // they come first
     auto summarise = [&](size_t from, size_t to) {
         for (size_t n = from; n < to; ++n) m_draftSummaries.mean(index, nodes[n], m_colours);
     };

@@ -89,6 +89,8 @@ public:
     static void mark(const Node& leaf, std::vector<uint64_t>& marks) {
         markSlot(leaf.m_first / kFanout, marks);  // leaves hold kFanout items, the last fewer
     }
+    // How many of nodes() are leaves: they come first.
+    size_t leafCount() const { return m_leafSlots.size(); }
     // Whether `node`'s children are leaves (leaves come first in nodes()).
     bool aboveLeaves(const Node& node) const { return !node.m_leaf && node.m_first < m_leafSlots.size(); }
     // Marks every leaf under `parent` (aboveLeaves) without reading the leaves' nodes: their

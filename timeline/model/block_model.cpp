@@ -35,6 +35,8 @@ BlockModel::BlockModel(std::unique_ptr<BlockStore> store, std::vector<BlockStore
       m_stackCount(shape.m_stackCount),
       m_clock(shape.m_clock) {}
 BlockModel::BlockModel(BlockModel&&) noexcept = default;
+BlockModel& BlockModel::operator=(BlockModel&&) noexcept = default;
+BlockModel::~BlockModel() = default;
 
 AccessSummary BlockModel::accessSummary() const {
     std::call_once(m_accessPoints->m_made, [this] {
@@ -57,8 +59,6 @@ void BlockModel::setAccessMarks(StoredArray<AccessMark> marks, uint8_t inOrder,
     }
     m_accessTally = tally ? std::move(*tally) : tallyAccesses(m_accessMarks);
 }
-BlockModel& BlockModel::operator=(BlockModel&&) noexcept = default;
-BlockModel::~BlockModel() = default;
 
 size_t BlockModel::append(const Block& block) {
     if ((m_size & kChunkMask) == 0) {

@@ -89,8 +89,9 @@ public:
     // through one (kept_index.hpp); else nullptr. ModelIndex::forModel maps it.
     const KeptModelIndex* keptIndex() const { return m_keptIndex.get(); }
     void setKeptIndex(std::shared_ptr<const KeptModelIndex> kept) { m_keptIndex = std::move(kept); }
-    // Read through an index: its folder, where an index for another axis than the kept one is
-    // built in a scratch file (ModelIndex::forModel); "" for a model in memory.
+    // Read through an index: its folder, where what is made for the model later (an index for
+    // another axis than the kept one: ModelIndex::forModel; the correlated views' bins) is made
+    // in a scratch file; "" for a model in memory.
     const std::string& scratchFolder() const { return m_scratchFolder; }
     void setScratchFolder(std::string folder) { m_scratchFolder = std::move(folder); }
 

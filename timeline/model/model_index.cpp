@@ -124,8 +124,7 @@ void ModelIndex::sumNodes() {
             sums.m_solid = noWideGap(pieces);
         }
     };
-    size_t leaves = 0;
-    while (leaves < nodes.size() && nodes[leaves].m_leaf) ++leaves;
+    const size_t leaves = m_index.leafCount();
     Extent first, second;
     if (leaves * BlockIndex::kFanout >= kSumsOnTwoCoresFrom) {
         std::jthread other = startOnOtherCore([&] { sumLeaves(leaves / 2, leaves, second); });

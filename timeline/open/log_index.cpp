@@ -89,9 +89,7 @@ IndexLead leadOf(const LogReader& reader) {
 BlockModel walkInto(LogReader& reader, int fd, const std::string& temporary, XAxis clock, IndexLead lead,
                     const std::function<void(double)>& progress, OccupancySketch* sketch) {
     const std::string folder = folderOf(temporary);
-    const Scratch arrays(folder);
-    std::optional<ArraysInFiles> inScratch;
-    if (arrays.m_fd >= 0) inScratch.emplace(arrays.m_fd, 0);
+    const ScratchArrays arrays(folder);
     if (lead == IndexLead::Blocks)
         return buildBlockModel(reader, progress, blocksInFile(fd, temporary), clock, scratchFile(folder), sketch);
     // The samples from the index's start, through a descriptor of the spool's own.
