@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../anonymous_memory.hpp"
 #include "../log_builder.hpp"
 #include "render/frame/draft_budget.hpp"
 #include "render/window/loaded_log.hpp"
@@ -87,14 +87,6 @@ struct MillionBlocks {
     ~MillionBlocks() { std::filesystem::remove_all(m_folder); }
 };
 
-// The process's anonymous resident memory now, in bytes (/proc/self/status).
-uint64_t anonymousBytes() {
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);)
-        if (line.rfind("RssAnon:", 0) == 0) return std::stoull(line.substr(8)) * 1024;
-    return 0;
-}
-
 }  // namespace
 
 TEST_CASE("a loader dropped while it builds the index gives the read up, and leaves no index half written") {
@@ -134,9 +126,10 @@ TEST_CASE("a log read through its index makes its correlated views' bins in a fi
     auto binsGrowth = [&](timeline::IndexUse index) {
         const auto loaded = render::loadLog(path, timeline::XAxis::Time, render::ColourBy::Site, {},
                                             render::DraftPolicy::kDraftAbove, index);
-        const uint64_t before = anonymousBytes();
+        const uint64_t before = test::anonymousKb() * 1024;
         loaded->m_frame->prepareBins(timeline::BinKind::Size);
-        return anonymousBytes() - std::min(before, anonymousBytes());
+        const uint64_t after = test::anonymousKb() * 1024;
+        return after - std::min(before, after);
     };
     const uint64_t inMemory = binsGrowth(timeline::IndexUse::Off);
     const uint64_t throughIndex = binsGrowth(timeline::IndexUse::Always);

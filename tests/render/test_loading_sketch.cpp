@@ -11,6 +11,7 @@
 
 #include "../log_builder.hpp"
 #include "render/raster/colour_map.hpp"
+#include "render_helpers.hpp"
 #include "render/window/loaded_log.hpp"
 #include "render/window/loading_sketch.hpp"
 
@@ -19,15 +20,6 @@ using timeline::OccupancySketch;
 using timeline::XAxis;
 
 namespace {
-
-render::Rgb pixelAt(cairo_surface_t* surface, int x, int y) {
-    cairo_surface_flush(surface);
-    const unsigned char* data = cairo_image_surface_get_data(surface);
-    const int stride = cairo_image_surface_get_stride(surface);
-    return render::fromArgb(reinterpret_cast<const uint32_t*>(data + static_cast<ptrdiff_t>(y) * stride)[x]);
-}
-
-bool samePixel(const render::Rgb& a, const render::Rgb& b) { return render::toArgb(a) == render::toArgb(b); }
 
 // Two regions of a page, four columns of 10: the low one full in the first two columns and
 // empty after, the high one half full throughout; half the log read.
@@ -53,19 +45,20 @@ TEST_CASE("the loading sketch is drawn from low addresses up, as far across as t
     cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 400, 200);
     cairo_t* cr = cairo_create(surface);
     render::fillRect(cr, {0, 0, 400, 200}, render::kPageColour);
-    const render::Rgb page = pixelAt(surface, 300, 100);
+    const uint32_t page = test::imageOf(surface).at(300, 100);
     render::drawSketch(cr, {0, 0, 400, 200}, twoRegions(0.5));
     cairo_destroy(cr);
-    const render::Rgb full = pixelAt(surface, 20, 150), emptied = pixelAt(surface, 180, 150),
-                      half = pixelAt(surface, 20, 50), unread = pixelAt(surface, 300, 100);
+    const test::Image drawn = test::imageOf(surface);
     cairo_surface_destroy(surface);
+    const render::Rgb full = render::fromArgb(drawn.at(20, 150)), emptied = render::fromArgb(drawn.at(180, 150)),
+                      half = render::fromArgb(drawn.at(20, 50));
     // The low region at the bottom: blue where full, paler where half, no blue where empty.
     CHECK(full.m_b - full.m_r > 0.15);
     CHECK(half.m_b - half.m_r > 0.05);
     CHECK(half.m_b - half.m_r < full.m_b - full.m_r);
     CHECK(emptied.m_b - emptied.m_r < 0.02);
     // The log's second half, not read yet: the page as it was.
-    CHECK(samePixel(unread, page));
+    CHECK(drawn.at(300, 100) == page);
 }
 
 TEST_CASE("the loader's walk draws the sketch, and a model read back from its index draws none") {

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../anonymous_memory.hpp"
 #include "full_trace_runs.hpp"
 
 using namespace memlog::test;
@@ -41,13 +42,9 @@ AnonymousPeak anonymousPeak(std::vector<std::string> argv) {
         _exit(127);
     }
     AnonymousPeak peak;
-    const std::string status = "/proc/" + std::to_string(child) + "/status";
     int waited = 0;
     while (waitpid(child, &waited, WNOHANG) == 0) {
-        std::ifstream in(status);
-        for (std::string line; std::getline(in, line);)
-            if (line.rfind("RssAnon:", 0) == 0)
-                peak.m_peakKb = std::max<uint64_t>(peak.m_peakKb, std::stoull(line.substr(8)));
+        peak.m_peakKb = std::max(peak.m_peakKb, anonymousKb(child));
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     peak.m_status = WIFEXITED(waited) ? WEXITSTATUS(waited) : -1;
