@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -75,39 +76,47 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
     if (impl.m_header.m_headerBytes != format::kHeaderBytes)
         fail(offsetof(format::FileHeader, m_headerBytes), "bad header size");
 
-    // Chunks start on page boundaries; a page that is not one is skipped: quietly when it is empty
-    // (reserved but unwritten space), told when it is not (a damaged chunk header, or the records
-    // behind one). A header with an impossible size is damaged too: trusting it to find the next
-    // chunk would skip, or cut, the chunks it claims.
-    std::map<std::pair<uint32_t, uint32_t>, size_t> threadIndex;  // by thread and stream
+    impl.m_mappedBytes = impl.m_size;
+    impl.scanChunks(format::kHeaderBytes, impl.m_size);
+}
+
+// Chunks start on page boundaries; a page that is not one is skipped: quietly when it is empty
+// (reserved but unwritten space), told when it is not (a damaged chunk header, or the records
+// behind one). A header with an impossible size is damaged too: trusting it to find the next
+// chunk would skip, or cut, the chunks it claims.
+void LogReader::Impl::scanChunks(uint64_t from, uint64_t to) {
     uint64_t skippingFrom = 0;  // where the pages being skipped begin; 0: none
     std::string skippingWhat;
     auto endSkip = [&](uint64_t at) {
-        if (skippingFrom) impl.noteSkip(skippingFrom, at, skippingWhat);
+        if (skippingFrom) noteSkip(skippingFrom, at, skippingWhat);
         skippingFrom = 0;
+    };
+    uint64_t emptyFrom = 0;  // where the empty pages being passed begin; 0: none
+    auto endEmpty = [&](uint64_t at) {
+        if (emptyFrom && at > emptyFrom) m_emptyRuns.emplace_back(emptyFrom, at);
+        emptyFrom = 0;
     };
     // The chunk headers by pread, not through the mapping: touching a page of a log just written
     // maps the whole large folio the page cache holds it in (64 KiB and more), so that a scan
     // through the mapping made the log resident whole before the walk began (the 700 MB of a
     // python3 full trace, for memlog run's closing list, which reads its heap records alone).
     auto readChunkHeader = [&](uint64_t at, format::ChunkHeader& chunk) {
-        if (pread(impl.m_fd, &chunk, sizeof chunk, static_cast<off_t>(at)) != static_cast<ssize_t>(sizeof chunk))
-            chunk = {};
+        if (pread(m_fd, &chunk, sizeof chunk, static_cast<off_t>(at)) != static_cast<ssize_t>(sizeof chunk)) chunk = {};
     };
-    uint64_t offset = format::kHeaderBytes;
-    for (; offset + sizeof(format::ChunkHeader) <= impl.m_size;) {
+    uint64_t offset = from;
+    for (; offset + sizeof(format::ChunkHeader) <= to;) {
         format::ChunkHeader chunk;
         readChunkHeader(offset, chunk);
-        const uint64_t pageEnd = std::min(offset + format::kPageBytes, impl.m_size);
+        const uint64_t pageEnd = std::min(offset + format::kPageBytes, m_size);
         if (chunk.m_magic != format::kChunkMagic || !plausibleChunkBytes(chunk.m_bytes)) {
             // A header being written has its fields before its magic and no record yet.
-            const bool empty =
-                chunk.m_magic == 0 && allZero(impl.m_data + offset + sizeof chunk, impl.m_data + pageEnd);
+            const bool empty = chunk.m_magic == 0 && allZero(m_data + offset + sizeof chunk, m_data + pageEnd);
             if (!empty) {
                 // A live log's writer may have finished that header since: its magic is stored
                 // before any record, so records seen mean the magic is visible on a second look.
                 readChunkHeader(offset, chunk);
                 if (chunk.m_magic == format::kChunkMagic && plausibleChunkBytes(chunk.m_bytes)) continue;
+                endEmpty(offset);
                 if (!skippingFrom) {
                     skippingFrom = offset;
                     skippingWhat =
@@ -117,28 +126,120 @@ LogReader::LogReader(const std::string& path) : m_path(path), m_impl(new Impl) {
                 }
             } else {
                 endSkip(offset);
+                if (!emptyFrom) emptyFrom = offset;
             }
             offset += format::kPageBytes;
             continue;
         }
         endSkip(offset);
-        auto [it, added] = threadIndex.try_emplace({chunk.m_tid, chunk.m_reserved}, impl.m_threads.size());
+        endEmpty(offset);
+        auto [it, added] = m_threadIndex.try_emplace({chunk.m_tid, chunk.m_reserved}, m_threads.size());
         if (added) {
-            impl.m_threads.emplace_back().m_tid = chunk.m_tid;
-            impl.m_threads.back().m_stream = chunk.m_reserved;
+            m_threads.emplace_back().m_tid = chunk.m_tid;
+            m_threads.back().m_stream = chunk.m_reserved;
         }
-        impl.m_threads[it->second].m_chunks.push_back(
-            {offset, std::min(offset + chunk.m_bytes, impl.m_size), offset + chunk.m_bytes > impl.m_size});
-        offset += chunk.m_bytes;
+        std::vector<ChunkRef>& chunks = m_threads[it->second].m_chunks;
+        // A thread fills its chunks one after another, each further on in the file; one found
+        // before its last (in pages that were empty at the last scan) came out of order.
+        if (!chunks.empty() && chunks.back().m_offset > offset) m_chunkOutOfOrder = true;
+        const uint64_t claimedEnd = offset + chunk.m_bytes;
+        chunks.push_back({offset, std::min(claimedEnd, m_size), claimedEnd > m_size, claimedEnd});
+        m_chunksEnd = std::max(m_chunksEnd, claimedEnd);
+        offset = claimedEnd;
     }
-    endSkip(impl.m_size);
+    endSkip(to);
+    endEmpty(std::min(offset, to));
+    m_scanEnd = std::max(m_scanEnd, offset);
 }
 
 LogReader::~LogReader() {
     unwatchMapping(m_impl->m_watched);
-    if (m_impl->m_data) munmap(const_cast<uint8_t*>(m_impl->m_data), m_impl->m_size);
+    if (m_impl->m_data) munmap(const_cast<uint8_t*>(m_impl->m_data), m_impl->m_mappedBytes);
     if (m_impl->m_fd >= 0) ::close(m_impl->m_fd);
     delete m_impl;
+}
+
+namespace {
+
+// Address space for a followed log to grow into: 8 bytes an event, a billion events.
+constexpr uint64_t kGrowthRoom = uint64_t{8} << 30;
+
+uint64_t nsOf(const timespec& time) {
+    return static_cast<uint64_t>(time.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(time.tv_nsec);
+}
+
+}  // namespace
+
+void LogReader::followGrowth(std::function<uint64_t()> cutNow) {
+    Impl& impl = *m_impl;
+    impl.m_cutNow = cutNow ? std::move(cutNow) : std::function<uint64_t()>([this] { return safeCut(); });
+    if (impl.m_mappedBytes > impl.m_size) return;
+    // Mapped again with room, while nothing points into the mapping yet: the pages past the
+    // file's end read as the file reaches them, so that the stacks' views and the cursors stay
+    // where they are as it grows.
+    void* mapped = mmap(nullptr, impl.m_size + kGrowthRoom, PROT_READ, MAP_PRIVATE, impl.m_fd, 0);
+    if (mapped == MAP_FAILED) return;  // readOn will find no room: the log is read anew
+    unwatchMapping(impl.m_watched);
+    munmap(const_cast<uint8_t*>(impl.m_data), impl.m_mappedBytes);
+    impl.m_data = static_cast<const uint8_t*>(mapped);
+    impl.m_mappedBytes = impl.m_size + kGrowthRoom;
+    impl.m_watched = watchMapping(impl.m_data, impl.m_size, m_path.c_str());
+    madvise(mapped, impl.m_size, MADV_SEQUENTIAL);
+}
+
+uint64_t LogReader::safeCut() const {
+    const Impl& impl = *m_impl;
+    format::FileHeader header{};  // as the recorder keeps it now: its clean end is set at exit
+    if (pread(impl.m_fd, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) return UINT64_MAX;
+    if ((header.m_flags & format::kFlagCleanEnd) || header.m_tscPerNsQ32 == 0) return UINT64_MAX;
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    constexpr uint64_t kSecond = 1'000'000'000;
+    const uint64_t since = nsOf(now) - std::min(nsOf(now), header.m_startNs);
+    if (since <= kSecond) return header.m_startTsc;
+    return header.m_startTsc +
+           static_cast<uint64_t>((static_cast<unsigned __int128>(since - kSecond) * header.m_tscPerNsQ32) >> 32);
+}
+
+bool LogReader::readOn(RecordSink& sink, const std::function<void(double)>& progress) {
+    Impl& impl = *m_impl;
+    if (!impl.m_cutNow || impl.m_outOfStep) return false;
+    struct stat open {
+    }, named{};
+    if (fstat(impl.m_fd, &open) != 0 || stat(m_path.c_str(), &named) != 0 || open.st_ino != named.st_ino ||
+        open.st_dev != named.st_dev)
+        return false;  // gone, or another file under its name
+    if (!growTo(static_cast<uint64_t>(open.st_size))) return false;
+    for (const ThreadCursor& cursor : impl.m_threads)
+        if (cursor.m_stream == format::kTraceStream && !impl.leftOut(cursor)) return false;
+    return inBatches(sink, progress, Decoding::SecondThreadIfIdle, true).m_read;
+}
+
+// The file as it is now: the chunks it gained (in the pages that were empty, and past its old
+// end), and the newest chunk of each thread that its old end cut short, read further. A file
+// may also shrink, but not into its chunks: the recorder's clean end cuts the space it had
+// reserved past its last chunk.
+bool LogReader::growTo(uint64_t bytes) {
+    Impl& impl = *m_impl;
+    if ((bytes < impl.m_size && bytes < impl.m_chunksEnd) || bytes > impl.m_mappedBytes) return false;
+    if (bytes != impl.m_size) {
+        unwatchMapping(impl.m_watched);
+        impl.m_size = bytes;
+        impl.m_watched = watchMapping(impl.m_data, impl.m_size, m_path.c_str());
+        for (ThreadCursor& cursor : impl.m_threads) {
+            if (cursor.m_chunks.empty() || !cursor.m_chunks.back().m_cutShort) continue;
+            ChunkRef& chunk = cursor.m_chunks.back();
+            chunk.m_end = std::min(chunk.m_claimedEnd, bytes);
+            chunk.m_cutShort = chunk.m_claimedEnd > bytes;
+            if (cursor.m_at && cursor.m_nextChunk == cursor.m_chunks.size()) cursor.m_end = impl.m_data + chunk.m_end;
+        }
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> empty;
+    empty.swap(impl.m_emptyRuns);
+    for (const auto& [from, to] : empty)
+        if (from < bytes) impl.scanChunks(from, std::min(to, bytes));
+    if (impl.m_scanEnd < impl.m_size) impl.scanChunks(impl.m_scanEnd, impl.m_size);
+    return !impl.m_chunkOutOfOrder;
 }
 
 void LogReader::leaveOutTraces(bool leave) { m_impl->m_leaveOutTraces = leave; }
@@ -211,6 +312,7 @@ bool LogReader::restoreWalkResults(const std::vector<unsigned char>& bytes) {
     if (!m_impl->m_stacks.setPlaces(stacks, m_impl->m_data, m_impl->m_size)) return false;
     m_impl->m_modules = std::move(modules);
     m_impl->m_annotations = std::move(annotations);
+    m_impl->m_annotationsTimed = m_impl->m_annotations.size();
     m_impl->m_threadStacks = std::move(restored.m_threadStacks);
     m_impl->m_lostRecords = restored.m_lostRecords;
     m_impl->m_firstTsc = restored.m_firstTsc;

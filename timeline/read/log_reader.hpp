@@ -151,6 +151,24 @@ public:
     bool forEachBatch(RecordSink& sink, const std::function<void(double)>& progress = {},
                       Decoding decoding = Decoding::SecondThreadIfIdle);
 
+    // Following a log still being written (memtimeline --follow), before the first walk: each walk
+    // then delivers the records before a cut, and readOn() those after it with what the file
+    // has gained since, so that following costs what the log gains, not what it holds. The cut is
+    // a second before `cutNow()`'s moment (a TSC of the log's clock; UINT64_MAX: no cut); by
+    // default a second before now, or none when the file has not changed for a second (safeCut).
+    // A thread writes its record microseconds after it took its sequence number: a second later
+    // every number taken before the cut is in the file, and the merge has no holes to leave.
+    void followGrowth(std::function<uint64_t()> cutNow = {});
+    // After a walk with followGrowth: the records after its cut, and those the file has gained,
+    // up to a new cut; the stacks, modules and annotations read on too. False, with nothing
+    // delivered, when the log cannot be read on and must be read anew by a new reader: it shrank
+    // or was replaced, outgrew the room mapped for it, holds a full trace's streams (not left
+    // out), or a record turned up that belongs before one already delivered.
+    bool readOn(RecordSink& sink, const std::function<void(double)>& progress = {});
+    // The cut a walk now makes by default: a second before now on the log's clock, or UINT64_MAX
+    // when the file has not changed for a second or the log has no clock rate.
+    uint64_t safeCut() const;
+
     // Filled by forEachEvent.
     const StackRecords& stacks() const;  // index = stack id; [0] empty; views of the mapped file
     const std::vector<Module>& modules() const;
@@ -184,8 +202,16 @@ public:
     std::optional<std::string> whatWasSkipped() const;
 
 private:
+    // A walk from the start, or on from where the last one stopped (followGrowth). False: it
+    // cannot read on (readOn).
     template <typename Deliver>
-    void walk(Deliver& deliver, const std::function<void(double)>& progress);
+    bool walk(Deliver& deliver, const std::function<void(double)>& progress, bool on = false);
+    struct Batches {
+        bool m_read;  // walk()'s answer
+        bool m_secondThread;
+    };
+    Batches inBatches(RecordSink& sink, const std::function<void(double)>& progress, Decoding decoding, bool on);
+    bool growTo(uint64_t bytes);  // readOn: the file's new size mapped and scanned
 
     struct Impl;
     std::string m_path;

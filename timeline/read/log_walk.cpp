@@ -39,6 +39,7 @@ template <typename Impl>
 [[gnu::noinline]] bool advanceSlowly(Impl& impl, ThreadCursor& cursor, const std::string& path) {
     for (;;) {
         const uint8_t* start = cursor.m_at;
+        const format::ChunkCursorState deltasBefore = cursor.m_deltas;  // for a record left to read again
         bool ok = true;
         if (cursor.m_trace && cursor.m_trace->inRun()) {  // a full trace's run: its next address
             const TraceDecoder::Step step = cursor.m_trace->next(&cursor.m_at, cursor.m_end, cursor.m_access);
@@ -62,9 +63,8 @@ template <typename Impl>
             }
             if (cursor.m_nextChunk == cursor.m_chunks.size()) {
                 if (cursor.m_trace && !cursor.m_trace->ended())
-                    impl.noteStop(cursor.m_recordsEnd,
-                                  "the trace of thread " + std::to_string(cursor.m_tid) +
-                                      " stops without its end (the traced process was killed?)");
+                    impl.noteStop(cursor.m_recordsEnd, "the trace of thread " + std::to_string(cursor.m_tid) +
+                                                           " stops without its end (the traced process was killed?)");
                 return false;
             }
             const ChunkRef& chunk = cursor.m_chunks[cursor.m_nextChunk++];
@@ -160,16 +160,23 @@ template <typename Impl>
                 if (lastChunk)
                     impl.noteStop(static_cast<uint64_t>(start - impl.m_data),
                                   "a record cut by the end of the file or damaged (torn tail)");
+                if (impl.m_cutNow && cursor.m_nextChunk == cursor.m_chunks.size()) {
+                    // The thread's newest chunk of a followed log (LogReader::followGrowth): the
+                    // rest of the record may come. The cursor waits at it for readOn.
+                    cursor.m_at = start;
+                    cursor.m_deltas = deltasBefore;
+                    return false;
+                }
                 impl.m_bytesDone += static_cast<uint64_t>(cursor.m_end - start);
                 cursor.m_at = cursor.m_end;
                 continue;
             }
             throw LogError(path, static_cast<uint64_t>(start - impl.m_data),
                            std::string("corrupt ") +
-                               (format::isHeapKind(tag & format::kKindMask) ? format::kindInfo(kind).m_name
-                                : kind == Kind::Access                      ? "access"
+                               (format::isHeapKind(tag & format::kKindMask)    ? format::kindInfo(kind).m_name
+                                : kind == Kind::Access                         ? "access"
                                 : format::isTraceKind(tag & format::kKindMask) ? "trace"
-                                                                            : "meta") +
+                                                                               : "meta") +
                                " record");
         }
         impl.m_bytesDone += static_cast<uint64_t>(p - start);
@@ -344,17 +351,22 @@ void LogReader::forEachRecord(const std::function<void(const Event&)>& onEvent,
 }
 
 bool LogReader::forEachBatch(RecordSink& sink, const std::function<void(double)>& progress, Decoding decoding) {
+    return inBatches(sink, progress, decoding, false).m_secondThread;
+}
+
+LogReader::Batches LogReader::inBatches(RecordSink& sink, const std::function<void(double)>& progress,
+                                        Decoding decoding, bool on) {
     if (decoding == Decoding::CallingThread || (decoding == Decoding::SecondThreadIfIdle && !aCoreIsIdle())) {
         auto deliver = std::make_unique<DeliverBatches>(sink, sink.wantsAccesses());
-        walk(*deliver, progress);
-        return false;
+        return {walk(*deliver, progress, on), false};
     }
     auto ring = std::make_unique<EventRing>();
     DeliverToRing deliver{*ring, sink.wantsAccesses()};
     std::exception_ptr failure;
+    bool read = false;
     std::thread decoder([&] {
         try {
-            walk(deliver, progress);
+            read = walk(deliver, progress, on);
         } catch (const DeliverToRing::Abandoned&) {
             return;
         } catch (...) {
@@ -377,67 +389,109 @@ bool LogReader::forEachBatch(RecordSink& sink, const std::function<void(double)>
     }
     decoder.join();
     if (failure) std::rethrow_exception(failure);
-    return true;
+    return {read, true};
 }
 
 template <typename Deliver>
-void LogReader::walk(Deliver& deliver, const std::function<void(double)>& progress) {
+bool LogReader::walk(Deliver& deliver, const std::function<void(double)>& progress, bool on) {
     Impl& impl = *m_impl;
-    for (ThreadCursor& cursor : impl.m_threads) {
-        cursor.m_nextChunk = impl.leftOut(cursor) ? cursor.m_chunks.size() : 0;  // nothing to read
-        cursor.m_at = cursor.m_end = nullptr;
-        cursor.m_trace.reset();
+    if (!on) {
+        for (ThreadCursor& cursor : impl.m_threads) {
+            cursor.m_nextChunk = impl.leftOut(cursor) ? cursor.m_chunks.size() : 0;  // nothing to read
+            cursor.m_at = cursor.m_end = nullptr;
+            cursor.m_trace.reset();
+            cursor.m_merging = false;
+        }
+        impl.m_stacks.clear();
+        impl.m_modules.clear();
+        impl.m_threadStacks.clear();
+        impl.m_annotations.clear();
+        impl.m_lostRecords = 0;
+        impl.m_stacksRead = 0;
+        impl.m_bytesDone = 0;
+        impl.m_merge.clear();
+        impl.m_lastDelivered = 0;
+        impl.m_annotationsTimed = 0;
     }
-    impl.m_stacks.clear();
-    impl.m_modules.clear();
-    impl.m_threadStacks.clear();
-    impl.m_annotations.clear();
-    impl.m_lostRecords = 0;
-    impl.m_stacksRead = 0;
-    impl.m_bytesDone = 0;
     impl.m_stopReason.clear();
     impl.dropPendingReads();  // a walk stopped by an error left some
+    // A walk in steps delivers the records before its cut (followGrowth); UINT64_MAX: all.
+    const uint64_t cut = impl.m_cutNow ? impl.m_cutNow() : UINT64_MAX;
+    const bool holdingBack = cut != UINT64_MAX;
 
     const TscClock clock(impl.m_header);
     using Clock = std::chrono::steady_clock;
     auto lastReport = Clock::now();
     uint64_t sinceCheck = 0;
+    // The fraction of the file read, or of what it gained since the last walk.
+    const uint64_t doneBefore = on ? impl.m_bytesDone : 0;
+    const uint64_t toRead = on ? impl.m_size - std::min(impl.m_size, impl.m_readOnFrom) : impl.m_size;
+    auto fraction = [&] {
+        return std::min(1.0, static_cast<double>(impl.m_bytesDone - doneBefore) /
+                                 static_cast<double>(std::max<uint64_t>(toRead, 1)));
+    };
     auto maybeReport = [&] {
         if (!progress || ++sinceCheck < (1u << 20)) return;
         sinceCheck = 0;
         const auto now = Clock::now();
         if (now - lastReport < std::chrono::milliseconds(200)) return;
         lastReport = now;
-        progress(static_cast<double>(impl.m_bytesDone) / static_cast<double>(impl.m_size));
+        progress(fraction());
     };
 
-    // Min-heap of threads by the sequence number of their waiting record.
-    using Entry = std::pair<uint64_t, size_t>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
-    for (size_t i = 0; i < impl.m_threads.size(); ++i)
-        if (advance(impl, impl.m_threads[i], m_path)) ready.push({impl.m_threads[i].waitingSeq(), i});
+    // Min-heap of threads by the sequence number of their waiting record. Reading on, the
+    // threads still waiting from the last walk are in it; the others may have records since, each
+    // after every record delivered, or the log is not as the last walk saw it.
+    std::vector<std::pair<uint64_t, size_t>>& ready = impl.m_merge;
+    const auto later = std::greater<>();
+    for (size_t i = 0; i < impl.m_threads.size(); ++i) {
+        ThreadCursor& cursor = impl.m_threads[i];
+        // The long way for a thread's first record: the loop below keeps the one inlined copy of
+        // the common case, which GCC stopped inlining whole with a second one here.
+        if (cursor.m_merging || impl.leftOut(cursor) || !advanceSlowly(impl, cursor, m_path)) continue;
+        if (on && cursor.waitingSeq() <= impl.m_lastDelivered) {
+            impl.m_outOfStep = true;
+            return false;
+        }
+        cursor.m_merging = true;
+        ready.emplace_back(cursor.waitingSeq(), i);
+        std::push_heap(ready.begin(), ready.end(), later);
+    }
 
     while (!ready.empty()) {
-        const size_t index = ready.top().second;
-        ready.pop();
+        const size_t index = ready.front().second;
         ThreadCursor& cursor = impl.m_threads[index];
+        if (cursor.waitingTsc() >= cut) break;  // held back, with every record after it
+        std::pop_heap(ready.begin(), ready.end(), later);
+        ready.pop_back();
         // Drain this thread while it stays ahead of every other thread: no heap traffic for
         // long single-thread stretches.
-        const uint64_t bound = ready.empty() ? UINT64_MAX : ready.top().first;
+        const uint64_t bound = ready.empty() ? UINT64_MAX : ready.front().first;
         bool more;
+        uint64_t delivered;
         do {
+            delivered = cursor.waitingSeq();
             deliver(cursor, clock);
             maybeReport();
             more = advance(impl, cursor, m_path);
-        } while (more && cursor.waitingSeq() < bound);
-        if (more) ready.push({cursor.waitingSeq(), index});
+        } while (more && cursor.waitingSeq() < bound && (!holdingBack || cursor.waitingTsc() < cut));
+        impl.m_lastDelivered = delivered;
+        cursor.m_merging = more;
+        if (more) {
+            ready.emplace_back(cursor.waitingSeq(), index);
+            std::push_heap(ready.begin(), ready.end(), later);
+        }
     }
     impl.dropPendingReads();
     deliver.flush();
-    for (Annotation& annotation : impl.m_annotations) annotation.m_timeNs = clock.sinceStart(annotation.m_timeNs);
-    std::sort(impl.m_annotations.begin(), impl.m_annotations.end(),
-              [](const Annotation& a, const Annotation& b) { return a.m_seq < b.m_seq; });
+    for (size_t i = impl.m_annotationsTimed; i < impl.m_annotations.size(); ++i)
+        impl.m_annotations[i].m_timeNs = clock.sinceStart(impl.m_annotations[i].m_timeNs);
+    impl.m_annotationsTimed = impl.m_annotations.size();
+    std::stable_sort(impl.m_annotations.begin(), impl.m_annotations.end(),
+                     [](const Annotation& a, const Annotation& b) { return a.m_seq < b.m_seq; });
+    impl.m_readOnFrom = impl.m_size;
     if (progress) progress(1.0);
+    return true;
 }
 
 }  // namespace memlog::timeline

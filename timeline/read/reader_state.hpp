@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@ struct ChunkRef {
     uint64_t m_offset;  // of the ChunkHeader
     uint64_t m_end;  // one past the last byte to read (clamped to the file end)
     bool m_cutShort;  // the file ends before the chunk does
+    uint64_t m_claimedEnd;  // where its header says it ends: m_end once the file has grown past it
 };
 
 // One thread's records, chunk after chunk, decoded one record at a time.
@@ -40,7 +43,11 @@ struct ThreadCursor {
     // where its records end so far, for the warning when it stops without its end.
     std::unique_ptr<TraceDecoder> m_trace;
     uint64_t m_recordsEnd = 0;
+    // A walk in steps (LogReader::followGrowth): the cursor's record waits in the merge. Else the
+    // cursor has read all the file holds of its thread so far, and stands where more may come.
+    bool m_merging = false;
     uint64_t waitingSeq() const { return m_isAccess ? m_access.m_seq : m_record.m_seq; }
+    uint64_t waitingTsc() const { return m_isAccess ? m_access.m_tsc : m_record.m_tsc; }
 };
 
 // format::tscToNs with the division taken out of the per-event path: the rate becomes a 32.32
@@ -79,8 +86,17 @@ struct LogReader::Impl {
     MappedLog* m_watched = nullptr;  // for SIGBUS: exitWhenALogIsCutWhileRead
     const uint8_t* m_data = nullptr;
     uint64_t m_size = 0;
+    uint64_t m_mappedBytes = 0;  // m_size, or more with room for a followed log to grow into
     format::FileHeader m_header{};
     std::vector<ThreadCursor> m_threads;
+    std::map<std::pair<uint32_t, uint32_t>, size_t> m_threadIndex;  // m_threads' by thread and stream
+    // The chunk scan (LogReader::Impl::scanChunks): where it stopped, and the empty pages it
+    // passed, where a live log's chunks may begin later (reserved by a thread that has not yet
+    // written its header).
+    uint64_t m_scanEnd = 0;
+    uint64_t m_chunksEnd = 0;  // where the last chunk found ends, as its header claims
+    std::vector<std::pair<uint64_t, uint64_t>> m_emptyRuns;
+    bool m_chunkOutOfOrder = false;  // a chunk found behind its thread's last (scanChunks)
     StackRecords m_stacks;
     std::vector<Module> m_modules;
     std::vector<ThreadStackRange> m_threadStacks;
@@ -105,6 +121,20 @@ struct LogReader::Impl {
     std::string m_skipReason;
     uint64_t m_skippedPlaces = 0;
     uint64_t m_skippedBytes = 0;
+
+    // A walk in steps (LogReader::followGrowth): the cut's source, the merge's waiting threads
+    // (a min-heap of their waiting sequence numbers and their index), the last sequence number
+    // delivered, and how many annotations have had their times converted.
+    std::function<uint64_t()> m_cutNow;
+    std::vector<std::pair<uint64_t, size_t>> m_merge;
+    uint64_t m_lastDelivered = 0;
+    size_t m_annotationsTimed = 0;
+    uint64_t m_readOnFrom = 0;  // the file's size at the last walk's end
+    bool m_outOfStep = false;  // a record turned up before one delivered: read the log anew
+
+    // Finds the chunks in [from, to) of the file (to: the mapped file's size), adding them to
+    // their threads; the empty pages it passes are noted in m_emptyRuns.
+    void scanChunks(uint64_t from, uint64_t to);
 
     void noteSkip(uint64_t from, uint64_t to, const std::string& reason) {
         if (m_skippedPlaces++ == 0) {
