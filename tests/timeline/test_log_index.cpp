@@ -5,6 +5,8 @@
 // parts inside the file: test_index_parts.cpp.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include <thread>
 
 #include "index_files.hpp"
+#include "run_memlog.hpp"
 
 using namespace memlog::timeline;
 using namespace memlog::test::index;
@@ -74,6 +77,24 @@ TEST_CASE("log index: reused while the log stays the same, built again when it c
     CHECK(small.m_index.empty());
     CHECK_FALSE(fs::exists(path + ".index"));
     checkSameModel(small.m_model, path);
+}
+
+TEST_CASE("log index: two builds of one log, by two processes, are the same bytes") {
+    // No byte of the index is what memory held before (a struct's padding copied whole): the
+    // thread's stack range and the summary's estimates had some, and differed between builds.
+    const Folder folder("twice");
+    const std::string path = folder.log();
+    auto build = [&] {
+        fs::remove(path + ".index");
+        REQUIRE(memlog::test::runMemlog("index " + path).m_status == 0);
+        std::ifstream in(path + ".index", std::ios::binary);
+        return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::vector<char> first = build(), second = build();
+    REQUIRE(first.size() == second.size());
+    const auto differ = std::mismatch(first.begin(), first.end(), second.begin());
+    INFO("first difference at offset " << (differ.first - first.begin()) << " of " << first.size());
+    CHECK(differ.first == first.end());
 }
 
 TEST_CASE("log index: a damaged, cut or foreign index is built again with the reason, never trusted") {

@@ -13,11 +13,19 @@
 
 namespace memlog::timeline {
 
+// A value whose bytes are all its own: no padding, whose bytes are whatever the memory held, so
+// that two writes of one value are the same bytes (two builds of one index were not). Floating
+// point values are theirs too; a struct with one is written field by field.
+template <typename T>
+inline constexpr bool kWrittenWhole = std::is_trivially_copyable_v<T> &&
+                                      (std::has_unique_object_representations_v<T> || std::is_floating_point_v<T> ||
+                                       std::is_same_v<T, bool> || std::is_enum_v<T>);
+
 class ByteWriter {
 public:
     template <typename T>
     void operator()(const T& value) {
-        static_assert(std::is_trivially_copyable_v<T>);
+        static_assert(kWrittenWhole<T>);
         const auto* bytes = reinterpret_cast<const unsigned char*>(&value);
         m_bytes.insert(m_bytes.end(), bytes, bytes + sizeof(T));
     }
@@ -27,7 +35,7 @@ public:
     }
     template <typename T>
     void array(const std::vector<T>& values) {
-        static_assert(std::is_trivially_copyable_v<T>);
+        static_assert(kWrittenWhole<T>);
         (*this)(static_cast<uint64_t>(values.size()));
         const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
         m_bytes.insert(m_bytes.end(), bytes, bytes + values.size() * sizeof(T));

@@ -45,8 +45,8 @@ constexpr char kMagic[8] = {'M', 'L', 'O', 'G', 'I', 'D', 'X', '\n'};
 // 2: the chunks' spans and the reader's walk; 3: the whole spans; 4: the model's index; 5: its
 // blocks' stacks and threads in its order, and the access samples out of the rest; 6: the
 // samples' summary after them, their tally in the rest; 7: the chunks anywhere (a full trace's
-// samples first)
-constexpr uint32_t kVersion = 7;
+// samples first); 8: the summary's estimates field by field
+constexpr uint32_t kVersion = 8;
 
 struct Trailer {
     char m_magic[8];
@@ -68,6 +68,14 @@ struct Damaged {
 // Every field of the summary. A field added to Summary changes its size, and this assertion
 // asks for it to be added here too (the x86-64 size of the fields below).
 static_assert(sizeof(Summary) == 1200, "a field was added to Summary: add it to summaryFields");
+// An estimate field by field: its flag's seven bytes of padding, copied whole, made two builds of
+// one index differ (byte_codec.hpp now refuses such a struct).
+template <typename Io, typename E>
+void estimateFields(Io& io, E& e) {
+    io(e.m_value), io(e.m_low), io(e.m_high), io(e.m_samples), io(e.m_exactPoisson);
+    io(e.m_sum.m_value), io(e.m_sum.m_variance), io(e.m_sum.m_observed), io(e.m_sum.m_samples);
+}
+
 template <typename Io, typename S>
 void summaryFields(Io& io, S& s) {
     io(s.m_formatVersion), io(s.m_complete), io(s.m_pid), io(s.m_parentPid), io(s.m_exe), io(s.m_durationNs);
@@ -80,7 +88,11 @@ void summaryFields(Io& io, S& s) {
     io(s.m_accessWrites), io(s.m_accessHeap), io(s.m_accessGlobal), io(s.m_accessStack), io(s.m_accessOther);
     io(s.m_accessFreed), io(s.m_accessAllocator), io(s.m_blocksSampled), io(s.m_accessCounters);
     io(s.m_watchSampler), io(s.m_watchStatus), io(s.m_watchRate), io(s.m_watchCounters), io(s.m_watchTraps);
-    io(s.m_watchOtherThread), io(s.m_watchReuseMedianNs), io(s.m_blocksUsedAfterFree), io(s.m_sampling);
+    io(s.m_watchOtherThread), io(s.m_watchReuseMedianNs), io(s.m_blocksUsedAfterFree);
+    io(s.m_sampling.m_meanBytes), io(s.m_sampling.m_samples), io(s.m_sampling.m_setOverflow);
+    estimateFields(io, s.m_sampling.m_calls), estimateFields(io, s.m_sampling.m_bytes);
+    estimateFields(io, s.m_sampling.m_peak), estimateFields(io, s.m_sampling.m_leaked);
+    static_assert(sizeof(SampleEstimates) == 24 + 4 * 72, "a field was added to SampleEstimates: add it here");
 }
 
 template <typename Io, typename Shape>

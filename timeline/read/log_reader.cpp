@@ -272,7 +272,12 @@ template <typename Io, typename Stacks, typename Modules, typename Annotations, 
 void walkFields(Io& io, Stacks& stacks, Modules& modules, Annotations& annotations, Impl& impl) {
     io.array(stacks);
     io(impl.m_lostRecords), io(impl.m_firstTsc), io(impl.m_lastTsc), io(impl.m_stoppedAt), io(impl.m_stopReason);
-    io.array(impl.m_threadStacks);
+    // The threads' stacks field by field: a range's bytes after its thread id are padding.
+    uint64_t threadStacks = impl.m_threadStacks.size();
+    io(threadStacks);
+    if (threadStacks > (uint64_t{1} << 24)) throw std::out_of_range("more threads' stacks than threads");
+    impl.m_threadStacks.resize(threadStacks);
+    for (ThreadStackRange& range : impl.m_threadStacks) io(range.m_tid), io(range.m_lo), io(range.m_hi);
     for (auto& module : modules)
         io(module.m_base), io(module.m_lo), io(module.m_hi), io(module.m_buildId), io(module.m_path),
             io(module.m_validFromSeq);
