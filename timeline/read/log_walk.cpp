@@ -5,7 +5,6 @@
 #include <chrono>
 #include <exception>
 #include <memory>
-#include <queue>
 #include <thread>
 
 #include "timeline/read/event_ring.hpp"
