@@ -273,8 +273,9 @@ constexpr Row kOptions[] = {
                "in ~/.cache/memlog/names (MEMLOG_CACHE_DIR=DIR for DIR/names, empty for none)"},
     {.m_name = "--quiet", .m_short = "-q", .m_help = "errors only on stderr (no warnings)"},
     {.m_name = "--follow",
-     .m_help = "the window: re-read the log when it grows (a program still being recorded), keeping the view at "
-               "its end; a page open then stays as it was (its key: the latest)"},
+     .m_help = "the window: read the log on as it grows (a program still being recorded; each read from where "
+               "the last stopped, a second behind the program), keeping the view at its end; a page open then "
+               "stays as it was (its key: the latest)"},
     {.m_name = "--no-index",
      .m_help =
          "read the log without its index on disk: a log of 16 MiB or more is otherwise "

@@ -8,15 +8,24 @@
 
 namespace memlog::render {
 
-FollowedLog::FollowedLog(std::string path, size_t draftAbove, timeline::IndexUse index, std::function<void()> wake)
-    : m_path(std::move(path)), m_draftAbove(draftAbove), m_index(index), m_wake(std::move(wake)) {}
+FollowedLog::FollowedLog(std::string path, size_t draftAbove, timeline::IndexUse index, std::function<void()> wake,
+                         bool following)
+    : m_path(std::move(path)), m_draftAbove(draftAbove), m_index(index), m_wake(std::move(wake)) {
+    // The blocks on the clock of the time axis (a followed log is the recorder's, not a full
+    // trace's), with their freeing stacks for brushing, as loadLog builds them.
+    if (following) m_growing = std::make_unique<timeline::GrowingModel>(m_path, timeline::XAxis::Time, true);
+}
 
 FollowedLog::~FollowedLog() = default;
 
 void FollowedLog::read(timeline::XAxis axis, ColourBy by, uint32_t now) {
     if (m_loader) return;
     m_readStartedAt = now;
-    m_loader = std::make_unique<LogLoader>(m_path, axis, by, m_draftAbove, m_index, m_wake);
+    // A followed log read on is on the time clock: a read on another (a full trace's instructions)
+    // reads it whole, as a log not followed.
+    timeline::GrowingModel* growing = timeline::clockOf(axis) == timeline::XAxis::Time ? m_growing.get() : nullptr;
+    m_readOnBefore = m_growing ? m_growing->readsOn() : 0;
+    m_loader = std::make_unique<LogLoader>(m_path, axis, by, m_draftAbove, m_index, m_wake, growing);
 }
 
 FollowedLog::Arrival FollowedLog::take(uint32_t now) {
@@ -39,6 +48,7 @@ FollowedLog::Arrival FollowedLog::take(uint32_t now) {
     arrival.m_what = Arrival::What::Read;
     arrival.m_previous = std::exchange(m_log, std::move(log));
     ++m_reads;
+    if (m_growing && m_growing->readsOn() > m_readOnBefore) ++m_readsOn;
     return arrival;
 }
 

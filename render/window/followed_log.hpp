@@ -19,8 +19,11 @@ class FollowedLog {
 public:
     // `wake` is called from the loader's thread when it has news. Reads prepare the frame
     // context for drafts of views of more than `draftAbove` blocks.
-    // `index`: whether the log is read through its index on disk (log_index.hpp).
-    FollowedLog(std::string path, size_t draftAbove, timeline::IndexUse index, std::function<void()> wake);
+    // `index`: whether the log is read through its index on disk (log_index.hpp). `following`:
+    // the log is followed (--follow): each read after the first reads it on from the last
+    // (growing_model.hpp), in memory, where it can.
+    FollowedLog(std::string path, size_t draftAbove, timeline::IndexUse index, std::function<void()> wake,
+                bool following = false);
     ~FollowedLog();
     FollowedLog(const FollowedLog&) = delete;
     FollowedLog& operator=(const FollowedLog&) = delete;
@@ -53,8 +56,11 @@ public:
     // The log read last: null until the first read has finished.
     LoadedLog* log() { return m_log.get(); }
     const LoadedLog* log() const { return m_log.get(); }
-    // How many reads have brought a log.
+    // How many reads have brought a log, and of them how many read it on from the read before.
     uint64_t reads() const { return m_reads; }
+    uint64_t readsOn() const { return m_readsOn; }
+    // How long the last read that finished took, in ms.
+    uint32_t lastReadMs() const { return m_lastReadMs; }
 
     // With --follow, now and then: begins a read again when the file changed or the program
     // still runs (no clean end), pausing four times as long as a read took (at least a second)
@@ -75,11 +81,14 @@ private:
     size_t m_draftAbove;
     timeline::IndexUse m_index;
     std::function<void()> m_wake;
+    // Before the loader, which uses it: it outlives a loader dropped while reading.
+    std::unique_ptr<timeline::GrowingModel> m_growing;
     std::unique_ptr<LogLoader> m_loader;
     std::unique_ptr<LoadedLog> m_log;
     std::unique_ptr<LoadedLog> m_pageLog;  // the log an open page was made of
     bool m_pageTold = false;  // the open page was told it shows an older read
-    uint64_t m_reads = 0;
+    uint64_t m_reads = 0, m_readsOn = 0;
+    uint64_t m_readOnBefore = 0;  // the growing model's reads on when the read under way began
     std::set<std::string> m_warned;
     uint32_t m_readStartedAt = 0, m_readFinishedAt = 0, m_lastReadMs = 0, m_lastCheck = 0;
 };

@@ -29,7 +29,8 @@ std::string fileVersion(const std::string& path) {
 
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy by,
                                    const std::function<void(const char*, double)>& progress, size_t draftAbove,
-                                   timeline::IndexUse index, timeline::OccupancySketch* sketch) {
+                                   timeline::IndexUse index, timeline::OccupancySketch* sketch,
+                                   timeline::GrowingModel* growing) {
     auto tell = [&](const char* stage, double fraction) {
         if (progress) progress(stage, fraction);
     };
@@ -53,6 +54,7 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
              .m_freeStacks = true,
              .m_clock = timeline::clockOf(axis),
              .m_index = index,
+             .m_growing = growing,
              .m_names = timeline::OpenedLog::Names::AsAsked,
              .m_siteIndex = true,
              .m_suppressions = &builtIn},
@@ -94,13 +96,14 @@ std::unique_ptr<LoadedLog> loadLog(const std::string& path, XAxis axis, ColourBy
 }
 
 LogLoader::LogLoader(std::string path, XAxis axis, ColourBy by, size_t draftAbove, timeline::IndexUse index,
-                     std::function<void()> onProgress)
+                     std::function<void()> onProgress, timeline::GrowingModel* growing)
     : m_path(std::move(path)),
       m_axis(axis),
       m_colourBy(by),
       m_draftAbove(draftAbove),
       m_index(index),
       m_onProgress(std::move(onProgress)),
+      m_growing(growing),
       m_sketch(axis),
       m_thread([this] { run(); }) {}
 
@@ -128,7 +131,7 @@ void LogLoader::run() {
     try {
         m_log = loadLog(
             m_path, m_axis, m_colourBy, [this](const char* stage, double fraction) { report(stage, fraction); },
-            m_draftAbove, m_index, &m_sketch);
+            m_draftAbove, m_index, &m_sketch, m_growing);
     } catch (const std::bad_alloc&) {
         m_error = "out of memory reading " + m_path;
     } catch (const std::exception& error) {  // a LogError, or an index that could not be written

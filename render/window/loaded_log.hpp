@@ -19,6 +19,7 @@
 #include "timeline/model/suppressed_leaks.hpp"
 #include "timeline/names/site_index.hpp"
 #include "timeline/names/stack_names.hpp"
+#include "timeline/open/growing_model.hpp"
 #include "timeline/open/log_index.hpp"
 #include "timeline/read/log_reader.hpp"
 
@@ -52,8 +53,10 @@ public:
     // frame context prepared for frames on `axis` coloured `by`, and for drafts of
     // views of more than `draftAbove` blocks (DraftPolicy).
     // `index`: whether through the log's index on disk (log_index.hpp).
+    // `growing`: a followed log's model, read on at this read (FollowedLog owns it; the loader
+    // alone uses it until done).
     LogLoader(std::string path, timeline::XAxis axis, ColourBy by, size_t draftAbove, timeline::IndexUse index,
-              std::function<void()> onProgress);
+              std::function<void()> onProgress, timeline::GrowingModel* growing = nullptr);
     ~LogLoader();
     LogLoader(const LogLoader&) = delete;
     // What report() throws into the read once the loader is being dropped.
@@ -82,6 +85,7 @@ private:
     size_t m_draftAbove;
     timeline::IndexUse m_index;
     std::function<void()> m_onProgress;
+    timeline::GrowingModel* m_growing;
     std::atomic<double> m_progress{0};
     std::atomic<bool> m_done{false};
     std::atomic<bool> m_givenUp{false};
@@ -99,11 +103,13 @@ private:
 std::string fileVersion(const std::string& path);
 
 // Reads a log in the calling thread (the same steps, for tests and benchmarks); the walk, when
-// there is one, draws into `sketch` as it goes.
+// there is one, draws into `sketch` as it goes. With `growing`, the model is its next step
+// (a followed log read on), neither walked nor indexed.
 std::unique_ptr<LoadedLog> loadLog(const std::string& path, timeline::XAxis axis, ColourBy by,
                                    const std::function<void(const char*, double)>& progress = {},
                                    size_t draftAbove = DraftPolicy::kDraftAbove,
                                    timeline::IndexUse index = timeline::IndexUse::Off,
-                                   timeline::OccupancySketch* sketch = nullptr);
+                                   timeline::OccupancySketch* sketch = nullptr,
+                                   timeline::GrowingModel* growing = nullptr);
 
 }  // namespace memlog::render

@@ -46,7 +46,7 @@ TimelineWindow::TimelineWindow(const WindowOptions& options)
     : m_options(options),
       m_state(options.m_state),
       m_window("memtimeline \u00b7 " + baseName(options.m_log), options.m_width, options.m_height),
-      m_log(options.m_log, options.m_draftAbove, options.m_index, wake),
+      m_log(options.m_log, options.m_draftAbove, options.m_index, wake, options.m_follow),
       m_preparer(wake) {
     if (!s_wakeEvent) s_wakeEvent = SDL_RegisterEvents(1);
     m_log.read(readingAxis(), m_state.m_colourBy, SDL_GetTicks());

@@ -61,7 +61,7 @@ void TimelineWindow::traceTimeline(double milliseconds) {
     traceLine("frame %" PRIu64 " ms=%.1f size=%dx%d x=%" PRIu64 ":%" PRIu64
               " axis=%s addr=%s:%s zoom=%.3g colour=%s "
               "cushion=%s bins=%s layout=%s alpha=%.2f accesses=%d cursors=%zu hover=%s mark=%s pinned=%s help=%d "
-              "blocks=%zu loads=%" PRIu64
+              "blocks=%zu loads=%" PRIu64 " read_on=%" PRIu64 " read_ms=%" PRIu32
               " "
               "font=%.1f at=%s pictures=%" PRIu64
               " build=%.1f paint=%.1f show=%.1f drawn=%zu folded=%zu context=%s "
@@ -73,10 +73,11 @@ void TimelineWindow::traceTimeline(double milliseconds) {
               m_state.m_bins ? binKindName(*m_state.m_bins) : "none",
               m_state.m_layout == BinLayout::Time ? "time" : "address", m_state.m_alpha, m_state.m_accessMarks ? 1 : 0,
               m_state.m_cursors.size(), hover.c_str(), mark.c_str(), pinned.c_str(), m_state.m_help ? 1 : 0,
-              log().m_model.size(), m_log.reads(), m_fontSize, cursors.empty() ? "-" : cursors.c_str(),
-              m_picture.pictures(), m_buildMs, m_paintMs, m_showMs, frame.lastStats().m_items,
-              frame.lastStats().m_foldedItems, m_contextLagged ? "lagging" : "current", frame.policy().draftAbove(),
-              m_mode == WindowMode::Preparing ? 1 : 0, m_picture.state() != KeptPicture::State::Exact ? 1 : 0,
+              log().m_model.size(), m_log.reads(), m_log.readsOn(), m_log.lastReadMs(), m_fontSize,
+              cursors.empty() ? "-" : cursors.c_str(), m_picture.pictures(), m_buildMs, m_paintMs, m_showMs,
+              frame.lastStats().m_items, frame.lastStats().m_foldedItems, m_contextLagged ? "lagging" : "current",
+              frame.policy().draftAbove(), m_mode == WindowMode::Preparing ? 1 : 0,
+              m_picture.state() != KeptPicture::State::Exact ? 1 : 0,
               m_picture.lastFrame() == KeptPicture::LastFrame::Refined ? 1 : 0,
               m_picture.lastFrame() == KeptPicture::LastFrame::GaveWay ? 1 : 0,
               m_picture.report() && m_picture.report()->drewAccessDraft() ? 1 : 0,

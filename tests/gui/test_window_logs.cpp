@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "scenario/run_program.hpp"
+#include "timeline/model/block_model.hpp"
+#include "timeline/read/log_reader.hpp"
 #include "trace_streams.hpp"
 #include "window_checks.hpp"
 
@@ -49,10 +51,20 @@ TEST_CASE("following a log while its program still runs: the window shows more b
     const Frame latest =
         window.waitForFrame([&](const Frame& f) { return f.number("blocks") >= later.number("blocks") + 50; }, 10);
     CHECK(span(latest["x"]).second > span(later["x"]).second);  // the view follows the log's end
+    // Each read after the first read the log on from the one before, not from its start.
+    CHECK(latest.number("read_on") >= 1);
+    CHECK(latest.number("read_on") == latest.number("loads") - 1);
     int status = 0;
     waitpid(recorder, &status, 0);
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
+    // Read on to the program's end, the model is the one a read of the finished log makes: 400
+    // blocks of the program's and the C library's few, each once.
+    timeline::LogReader reader(log);
+    const size_t whole = timeline::buildBlockModel(reader).size();
+    REQUIRE(whole >= 400);
+    const Frame last = frameWith(window, "blocks", std::to_string(whole));
+    CHECK(last.number("read_on") == last.number("loads") - 1);
 }
 
 TEST_CASE(

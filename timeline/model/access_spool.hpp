@@ -5,6 +5,8 @@
 // doubled (a third of indexing sqlite3's trace).
 #pragma once
 
+#include <cassert>
+
 #include <cstddef>
 #include <vector>
 
@@ -28,6 +30,12 @@ public:
     // Every sample pushed, mapped from the file or in memory. A file that cannot be written or
     // mapped back leaves them in memory, as without one.
     StoredArray<AccessMark> finish();
+    // A copy of the samples pushed so far, the spool going on (a model built in steps); only a
+    // spool without a file.
+    StoredArray<AccessMark> copySoFar() const {
+        assert(m_fd < 0);
+        return StoredArray<AccessMark>(HugeVector<AccessMark>(m_memory));
+    }
 
 private:
     // Samples written at once: 288 KiB, still in the core's cache when the kernel copies them

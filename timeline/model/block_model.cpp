@@ -11,6 +11,7 @@
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/access_attribution.hpp"
 #include "timeline/replay/block_observer.hpp"
+#include "timeline/replay/heap_replay.hpp"
 #include "timeline/replay/instruction_clock.hpp"
 
 namespace memlog::timeline {
@@ -250,18 +251,37 @@ public:
 
     // Closes what is still live at the end of the log.
     void finish(const Summary& summary, uint64_t endNs, uint32_t stackCount) {
-        endNs = m_onInstructions ? m_instructions.now() : std::max(endNs, m_lastNs);
-        m_model.setClock(m_onInstructions ? XAxis::Instructions : XAxis::Time);
-        const uint64_t endSeq = m_lastSeq + 1;
-        m_open.forEach([&](uint64_t index) { m_model.close(index, endNs, endSeq, true); });
-        m_model.finish(summary, m_threads, endNs, endSeq, stackCount);
-        StoredArray<AccessMark> marks = m_marks.finish();
-        AccessTally tally = m_tallier.finish(marks);
-        m_model.setAccessMarks(std::move(marks), m_marksInOrder, std::nullopt, std::move(tally));
+        closeAtEnd(m_model, summary, endNs, stackCount, m_marks.finish(), m_tallier);
         if (m_sketch) m_sketch->finish();
     }
 
+    // What finish() would make, the builder left as it is to go on: its blocks copied into a
+    // model in memory, those still open closed there.
+    BlockModel snapshot(const Summary& summary, uint64_t endNs, uint32_t stackCount) const {
+        BlockModel copy(anonymousBlocks(m_model.keepsFreeStacks()));
+        for (size_t i = 0; i < m_model.size(); ++i) {
+            copy.append(m_model[i]);
+            if (copy.keepsFreeStacks()) copy.setFreeStack(i, m_model.freeStack(i));
+        }
+        AccessTallier tallier = m_tallier;
+        closeAtEnd(copy, summary, endNs, stackCount, m_marks.copySoFar(), tallier);
+        return copy;
+    }
+
 private:
+    // `model` (the builder's, or a copy of its blocks) given its end: the blocks still open closed
+    // there, the summary, the threads and the access samples with their tally.
+    void closeAtEnd(BlockModel& model, const Summary& summary, uint64_t endNs, uint32_t stackCount,
+                    StoredArray<AccessMark> marks, AccessTallier& tallier) const {
+        endNs = m_onInstructions ? m_instructions.now() : std::max(endNs, m_lastNs);
+        model.setClock(m_onInstructions ? XAxis::Instructions : XAxis::Time);
+        const uint64_t endSeq = m_lastSeq + 1;
+        m_open.forEach([&](uint64_t index) { model.close(index, endNs, endSeq, true); });
+        model.finish(summary, m_threads, endNs, endSeq, stackCount);
+        AccessTally tally = tallier.finish(marks);
+        model.setAccessMarks(std::move(marks), m_marksInOrder, std::nullopt, std::move(tally));
+    }
+
     static uint64_t keyOf(const BlockChange& change) { return change.m_addr << 1 | uint64_t{change.m_mapping}; }
     // The sketch's x: the sequence, or the clock the blocks keep.
     uint64_t sketchX(uint64_t seq, uint64_t clock) const { return m_sketch->axis() == XAxis::Events ? seq : clock; }
@@ -298,6 +318,14 @@ private:
     OccupancySketch* m_sketch;
 };
 
+// The end of the log as read so far, in ns since the start: its last record's time.
+uint64_t endOfRead(const LogReader& reader) {
+    const format::FileHeader& header = reader.header();
+    if (reader.lastTsc() >= reader.firstTsc() && reader.lastTsc() > header.m_startTsc)
+        return format::tscToNs(header, reader.lastTsc()) - header.m_startNs;
+    return 0;
+}
+
 }  // namespace
 
 BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>& progress, bool keepFreeStacks,
@@ -316,12 +344,31 @@ BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>&
             if (progress) progress(fraction);
         },
         &builder);
-    const format::FileHeader& header = reader.header();
-    uint64_t endNs = 0;
-    if (reader.lastTsc() >= reader.firstTsc() && reader.lastTsc() > header.m_startTsc)
-        endNs = format::tscToNs(header, reader.lastTsc()) - header.m_startNs;
-    builder.finish(summary, endNs, static_cast<uint32_t>(reader.stacks().size()));
+    builder.finish(summary, endOfRead(reader), static_cast<uint32_t>(reader.stacks().size()));
     return model;
+}
+
+struct ModelInSteps::State {
+    State(LogReader& reader, XAxis clock, bool keepFreeStacks)
+        : m_reader(reader),
+          m_model(anonymousBlocks(keepFreeStacks)),
+          m_builder(m_model, clock, -1, nullptr),
+          m_replay(reader, &m_builder) {}
+    LogReader& m_reader;
+    BlockModel m_model;
+    ModelBuilder m_builder;
+    ReplayInSteps m_replay;
+};
+
+ModelInSteps::ModelInSteps(LogReader& reader, XAxis clock, bool keepFreeStacks)
+    : m_state(std::make_unique<State>(reader, clock, keepFreeStacks)) {}
+ModelInSteps::~ModelInSteps() = default;
+
+bool ModelInSteps::step(const std::function<void(double)>& progress) { return m_state->m_replay.step(progress); }
+
+BlockModel ModelInSteps::modelNow() const {
+    return m_state->m_builder.snapshot(m_state->m_replay.summaryNow(), endOfRead(m_state->m_reader),
+                                       static_cast<uint32_t>(m_state->m_reader.stacks().size()));
 }
 
 bool sampledIn(const BlockModel& model, const Block& block) {

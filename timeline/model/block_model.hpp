@@ -215,6 +215,27 @@ private:
 // samples, not the blocks: the window asks it before an array view of the block).
 bool sampledIn(const BlockModel& model, const Block& block);
 
+// The model of a log read on as it grows (LogReader::followGrowth, asked before the first step):
+// each step reads the log on (the first from its start), and modelNow() is the model
+// buildBlockModel would make of the records read so far, the blocks still live closed at their
+// end; made in memory, in the time the blocks take to copy, not the log to read. Owned by one
+// thread at a time.
+class ModelInSteps {
+public:
+    ModelInSteps(LogReader& reader, XAxis clock, bool keepFreeStacks);
+    ~ModelInSteps();
+    ModelInSteps(const ModelInSteps&) = delete;
+    ModelInSteps& operator=(const ModelInSteps&) = delete;
+
+    // False when the log cannot be read on (ReplayInSteps::step): the caller starts anew.
+    bool step(const std::function<void(double)>& progress = {});
+    BlockModel modelNow() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
 // Reads the whole log once. Throws LogError on bad input. `progress` as in LogReader::forEachEvent.
 // `keepFreeStacks`: also remember each block's freeing stack (4 bytes a block more), for the
 // window's brushing; a report does not need them. `clock`: what the blocks' time words hold,

@@ -8,6 +8,7 @@
 
 #include "timeline/names/sites_beside_suppressions.hpp"
 #include "timeline/names/stack_names.hpp"
+#include "timeline/open/growing_model.hpp"
 #include "timeline/names/suppressions.hpp"
 #include "timeline/read/log_reader.hpp"
 #include "timeline/replay/block_observer.hpp"
@@ -88,6 +89,16 @@ bool OpenedLog::walk(const std::string& path, const std::function<void(Step, dou
 
 void OpenedLog::walkForModel(const std::string& path, const std::function<void(double)>& progress,
                              const std::function<void(double)>& indexing) {
+    if (m_parts.m_growing) {
+        m_model = m_parts.m_growing->step(progress);
+        // This opening's reader knows the file as it was before the step: one that knows it as it
+        // is now, given what the step's reader read (every stack the model names).
+        m_reader = std::make_unique<LogReader>(path);
+        if (m_parts.m_heapOnly) m_reader->leaveOutTraces();
+        if (!m_reader->restoreWalkResults(m_parts.m_growing->reader().walkResults()))
+            throw LogError(path, 0, "the log changed under its reader while it was read on");
+        return;
+    }
     std::optional<IndexedModel> indexed;
     try {
         indexed = modelThroughIndex(*m_reader, path, m_parts.m_index, m_parts.m_clock, indexing, m_warn, m_sketch);

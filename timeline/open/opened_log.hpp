@@ -20,6 +20,7 @@
 
 namespace memlog::timeline {
 
+class GrowingModel;
 class LogReader;
 class StackNames;
 class Suppressions;
@@ -77,6 +78,10 @@ public:
         // freeing stacks whatever m_freeStacks says. An index that cannot be written (a full
         // disk) is said and the log read without one, but with Always (IndexError).
         IndexUse m_index = IndexUse::Off;
+        // A Model walk of a followed log: the model of its next step (growing_model.hpp), read on
+        // from the last, instead of a walk or an index. The reader is opened after the step,
+        // with what the step's walks left (LogReader::restoreWalkResults).
+        GrowingModel* m_growing = nullptr;
         Names m_names = Names::None;
         bool m_siteIndex = false;  // every stack's site (colours, bins and legends by site)
         std::optional<SiteGrouping> m_siteRows = {};  // a Measure walk: the site table's rows

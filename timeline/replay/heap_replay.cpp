@@ -80,4 +80,54 @@ Summary summarize(LogReader& reader, const std::function<void(double)>& progress
     return summary;
 }
 
+struct ReplayInSteps::State final : RecordSink {
+    State(LogReader& reader, BlockObserver* observer)
+        : m_reader(reader),
+          m_summary(tally::startSummary(reader)),
+          m_attribution(tally::sampled(reader) ? std::make_unique<AccessAttribution>(reader) : nullptr),
+          m_both(m_attribution ? std::make_unique<BothObservers>(*m_attribution, observer) : nullptr),
+          m_tally(m_summary, m_both ? m_both.get() : observer, m_attribution.get(), observer) {
+        m_tally.m_keepTicks = reader.header().m_watchSampler == format::WatchSampler::ProcessWide;
+    }
+    void events(const Event* events, size_t count) override {
+        m_summary.m_events += count;
+        for (size_t i = 0; i < count; ++i) m_tally.event(events[i]);
+    }
+    void access(const AccessSample& sample) override { m_tally.access(sample); }
+    bool wantsAccesses() const override { return true; }
+
+    LogReader& m_reader;
+    Summary m_summary;
+    std::unique_ptr<AccessAttribution> m_attribution;
+    std::unique_ptr<BothObservers> m_both;
+    tally::Tally<BlockObserver> m_tally;
+    bool m_started = false;
+    bool m_unfit = false;
+};
+
+ReplayInSteps::ReplayInSteps(LogReader& reader, BlockObserver* observer)
+    : m_state(std::make_unique<State>(reader, observer)) {}
+ReplayInSteps::~ReplayInSteps() = default;
+
+bool ReplayInSteps::step(const std::function<void(double)>& progress) {
+    State& state = *m_state;
+    if (state.m_unfit) return false;
+    state.m_unfit = true;  // until the step ends as it should
+    if (!state.m_started) {
+        state.m_reader.forEachBatch(state, progress);
+        state.m_started = true;
+    } else if (!state.m_reader.readOn(state, progress)) {
+        return false;
+    }
+    state.m_unfit = false;
+    return true;
+}
+
+Summary ReplayInSteps::summaryNow() const {
+    Summary summary = m_state->m_summary;
+    m_state->m_tally.finishInto(summary);
+    tally::finishSummary(summary, m_state->m_reader);
+    return summary;
+}
+
 }  // namespace memlog::timeline

@@ -148,17 +148,23 @@ public:
     }
 
     void finish() {
-        m_summary.m_blocksSampled = m_sampledBlocks.size();
-        m_summary.m_blocksUsedAfterFree = m_usedAfterFree.size();
-        if (!m_reuseNs.empty()) {
-            std::nth_element(m_reuseNs.begin(), m_reuseNs.begin() + m_reuseNs.size() / 2, m_reuseNs.end());
-            m_summary.m_watchReuseMedianNs = m_reuseNs[m_reuseNs.size() / 2];
-        }
         releasePendingBefore(UINT64_MAX);
-        m_summary.m_leakedBytes = m_liveBytes - m_mappedBytes;
-        m_summary.m_leakedBlocks = m_liveBlocks - m_mappedRegions;
-        m_summary.m_mappedAtExitBytes = m_mappedBytes;
-        m_summary.m_mappedAtExitRegions = m_mappedRegions;
+        finishInto(m_summary);
+    }
+    // What finish() adds to the summary, into a copy of it, the replay left as it is to go on
+    // (ReplayInSteps): a resize whose new block still waits for an event before it is not in it.
+    void finishInto(Summary& summary) const {
+        summary.m_blocksSampled = m_sampledBlocks.size();
+        summary.m_blocksUsedAfterFree = m_usedAfterFree.size();
+        if (!m_reuseNs.empty()) {
+            std::vector<uint64_t> reuse = m_reuseNs;
+            std::nth_element(reuse.begin(), reuse.begin() + reuse.size() / 2, reuse.end());
+            summary.m_watchReuseMedianNs = reuse[reuse.size() / 2];
+        }
+        summary.m_leakedBytes = m_liveBytes - m_mappedBytes;
+        summary.m_leakedBlocks = m_liveBlocks - m_mappedRegions;
+        summary.m_mappedAtExitBytes = m_mappedBytes;
+        summary.m_mappedAtExitRegions = m_mappedRegions;
     }
 
 private:
@@ -397,3 +403,29 @@ void finishSummary(Summary& summary, const LogReader& reader);
 bool sampled(const LogReader& reader);
 
 }  // namespace memlog::timeline::tally
+
+namespace memlog::timeline {
+
+// summarize() in steps, over a log read on as it grows (LogReader::followGrowth, before the first
+// step): each step reads on from where the last one stopped (the first from the log's start)
+// and tells `observer` of the blocks that began and ended; summaryNow() is what summarize()
+// would say of the records read so far. Owned by one thread at a time.
+class ReplayInSteps {
+public:
+    ReplayInSteps(LogReader& reader, BlockObserver* observer);
+    ~ReplayInSteps();
+    ReplayInSteps(const ReplayInSteps&) = delete;
+    ReplayInSteps& operator=(const ReplayInSteps&) = delete;
+
+    // False, with nothing told, when the log cannot be read on (LogReader::readOn): start anew.
+    // A step cut short by an exception (a LogError, a progress that gave up) leaves the replay
+    // unfit to go on: each step after it is false.
+    bool step(const std::function<void(double)>& progress = {});
+    Summary summaryNow() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+}  // namespace memlog::timeline

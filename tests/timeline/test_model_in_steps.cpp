@@ -1,0 +1,128 @@
+// ModelInSteps: a model of a log read on as it grows is, at every step, the model built afresh of
+// the file as it is then: every block, the blocks still live closed at the end, the summary and
+// the access samples with their tally.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "reader_files.hpp"
+#include "timeline/model/block_model.hpp"
+
+using namespace memlog::timeline;
+using namespace memlog::test;
+
+namespace {
+
+// One thread (no cut needed when its log is cut anywhere) allocating and freeing at random over
+// 200 slots, with access samples between.
+std::vector<uint8_t> oneThreadLog() {
+    LogBuilder log;
+    log.header().m_accessSampler = memlog::format::AccessSampler::TickPerfClock;
+    auto& thread = log.thread(42);
+    for (uint32_t id = 1; id <= 20; ++id) thread.stack(id, {0x401000 + 16 * id, 0x402000 + id});
+    std::mt19937_64 random(7);
+    std::vector<bool> live(200, false);
+    for (uint64_t seq = 1; seq <= 6000; ++seq) {
+        const size_t slot = random() % live.size();
+        const uint64_t addr = 0x7f00'0000'0000ull + slot * 4096;
+        if (random() % 5 == 0) {
+            (random() % 2 ? thread.read(seq, addr + 8, 3) : thread.write(seq, addr + 16, 4));
+        } else if (live[slot]) {
+            thread.free(seq, addr, 1 + static_cast<uint32_t>(random() % 20));
+            live[slot] = false;
+        } else {
+            thread.malloc(seq, addr, 16 + random() % 4000, 1 + static_cast<uint32_t>(random() % 20));
+            live[slot] = true;
+        }
+    }
+    return log.bytes();
+}
+
+// Every field the picture reads, and what the summary says.
+void checkSame(const BlockModel& stepped, const BlockModel& fresh) {
+    REQUIRE(stepped.size() == fresh.size());
+    size_t differing = 0;
+    for (size_t i = 0; i < fresh.size(); ++i) {
+        differing += std::memcmp(&stepped[i], &fresh[i], sizeof(Block)) != 0;
+        differing += stepped.freeStack(i) != fresh.freeStack(i);
+    }
+    CHECK(differing == 0);
+    CHECK(stepped.threads() == fresh.threads());
+    CHECK(stepped.endNs() == fresh.endNs());
+    CHECK(stepped.stackCount() == fresh.stackCount());
+    for (XAxis axis : {XAxis::Time, XAxis::Events}) {
+        CHECK(stepped.extent(axis).m_from == fresh.extent(axis).m_from);
+        CHECK(stepped.extent(axis).m_to == fresh.extent(axis).m_to);
+    }
+    const Summary &a = stepped.summary(), &b = fresh.summary();
+    CHECK(a.m_events == b.m_events);
+    CHECK(a.m_calls == b.m_calls);
+    CHECK(a.m_peakBytes == b.m_peakBytes);
+    CHECK(a.m_leakedBytes == b.m_leakedBytes);
+    CHECK(a.m_leakedBlocks == b.m_leakedBlocks);
+    CHECK(a.m_accessSamples == b.m_accessSamples);
+    CHECK(a.m_accessHeap == b.m_accessHeap);
+    CHECK(a.m_blocksSampled == b.m_blocksSampled);
+    CHECK(a.m_durationNs == b.m_durationNs);
+    CHECK(a.m_stacks == b.m_stacks);
+    REQUIRE(stepped.accessMarks().size() == fresh.accessMarks().size());
+    size_t marksDiffering = 0;
+    for (size_t i = 0; i < fresh.accessMarks().size(); ++i)
+        marksDiffering += std::memcmp(&stepped.accessMarks()[i], &fresh.accessMarks()[i], sizeof(AccessMark)) != 0;
+    CHECK(marksDiffering == 0);
+    CHECK(stepped.accessTally().m_writes == fresh.accessTally().m_writes);
+    CHECK(stepped.accessMarksInOrder() == fresh.accessMarksInOrder());
+}
+
+}  // namespace
+
+TEST_CASE("a model read on as its log grows is, at every step, the model built afresh of the file then") {
+    const std::vector<uint8_t> bytes = oneThreadLog();
+    const std::string path = tempPath("model-steps");
+    size_t written = memlog::format::kHeaderBytes + 64;
+    writeBytes(path, std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(written)));
+    LogReader reader(path);
+    reader.followGrowth([] { return UINT64_MAX; });
+    ModelInSteps steps(reader, XAxis::Time, true);
+    REQUIRE(steps.step());
+    size_t checked = 0;
+    for (;;) {
+        const size_t piece = std::min<size_t>(2011, bytes.size() - written);
+        {
+            std::ofstream out(path, std::ios::binary | std::ios::app);
+            out.write(reinterpret_cast<const char*>(bytes.data() + written), static_cast<std::streamsize>(piece));
+        }
+        written += piece;
+        REQUIRE(steps.step());
+        LogReader fresh(path);
+        const BlockModel now = steps.modelNow();
+        checkSame(now, buildBlockModel(fresh, {}, true));
+        ++checked;
+        if (written == bytes.size()) {
+            // The whole log: what the comparison covered.
+            CHECK(now.size() > 2000);
+            CHECK(now.summary().m_leakedBlocks > 10);
+            CHECK(now.accessMarks().size() > 1000);
+            break;
+        }
+    }
+    CHECK(checked > 10);
+    unlink(path.c_str());
+}
+
+TEST_CASE("a model in steps whose log cannot be read on says so at each step after") {
+    const std::string path = tempPath("model-steps-replaced");
+    twoThreads().write(path);
+    LogReader reader(path);
+    reader.followGrowth();
+    ModelInSteps steps(reader, XAxis::Time, false);
+    REQUIRE(steps.step());
+    CHECK(steps.modelNow().size() == 1200);
+    twoThreads().write(path + ".new");
+    REQUIRE(rename((path + ".new").c_str(), path.c_str()) == 0);
+    CHECK(!steps.step());
+    CHECK(!steps.step());
+    unlink(path.c_str());
+}
