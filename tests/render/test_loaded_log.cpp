@@ -136,5 +136,11 @@ TEST_CASE("a log read through its index makes its correlated views' bins in a fi
     INFO("bins of a million blocks: " << inMemory / 1024 << " KiB in memory, " << throughIndex / 1024
                                       << " KiB through the index");
     CHECK(inMemory > (size_t{16} << 20));  // some 37 bytes a block
+#if defined(__SANITIZE_THREAD__)
+    // ThreadSanitizer gives every mapping, a file's too, shadow pages of anonymous memory: the
+    // measure cannot tell a file from memory there (130 MB against 160 MB).
+    WARN("under ThreadSanitizer the bins' place is not checked: " << throughIndex / 1024 << " KiB");
+#else
     CHECK(throughIndex * 4 < inMemory);
+#endif
 }

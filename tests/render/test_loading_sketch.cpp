@@ -103,5 +103,15 @@ TEST_CASE("the loader's walk draws the sketch, and a model read back from its in
     REQUIRE(picture);
     CHECK(liveAtTheEnd(*picture) == 500 * 64);
     REQUIRE(loader.take());
+    // A followed log's first read, through the model that reads it on later, draws it too.
+    timeline::GrowingModel growing(path, XAxis::Time, true);
+    OccupancySketch followed(XAxis::Time);
+    const auto loaded = render::loadLog(path, XAxis::Time, render::ColourBy::Site, {}, render::DraftPolicy::kDraftAbove,
+                                        timeline::IndexUse::Off, &followed, &growing);
+    CHECK(loaded->m_model.size() == 1000);
+    CHECK(growing.readsAnew() == 1);
+    REQUIRE(followed.picture());
+    CHECK(followed.picture()->m_read == 1);
+    CHECK(liveAtTheEnd(*followed.picture()) == 500 * 64);
     std::filesystem::remove_all(folder);
 }

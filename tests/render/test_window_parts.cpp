@@ -15,6 +15,7 @@
 #include "../log_builder.hpp"
 #include "../random_heap.hpp"
 #include "render/window/followed_log.hpp"
+#include "render/window/loaded_log.hpp"
 #include "render/window/frame_preparer.hpp"
 #include "render/window/overlays.hpp"
 #include "render/window/pointer.hpp"
@@ -194,6 +195,61 @@ TEST_CASE("the followed log is read once, again when the file changes, kept for 
     CHECK(arrival.m_what == render::FollowedLog::Arrival::What::Unreadable);
     CHECK(arrival.m_first);
     CHECK(broken.log() == nullptr);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("a followed log is read on from the read before, and anew once it is replaced") {
+    const std::string path = temporaryLog("read-on");
+    test::LogBuilder log;
+    auto& thread = log.thread(1);
+    for (uint64_t i = 0; i < 3000; ++i)
+        thread.malloc(1 + 2 * i, 0x100000 + 64 * i, 48).free(2 + 2 * i, 0x100000 + 64 * i);
+    const std::vector<uint8_t> bytes = log.bytes();
+    auto writeUpTo = [&](size_t end) {
+        std::ofstream(path, std::ios::binary | std::ios::trunc)
+            .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(end));
+    };
+    auto appendUpTo = [&](size_t from, size_t end) {
+        std::ofstream(path, std::ios::binary | std::ios::app)
+            .write(reinterpret_cast<const char*>(bytes.data() + from), static_cast<std::streamsize>(end - from));
+    };
+    auto blocksOf = [](const std::string& file) {
+        return render::loadLog(file, XAxis::Time, render::ColourBy::Site)->m_model.size();
+    };
+    const size_t half = bytes.size() / 2;
+    writeUpTo(half);
+    render::FollowedLog followed(path, render::DraftPolicy::kDraftAbove, timeline::IndexUse::Off, {}, true);
+    uint32_t now = 0;
+    auto readAgain = [&] {
+        now += 100000;
+        REQUIRE(followed.follow(XAxis::Time, render::ColourBy::Site, now));
+        render::FollowedLog::Arrival arrival;
+        REQUIRE(waitFor(
+            [&] { return (arrival = followed.take(now)).m_what != render::FollowedLog::Arrival::What::Nothing; }));
+        REQUIRE(arrival.m_what == render::FollowedLog::Arrival::What::Read);
+    };
+    followed.read(XAxis::Time, render::ColourBy::Site, now);
+    REQUIRE(waitFor([&] { return followed.take(now).m_what != render::FollowedLog::Arrival::What::Nothing; }));
+    const size_t firstBlocks = followed.log()->m_model.size();
+    CHECK(firstBlocks == blocksOf(path));
+    CHECK(followed.readsOn() == 0);
+
+    appendUpTo(half, bytes.size());
+    readAgain();
+    CHECK(followed.reads() == 2);
+    CHECK(followed.readsOn() == 1);
+    CHECK(followed.log()->m_model.size() == 3000);
+    CHECK(firstBlocks < 3000);
+
+    // Another recording under the name: read from its start.
+    test::LogBuilder other;
+    other.thread(2).malloc(1, 0x500000, 32);
+    other.write(path + ".new");
+    std::filesystem::rename(path + ".new", path);
+    readAgain();
+    CHECK(followed.reads() == 3);
+    CHECK(followed.readsOn() == 1);
+    CHECK(followed.log()->m_model.size() == 1);
     std::filesystem::remove(path);
 }
 

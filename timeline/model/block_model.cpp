@@ -255,6 +255,9 @@ public:
         if (m_sketch) m_sketch->finish();
     }
 
+    // Told of the blocks from now on (a model in steps: each step's own sketch, or none).
+    void setSketch(OccupancySketch* sketch) { m_sketch = sketch; }
+
     // What finish() would make, the builder left as it is to go on: its blocks copied into a
     // model in memory, those still open closed there.
     BlockModel snapshot(const Summary& summary, uint64_t endNs, uint32_t stackCount) const {
@@ -364,7 +367,21 @@ ModelInSteps::ModelInSteps(LogReader& reader, XAxis clock, bool keepFreeStacks)
     : m_state(std::make_unique<State>(reader, clock, keepFreeStacks)) {}
 ModelInSteps::~ModelInSteps() = default;
 
-bool ModelInSteps::step(const std::function<void(double)>& progress) { return m_state->m_replay.step(progress); }
+bool ModelInSteps::step(const std::function<void(double)>& progress, OccupancySketch* sketch) {
+    State& state = *m_state;
+    // The sketch is the caller's for this step only, whatever ends it.
+    struct Lent {
+        ModelBuilder& m_builder;
+        ~Lent() { m_builder.setSketch(nullptr); }
+    } lent{state.m_builder};
+    state.m_builder.setSketch(sketch);
+    const bool read = state.m_replay.step([&](double fraction) {
+        if (sketch) sketch->read(fraction);
+        if (progress) progress(fraction);
+    });
+    if (sketch && read) sketch->finish();
+    return read;
+}
 
 BlockModel ModelInSteps::modelNow() const {
     return m_state->m_builder.snapshot(m_state->m_replay.summaryNow(), endOfRead(m_state->m_reader),

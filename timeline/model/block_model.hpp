@@ -228,7 +228,8 @@ public:
     ModelInSteps& operator=(const ModelInSteps&) = delete;
 
     // False when the log cannot be read on (ReplayInSteps::step): the caller starts anew.
-    bool step(const std::function<void(double)>& progress = {});
+    // `sketch`, when given, is told of the blocks this step reads (the first step: all of them).
+    bool step(const std::function<void(double)>& progress = {}, OccupancySketch* sketch = nullptr);
     BlockModel modelNow() const;
 
 private:

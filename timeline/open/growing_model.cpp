@@ -9,8 +9,8 @@ GrowingModel::GrowingModel(std::string path, XAxis clock, bool freeStacks)
 
 GrowingModel::~GrowingModel() = default;
 
-BlockModel GrowingModel::step(const std::function<void(double)>& progress) {
-    if (m_steps && m_steps->step(progress)) {
+BlockModel GrowingModel::step(const std::function<void(double)>& progress, OccupancySketch* sketch) {
+    if (m_steps && m_steps->step(progress, sketch)) {
         ++m_readsOn;
         return m_steps->modelNow();
     }
@@ -19,7 +19,7 @@ BlockModel GrowingModel::step(const std::function<void(double)>& progress) {
     m_reader = std::make_unique<LogReader>(m_path);
     m_reader->followGrowth();
     m_steps = std::make_unique<ModelInSteps>(*m_reader, m_clock, m_freeStacks);
-    m_steps->step(progress);  // from the start: true, or an exception
+    m_steps->step(progress, sketch);  // from the start: true, or an exception
     ++m_readsAnew;
     return m_steps->modelNow();
 }

@@ -24,8 +24,9 @@ public:
     GrowingModel& operator=(const GrowingModel&) = delete;
 
     // The model of the log as it is now. Throws LogError for a log that cannot be read (the
-    // next step reads it anew), and whatever `progress` throws.
-    BlockModel step(const std::function<void(double)>& progress = {});
+    // next step reads it anew), and whatever `progress` throws. `sketch`, when given, is drawn
+    // from the blocks the step reads (a read anew: the loading screen's picture).
+    BlockModel step(const std::function<void(double)>& progress = {}, OccupancySketch* sketch = nullptr);
     // The reader of the last step: its stacks, modules and annotations (LogReader::walkResults).
     const LogReader& reader() const { return *m_reader; }
     // Steps that read the log on, and those that read it from its start.

@@ -90,7 +90,7 @@ bool OpenedLog::walk(const std::string& path, const std::function<void(Step, dou
 void OpenedLog::walkForModel(const std::string& path, const std::function<void(double)>& progress,
                              const std::function<void(double)>& indexing) {
     if (m_parts.m_growing) {
-        m_model = m_parts.m_growing->step(progress);
+        m_model = m_parts.m_growing->step(progress, m_sketch);
         // This opening's reader knows the file as it was before the step: one that knows it as it
         // is now, given what the step's reader read (every stack the model names).
         m_reader = std::make_unique<LogReader>(path);
