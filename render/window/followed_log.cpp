@@ -13,7 +13,11 @@ FollowedLog::FollowedLog(std::string path, size_t draftAbove, timeline::IndexUse
     : m_path(std::move(path)), m_draftAbove(draftAbove), m_index(index), m_wake(std::move(wake)) {
     // The blocks on the clock of the time axis (a followed log is the recorder's, not a full
     // trace's), with their freeing stacks for brushing, as loadLog builds them.
-    if (following) m_growing = std::make_unique<timeline::GrowingModel>(m_path, timeline::XAxis::Time, true);
+    // In scratch files where an index would be (they go with the window), so that following a
+    // log for hours holds its live blocks in memory, not all of them.
+    if (following)
+        m_growing = std::make_unique<timeline::GrowingModel>(m_path, timeline::XAxis::Time, true,
+                                                             timeline::scratchFolderFor(m_path));
 }
 
 FollowedLog::~FollowedLog() = default;

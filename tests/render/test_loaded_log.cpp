@@ -144,3 +144,30 @@ TEST_CASE("a log read through its index makes its correlated views' bins in a fi
     CHECK(throughIndex * 4 < inMemory);
 #endif
 }
+
+TEST_CASE("a followed log's model and its tree are made in scratch files beside the log, not in memory") {
+    const MillionBlocks log("memlog-followed-scratch");
+    // The growth of the process's anonymous memory through a followed log's first read; in
+    // files first, so that memory the allocator kept from it cannot flatter the files.
+    auto readGrowth = [&](const std::string& scratchFolder) {
+        const uint64_t before = test::anonymousKb() * 1024;
+        timeline::GrowingModel growing(log.m_path, timeline::XAxis::Time, true, scratchFolder);
+        const auto loaded =
+            render::loadLog(log.m_path, timeline::XAxis::Time, render::ColourBy::Site, {},
+                            render::DraftPolicy::kDraftAbove, timeline::IndexUse::Off, nullptr, &growing);
+        REQUIRE(loaded->m_model.size() == 1'000'000);
+        const uint64_t after = test::anonymousKb() * 1024;
+        return after - std::min(before, after);
+    };
+    CHECK(timeline::scratchFolderFor(log.m_path) == log.m_folder);
+    const uint64_t inFiles = readGrowth(log.m_folder);
+    const uint64_t inMemory = readGrowth("");
+    INFO("a followed log of a million blocks: " << inMemory / 1024 << " KiB in memory, " << inFiles / 1024
+                                                << " KiB in scratch files");
+    CHECK(inMemory > (size_t{80} << 20));  // the blocks twice (44 bytes each), and the tree
+#if defined(__SANITIZE_THREAD__)
+    WARN("under ThreadSanitizer the model's place is not checked: " << inFiles / 1024 << " KiB");
+#else
+    CHECK(inFiles * 4 < inMemory);
+#endif
+}

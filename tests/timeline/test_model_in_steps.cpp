@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -79,13 +80,16 @@ void checkSame(const BlockModel& stepped, const BlockModel& fresh) {
 }  // namespace
 
 TEST_CASE("a model read on as its log grows is, at every step, the model built afresh of the file then") {
+    // Its blocks in memory, or in scratch files.
+    const std::string scratch = GENERATE(std::string(), std::filesystem::temp_directory_path().string());
+    INFO("scratch folder: '" << scratch << "'");
     const std::vector<uint8_t> bytes = oneThreadLog();
     const std::string path = tempPath("model-steps");
     size_t written = memlog::format::kHeaderBytes + 64;
     writeBytes(path, std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(written)));
     LogReader reader(path);
     reader.followGrowth([] { return UINT64_MAX; });
-    ModelInSteps steps(reader, XAxis::Time, true);
+    ModelInSteps steps(reader, XAxis::Time, true, scratch);
     REQUIRE(steps.step());
     size_t checked = 0;
     for (;;) {
@@ -98,6 +102,7 @@ TEST_CASE("a model read on as its log grows is, at every step, the model built a
         REQUIRE(steps.step());
         LogReader fresh(path);
         const BlockModel now = steps.modelNow();
+        CHECK(now.scratchFolder() == scratch);
         checkSame(now, buildBlockModel(fresh, {}, true));
         ++checked;
         if (written == bytes.size()) {

@@ -260,8 +260,9 @@ public:
 
     // What finish() would make, the builder left as it is to go on: its blocks copied into a
     // model in memory, those still open closed there.
-    BlockModel snapshot(const Summary& summary, uint64_t endNs, uint32_t stackCount) const {
-        BlockModel copy(anonymousBlocks(m_model.keepsFreeStacks()));
+    BlockModel snapshot(const Summary& summary, uint64_t endNs, uint32_t stackCount,
+                        std::unique_ptr<BlockStore> store) const {
+        BlockModel copy(std::move(store));
         for (size_t i = 0; i < m_model.size(); ++i) {
             copy.append(m_model[i]);
             if (copy.keepsFreeStacks()) copy.setFreeStack(i, m_model.freeStack(i));
@@ -352,19 +353,26 @@ BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>&
 }
 
 struct ModelInSteps::State {
-    State(LogReader& reader, XAxis clock, bool keepFreeStacks)
+    State(LogReader& reader, XAxis clock, bool keepFreeStacks, std::string scratchFolder)
         : m_reader(reader),
-          m_model(anonymousBlocks(keepFreeStacks)),
+          m_keepFreeStacks(keepFreeStacks),
+          m_scratchFolder(std::move(scratchFolder)),
+          m_model(store()),
           m_builder(m_model, clock, -1, nullptr),
           m_replay(reader, &m_builder) {}
+    std::unique_ptr<BlockStore> store() const {
+        return m_scratchFolder.empty() ? anonymousBlocks(m_keepFreeStacks) : scratchBlocks(m_scratchFolder);
+    }
     LogReader& m_reader;
+    bool m_keepFreeStacks;
+    std::string m_scratchFolder;
     BlockModel m_model;
     ModelBuilder m_builder;
     ReplayInSteps m_replay;
 };
 
-ModelInSteps::ModelInSteps(LogReader& reader, XAxis clock, bool keepFreeStacks)
-    : m_state(std::make_unique<State>(reader, clock, keepFreeStacks)) {}
+ModelInSteps::ModelInSteps(LogReader& reader, XAxis clock, bool keepFreeStacks, std::string scratchFolder)
+    : m_state(std::make_unique<State>(reader, clock, keepFreeStacks, std::move(scratchFolder))) {}
 ModelInSteps::~ModelInSteps() = default;
 
 bool ModelInSteps::step(const std::function<void(double)>& progress, OccupancySketch* sketch) {
@@ -384,8 +392,11 @@ bool ModelInSteps::step(const std::function<void(double)>& progress, OccupancySk
 }
 
 BlockModel ModelInSteps::modelNow() const {
-    return m_state->m_builder.snapshot(m_state->m_replay.summaryNow(), endOfRead(m_state->m_reader),
-                                       static_cast<uint32_t>(m_state->m_reader.stacks().size()));
+    const State& state = *m_state;
+    BlockModel model = state.m_builder.snapshot(state.m_replay.summaryNow(), endOfRead(state.m_reader),
+                                                static_cast<uint32_t>(state.m_reader.stacks().size()), state.store());
+    if (!state.m_scratchFolder.empty()) model.setScratchFolder(state.m_scratchFolder);
+    return model;
 }
 
 bool sampledIn(const BlockModel& model, const Block& block) {

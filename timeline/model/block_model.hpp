@@ -218,11 +218,13 @@ bool sampledIn(const BlockModel& model, const Block& block);
 // The model of a log read on as it grows (LogReader::followGrowth, asked before the first step):
 // each step reads the log on (the first from its start), and modelNow() is the model
 // buildBlockModel would make of the records read so far, the blocks still live closed at their
-// end; made in memory, in the time the blocks take to copy, not the log to read. Owned by one
-// thread at a time.
+// end; made in the time the blocks take to copy, not the log to read. Owned by one thread at a
+// time. With a `scratchFolder`, the blocks (those being built, and each copy's) are in unnamed
+// scratch files there (scratchBlocks), and each copy's pictures make their arrays there too
+// (BlockModel::scratchFolder): anonymous memory holds the live blocks, not every block.
 class ModelInSteps {
 public:
-    ModelInSteps(LogReader& reader, XAxis clock, bool keepFreeStacks);
+    ModelInSteps(LogReader& reader, XAxis clock, bool keepFreeStacks, std::string scratchFolder = "");
     ~ModelInSteps();
     ModelInSteps(const ModelInSteps&) = delete;
     ModelInSteps& operator=(const ModelInSteps&) = delete;

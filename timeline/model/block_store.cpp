@@ -51,9 +51,11 @@ private:
 
 class FileBlocks final : public BlockStore {
 public:
-    FileBlocks(int fd, std::string path) : m_fd(fd), m_path(std::move(path)) {}
+    // `owned`: the store closes `fd` when it goes (a scratch file, which goes with it).
+    FileBlocks(int fd, std::string path, bool owned = false) : m_fd(fd), m_path(std::move(path)), m_owned(owned) {}
     ~FileBlocks() override {
         for (void* chunk : m_mapped) munmap(chunk, kFileChunkBytes);
+        if (m_owned) close(m_fd);
     }
 
     Chunk add() override {
@@ -79,6 +81,7 @@ private:
     }
     int m_fd;
     std::string m_path;
+    bool m_owned;
     std::vector<void*> m_mapped;
 };
 
@@ -113,6 +116,12 @@ std::unique_ptr<BlockStore> anonymousBlocks(bool freeStacks) { return std::make_
 
 std::unique_ptr<BlockStore> blocksInFile(int fd, std::string path) {
     return std::make_unique<FileBlocks>(fd, std::move(path));
+}
+
+std::unique_ptr<BlockStore> scratchBlocks(const std::string& folder) {
+    const int fd = scratchFile(folder);
+    if (fd < 0) return anonymousBlocks(true);
+    return std::make_unique<FileBlocks>(fd, folder + "/(a scratch file)", true);
 }
 
 BlockStore::Chunk MappedBlocks::add() { throw std::logic_error("a model read from its index does not grow"); }

@@ -63,6 +63,9 @@ std::unique_ptr<BlockStore> anonymousBlocks(bool freeStacks);
 // Chunks appended to the open file `fd` from offset 0 (`path` names it in errors), freeing stacks
 // kept. The file's length is always a whole number of chunks.
 std::unique_ptr<BlockStore> blocksInFile(int fd, std::string path);
+// Chunks in an unnamed scratch file in `folder` (scratchFile), which goes with the store; anonymous
+// chunks where no scratch file can be made there. Freeing stacks kept.
+std::unique_ptr<BlockStore> scratchBlocks(const std::string& folder);
 
 // The chunks side by side from `offset` in a file's mapping, read-only; the store holds the
 // mapping (shared with the index's other arrays). add() is refused: a model read back does not

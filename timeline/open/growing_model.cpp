@@ -4,8 +4,8 @@
 
 namespace memlog::timeline {
 
-GrowingModel::GrowingModel(std::string path, XAxis clock, bool freeStacks)
-    : m_path(std::move(path)), m_clock(clock), m_freeStacks(freeStacks) {}
+GrowingModel::GrowingModel(std::string path, XAxis clock, bool freeStacks, std::string scratchFolder)
+    : m_path(std::move(path)), m_clock(clock), m_freeStacks(freeStacks), m_scratchFolder(std::move(scratchFolder)) {}
 
 GrowingModel::~GrowingModel() = default;
 
@@ -18,7 +18,7 @@ BlockModel GrowingModel::step(const std::function<void(double)>& progress, Occup
     m_steps.reset();
     m_reader = std::make_unique<LogReader>(m_path);
     m_reader->followGrowth();
-    m_steps = std::make_unique<ModelInSteps>(*m_reader, m_clock, m_freeStacks);
+    m_steps = std::make_unique<ModelInSteps>(*m_reader, m_clock, m_freeStacks, m_scratchFolder);
     m_steps->step(progress, sketch);  // from the start: true, or an exception
     ++m_readsAnew;
     return m_steps->modelNow();

@@ -17,8 +17,9 @@ class LogReader;
 
 class GrowingModel {
 public:
-    // The model's blocks on `clock`'s time words, with their freeing stacks when `freeStacks`.
-    GrowingModel(std::string path, XAxis clock, bool freeStacks);
+    // The model's blocks on `clock`'s time words, with their freeing stacks when `freeStacks`; in
+    // scratch files in `scratchFolder` when one is given (ModelInSteps), else in memory.
+    GrowingModel(std::string path, XAxis clock, bool freeStacks, std::string scratchFolder = "");
     ~GrowingModel();
     GrowingModel(const GrowingModel&) = delete;
     GrowingModel& operator=(const GrowingModel&) = delete;
@@ -37,6 +38,7 @@ private:
     std::string m_path;
     XAxis m_clock;
     bool m_freeStacks;
+    std::string m_scratchFolder;
     std::unique_ptr<LogReader> m_reader;
     std::unique_ptr<ModelInSteps> m_steps;
     uint64_t m_readsOn = 0, m_readsAnew = 0;

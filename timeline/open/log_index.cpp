@@ -159,6 +159,15 @@ std::string cachedIndexPath(const std::string& logPath, XAxis clock) {
     return folder + "/" + fs::path(logPath).filename().string() + "." + hash + suffixOf(clock);
 }
 
+std::string scratchFolderFor(const std::string& logPath) {
+    if (access(folderOf(logPath).c_str(), W_OK) == 0) return folderOf(logPath);
+    const std::string cached = cachedIndexPath(logPath, XAxis::Time);
+    if (cached.empty()) return "";
+    std::error_code error;
+    fs::create_directories(folderOf(cached), error);
+    return access(folderOf(cached).c_str(), W_OK) == 0 ? folderOf(cached) : "";
+}
+
 std::optional<IndexedModel> modelThroughIndex(LogReader& reader, const std::string& logPath, IndexUse use, XAxis clock,
                                               const std::function<void(double)>& progress,
                                               const std::function<void(const std::string&)>& warn,

@@ -31,6 +31,10 @@ inline constexpr uint64_t kIndexFrom = uint64_t{16} << 20;  // about a million e
 // Where the index of `logPath` is read from: beside it, else in the cache folder.
 std::string besideIndexPath(const std::string& logPath, XAxis clock);
 std::string cachedIndexPath(const std::string& logPath, XAxis clock);  // "" without a home folder
+// The folder an index of `logPath` would be written to, for scratch files that must not fill
+// memory (a followed log's model: growing_model.hpp): the log's own when it is writable, else
+// the cache folder (made when missing); "" when neither will do.
+std::string scratchFolderFor(const std::string& logPath);
 
 struct IndexedModel {
     BlockModel m_model;
