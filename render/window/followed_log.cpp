@@ -12,9 +12,9 @@ FollowedLog::FollowedLog(std::string path, size_t draftAbove, timeline::IndexUse
                          bool following)
     : m_path(std::move(path)), m_draftAbove(draftAbove), m_index(index), m_wake(std::move(wake)) {
     // The blocks on the clock of the time axis (a followed log is the recorder's, not a full
-    // trace's), with their freeing stacks for brushing, as loadLog builds them.
-    // In scratch files where an index would be (they go with the window), so that following a
-    // log for hours holds its live blocks in memory, not all of them.
+    // trace's), with their freeing stacks for brushing, as loadLog builds them; in scratch files
+    // where an index would be (they go with the window), so that a log followed for hours holds
+    // its live blocks in memory, not all of them.
     if (following)
         m_growing = std::make_unique<timeline::GrowingModel>(m_path, timeline::XAxis::Time, true,
                                                              timeline::scratchFolderFor(m_path));

@@ -204,12 +204,12 @@ uint64_t LogReader::safeCut() const {
 bool LogReader::readOn(RecordSink& sink, const std::function<void(double)>& progress) {
     Impl& impl = *m_impl;
     if (!impl.m_cutNow || impl.m_outOfStep) return false;
-    struct stat open {
-    }, named{};
-    if (fstat(impl.m_fd, &open) != 0 || stat(m_path.c_str(), &named) != 0 || open.st_ino != named.st_ino ||
-        open.st_dev != named.st_dev)
+    struct stat opened = {};
+    struct stat named = {};
+    if (fstat(impl.m_fd, &opened) != 0 || stat(m_path.c_str(), &named) != 0 || opened.st_ino != named.st_ino ||
+        opened.st_dev != named.st_dev)
         return false;  // gone, or another file under its name
-    if (!growTo(static_cast<uint64_t>(open.st_size))) return false;
+    if (!growTo(static_cast<uint64_t>(opened.st_size))) return false;
     for (const ThreadCursor& cursor : impl.m_threads)
         if (cursor.m_stream == format::kTraceStream && !impl.leftOut(cursor)) return false;
     return inBatches(sink, progress, Decoding::SecondThreadIfIdle, true).m_read;
