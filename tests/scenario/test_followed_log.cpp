@@ -100,8 +100,9 @@ TEST_CASE("a program's log followed while it runs: each step reads what is new, 
     CHECK(trickled == 1200);
     CHECK(whole.m_seen.size() >= 2400);
     CHECK(followed.m_seen == whole.m_seen);
-    // Read as it grew: the first walk had some, not all; the steps while it ran gave more, often.
-    CHECK(first > 0);
+    // Read as it grew: the first walk had far from all (its cut some 0.3 s into a 3 s run; how
+    // much came before it depends on how soon the program got going); the steps while it ran
+    // gave more, often.
     CHECK(first < 1600);
     size_t stepsThatGave = 0;
     for (size_t i = 1; i < steps.size(); ++i) stepsThatGave += steps[i] > steps[i - 1];
