@@ -48,6 +48,25 @@ private:
     BlockObserver* m_second;
 };
 
+// The replay's parts over one log: the summary, the samples' attribution when the log has any,
+// and the tally that tells both of every change. summarize() and ReplayInSteps each make one.
+struct Replay {
+    Replay(const LogReader& reader, BlockObserver* observer)
+        : m_summary(tally::startSummary(reader)),
+          m_attribution(tally::sampled(reader) ? std::make_unique<AccessAttribution>(reader) : nullptr),
+          m_both(m_attribution ? std::make_unique<BothObservers>(*m_attribution, observer) : nullptr),
+          m_tally(m_summary, m_both ? m_both.get() : observer, m_attribution.get(), observer) {
+        m_tally.m_keepTicks = reader.header().m_watchSampler == format::WatchSampler::ProcessWide;
+    }
+    Replay(const Replay&) = delete;  // the tally points at the summary
+    Replay& operator=(const Replay&) = delete;
+
+    Summary m_summary;
+    std::unique_ptr<AccessAttribution> m_attribution;
+    std::unique_ptr<BothObservers> m_both;
+    tally::Tally<BlockObserver> m_tally;
+};
+
 }  // namespace
 
 namespace tally {
@@ -62,45 +81,29 @@ bool sampled(const LogReader& reader) {
 }  // namespace tally
 
 Summary summarize(LogReader& reader, const std::function<void(double)>& progress, BlockObserver* observer) {
-    Summary summary = tally::startSummary(reader);
-    std::unique_ptr<AccessAttribution> attribution =
-        tally::sampled(reader) ? std::make_unique<AccessAttribution>(reader) : nullptr;
-    std::unique_ptr<BothObservers> both =
-        attribution ? std::make_unique<BothObservers>(*attribution, observer) : nullptr;
-    tally::Tally<BlockObserver> tally(summary, both ? both.get() : observer, attribution.get(), observer);
-    tally.m_keepTicks = reader.header().m_watchSampler == format::WatchSampler::ProcessWide;
+    Replay replay(reader, observer);
     reader.forEachRecord(
         [&](const Event& event) {
-            ++summary.m_events;
-            tally.event(event);
+            ++replay.m_summary.m_events;
+            replay.m_tally.event(event);
         },
-        [&](const AccessSample& sample) { tally.access(sample); }, progress);
-    tally.finish();
-    tally::finishSummary(summary, reader);
-    return summary;
+        [&](const AccessSample& sample) { replay.m_tally.access(sample); }, progress);
+    replay.m_tally.finish();
+    tally::finishSummary(replay.m_summary, reader);
+    return replay.m_summary;
 }
 
 struct ReplayInSteps::State final : RecordSink {
-    State(LogReader& reader, BlockObserver* observer)
-        : m_reader(reader),
-          m_summary(tally::startSummary(reader)),
-          m_attribution(tally::sampled(reader) ? std::make_unique<AccessAttribution>(reader) : nullptr),
-          m_both(m_attribution ? std::make_unique<BothObservers>(*m_attribution, observer) : nullptr),
-          m_tally(m_summary, m_both ? m_both.get() : observer, m_attribution.get(), observer) {
-        m_tally.m_keepTicks = reader.header().m_watchSampler == format::WatchSampler::ProcessWide;
-    }
+    State(LogReader& reader, BlockObserver* observer) : m_reader(reader), m_replay(reader, observer) {}
     void events(const Event* events, size_t count) override {
-        m_summary.m_events += count;
-        for (size_t i = 0; i < count; ++i) m_tally.event(events[i]);
+        m_replay.m_summary.m_events += count;
+        for (size_t i = 0; i < count; ++i) m_replay.m_tally.event(events[i]);
     }
-    void access(const AccessSample& sample) override { m_tally.access(sample); }
+    void access(const AccessSample& sample) override { m_replay.m_tally.access(sample); }
     bool wantsAccesses() const override { return true; }
 
     LogReader& m_reader;
-    Summary m_summary;
-    std::unique_ptr<AccessAttribution> m_attribution;
-    std::unique_ptr<BothObservers> m_both;
-    tally::Tally<BlockObserver> m_tally;
+    Replay m_replay;
     bool m_started = false;
     bool m_unfit = false;
 };
@@ -124,8 +127,8 @@ bool ReplayInSteps::step(const std::function<void(double)>& progress) {
 }
 
 Summary ReplayInSteps::summaryNow() const {
-    Summary summary = m_state->m_summary;
-    m_state->m_tally.finishInto(summary);
+    Summary summary = m_state->m_replay.m_summary;
+    m_state->m_replay.m_tally.finishInto(summary);
     tally::finishSummary(summary, m_state->m_reader);
     return summary;
 }
