@@ -144,7 +144,6 @@ void LogReader::Impl::scanChunks(uint64_t from, uint64_t to) {
         if (!chunks.empty() && chunks.back().m_offset > offset) m_chunkOutOfOrder = true;
         const uint64_t claimedEnd = offset + chunk.m_bytes;
         chunks.push_back({offset, std::min(claimedEnd, m_size), claimedEnd > m_size, claimedEnd});
-        m_chunksEnd = std::max(m_chunksEnd, claimedEnd);
         offset = claimedEnd;
     }
     endSkip(to);
@@ -221,7 +220,10 @@ bool LogReader::readOn(RecordSink& sink, const std::function<void(double)>& prog
 // reserved past its last chunk.
 bool LogReader::growTo(uint64_t bytes) {
     Impl& impl = *m_impl;
-    if ((bytes < impl.m_size && bytes < impl.m_chunksEnd) || bytes > impl.m_mappedBytes) return false;
+    if (bytes > impl.m_mappedBytes) return false;
+    if (bytes < impl.m_size)
+        for (const ThreadCursor& cursor : impl.m_threads)
+            if (!cursor.m_chunks.empty() && cursor.m_chunks.back().m_claimedEnd > bytes) return false;
     if (bytes != impl.m_size) {
         unwatchMapping(impl.m_watched);
         impl.m_size = bytes;

@@ -94,7 +94,6 @@ struct LogReader::Impl {
     // passed, where a live log's chunks may begin later (reserved by a thread that has not yet
     // written its header).
     uint64_t m_scanEnd = 0;
-    uint64_t m_chunksEnd = 0;  // where the last chunk found ends, as its header claims
     std::vector<std::pair<uint64_t, uint64_t>> m_emptyRuns;
     bool m_chunkOutOfOrder = false;  // a chunk found behind its thread's last (scanChunks)
     StackRecords m_stacks;
