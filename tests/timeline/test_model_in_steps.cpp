@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 
+#include "index_files.hpp"
 #include "reader_files.hpp"
 #include "timeline/model/block_model.hpp"
 
@@ -41,42 +42,6 @@ std::vector<uint8_t> oneThreadLog() {
     return log.bytes();
 }
 
-// Every field the picture reads, and what the summary says.
-void checkSame(const BlockModel& stepped, const BlockModel& fresh) {
-    REQUIRE(stepped.size() == fresh.size());
-    size_t differing = 0;
-    for (size_t i = 0; i < fresh.size(); ++i) {
-        differing += std::memcmp(&stepped[i], &fresh[i], sizeof(Block)) != 0;
-        differing += stepped.freeStack(i) != fresh.freeStack(i);
-    }
-    CHECK(differing == 0);
-    CHECK(stepped.threads() == fresh.threads());
-    CHECK(stepped.endNs() == fresh.endNs());
-    CHECK(stepped.stackCount() == fresh.stackCount());
-    for (XAxis axis : {XAxis::Time, XAxis::Events}) {
-        CHECK(stepped.extent(axis).m_from == fresh.extent(axis).m_from);
-        CHECK(stepped.extent(axis).m_to == fresh.extent(axis).m_to);
-    }
-    const Summary &a = stepped.summary(), &b = fresh.summary();
-    CHECK(a.m_events == b.m_events);
-    CHECK(a.m_calls == b.m_calls);
-    CHECK(a.m_peakBytes == b.m_peakBytes);
-    CHECK(a.m_leakedBytes == b.m_leakedBytes);
-    CHECK(a.m_leakedBlocks == b.m_leakedBlocks);
-    CHECK(a.m_accessSamples == b.m_accessSamples);
-    CHECK(a.m_accessHeap == b.m_accessHeap);
-    CHECK(a.m_blocksSampled == b.m_blocksSampled);
-    CHECK(a.m_durationNs == b.m_durationNs);
-    CHECK(a.m_stacks == b.m_stacks);
-    REQUIRE(stepped.accessMarks().size() == fresh.accessMarks().size());
-    size_t marksDiffering = 0;
-    for (size_t i = 0; i < fresh.accessMarks().size(); ++i)
-        marksDiffering += std::memcmp(&stepped.accessMarks()[i], &fresh.accessMarks()[i], sizeof(AccessMark)) != 0;
-    CHECK(marksDiffering == 0);
-    CHECK(stepped.accessTally().m_writes == fresh.accessTally().m_writes);
-    CHECK(stepped.accessMarksInOrder() == fresh.accessMarksInOrder());
-}
-
 }  // namespace
 
 TEST_CASE("a model read on as its log grows is, at every step, the model built afresh of the file then") {
@@ -103,7 +68,7 @@ TEST_CASE("a model read on as its log grows is, at every step, the model built a
         LogReader fresh(path);
         const BlockModel now = steps.modelNow();
         CHECK(now.scratchFolder() == scratch);
-        checkSame(now, buildBlockModel(fresh, {}, true));
+        index::checkSameModels(now, buildBlockModel(fresh, {}, true));
         ++checked;
         if (written == bytes.size()) {
             // The whole log: what the comparison covered.
