@@ -258,8 +258,8 @@ public:
     // Told of the blocks from now on (a model in steps: each step's own sketch, or none).
     void setSketch(OccupancySketch* sketch) { m_sketch = sketch; }
 
-    // What finish() would make, the builder left as it is to go on: its blocks copied into a
-    // model in memory, those still open closed there.
+    // What finish() would make, the builder left as it is to go on: its blocks copied into
+    // `store`, those still open closed there.
     BlockModel snapshot(const Summary& summary, uint64_t endNs, uint32_t stackCount,
                         std::unique_ptr<BlockStore> store) const {
         BlockModel copy(std::move(store));
@@ -322,6 +322,14 @@ private:
     OccupancySketch* m_sketch;
 };
 
+// A walk's progress for `progress` and for the sketch drawn as it goes (none: `progress` alone).
+std::function<void(double)> toldToo(const std::function<void(double)>& progress, OccupancySketch* sketch) {
+    return [&progress, sketch](double fraction) {
+        if (sketch) sketch->read(fraction);
+        if (progress) progress(fraction);
+    };
+}
+
 // The end of the log as read so far, in ns since the start: its last record's time.
 uint64_t endOfRead(const LogReader& reader) {
     const format::FileHeader& header = reader.header();
@@ -341,13 +349,7 @@ BlockModel buildBlockModel(LogReader& reader, const std::function<void(double)>&
                            std::unique_ptr<BlockStore> store, XAxis clock, int accessFile, OccupancySketch* sketch) {
     BlockModel model(std::move(store));
     ModelBuilder builder(model, clock, accessFile, sketch);
-    const Summary summary = summarize(
-        reader,
-        [&](double fraction) {
-            if (sketch) sketch->read(fraction);
-            if (progress) progress(fraction);
-        },
-        &builder);
+    const Summary summary = summarize(reader, toldToo(progress, sketch), &builder);
     builder.finish(summary, endOfRead(reader), static_cast<uint32_t>(reader.stacks().size()));
     return model;
 }
@@ -383,10 +385,7 @@ bool ModelInSteps::step(const std::function<void(double)>& progress, OccupancySk
         ~Lent() { m_builder.setSketch(nullptr); }
     } lent{state.m_builder};
     state.m_builder.setSketch(sketch);
-    const bool read = state.m_replay.step([&](double fraction) {
-        if (sketch) sketch->read(fraction);
-        if (progress) progress(fraction);
-    });
+    const bool read = state.m_replay.step(toldToo(progress, sketch));
     if (sketch && read) sketch->finish();
     return read;
 }
